@@ -1,0 +1,81 @@
+// clretw/dispatch.h - route events to typed handlers.
+//
+//   clretw::Dispatcher d({&clretw::builtin_catalog()});
+//   d.on<clretw::dotnet_runtime::GCStart>([](const clretw::dotnet_runtime::GCStartView& gc,
+//                                            const clretw::EventRecord& r) { ... });
+//   d.on_other([](const clretw::EventRecord& r, clretw::EventLookup known) { ... });
+//   d.dispatch(record);
+//
+// A typed handler sees a verified view; a payload that fails verification goes
+// to on_malformed. Every event without a typed handler - known to a catalog or
+// not - goes to on_other. No event is dropped without a callback or a count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <vector>
+
+#include "clretw/record.h"
+#include "clretw/result.h"
+#include "clretw/schema.h"
+
+namespace clretw {
+
+class Dispatcher {
+ public:
+  enum class Outcome : std::uint8_t { handled, other, malformed };
+  struct Counts {
+    std::uint64_t handled = 0, other = 0, malformed = 0;
+  };
+
+  Dispatcher() = default;
+  explicit Dispatcher(std::initializer_list<const Catalog*> catalogs) : catalogs_(catalogs) {}
+  explicit Dispatcher(std::vector<const Catalog*> catalogs) : catalogs_(std::move(catalogs)) {}
+
+  // E is a generated event type (e.g. dotnet_runtime::GCStart); the handler is
+  // called as handler(const E::View&, const EventRecord&).
+  template <class E, class F>
+  Dispatcher& on(F handler) {
+    add(E::provider_guid, E::id, [h = std::move(handler)](const EventRecord& r, Error& error) mutable {
+      auto view = E::View::from(r);
+      if (!view) {
+        error = std::move(view).error();
+        return false;
+      }
+      h(*view, r);
+      return true;
+    });
+    return *this;
+  }
+
+  Dispatcher& on_other(std::function<void(const EventRecord&, EventLookup)> handler) {
+    other_ = std::move(handler);
+    return *this;
+  }
+  Dispatcher& on_malformed(std::function<void(const EventRecord&, const Error&)> handler) {
+    malformed_ = std::move(handler);
+    return *this;
+  }
+
+  Outcome dispatch(const EventRecord& record);
+  const Counts& counts() const noexcept { return counts_; }
+  // What the catalogs know about a record.
+  EventLookup lookup(const EventRecord& record) const noexcept;
+
+ private:
+  using Typed = std::function<bool(const EventRecord&, Error&)>;
+  struct ProviderSlot {
+    Guid guid;
+    std::vector<std::vector<Typed>> by_id;
+  };
+  void add(const Guid& guid, std::uint16_t id, Typed fn);
+
+  std::vector<const Catalog*> catalogs_;
+  std::vector<ProviderSlot> slots_;
+  std::function<void(const EventRecord&, EventLookup)> other_;
+  std::function<void(const EventRecord&, const Error&)> malformed_;
+  Counts counts_;
+};
+
+}  // namespace clretw

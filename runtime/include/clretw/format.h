@@ -1,0 +1,32 @@
+// clretw/format.h - any payload as text or JSON, through the descriptor tables.
+//
+// Text:  Count=1 Reason=AllocSmall TypeName="System.Object[]" Values=[{A=1 B=2}]
+// JSON:  {"Count":1,"Reason":"AllocSmall","TypeName":"System.Object[]","Values":[{"A":1,"B":2}]}
+// Map values print by name (bitmaps as names joined with ", ", unknown bits in
+// hex); hex outTypes and pointers print as 0x... in text; JSON integers are
+// numbers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "clretw/decode.h"
+#include "clretw/result.h"
+#include "clretw/schema.h"
+
+namespace clretw {
+
+enum class Format : std::uint8_t { text, json };
+
+// Appends the payload's fields. On error nothing is appended.
+Result<std::uint32_t> format_fields(const RecordDesc& record, Bytes payload, unsigned pointer_size, std::string& out,
+                                    Format format);
+
+// Appends one value (no name).
+void format_value(const Scalar& value, std::string& out, Format format);
+
+// Helpers also used by the tools.
+void append_hex(std::string& out, std::uint64_t value);  // 0x1a2b
+void append_double(std::string& out, double value);      // shortest round-trip form
+
+}  // namespace clretw

@@ -1,0 +1,281 @@
+// clretw/payload.h - decode and encode for generated owning payload structs.
+//
+// A generated payload struct declares its members (manifest names, owning C++
+// types) and for_each_field(f), which calls f(FieldDesc, member) in field
+// order. The two templates here do the rest:
+//   decode_payload<P>(bytes, ps)  walks the payload with the layout engine and
+//                                 copies every field out;
+//   encode_payload(p, ps)         writes the fields in order, as the runtime
+//                                 does - it never consults the layout, so a
+//                                 round trip checks one against the other.
+// Count and length fields must agree with the containers they describe;
+// encode reports count_mismatch otherwise rather than guess which is right.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clretw/bytes.h"
+#include "clretw/layout.h"
+#include "clretw/result.h"
+#include "clretw/schema.h"
+#include "clretw/text.h"
+#include "clretw/view.h"
+
+namespace clretw {
+
+namespace detail {
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T, class A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+
+template <class T>
+concept PayloadRecord = requires { T::record(); };
+
+// Integer value of a member, for count/length checks (0 for non-integers).
+template <class M>
+std::uint64_t integer_of(const M& m) {
+  if constexpr (std::is_enum_v<M>) return static_cast<std::uint64_t>(m);
+  else if constexpr (std::is_integral_v<M>) return static_cast<std::uint64_t>(m);
+  else return 0;
+}
+
+class PayloadReader {
+ public:
+  PayloadReader(Bytes payload, unsigned ps) : payload_(payload), ps_(ps) {}
+
+  // Reads one verified record instance whose segment starts are in seg.
+  template <class P>
+  void record(P& out, const RecordDesc& r, const std::uint32_t* seg) const {
+    out.for_each_field([&](const FieldDesc& f, auto& member) {
+      const auto i = static_cast<std::uint32_t>(&f - r.fields.data());
+      field(member, f, r, i, seg);
+    });
+  }
+
+ private:
+  template <class M>
+  void field(M& m, const FieldDesc& f, const RecordDesc& r, std::uint32_t i, const std::uint32_t* seg) const {
+    const Layout& l = r.layout_for(ps_);
+    const FieldPlace& place = l.places[i];
+    std::uint32_t at = seg[place.seg] + place.off;
+    const std::span<const std::uint32_t> segs(seg, l.segments.size());
+    const std::uint64_t length = f.length.kind == Extent::Kind::field ? read_integer(r, ps_, payload_, segs, f.length.value)
+                                                                      : f.length.value;
+    if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
+      using E = typename M::value_type;
+      const std::uint64_t n = element_count(r, ps_, payload_, segs, i);
+      m.clear();
+      m.reserve(static_cast<std::size_t>(n));
+      for (std::uint64_t k = 0; k < n; ++k) m.push_back(element<E>(f, length, at));
+    } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
+      if (f.count.kind != Extent::Kind::none) {  // an array of UInt8/Int8
+        const std::uint64_t n = element_count(r, ps_, payload_, segs, i);
+        m.assign(payload_.data() + at, payload_.data() + at + n);
+      } else {
+        m = element<M>(f, length, at);
+      }
+    } else {
+      m = element<M>(f, length, at);
+    }
+  }
+
+  // One element of f at `at`; advances `at` past it.
+  template <class E>
+  E element(const FieldDesc& f, std::uint64_t length, std::uint32_t& at) const {
+    const std::uint8_t* p = payload_.data() + at;
+    if constexpr (PayloadRecord<E>) {
+      std::uint32_t seg[kMaxSegments];
+      auto end = walk(*f.members, ps_, payload_, at, seg);  // verified by the caller's walk
+      E e{};
+      record(e, *f.members, seg);
+      at = end ? *end : static_cast<std::uint32_t>(payload_.size());
+      return e;
+    } else if constexpr (std::is_same_v<E, std::string>) {
+      std::size_t n = 0;
+      if (f.type == InType::UnicodeString) {
+        if (f.length.kind == Extent::Kind::none) {
+          while (load_le<std::uint16_t>(p + 2 * n) != 0) ++n;
+          at += static_cast<std::uint32_t>(2 * n + 2);
+        } else {
+          at += static_cast<std::uint32_t>(2 * length);
+          n = length;
+          while (n && load_le<std::uint16_t>(p + 2 * (n - 1)) == 0) --n;
+        }
+        return Utf16View(p, n).to_utf8();
+      }
+      if (f.length.kind == Extent::Kind::none) {
+        while (p[n] != 0) ++n;
+        at += static_cast<std::uint32_t>(n + 1);
+      } else {
+        at += static_cast<std::uint32_t>(length);
+        n = length;
+        while (n && p[n - 1] == 0) --n;
+      }
+      return std::string(reinterpret_cast<const char*>(p), n);
+    } else if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) {
+      const std::size_t n = f.type == InType::Sid ? 8 + 4u * p[1] : static_cast<std::size_t>(length);
+      at += static_cast<std::uint32_t>(n);
+      return E(p, p + n);
+    } else {
+      const unsigned w = scalar_size(f.type, ps_);
+      at += w;
+      return load_value<E>(p, w);
+    }
+  }
+
+  Bytes payload_;
+  unsigned ps_;
+};
+
+class PayloadWriter {
+ public:
+  PayloadWriter(Writer& w, unsigned ps) : w_(w), ps_(ps) {}
+
+  template <class P>
+  bool record(const P& p, const RecordDesc& r, Error& error) {
+    std::vector<std::uint64_t> ints(r.fields.size());
+    p.for_each_field([&](const FieldDesc& f, const auto& m) { ints[static_cast<std::size_t>(&f - r.fields.data())] = integer_of(m); });
+    bool ok = true;
+    p.for_each_field([&](const FieldDesc& f, const auto& m) {
+      if (ok) ok = field(m, f, r, ints, error);
+    });
+    return ok;
+  }
+
+ private:
+  bool fail(Error& error, Errc code, const FieldDesc& f, std::string detail) {
+    error = Error{code, w_.size(), f.name, std::move(detail)};
+    return false;
+  }
+
+  // Checks that `actual` matches the extent e (a constant, or the value of the field it names).
+  bool check_extent(const Extent& e, std::uint64_t actual, const RecordDesc& r, const std::vector<std::uint64_t>& ints,
+                    const FieldDesc& f, Error& error, const char* what) {
+    if (e.kind == Extent::Kind::none) return true;
+    const std::uint64_t expected = e.kind == Extent::Kind::constant ? e.value : ints[e.value];
+    if (expected == actual) return true;
+    std::string detail = std::string(what) + " is " + std::to_string(actual) + " but ";
+    detail += e.kind == Extent::Kind::constant ? "the manifest fixes it at " + std::to_string(expected)
+                                               : std::string(r.fields[e.value].name) + " says " + std::to_string(expected);
+    return fail(error, Errc::count_mismatch, f, std::move(detail));
+  }
+
+  template <class M>
+  bool field(const M& m, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints, Error& error) {
+    if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
+      if (!check_extent(f.count, m.size(), r, ints, f, error, "the number of elements")) return false;
+      for (const auto& e : m)
+        if (!element(e, f, r, ints, error)) return false;
+      return true;
+    } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
+      if (f.count.kind != Extent::Kind::none) {
+        if (!check_extent(f.count, m.size(), r, ints, f, error, "the number of elements")) return false;
+        w_.bytes(m.data(), m.size());
+        return true;
+      }
+      return element(m, f, r, ints, error);
+    } else {
+      return element(m, f, r, ints, error);
+    }
+  }
+
+  template <class E>
+  bool element(const E& e, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints, Error& error) {
+    if constexpr (PayloadRecord<E>) {
+      return record(e, *f.members, error);
+    } else if constexpr (std::is_same_v<E, std::string>) {
+      if (e.find('\0') != std::string::npos) return fail(error, Errc::value_out_of_range, f, "string contains NUL");
+      const bool unicode = f.type == InType::UnicodeString;
+      const std::uint64_t units = unicode ? utf16_length(e) : e.size();
+      if (f.length.kind == Extent::Kind::field) {
+        if (!check_extent(f.length, units, r, ints, f, error, "the string length")) return false;
+      } else if (f.length.kind == Extent::Kind::constant && units > f.length.value) {
+        return fail(error, Errc::value_out_of_range, f, "string longer than its fixed length " + std::to_string(f.length.value));
+      }
+      if (unicode) put_utf16(w_, e);
+      else w_.bytes(e.data(), e.size());
+      const std::uint64_t pad = f.length.kind == Extent::Kind::constant ? f.length.value - units
+                                : f.length.kind == Extent::Kind::none    ? 1
+                                                                        : 0;
+      w_.zeros(static_cast<std::size_t>(pad * (unicode ? 2 : 1)));
+      return true;
+    } else if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) {
+      if (f.type == InType::Sid) {
+        if (e.size() < 8 || e.size() != 8 + 4u * e[1]) return fail(error, Errc::value_out_of_range, f, "not a SID");
+      } else if (!check_extent(f.length, e.size(), r, ints, f, error, "the binary length")) {
+        return false;
+      }
+      w_.bytes(e.data(), e.size());
+      return true;
+    } else if constexpr (std::is_same_v<E, Guid> || std::is_same_v<E, SystemTime>) {
+      e.store(w_);
+      return true;
+    } else if constexpr (std::is_floating_point_v<E>) {
+      if (f.type == InType::Float) w_.put(static_cast<float>(e));
+      else w_.put(static_cast<double>(e));
+      return true;
+    } else if constexpr (std::is_same_v<E, bool>) {
+      w_.put_uint(e ? 1 : 0, scalar_size(f.type, ps_));
+      return true;
+    } else {
+      const unsigned width = scalar_size(f.type, ps_);
+      const std::uint64_t v = integer_of(e);
+      if (width < 8 && !std::is_signed_v<E> && (v >> (8 * width)) != 0)
+        return fail(error, Errc::value_out_of_range, f, std::to_string(v) + " does not fit in " + std::to_string(width) + " bytes");
+      w_.put_uint(v, width);
+      return true;
+    }
+  }
+
+  Writer& w_;
+  unsigned ps_;
+};
+
+}  // namespace detail
+
+// The payload struct of events that have no template.
+struct EmptyPayload {
+  static const RecordDesc& record() noexcept;
+  static Result<EmptyPayload> decode(Bytes payload, unsigned pointer_size);
+  Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class F>
+  void for_each_field(F&&) const {}
+  friend bool operator==(const EmptyPayload&, const EmptyPayload&) = default;
+};
+
+// Decodes a payload into a generated payload struct P.
+template <class P>
+Result<P> decode_payload(Bytes payload, unsigned pointer_size) {
+  const RecordDesc& r = P::record();
+  std::uint32_t seg[kMaxSegments];
+  auto end = walk(r, pointer_size, payload, 0, seg);
+  if (!end) return std::move(end).error();
+  P out{};
+  detail::PayloadReader(payload, pointer_size).record(out, r, seg);
+  return out;
+}
+
+// Encodes a generated payload struct as the runtime writes it.
+template <class P>
+Result<std::vector<std::uint8_t>> encode_payload(const P& p, unsigned pointer_size) {
+  if (pointer_size != 4 && pointer_size != 8) return Error{Errc::bad_pointer_size, pointer_size, P::record().name};
+  std::vector<std::uint8_t> out;
+  Writer w(out);
+  Error error;
+  if (!detail::PayloadWriter(w, pointer_size).record(p, P::record(), error)) return error;
+  return out;
+}
+
+inline Result<EmptyPayload> EmptyPayload::decode(Bytes payload, unsigned pointer_size) {
+  return decode_payload<EmptyPayload>(payload, pointer_size);
+}
+inline Result<std::vector<std::uint8_t>> EmptyPayload::encode(unsigned pointer_size) const {
+  return encode_payload(*this, pointer_size);
+}
+
+}  // namespace clretw

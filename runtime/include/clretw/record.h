@@ -1,0 +1,45 @@
+// clretw/record.h - one event as a trace reader hands it out.
+//
+// EventRecord does not own anything: the payload, names and stack point into
+// the reader's buffers and stay valid until the reader moves on.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "clretw/bytes.h"
+#include "clretw/guid.h"
+
+namespace clretw {
+
+struct EventRecord {
+  Guid provider_guid;
+  std::string_view provider_name;  // when the source names providers (EventPipe); may be empty
+  std::string_view event_name;     // the source's own event name, if any; may be empty
+  std::uint16_t id = 0;
+  std::uint8_t version = 0;
+  std::uint8_t level = 0;
+  std::uint8_t opcode = 0;
+  std::uint16_t task = 0;
+  std::uint64_t keywords = 0;
+  std::int64_t timestamp = 0;  // source ticks (QPC on Windows)
+  std::uint32_t process_id = 0;
+  std::uint64_t thread_id = 0;
+  std::uint64_t capture_thread_id = 0;
+  std::uint32_t processor = 0;
+  std::uint32_t sequence = 0;
+  std::uint8_t pointer_size = 8;  // of the process that logged the event: 4 or 8
+  Guid activity_id;
+  Guid related_activity_id;
+  Bytes payload;
+  Bytes stack;  // return addresses, pointer_size bytes each, innermost first; empty if none
+  const void* source_metadata = nullptr;  // reader-specific metadata (self-describing events)
+
+  std::size_t stack_depth() const noexcept { return stack.size() / pointer_size; }
+  std::uint64_t stack_frame(std::size_t i) const noexcept {
+    return load_uint(stack.data() + i * pointer_size, pointer_size);
+  }
+};
+
+}  // namespace clretw

@@ -1,0 +1,67 @@
+// clretw/text.h - UTF-16 payload strings and UTF-8 conversion.
+//
+// ETW and EventPipe strings are UTF-16LE, stored unaligned inside payloads.
+// Utf16View refers to such a string in place (no copy); to_utf8() converts it,
+// replacing unpaired surrogates with U+FFFD.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include "clretw/bytes.h"
+
+namespace clretw {
+
+// A UTF-16LE string inside a byte buffer: `units` code units starting at `data`.
+class Utf16View {
+ public:
+  constexpr Utf16View() = default;
+  constexpr Utf16View(const std::uint8_t* data, std::size_t units) : data_(data), units_(units) {}
+
+  std::size_t size() const noexcept { return units_; }  // in UTF-16 code units
+  bool empty() const noexcept { return units_ == 0; }
+  char16_t operator[](std::size_t i) const noexcept {
+    return static_cast<char16_t>(load_le<std::uint16_t>(data_ + 2 * i));
+  }
+  const std::uint8_t* data() const noexcept { return data_; }
+  std::size_t size_bytes() const noexcept { return 2 * units_; }
+
+  std::string to_utf8() const;
+  void append_utf8(std::string& out) const;
+  std::u16string to_u16string() const;
+
+  // Compares with UTF-8 text (exact code point equality).
+  bool equals(std::string_view utf8) const;
+  friend bool operator==(const Utf16View& a, std::string_view b) { return a.equals(b); }
+
+ private:
+  const std::uint8_t* data_ = nullptr;
+  std::size_t units_ = 0;
+};
+
+// Appends the UTF-8 encoding of code point cp (cp must be a scalar value).
+void append_utf8(std::string& out, char32_t cp);
+
+// Decodes UTF-8 into UTF-16 code units; invalid sequences become U+FFFD.
+std::u16string utf8_to_utf16(std::string_view utf8);
+
+// Number of UTF-16 code units utf8_to_utf16(utf8) would produce.
+std::size_t utf16_length(std::string_view utf8);
+
+// Writes UTF-8 text as UTF-16LE code units (no terminator).
+void put_utf16(Writer& w, std::string_view utf8);
+
+// True when s is well-formed UTF-8.
+bool is_valid_utf8(std::string_view s);
+
+// ANSI payload strings are raw bytes; CLR writes UTF-8. Valid UTF-8 passes
+// through, anything else is read as Latin-1 so the output is always UTF-8.
+std::string ansi_to_utf8(std::string_view bytes);
+
+// Appends s to out with JSON string escaping (no surrounding quotes).
+void append_json_escaped(std::string& out, std::string_view utf8);
+
+}  // namespace clretw

@@ -1,0 +1,388 @@
+// clretw/view.h - what generated zero-copy views are built from.
+//
+// A generated view merges every version of one event. Its factory walks the
+// payload once with the layout engine (layout.h); afterwards each accessor is
+// a table lookup (field location for this version and pointer size) and an
+// unaligned load. Arrays come back as ArrayView, strings as Utf16View, struct
+// arrays as RecordRange of element views. Nothing here allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "clretw/bytes.h"
+#include "clretw/guid.h"
+#include "clretw/layout.h"
+#include "clretw/record.h"
+#include "clretw/result.h"
+#include "clretw/schema.h"
+#include "clretw/text.h"
+
+namespace clretw {
+
+// SYSTEMTIME as written on the wire.
+struct SystemTime {
+  std::uint16_t year, month, day_of_week, day, hour, minute, second, milliseconds;
+  friend constexpr bool operator==(const SystemTime&, const SystemTime&) = default;
+  static SystemTime load(const std::uint8_t* p) noexcept {
+    SystemTime t{};
+    std::uint16_t* f[] = {&t.year, &t.month, &t.day_of_week, &t.day, &t.hour, &t.minute, &t.second, &t.milliseconds};
+    for (int i = 0; i < 8; ++i) *f[i] = load_le<std::uint16_t>(p + 2 * i);
+    return t;
+  }
+  void store(Writer& w) const {
+    for (std::uint16_t v : {year, month, day_of_week, day, hour, minute, second, milliseconds}) w.put(v);
+  }
+};
+
+// Where a field lives in one version of a record, for one pointer size.
+// Generated views hold a [version][pointer size] table of these per field
+// (or a single one when it is the same everywhere).
+struct FieldLoc {
+  bool present = false;
+  std::uint8_t flags = 0;   // kTerminated: a NUL-terminated string (or array of them)
+  std::uint16_t index = 0;  // field index in that version's record
+  std::uint32_t seg = 0;    // segment, as in FieldPlace
+  std::uint32_t off = 0;    // offset from the segment start
+  std::uint32_t size = 0;   // bytes, or kVariable (the item then ends where the next segment starts)
+  std::uint32_t width = 0;  // scalar width; array element width (0: elements vary in size);
+                            // for arrays of counted strings, the length in units
+};
+inline constexpr std::uint8_t kTerminated = 1;
+
+// A present field: loc(index, seg, off, size, width[, flags]). Absent: FieldLoc{}.
+constexpr FieldLoc loc(std::uint16_t index, std::uint32_t seg, std::uint32_t off, std::uint32_t size,
+                       std::uint32_t width, std::uint8_t flags = 0) noexcept {
+  return FieldLoc{true, flags, index, seg, off, size, width};
+}
+
+// One event version a view understands.
+struct ViewVersion {
+  std::uint8_t version;
+  const RecordDesc* record;  // nullptr: that version has no payload
+};
+
+// Reads a scalar of a type the manifest describes into a C++ value type.
+template <class T>
+inline T load_value(const std::uint8_t* p, unsigned width) noexcept {
+  if constexpr (std::is_same_v<T, bool>) {
+    return load_uint(p, width) != 0;
+  } else if constexpr (std::is_same_v<T, Guid>) {
+    return Guid::load(p);
+  } else if constexpr (std::is_same_v<T, SystemTime>) {
+    return SystemTime::load(p);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return width == 4 ? static_cast<T>(load_le<float>(p)) : static_cast<T>(load_le<double>(p));
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<T>(load_uint(p, width));
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(load_int(p, width));
+  } else {
+    return static_cast<T>(load_uint(p, width));
+  }
+}
+
+// A random-access range of fixed-size scalars inside a payload.
+template <class T>
+class ArrayView {
+ public:
+  ArrayView() = default;
+  ArrayView(const std::uint8_t* data, std::size_t count, unsigned width) : data_(data), count_(count), width_(width) {}
+
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  T operator[](std::size_t i) const noexcept { return load_value<T>(data_ + i * width_, width_); }
+
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = T;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = T;
+    iterator() = default;
+    iterator(const ArrayView* a, std::size_t i) : a_(a), i_(i) {}
+    T operator*() const noexcept { return (*a_)[i_]; }
+    iterator& operator++() noexcept { return ++i_, *this; }
+    iterator operator++(int) noexcept { auto t = *this; ++i_; return t; }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+   private:
+    const ArrayView* a_ = nullptr;
+    std::size_t i_ = 0;
+  };
+  iterator begin() const noexcept { return {this, 0}; }
+  iterator end() const noexcept { return {this, count_}; }
+
+ private:
+  const std::uint8_t* data_ = nullptr;
+  std::size_t count_ = 0;
+  unsigned width_ = 0;
+};
+
+// Strings of an array of strings (count on a string field): a forward range.
+// `length` is the fixed length of each element in units (0: NUL-terminated).
+template <class Char>
+class StringArray {
+ public:
+  using value_type = std::conditional_t<std::is_same_v<Char, char16_t>, Utf16View, std::string_view>;
+  StringArray() = default;
+  StringArray(const std::uint8_t* data, std::size_t count, std::size_t length) : data_(data), count_(count), length_(length) {}
+  std::size_t size() const noexcept { return count_; }
+
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = StringArray::value_type;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = value_type;
+    iterator() = default;
+    iterator(const std::uint8_t* p, std::size_t i, std::size_t length) : p_(p), i_(i), length_(length) {}
+    value_type operator*() const noexcept { return make(p_, units()); }
+    iterator& operator++() noexcept {
+      p_ += kUnit * (units() + (length_ == 0 ? 1 : 0));
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+   private:
+    static constexpr std::size_t kUnit = sizeof(Char);
+    std::size_t units() const noexcept {
+      if (length_) return length_;
+      std::size_t n = 0;
+      while (load_uint(p_ + kUnit * n, kUnit) != 0) ++n;  // terminated: checked by the view's factory
+      return n;
+    }
+    static value_type make(const std::uint8_t* p, std::size_t n) {
+      if constexpr (std::is_same_v<Char, char16_t>) return Utf16View(p, n);
+      else return std::string_view(reinterpret_cast<const char*>(p), n);
+    }
+    const std::uint8_t* p_ = nullptr;
+    std::size_t i_ = 0, length_ = 0;
+  };
+  iterator begin() const noexcept { return {data_, 0, length_}; }
+  iterator end() const noexcept { return {nullptr, count_, length_}; }
+
+ private:
+  const std::uint8_t* data_ = nullptr;
+  std::size_t count_ = 0, length_ = 0;
+};
+
+template <class Elem>
+class RecordRange;
+
+// State and helpers shared by every generated view and element view.
+// `Segs` is the largest segment count over the versions the view merges.
+template <std::size_t Segs>
+class ViewBase {
+ public:
+  // The version the event was recorded with.
+  std::uint8_t version() const noexcept { return version_; }
+  // The manifest version whose layout decoded it (lower when the event is newer than the manifest).
+  std::uint8_t layout_version() const noexcept { return layout_version_; }
+  bool newer_than_manifest() const noexcept { return version_ > layout_version_; }
+  unsigned pointer_size() const noexcept { return ps8_ ? 8 : 4; }
+  Bytes payload() const noexcept { return {p_, size_}; }
+  // Bytes of the payload the layout accounts for; the rest are trailing bytes
+  // (fields a newer runtime appended, or padding).
+  std::uint32_t consumed() const noexcept { return end_ - begin_; }
+  std::uint32_t trailing_bytes() const noexcept { return size_ - end_; }
+
+ protected:
+  // Verifies `payload` against the layout of the best version in `versions`
+  // (the exact one, else the highest below `version`) and returns the view.
+  template <class V>
+  static Result<V> make(std::span<const ViewVersion> versions, Bytes payload, unsigned version, unsigned ps) noexcept {
+    std::size_t vi = versions.size();
+    for (std::size_t i = 0; i < versions.size() && versions[i].version <= version; ++i) vi = i;
+    if (vi == versions.size()) return Error{Errc::wrong_event, 0, {}, "version older than any in the manifest"};
+    V v;
+    Error error;
+    if (v.init(versions[vi].record, payload, static_cast<std::uint8_t>(vi), version, versions[vi].version, ps, 0, error))
+      return error;
+    return v;
+  }
+  // The same for an EventRecord, after checking it is this event.
+  template <class V>
+  static Result<V> make(std::span<const ViewVersion> versions, const EventRecord& r, const Guid& provider,
+                        std::uint16_t id, std::string_view name) noexcept {
+    if (r.provider_guid != provider || r.id != id) return Error{Errc::wrong_event, 0, name};
+    return make<V>(versions, r.payload, r.version, r.pointer_size);
+  }
+  // An element view at payload[begin] (element records are verified as part of their parent).
+  template <class V>
+  static V make_at(const RecordDesc* record, Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+                   unsigned ps) noexcept {
+    V v;
+    Error error;
+    v.init(record, payload, vi, version, version, ps, begin, error);
+    return v;
+  }
+
+  Error* init(const RecordDesc* record, Bytes payload, std::uint8_t vi, unsigned version, unsigned layout_version,
+              unsigned ps, std::uint32_t begin, Error& error) noexcept {
+    if (ps != 4 && ps != 8) return &(error = Error{Errc::bad_pointer_size, ps, {}});
+    p_ = payload.data();
+    size_ = static_cast<std::uint32_t>(payload.size());
+    rec_ = record;
+    vi_ = vi;
+    ps8_ = ps == 8;
+    version_ = static_cast<std::uint8_t>(version);
+    layout_version_ = static_cast<std::uint8_t>(layout_version);
+    begin_ = end_ = begin;
+    if (!record) return nullptr;
+    auto end = walk(*record, ps, payload, begin, seg_);
+    if (!end) return &(error = std::move(end).error());
+    end_ = *end;
+    return nullptr;
+  }
+
+  const std::uint8_t* at(const FieldLoc& l) const noexcept { return p_ + seg_[l.seg] + l.off; }
+  std::uint32_t bytes_of(const FieldLoc& l) const noexcept {
+    return l.size != kVariable ? l.size : seg_[l.seg + 1] - seg_[l.seg] - l.off;
+  }
+  std::uint64_t count_of(const FieldLoc& l) const noexcept {
+    return element_count(*rec_, pointer_size(), payload(), seg_, l.index);
+  }
+
+  template <class T>
+  T get(const FieldLoc& l) const noexcept { return load_value<T>(at(l), l.width); }
+  template <class T>
+  std::optional<T> get_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return get<T>(l);
+  }
+
+  // Terminated strings exclude the NUL; counted strings drop the NUL padding
+  // that fills them up to their length.
+  Utf16View utf16(const FieldLoc& l) const noexcept {
+    std::size_t n = bytes_of(l) / 2;
+    if (l.flags & kTerminated) return Utf16View(at(l), n - 1);
+    while (n && load_le<std::uint16_t>(at(l) + 2 * (n - 1)) == 0) --n;
+    return Utf16View(at(l), n);
+  }
+  std::optional<Utf16View> utf16_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return utf16(l);
+  }
+  std::string_view ansi(const FieldLoc& l) const noexcept {
+    std::size_t n = bytes_of(l);
+    if (l.flags & kTerminated) --n;
+    else
+      while (n && at(l)[n - 1] == 0) --n;
+    return {reinterpret_cast<const char*>(at(l)), n};
+  }
+  std::optional<std::string_view> ansi_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return ansi(l);
+  }
+  Bytes bytes(const FieldLoc& l) const noexcept { return {at(l), bytes_of(l)}; }
+  std::optional<Bytes> bytes_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return bytes(l);
+  }
+  template <class T>
+  ArrayView<T> array(const FieldLoc& l) const noexcept {
+    return ArrayView<T>(at(l), bytes_of(l) / l.width, l.width);
+  }
+  template <class T>
+  std::optional<ArrayView<T>> array_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return array<T>(l);
+  }
+  template <class Char>
+  StringArray<Char> strings(const FieldLoc& l) const noexcept {
+    return StringArray<Char>(at(l), count_of(l), l.width);
+  }
+  template <class Char>
+  std::optional<StringArray<Char>> strings_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return strings<Char>(l);
+  }
+  template <class E>
+  RecordRange<E> records(const FieldLoc& l) const noexcept {
+    return RecordRange<E>(payload(), seg_[l.seg] + l.off, count_of(l), l.width, vi_, version_, pointer_size());
+  }
+  template <class E>
+  std::optional<RecordRange<E>> records_opt(const FieldLoc& l) const noexcept {
+    if (!l.present) return std::nullopt;
+    return records<E>(l);
+  }
+
+  const std::uint8_t* p_ = nullptr;
+  const RecordDesc* rec_ = nullptr;
+  std::uint32_t size_ = 0;
+  std::uint32_t begin_ = 0;
+  std::uint32_t end_ = 0;
+  std::uint8_t vi_ = 0;
+  std::uint8_t ps8_ = 0;
+  std::uint8_t version_ = 0;
+  std::uint8_t layout_version_ = 0;
+  std::uint32_t seg_[Segs] = {};
+
+  template <class>
+  friend class RecordRange;
+};
+
+// The elements of a struct array, as element views. Elements of fixed size are
+// found by index; others by walking from the previous one (forward only).
+template <class Elem>
+class RecordRange {
+ public:
+  RecordRange() = default;
+  RecordRange(Bytes payload, std::uint32_t begin, std::size_t count, std::uint32_t stride, std::uint8_t vi,
+              unsigned version, unsigned ps)
+      : payload_(payload), begin_(begin), count_(count), stride_(stride), vi_(vi), version_(static_cast<std::uint8_t>(version)),
+        ps_(static_cast<std::uint8_t>(ps)) {}
+
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  // Element i; O(1) when elements have a fixed size, O(i) otherwise.
+  Elem operator[](std::size_t i) const noexcept {
+    if (stride_) return make(begin_ + static_cast<std::uint32_t>(i) * stride_);
+    auto it = begin();
+    for (std::size_t k = 0; k < i; ++k) ++it;
+    return *it;
+  }
+
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Elem;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Elem;
+    iterator() = default;
+    iterator(const RecordRange* r, std::size_t i, std::uint32_t pos) : r_(r), i_(i), pos_(pos) {}
+    Elem operator*() const noexcept { return r_->make(pos_); }
+    iterator& operator++() noexcept {
+      pos_ = r_->stride_ ? pos_ + r_->stride_ : r_->make(pos_).end_;
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+   private:
+    const RecordRange* r_ = nullptr;
+    std::size_t i_ = 0;
+    std::uint32_t pos_ = 0;
+  };
+  iterator begin() const noexcept { return {this, 0, begin_}; }
+  iterator end() const noexcept { return {this, count_, 0}; }
+
+ private:
+  Elem make(std::uint32_t pos) const noexcept { return Elem::at(payload_, pos, vi_, version_, ps_); }
+
+  Bytes payload_;
+  std::uint32_t begin_ = 0;
+  std::size_t count_ = 0;
+  std::uint32_t stride_ = 0;
+  std::uint8_t vi_ = 0, version_ = 0, ps_ = 8;
+};
+
+}  // namespace clretw

@@ -1,0 +1,43 @@
+#include "clretw/dispatch.h"
+
+namespace clretw {
+
+void Dispatcher::add(const Guid& guid, std::uint16_t id, Typed fn) {
+  ProviderSlot* slot = nullptr;
+  for (auto& s : slots_)
+    if (s.guid == guid) slot = &s;
+  if (!slot) slot = &slots_.emplace_back(ProviderSlot{guid, {}});
+  if (slot->by_id.size() <= id) slot->by_id.resize(std::size_t{id} + 1);
+  slot->by_id[id].push_back(std::move(fn));
+}
+
+EventLookup Dispatcher::lookup(const EventRecord& r) const noexcept {
+  for (const Catalog* c : catalogs_) {
+    EventLookup l = c->find(r.provider_guid, r.id, r.version);
+    if (!l.provider && !r.provider_name.empty()) l = c->find(r.provider_name, r.id, r.version);
+    if (l.provider) return l;
+  }
+  return {};
+}
+
+Dispatcher::Outcome Dispatcher::dispatch(const EventRecord& r) {
+  for (auto& s : slots_) {
+    if (s.guid != r.provider_guid) continue;
+    if (r.id >= s.by_id.size() || s.by_id[r.id].empty()) break;
+    Error error;
+    for (auto& fn : s.by_id[r.id]) {
+      if (!fn(r, error)) {
+        ++counts_.malformed;
+        if (malformed_) malformed_(r, error);
+        return Outcome::malformed;
+      }
+    }
+    ++counts_.handled;
+    return Outcome::handled;
+  }
+  ++counts_.other;
+  if (other_) other_(r, lookup(r));
+  return Outcome::other;
+}
+
+}  // namespace clretw

@@ -1,0 +1,212 @@
+#include "clretw/format.h"
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+namespace clretw {
+
+void append_hex(std::string& out, std::uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
+  out += "0x";
+  out.append(buf, r.ptr);
+}
+
+void append_double(std::string& out, double v) {
+  char buf[40];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+namespace {
+
+bool shows_hex(const FieldDesc& f) {
+  switch (f.out) {
+    case OutType::HexInt8: case OutType::HexInt16: case OutType::HexInt32: case OutType::HexInt64:
+    case OutType::Win32Error: case OutType::NtStatus: case OutType::HResult: case OutType::HexBinary:
+    case OutType::CodePointer:
+      return true;
+    default:
+      return f.type == InType::HexInt32 || f.type == InType::HexInt64 || f.type == InType::Pointer;
+  }
+}
+
+void append_quoted(std::string& out, std::string_view utf8) {
+  out.push_back('"');
+  append_json_escaped(out, utf8);
+  out.push_back('"');
+}
+
+void append_bytes_hex(std::string& out, Bytes b) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "0x";
+  for (std::uint8_t c : b) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+}
+
+std::string sid_text(Bytes b) {
+  // S-<revision>-<48-bit authority>-<sub-authorities...>
+  std::string s = "S-" + std::to_string(b[0]) + "-";
+  std::uint64_t authority = 0;
+  for (int i = 2; i < 8; ++i) authority = (authority << 8) | b[i];
+  s += std::to_string(authority);
+  for (std::size_t k = 0; k < b[1]; ++k) s += "-" + std::to_string(load_le<std::uint32_t>(b.data() + 8 + 4 * k));
+  return s;
+}
+
+std::string systemtime_text(const SystemTime& t) {
+  char buf[64];
+  auto two = [](char* p, unsigned v) { p[0] = static_cast<char>('0' + v / 10 % 10), p[1] = static_cast<char>('0' + v % 10); };
+  std::string y = std::to_string(t.year);
+  std::string s = std::string(y.size() < 4 ? 4 - y.size() : 0, '0') + y;
+  two(buf, t.month), two(buf + 2, t.day), two(buf + 4, t.hour), two(buf + 6, t.minute), two(buf + 8, t.second);
+  s += '-';
+  s.append(buf, 2);
+  s += '-';
+  s.append(buf + 2, 2);
+  s += 'T';
+  s.append(buf + 4, 2);
+  s += ':';
+  s.append(buf + 6, 2);
+  s += ':';
+  s.append(buf + 8, 2);
+  s += '.';
+  s += std::to_string(t.milliseconds / 100 % 10) + std::to_string(t.milliseconds / 10 % 10) + std::to_string(t.milliseconds % 10);
+  return s;
+}
+
+class Formatter final : public FieldVisitor {
+ public:
+  Formatter(std::string& out, Format fmt) : out_(out), fmt_(fmt) { open('{'); }
+  void finish() { close('}'); }
+
+  void scalar(const Scalar& s) override {
+    if (!in_array()) name(*s.field);
+    else separator();
+    format_value(s, out_, fmt_);
+  }
+  void begin_array(const FieldDesc& f, std::uint64_t) override {
+    name(f);
+    open('[');
+    kinds_.back() = '[';
+  }
+  void end_array(const FieldDesc&) override { close(']'); }
+  void begin_element(std::uint64_t) override {
+    separator();
+    open('{');
+  }
+  void end_element() override { close('}'); }
+
+ private:
+  bool in_array() const { return kinds_.back() == '['; }
+  void open(char c) {
+    if (c == '{' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('{');
+    if (c == '[') out_.push_back('[');
+    kinds_.push_back(c);
+    first_.push_back(true);
+  }
+  void close(char c) {
+    kinds_.pop_back();
+    first_.pop_back();
+    if (c == '}' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('}');
+    if (c == ']') out_.push_back(']');
+  }
+  void separator() {
+    if (!first_.back()) out_ += fmt_ == Format::json ? "," : (in_array() ? ", " : " ");
+    first_.back() = false;
+  }
+  void name(const FieldDesc& f) {
+    separator();
+    if (fmt_ == Format::json) {
+      append_quoted(out_, f.name);
+      out_.push_back(':');
+    } else {
+      out_ += f.name;
+      out_.push_back('=');
+    }
+  }
+
+  std::string& out_;
+  Format fmt_;
+  std::vector<char> kinds_;
+  std::vector<bool> first_;
+};
+
+}  // namespace
+
+void format_value(const Scalar& s, std::string& out, Format fmt) {
+  const FieldDesc& f = *s.field;
+  const bool json = fmt == Format::json;
+  switch (f.type) {
+    case InType::Int8: case InType::Int16: case InType::Int32: case InType::Int64:
+    case InType::UInt8: case InType::UInt16: case InType::UInt32: case InType::UInt64:
+    case InType::HexInt32: case InType::HexInt64: case InType::Pointer: {
+      const bool sign = is_signed(f.type);
+      const std::uint64_t u = sign ? static_cast<std::uint64_t>(s.as_int()) : s.as_uint();
+      if (f.map) {
+        std::string text;
+        f.map->format(u, text);
+        if (json || text.find(' ') != std::string::npos) append_quoted(out, text);
+        else out += text;
+      } else if (!json && shows_hex(f)) {
+        append_hex(out, u);
+      } else {
+        out += sign ? std::to_string(s.as_int()) : std::to_string(u);
+      }
+      return;
+    }
+    case InType::Float: case InType::Double: {
+      double d = s.as_double();
+      if (std::isfinite(d)) append_double(out, d);
+      else out += json ? "null" : (std::isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
+      return;
+    }
+    case InType::Boolean: out += s.as_bool() ? "true" : "false"; return;
+    case InType::FileTime: out += std::to_string(s.as_uint()); return;
+    case InType::Guid:
+      if (json) append_quoted(out, s.as_guid().to_string());
+      else out += s.as_guid().to_string();
+      return;
+    case InType::SystemTime: append_quoted(out, systemtime_text(s.as_systemtime())); return;
+    case InType::UnicodeString: {
+      Utf16View v = s.as_utf16();
+      std::size_t n = v.size();
+      if (f.length.kind != Extent::Kind::none)
+        while (n && v[n - 1] == 0) --n;
+      append_quoted(out, Utf16View(v.data(), n).to_utf8());
+      return;
+    }
+    case InType::AnsiString: {
+      std::string_view a = s.as_ansi();
+      if (f.length.kind != Extent::Kind::none) a = a.substr(0, a.find_last_not_of('\0') + 1);
+      append_quoted(out, ansi_to_utf8(a));
+      return;
+    }
+    case InType::Binary:
+      if (json) {
+        out.push_back('"');
+        append_bytes_hex(out, s.as_bytes());
+        out.push_back('"');
+      } else {
+        append_bytes_hex(out, s.as_bytes());
+      }
+      return;
+    case InType::Sid: append_quoted(out, sid_text(s.as_bytes())); return;
+    case InType::Struct: return;
+  }
+}
+
+Result<std::uint32_t> format_fields(const RecordDesc& record, Bytes payload, unsigned ps, std::string& out, Format fmt) {
+  std::string text;
+  Formatter f(text, fmt);
+  auto end = visit_fields(record, payload, ps, f);
+  if (!end) return end;
+  f.finish();
+  out += text;
+  return end;
+}
+
+}  // namespace clretw

@@ -1,0 +1,183 @@
+#include "clretw/text.h"
+
+namespace clretw {
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+namespace {
+
+constexpr char32_t kReplacement = 0xFFFD;
+
+bool is_high(char16_t u) { return u >= 0xD800 && u <= 0xDBFF; }
+bool is_low(char16_t u) { return u >= 0xDC00 && u <= 0xDFFF; }
+
+// Calls emit(code point) for each code point of the UTF-16 view.
+template <class F>
+void for_each_code_point(const Utf16View& s, F&& emit) {
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    char16_t u = s[i];
+    if (is_high(u) && i + 1 < n && is_low(s[i + 1])) {
+      emit(0x10000 + ((static_cast<char32_t>(u) - 0xD800) << 10) + (s[i + 1] - 0xDC00));
+      ++i;
+    } else if (is_high(u) || is_low(u)) {
+      emit(kReplacement);
+    } else {
+      emit(static_cast<char32_t>(u));
+    }
+  }
+}
+
+// Decodes one UTF-8 sequence at s[i]; advances i. Invalid input yields U+FFFD
+// and consumes one byte.
+char32_t next_utf8(std::string_view s, std::size_t& i) {
+  auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    ++i;
+    return b0;
+  }
+  int len = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC0 ? 2 : 0;
+  if (len == 0 || b0 > 0xF4 || i + len > s.size()) {
+    ++i;
+    return kReplacement;
+  }
+  char32_t cp = b0 & (0x7F >> len);
+  for (int k = 1; k < len; ++k) {
+    auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) {
+      ++i;
+      return kReplacement;
+    }
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++i;
+    return kReplacement;
+  }
+  i += len;
+  return cp;
+}
+
+template <class F>
+void for_each_utf8(std::string_view s, F&& emit) {
+  for (std::size_t i = 0; i < s.size();) emit(next_utf8(s, i));
+}
+
+}  // namespace
+
+std::string Utf16View::to_utf8() const {
+  std::string out;
+  append_utf8(out);
+  return out;
+}
+
+void Utf16View::append_utf8(std::string& out) const {
+  out.reserve(out.size() + units_);
+  for_each_code_point(*this, [&](char32_t cp) { clretw::append_utf8(out, cp); });
+}
+
+std::u16string Utf16View::to_u16string() const {
+  std::u16string out(units_, u'\0');
+  for (std::size_t i = 0; i < units_; ++i) out[i] = (*this)[i];
+  return out;
+}
+
+bool Utf16View::equals(std::string_view utf8) const {
+  std::size_t j = 0;
+  bool same = true;
+  for_each_code_point(*this, [&](char32_t cp) {
+    if (!same) return;
+    if (j >= utf8.size() || next_utf8(utf8, j) != cp) same = false;
+  });
+  return same && j == utf8.size();
+}
+
+std::u16string utf8_to_utf16(std::string_view utf8) {
+  std::u16string out;
+  out.reserve(utf8.size());
+  for_each_utf8(utf8, [&](char32_t cp) {
+    if (cp >= 0x10000) {
+      out.push_back(static_cast<char16_t>(0xD800 + ((cp - 0x10000) >> 10)));
+      out.push_back(static_cast<char16_t>(0xDC00 + ((cp - 0x10000) & 0x3FF)));
+    } else {
+      out.push_back(static_cast<char16_t>(cp));
+    }
+  });
+  return out;
+}
+
+std::size_t utf16_length(std::string_view utf8) {
+  std::size_t n = 0;
+  for_each_utf8(utf8, [&](char32_t cp) { n += cp >= 0x10000 ? 2 : 1; });
+  return n;
+}
+
+void put_utf16(Writer& w, std::string_view utf8) {
+  for_each_utf8(utf8, [&](char32_t cp) {
+    if (cp >= 0x10000) {
+      w.put(static_cast<std::uint16_t>(0xD800 + ((cp - 0x10000) >> 10)));
+      w.put(static_cast<std::uint16_t>(0xDC00 + ((cp - 0x10000) & 0x3FF)));
+    } else {
+      w.put(static_cast<std::uint16_t>(cp));
+    }
+  });
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t at = i;
+    char32_t cp = next_utf8(s, i);
+    if (cp == kReplacement && !(i - at == 3 && s.substr(at, 3) == "\xEF\xBF\xBD")) return false;
+  }
+  return true;
+}
+
+std::string ansi_to_utf8(std::string_view bytes) {
+  if (is_valid_utf8(bytes)) return std::string(bytes);
+  std::string out;
+  for (unsigned char c : bytes) append_utf8(out, c);
+  return out;
+}
+
+void append_json_escaped(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+}
+
+}  // namespace clretw
