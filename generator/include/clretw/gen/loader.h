@@ -1,0 +1,34 @@
+// clretw/gen/loader.h - instrumentation manifest XML to the model.
+//
+// The loader keeps everything the manifest says (attributes as written, with
+// numbers parsed where they must be numbers) and reports what it cannot
+// represent: malformed XML, elements or inTypes it does not know, attributes
+// it would otherwise drop. <UserData> content is skipped by design.
+// resolve() then links references; it reports nothing - unresolved references
+// are the validator's and the schema builder's to report.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "clretw/gen/diagnostics.h"
+#include "clretw/gen/model.h"
+
+namespace clretw::gen {
+
+// Reads and parses a manifest. Returns nullopt when the file cannot be read or
+// is not well-formed XML (the reason is in diags); otherwise a model, with any
+// structural problems reported in diags.
+std::optional<Manifest> load_manifest(const std::string& path, Diagnostics& diags);
+
+// The same, from text in memory; `path` names it in diagnostics.
+std::optional<Manifest> load_manifest_text(std::string text, const std::string& path, Diagnostics& diags);
+
+// Links events to templates, tasks, opcodes, levels and keywords, fields to
+// maps and to their count/length siblings, and resolves $(string.X) messages.
+void resolve(Manifest& manifest);
+
+// Parses "123" or "0x7B".
+std::optional<std::uint64_t> parse_number(const std::string& text);
+
+}  // namespace clretw::gen

@@ -1,0 +1,924 @@
+#include "clretw/gen/emit_cpp.h"
+
+#include <kainjow/mustache.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "clretw/gen/namer.h"
+#include "clretw/gen/rules.h"
+#include "clretw/layout.h"
+
+namespace clretw::gen {
+
+namespace mst = kainjow::mustache;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Text helpers
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+
+std::string cpp_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '?': out += "\\?"; break;  // no trigraphs
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out.push_back(kHex[(c >> 4) & 15]);
+          out.push_back(kHex[c & 15]);
+          out += "\"\"";  // end the literal so following hex digits are not absorbed
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string intype_enumerator(InType t) {
+  switch (t) {
+    case InType::Int8: return "Int8";
+    case InType::UInt8: return "UInt8";
+    case InType::Int16: return "Int16";
+    case InType::UInt16: return "UInt16";
+    case InType::Int32: return "Int32";
+    case InType::UInt32: return "UInt32";
+    case InType::Int64: return "Int64";
+    case InType::UInt64: return "UInt64";
+    case InType::HexInt32: return "HexInt32";
+    case InType::HexInt64: return "HexInt64";
+    case InType::Float: return "Float";
+    case InType::Double: return "Double";
+    case InType::Boolean: return "Boolean";
+    case InType::Guid: return "Guid";
+    case InType::Pointer: return "Pointer";
+    case InType::FileTime: return "FileTime";
+    case InType::SystemTime: return "SystemTime";
+    case InType::UnicodeString: return "UnicodeString";
+    case InType::AnsiString: return "AnsiString";
+    case InType::Binary: return "Binary";
+    case InType::Sid: return "Sid";
+    case InType::Struct: return "Struct";
+  }
+  return "UInt32";
+}
+
+std::string outtype_enumerator(OutType t) {
+  static const char* const kNames[] = {
+      "Default", "String", "DateTime", "Byte", "UnsignedByte", "Short", "UnsignedShort", "Int", "UnsignedInt",
+      "Long", "UnsignedLong", "Float", "Double", "Boolean", "Guid", "HexBinary", "HexInt8", "HexInt16", "HexInt32",
+      "HexInt64", "Pid", "Tid", "Port", "IPv4", "IPv6", "SocketAddress", "CimDateTime", "EtwTime", "Xml", "ErrorCode",
+      "Win32Error", "NtStatus", "HResult", "DateTimeCultureInsensitive", "Json", "Utf8", "Pkcs7WithTypeInfo",
+      "CodePointer"};
+  return kNames[static_cast<int>(t)];
+}
+
+std::string extent_init(const Extent& e) {
+  return std::string("{clretw::Extent::Kind::") + (e.kind == Extent::Kind::constant ? "constant" : "field") + ", " +
+         std::to_string(e.value) + "}";
+}
+
+std::string uint_type(unsigned width) { return "std::uint" + std::to_string(width * 8) + "_t"; }
+std::string int_type(unsigned width) { return "std::int" + std::to_string(width * 8) + "_t"; }
+
+// The owning C++ type of one element of a scalar field.
+std::string scalar_cpp_type(InType t) {
+  switch (t) {
+    case InType::Int8: return "std::int8_t";
+    case InType::UInt8: return "std::uint8_t";
+    case InType::Int16: return "std::int16_t";
+    case InType::UInt16: return "std::uint16_t";
+    case InType::Int32: return "std::int32_t";
+    case InType::UInt32: case InType::HexInt32: return "std::uint32_t";
+    case InType::Int64: return "std::int64_t";
+    case InType::UInt64: case InType::HexInt64: case InType::Pointer: case InType::FileTime: return "std::uint64_t";
+    case InType::Float: return "float";
+    case InType::Double: return "double";
+    case InType::Boolean: return "bool";
+    case InType::Guid: return "clretw::Guid";
+    case InType::SystemTime: return "clretw::SystemTime";
+    case InType::UnicodeString: case InType::AnsiString: return "std::string";
+    case InType::Binary: case InType::Sid: return "std::vector<std::uint8_t>";
+    case InType::Struct: return "";
+  }
+  return "std::uint32_t";
+}
+
+// ---------------------------------------------------------------------------
+// Value categories, for merging a field across event versions.
+
+enum class Cat { unsigned_, signed_, real, boolean, guid, systemtime, utf16, ansi, bytes, records };
+
+Cat category(const FieldDesc& f) {
+  switch (f.type) {
+    case InType::Int8: case InType::Int16: case InType::Int32: case InType::Int64: return Cat::signed_;
+    case InType::Float: case InType::Double: return Cat::real;
+    case InType::Boolean: return Cat::boolean;
+    case InType::Guid: return Cat::guid;
+    case InType::SystemTime: return Cat::systemtime;
+    case InType::UnicodeString: return Cat::utf16;
+    case InType::AnsiString: return Cat::ansi;
+    case InType::Binary: case InType::Sid: return Cat::bytes;
+    case InType::Struct: return Cat::records;
+    default: return Cat::unsigned_;
+  }
+}
+
+bool is_array(const FieldDesc& f) { return f.count.kind != Extent::Kind::none || f.type == InType::Struct; }
+
+struct Slot {
+  const FieldDesc* fd = nullptr;
+  const RecordDesc* record = nullptr;  // the version's record holding fd
+  std::uint32_t index = 0;
+};
+
+struct Merged {
+  std::string name;      // manifest field name
+  std::string accessor;  // C++ accessor
+  Cat cat{};
+  bool array = false;
+  std::vector<Slot> slots;  // one per version
+};
+
+// Merges the fields of one record per version (nullptr: absent in that version).
+std::vector<Merged> merge_fields(const std::vector<const RecordDesc*>& records, const std::vector<unsigned>& versions,
+                                 NameScope& scope) {
+  std::vector<Merged> out;
+  for (std::size_t v = records.size(); v-- > 0;) {  // newest first: it decides order and keeps plain names
+    if (!records[v]) continue;
+    const RecordDesc& r = *records[v];
+    for (std::uint32_t i = 0; i < r.fields.size(); ++i) {
+      const FieldDesc& f = r.fields[i];
+      Merged* target = nullptr;
+      for (Merged& m : out)
+        if (m.name == f.name && m.cat == category(f) && m.array == is_array(f) && !m.slots[v].fd) target = &m;
+      if (!target) {
+        const bool clash = std::any_of(out.begin(), out.end(), [&](const Merged& m) { return m.name == f.name; });
+        Merged m;
+        m.name = std::string(f.name);
+        m.accessor = scope.take(identifier(clash ? std::string(f.name) + "_V" + std::to_string(versions[v]) : std::string(f.name)), "_");
+        m.cat = category(f);
+        m.array = is_array(f);
+        m.slots.resize(records.size());
+        out.push_back(std::move(m));
+        target = &out.back();
+      }
+      target->slots[v] = Slot{&f, &r, i};
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+class Emitter {
+ public:
+  Emitter(const std::vector<SourceManifest>& sources, const EmitOptions& options, Diagnostics& diags)
+      : sources_(sources), options_(options), diags_(diags) {}
+
+  std::optional<EmitResult> run() {
+    const auto& templates = options_.templates.empty() ? builtin_templates() : options_.templates;
+    for (const char* name : {"provider.h.mustache", "provider.cpp.mustache", "events.h.mustache", "all.cpp.mustache"}) {
+      if (!templates.count(name)) {
+        report(diags_, "M008", name, {}, std::string("template '") + name + "' is missing");
+        return std::nullopt;
+      }
+    }
+    root_path_ = options_.root_namespace;
+    for (std::size_t i; (i = root_path_.find("::")) != std::string::npos;) root_path_.replace(i, 2, "/");
+
+    NameScope namespaces({"detail"});
+    mst::data providers{mst::data::type::list};
+    std::set<std::string> seen_providers;
+    for (const SourceManifest& src : sources_) {
+      for (std::size_t pi = 0; pi < src.manifest->providers.size(); ++pi) {
+        const Provider& p = src.manifest->providers[pi];
+        if (!seen_providers.insert(p.name).second) {
+          report(diags_, "M704", src.manifest->path, p.loc,
+                 "provider '" + p.name + "' is declared by more than one manifest; generate them separately");
+          return std::nullopt;
+        }
+        const std::string leaf = namespaces.take(provider_namespace(p.name), "_");
+        ProviderOut po = provider(src, pi, leaf);
+        result_.files.push_back({root_path_ + "/" + leaf + ".h", render(templates, "provider.h.mustache", po.data)});
+        result_.files.push_back({root_path_ + "/" + leaf + ".cpp", render(templates, "provider.cpp.mustache", po.data)});
+        mst::data entry;
+        entry.set("leaf", leaf);
+        providers.push_back(entry);
+        ++result_.providers;
+      }
+    }
+    mst::data top;
+    top.set("root_ns", options_.root_namespace);
+    top.set("root_path", root_path_);
+    top.set("providers", providers);
+    top.set("sources", sources_text());
+    result_.files.push_back({root_path_ + "/events.h", render(templates, "events.h.mustache", top)});
+    result_.files.push_back({root_path_ + "/all.cpp", render(templates, "all.cpp.mustache", top)});
+    return result_;
+  }
+
+ private:
+  struct ProviderOut {
+    mst::data data;
+  };
+
+  std::string sources_text() const {
+    std::string s;
+    for (const SourceManifest& src : sources_) s += (s.empty() ? "" : ", ") + src.display_path;
+    return s;
+  }
+
+  std::string render(const std::map<std::string, std::string>& templates, const std::string& name, const mst::data& d) {
+    mst::mustache tmpl(templates.at(name));
+    tmpl.set_custom_escape([](const std::string& s) { return s; });
+    if (!tmpl.is_valid()) {
+      report(diags_, "M001", name, {}, "template error: " + tmpl.error_message());
+      return {};
+    }
+    mst::data ctx = d;
+    for (const auto& [tname, text] : templates) {
+      if (tname.size() > 9 && tname.compare(tname.size() - 9, 9, ".mustache") == 0 && tname.find('.') == tname.size() - 9) {
+        const std::string body = text;
+        ctx.set(tname.substr(0, tname.size() - 9), mst::partial([body] { return body; }));
+      }
+    }
+    std::string out = tmpl.render(ctx);
+    if (!tmpl.is_valid()) report(diags_, "M001", name, {}, "template error: " + tmpl.error_message());
+    return out;
+  }
+
+  // ---- per provider ------------------------------------------------------
+
+  struct Ctx {
+    const SourceManifest* src = nullptr;
+    const Provider* p = nullptr;
+    const BuiltSchema::ProviderTables* t = nullptr;
+    std::string leaf;
+    NameScope scope;         // names in the provider namespace
+    NameScope table_scope;   // constants in the .cpp
+    NameScope struct_scope;  // payload structs in namespace templates
+    std::map<const MapDesc*, std::string> map_enum;  // map descriptor -> enum name
+    std::map<const MapDesc*, std::string> map_const;
+    std::map<const RecordDesc*, std::string> record_const;
+    std::map<const RecordDesc*, std::string> record_struct;  // owning struct (templates::X or element)
+    mst::data records{mst::data::type::list};       // descriptor tables, children first
+    mst::data structs{mst::data::type::list};       // payload structs, children first
+    mst::data views{mst::data::type::list};         // views, element views first
+    mst::data view_impls{mst::data::type::list};    // .cpp parts of views
+  };
+
+  std::string where(const Ctx& c, std::uint32_t line) const {
+    return c.src->display_path + ":" + std::to_string(line);
+  }
+
+  ProviderOut provider(const SourceManifest& src, std::size_t pi, const std::string& leaf) {
+    Ctx c;
+    c.src = &src;
+    c.p = &src.manifest->providers[pi];
+    c.t = &src.schema->providers()[pi];
+    c.leaf = leaf;
+    c.scope = NameScope({"provider", "provider_name", "provider_guid", "templates", "payload", "detail",
+                         "for_each_event_version", "Keywords", "Level", "Task", "Opcode", "to_string"});
+    const Provider& p = *c.p;
+    const ProviderDesc& pd = *c.t->desc;
+
+    mst::data d;
+    d.set("source", src.display_path);
+    d.set("root_ns", options_.root_namespace);
+    d.set("root_path", root_path_);
+    d.set("leaf", leaf);
+    d.set("ns", options_.root_namespace + "::" + leaf);
+    d.set("provider_name", p.name);
+    d.set("provider_name_literal", cpp_string(p.name));
+    d.set("provider_symbol_literal", cpp_string(p.symbol));
+    d.set("guid_text", pd.guid.to_string());
+    d.set("guid_init", guid_init(pd.guid));
+    d.set("provider_line", std::to_string(p.loc.line));
+
+    d.set("keywords", keywords(c));
+    d.set("levels", levels(c));
+    d.set("tasks", tasks(c));
+    mst::data task_opcodes{mst::data::type::list};
+    d.set("opcodes", opcodes(c, task_opcodes));
+    d.set("task_opcodes", task_opcodes);
+    d.set("opcode_descs", opcode_descs_);
+    d.set("has_opcode_descs", opcode_descs_.is_non_empty_list());
+    d.set("has_keywords", !p.keywords.empty());
+    d.set("has_tasks", !p.tasks.empty());
+    d.set("has_maps", !p.maps.empty());
+    d.set("maps", maps(c));
+
+    // Templates: descriptor tables and owning structs.
+    mst::data aliases{mst::data::type::list};
+    for (std::size_t ti = 0; ti < p.templates.size(); ++ti) {
+      const RecordDesc* r = c.t->templates[ti];
+      if (!r) continue;
+      record_tables(c, *r, identifier(p.templates[ti].tid));
+      payload_struct(c, *r, p.templates[ti].tid, p.templates[ti].loc.line, true);
+      ++result_.templates;
+    }
+    // Events: descriptors, payload aliases, views and event types.
+    mst::data events{mst::data::type::list};
+    mst::data event_types{mst::data::type::list};
+    mst::data event_versions{mst::data::type::list};
+    NameScope alias_scope;
+    for (std::size_t i = 0; i < pd.events.size(); ++i) events.push_back(event_desc(c, pd.events[i]));
+    for (std::size_t i = 0; i < pd.events.size();) {
+      std::size_t j = i;
+      while (j < pd.events.size() && pd.events[j].id == pd.events[i].id) ++j;
+      std::vector<const EventDesc*> versions;
+      for (std::size_t k = i; k < j; ++k) versions.push_back(&pd.events[k]);
+      event(c, versions, event_types, event_versions, aliases, alias_scope);
+      i = j;
+      ++result_.event_ids;
+    }
+    result_.events += pd.events.size();
+    result_.maps += p.maps.size();
+
+    d.set("records", c.records);
+    d.set("structs", c.structs);
+    d.set("payload_aliases", aliases);
+    d.set("views", c.views);
+    d.set("view_impls", c.view_impls);
+    d.set("events", events);
+    d.set("event_types", event_types);
+    d.set("event_versions", event_versions);
+    std::string first_version;
+    for (std::size_t i = 0; i < pd.first_version.size(); ++i)
+      first_version += (i % 16 == 0 ? "\n    " : " ") + (pd.first_version[i] == kNoEvent ? std::string("kNone,") : std::to_string(pd.first_version[i]) + ",");
+    d.set("first_version", first_version);
+    d.set("has_first_version", !pd.first_version.empty());
+    d.set("has_events", !pd.events.empty());
+    return {d};
+  }
+
+  static std::string guid_init(const Guid& g) {
+    std::string s = "{" + hex(g.data1) + ", " + hex(g.data2) + ", " + hex(g.data3) + ", {";
+    for (int i = 0; i < 8; ++i) s += (i ? ", " : "") + hex(g.data4[static_cast<std::size_t>(i)]);
+    return s + "}}";
+  }
+
+  mst::data keywords(Ctx& c) {
+    mst::data list{mst::data::type::list};
+    NameScope names;
+    for (const Keyword& k : c.p->keywords) {
+      mst::data e;
+      e.set("name", names.take(identifier(k.name), "_"));
+      e.set("manifest_name", k.name);
+      e.set("mask", hex(k.mask));
+      e.set("name_literal", cpp_string(k.name));
+      e.set("message_literal", cpp_string(k.message));
+      list.push_back(e);
+    }
+    return list;
+  }
+
+  mst::data levels(Ctx& c) {
+    mst::data list{mst::data::type::list};
+    NameScope names;
+    auto add = [&](const Level& l) {
+      mst::data e;
+      std::string n = l.name.rfind("win:", 0) == 0 ? l.name.substr(4) : l.name;
+      e.set("name", names.take(identifier(n), "_"));
+      e.set("value", std::to_string(l.value));
+      e.set("name_literal", cpp_string(l.name));
+      e.set("message_literal", cpp_string(l.message));
+      list.push_back(e);
+    };
+    for (const Level& l : standard_levels()) add(l);
+    for (const Level& l : c.p->levels) add(l);
+    return list;
+  }
+
+  mst::data tasks(Ctx& c) {
+    mst::data list{mst::data::type::list};
+    NameScope names;
+    for (const Task& t : c.p->tasks) {
+      mst::data e;
+      e.set("name", names.take(identifier(t.name), "_"));
+      e.set("value", std::to_string(t.value));
+      e.set("name_literal", cpp_string(t.name));
+      e.set("message_literal", cpp_string(t.message));
+      list.push_back(e);
+    }
+    return list;
+  }
+
+  mst::data opcodes(Ctx& c, mst::data& task_opcodes) {
+    mst::data list{mst::data::type::list};
+    mst::data descs{mst::data::type::list};
+    NameScope names;
+    auto entry = [](const std::string& name, const Opcode& o) {
+      mst::data e;
+      e.set("name", name);
+      e.set("value", std::to_string(o.value));
+      return e;
+    };
+    auto desc = [&](const Opcode& o, std::uint32_t task) {
+      mst::data e;
+      e.set("name_literal", cpp_string(o.name));
+      e.set("task", std::to_string(task));
+      e.set("value", std::to_string(o.value));
+      e.set("message_literal", cpp_string(o.message));
+      descs.push_back(e);
+    };
+    for (const Opcode& o : standard_opcodes()) list.push_back(entry(names.take(identifier(o.name.substr(4)), "_"), o));
+    for (const Opcode& o : c.p->opcodes) {
+      list.push_back(entry(names.take(identifier(o.name), "_"), o));
+      desc(o, 0);
+    }
+    for (const Task& t : c.p->tasks)
+      for (const Opcode& o : t.opcodes) desc(o, t.value);
+    opcode_descs_ = std::move(descs);
+    for (const Task& t : c.p->tasks) {
+      if (t.opcodes.empty()) continue;
+      mst::data group;
+      group.set("enum", c.scope.take(identifier(t.name) + "Opcode", "_"));
+      group.set("task", t.name);
+      mst::data items{mst::data::type::list};
+      NameScope tnames;
+      for (const Opcode& o : t.opcodes) items.push_back(entry(tnames.take(identifier(o.name), "_"), o));
+      group.set("opcodes", items);
+      task_opcodes.push_back(group);
+    }
+    return list;
+  }
+
+  mst::data maps(Ctx& c) {
+    mst::data list{mst::data::type::list};
+    const ProviderDesc& pd = *c.t->desc;
+    for (std::size_t i = 0; i < c.p->maps.size(); ++i) {
+      const Map& m = c.p->maps[i];
+      const MapDesc* md = pd.maps[i];
+      const std::string name = c.scope.take(identifier(m.name), "_Map");
+      c.map_enum[md] = name;
+      c.map_const[md] = c.table_scope.take("kMap_" + identifier(m.name), "_");
+      std::uint64_t max = 0;
+      for (const clretw::MapEntry& e : md->entries) max = std::max(max, e.value);
+      mst::data e;
+      e.set("enum", name);
+      e.set("manifest_name", m.name);
+      e.set("const", c.map_const[md]);
+      e.set("name_literal", cpp_string(m.name));
+      e.set("line", std::to_string(m.loc.line));
+      e.set("bitmap", m.bitmap);
+      e.set("kind", m.bitmap ? "Bit map" : "Value map");
+      e.set("underlying", max > 0xFFFFFFFFu ? "std::uint64_t" : "std::uint32_t");
+      mst::data entries{mst::data::type::list};
+      NameScope enames;
+      for (const clretw::MapEntry& me : md->entries) {
+        mst::data x;
+        std::string en = enumerator(me.name);
+        if (en.empty()) en = "Value_" + hex(me.value);
+        x.set("ename", enames.take(en, "_" + hex(me.value)));
+        x.set("value", hex(me.value));
+        x.set("text_literal", cpp_string(me.name));
+        entries.push_back(x);
+      }
+      e.set("entries", entries);
+      e.set("has_entries", !md->entries.empty());
+      list.push_back(e);
+    }
+    return list;
+  }
+
+  // ---- descriptor tables ---------------------------------------------------
+
+  void record_tables(Ctx& c, const RecordDesc& r, const std::string& base) {
+    if (c.record_const.count(&r)) return;
+    for (const FieldDesc& f : r.fields)
+      if (f.members) record_tables(c, *f.members, base + "_" + identifier(f.name));
+    const std::string k = c.table_scope.take("kRecord_" + base, "_");
+    c.record_const[&r] = k;
+    mst::data d;
+    d.set("const", k);
+    d.set("suffix", k.substr(8));
+    d.set("name_literal", cpp_string(r.name));
+    d.set("line", std::to_string(r.line));
+    d.set("nfields", std::to_string(r.fields.size()));
+    d.set("has_fields", !r.fields.empty());
+    d.set("nsegs", std::to_string(r.layout[1].segments.size()));
+    mst::data fields{mst::data::type::list};
+    for (const FieldDesc& f : r.fields) {
+      std::string init = "{.name = " + cpp_string(f.name) + ", .type = clretw::InType::" + intype_enumerator(f.type);
+      if (f.out != OutType::Default) init += ", .out = clretw::OutType::" + outtype_enumerator(f.out);
+      if (f.count.kind != Extent::Kind::none) init += ", .count = " + extent_init(f.count);
+      if (f.length.kind != Extent::Kind::none) init += ", .length = " + extent_init(f.length);
+      if (f.map) init += ", .map = &" + c.map_const.at(f.map);
+      if (f.members) init += ", .members = &" + c.record_const.at(f.members);
+      mst::data x;
+      x.set("init", init + "}");
+      fields.push_back(x);
+    }
+    d.set("fields", fields);
+    for (int psi = 0; psi < 2; ++psi) {
+      const Layout& l = r.layout[psi];
+      std::string places, segs;
+      for (const FieldPlace& pl : l.places)
+        places += "{" + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
+                  (pl.size == kVariable ? std::string("clretw::kVariable") : std::to_string(pl.size)) + "}, ";
+      for (const Segment& s : l.segments)
+        segs += "{" + std::to_string(s.fixed) + ", " + (s.var_field == kNoField ? std::string("clretw::kNoField") : std::to_string(s.var_field)) + "}, ";
+      if (!places.empty()) places.resize(places.size() - 2);
+      segs.resize(segs.size() - 2);
+      d.set(psi ? "places8" : "places4", places);
+      d.set(psi ? "segs8" : "segs4", segs);
+      d.set(psi ? "min8" : "min4", std::to_string(l.min_size));
+    }
+    c.records.push_back(d);
+  }
+
+  // ---- owning payload structs --------------------------------------------
+
+  std::string member_type(Ctx& c, const FieldDesc& f) {
+    std::string t;
+    if (f.type == InType::Struct) t = c.record_struct.at(f.members);
+    else if (f.map && is_integer(f.type)) t = c.map_enum.at(f.map);
+    else t = scalar_cpp_type(f.type);
+    return is_array(f) ? "std::vector<" + t + ">" : t;
+  }
+
+  // Emits the struct for record r (children first); returns its qualified name.
+  std::string payload_struct(Ctx& c, const RecordDesc& r, const std::string& display, std::uint32_t line, bool is_template,
+                             const std::string& parent = {}) {
+    if (c.record_struct.count(&r)) return c.record_struct.at(&r);
+    const std::string name = is_template ? c.struct_scope.take(identifier(display), "_")
+                                         : c.struct_scope.take(parent + "_" + identifier(display), "_");
+    for (const FieldDesc& f : r.fields)
+      if (f.members) payload_struct(c, *f.members, std::string(f.name), f.members->line, false, name);
+    c.record_struct[&r] = name;
+    mst::data d;
+    d.set("sname", name);
+    d.set("record_const", c.record_const.at(&r));
+    d.set("is_template", is_template);
+    d.set("display", display);
+    d.set("where", where(c, line));
+    NameScope members({"record", "decode", "encode", "for_each_field", "fields", name});
+    mst::data list{mst::data::type::list};
+    std::string summary;
+    for (std::size_t i = 0; i < r.fields.size(); ++i) {
+      const FieldDesc& f = r.fields[i];
+      mst::data m;
+      m.set("type", member_type(c, f));
+      m.set("mname", members.take(identifier(f.name), "_"));
+      m.set("index", std::to_string(i));
+      m.set("comment", member_comment(r, f));
+      list.push_back(m);
+    }
+    d.set("members", list);
+    d.set("has_members", !r.fields.empty());
+    c.structs.push_back(d);
+    return name;
+  }
+
+  static std::string member_comment(const RecordDesc& r, const FieldDesc& f) {
+    std::string s = std::string(intype_name(f.type));
+    if (f.out != OutType::Default) s += " -> " + std::string(outtype_name(f.out));
+    auto ext = [&](const Extent& e, const char* what) {
+      if (e.kind == Extent::Kind::constant) s += std::string(", ") + what + " " + std::to_string(e.value);
+      if (e.kind == Extent::Kind::field) s += std::string(", ") + what + " " + std::string(r.fields[e.value].name);
+    };
+    if (f.type != InType::Struct) ext(f.count, "count");
+    else if (f.count.kind == Extent::Kind::field) ext(f.count, "count");
+    ext(f.length, "length");
+    if (f.map) s += ", map " + std::string(f.map->name);
+    return s;
+  }
+
+  // ---- events ----------------------------------------------------------------
+
+  mst::data event_desc(Ctx& c, const EventDesc& e) {
+    std::string init = "{.id = " + std::to_string(e.id) + ", .version = " + std::to_string(e.version) +
+                       ", .level = " + std::to_string(e.level) + ", .opcode = " + std::to_string(e.opcode) +
+                       ", .task = " + std::to_string(e.task) + ", .keywords = " + hex(e.keywords) +
+                       ",\n     .symbol = " + cpp_string(e.symbol) + ", .name = " + cpp_string(e.name) +
+                       ", .task_name = " + cpp_string(e.task_name) + ", .opcode_name = " + cpp_string(e.opcode_name) +
+                       ",\n     .message = " + cpp_string(e.message);
+    if (e.payload) init += ", .payload = &" + c.record_const.at(e.payload);
+    init += ", .line = " + std::to_string(e.line) + "}";
+    mst::data d;
+    d.set("init", init);
+    return d;
+  }
+
+  void event(Ctx& c, const std::vector<const EventDesc*>& versions, mst::data& event_types, mst::data& event_versions,
+             mst::data& aliases, NameScope& alias_scope) {
+    const EventDesc& first = *versions.front();
+    const EventDesc& last = *versions.back();
+    std::string base = first.symbol.empty() ? "Event" + std::to_string(first.id) : strip_version_suffix(first.symbol);
+    const std::string tag = c.scope.take(identifier(base), "_" + std::to_string(first.id));
+    const std::string view = c.scope.take(tag + "View", "_");
+
+    std::vector<const RecordDesc*> records;
+    std::vector<unsigned> vnums;
+    for (const EventDesc* e : versions) {
+      records.push_back(e->payload);
+      vnums.push_back(e->version);
+    }
+    std::string comment = "/// " + tag + ": event " + std::to_string(first.id) + " of " + c.p->name + " (\"" +
+                          std::string(last.name) + "\"), version" + (versions.size() > 1 ? "s " : " ");
+    for (std::size_t i = 0; i < versions.size(); ++i) comment += (i ? ", " : "") + std::to_string(versions[i]->version);
+    comment += ".\n";
+    for (const EventDesc* e : versions) {
+      comment += "///   v" + std::to_string(e->version) + " " + std::string(e->symbol) + ": " +
+                 (e->payload ? "template " + std::string(e->payload->name) : std::string("no payload")) + " (" +
+                 where(c, e->line) + ")\n";
+    }
+    view_class(c, view, "", records, vnums, comment, /*top=*/true, tag);
+
+    // Payload aliases and the version list.
+    std::string latest;
+    for (const EventDesc* e : versions) {
+      std::string sym = e->symbol.empty() ? tag + "_V" + std::to_string(e->version) : std::string(e->symbol);
+      const std::string alias = alias_scope.take(identifier(sym), "_" + std::to_string(e->id) + "_" + std::to_string(e->version));
+      mst::data a;
+      a.set("alias", alias);
+      a.set("target", e->payload ? "templates::" + c.record_struct.at(e->payload) : std::string("clretw::EmptyPayload"));
+      a.set("version", std::to_string(e->version));
+      a.set("tag", tag);
+      aliases.push_back(a);
+      mst::data ev;
+      ev.set("tag", tag);
+      ev.set("alias", alias);
+      ev.set("version", std::to_string(e->version));
+      event_versions.push_back(ev);
+      latest = alias;
+    }
+    mst::data t;
+    t.set("tag", tag);
+    t.set("vname", view);
+    t.set("id", std::to_string(first.id));
+    t.set("name_literal", cpp_string(last.name));
+    t.set("latest", latest);
+    t.set("latest_version", std::to_string(last.version));
+    t.set("comment", comment);
+    event_types.push_back(t);
+  }
+
+  // A view class (top-level event view or element view) over `records` (one per version).
+  void view_class(Ctx& c, const std::string& name, const std::string& struct_name, const std::vector<const RecordDesc*>& records,
+                  const std::vector<unsigned>& vnums, const std::string& comment, bool top, const std::string& tag) {
+    NameScope scope({"version", "layout_version", "newer_than_manifest", "pointer_size", "payload", "consumed",
+                     "trailing_bytes", "verify", "from", "for_each_field", "at", "make", "make_at", "init", "get",
+                     "get_opt", "utf16", "utf16_opt", "ansi", "ansi_opt", "bytes", "bytes_opt", "array", "array_opt",
+                     "strings", "strings_opt", "records", "records_opt", "count_of", "bytes_of", name});
+    std::vector<Merged> merged = merge_fields(records, vnums, scope);
+    const std::size_t nv = records.size();
+    std::size_t segs = 1;
+    for (const RecordDesc* r : records)
+      if (r) segs = std::max(segs, r->layout[1].segments.size());
+
+    mst::data accessors{mst::data::type::list};
+    mst::data locs{mst::data::type::list};
+    for (const Merged& m : merged) {
+      bool everywhere = true;
+      for (const Slot& s : m.slots) everywhere &= s.fd != nullptr;
+      // Element views for struct arrays first (they are emitted before this class).
+      std::string elem_view;
+      if (m.cat == Cat::records) {
+        std::vector<const RecordDesc*> members(nv, nullptr);
+        for (std::size_t v = 0; v < nv; ++v)
+          if (m.slots[v].fd) members[v] = m.slots[v].fd->members;
+        elem_view = c.scope.take(name + "_" + m.accessor, "_");
+        std::string ecomment = "/// An element of " + name + "::" + m.accessor + "() (struct " + m.name + ").\n";
+        view_class(c, elem_view, m.name, members, vnums, ecomment, false, tag);
+      }
+      // Field locations per version and pointer size.
+      std::vector<std::string> cells;
+      for (std::size_t v = 0; v < nv; ++v)
+        for (int psi = 0; psi < 2; ++psi) cells.push_back(loc_init(m.slots[v], psi ? 8u : 4u));
+      // One location for all versions and pointer sizes, one per pointer size,
+      // one per version, or a full table.
+      bool same_versions = everywhere, same_sizes = true;
+      for (std::size_t v = 1; v < nv && same_versions; ++v)
+        same_versions = cells[2 * v] == cells[0] && cells[2 * v + 1] == cells[1];
+      for (std::size_t v = 0; v < nv; ++v) same_sizes &= cells[2 * v] == cells[2 * v + 1];
+      const std::string kname = "k_" + m.accessor;
+      const std::string decl = "static constexpr clretw::FieldLoc " + kname;
+      std::string loc_expr = kname;
+      mst::data l;
+      if (same_versions && same_sizes) {
+        l.set("decl", decl + " = " + cells[0] + ";");
+      } else if (same_versions) {
+        l.set("decl", decl + "[2] = {" + cells[0] + ", " + cells[1] + "};");
+        loc_expr += "[ps8_]";
+      } else if (same_sizes) {
+        std::string rows;
+        for (std::size_t v = 0; v < nv; ++v) rows += "\n      " + cells[2 * v] + ",  // v" + std::to_string(vnums[v]);
+        l.set("decl", decl + "[" + std::to_string(nv) + "] = {" + rows + "\n  };");
+        loc_expr += "[vi_]";
+      } else {
+        std::string rows;
+        for (std::size_t v = 0; v < nv; ++v)
+          rows += "\n      {" + cells[2 * v] + ", " + cells[2 * v + 1] + "},  // v" + std::to_string(vnums[v]);
+        l.set("decl", decl + "[" + std::to_string(nv) + "][2] = {" + rows + "\n  };");
+        loc_expr += "[vi_][ps8_]";
+      }
+      locs.push_back(l);
+
+      auto [type, helper] = accessor_type(c, m, elem_view);
+      mst::data a;
+      a.set("aname", m.accessor);
+      a.set("name_literal", cpp_string(m.name));
+      a.set("type", everywhere ? type : "std::optional<" + type + ">");
+      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + helper_args(m, type, elem_view) + "(" + loc_expr + ");");
+      a.set("comment", accessor_comment(m, vnums, everywhere));
+      accessors.push_back(a);
+    }
+
+    mst::data d;
+    d.set("vname", name);
+    d.set("segs", std::to_string(segs));
+    d.set("comment", comment);
+    d.set("top", top);
+    d.set("tag", tag);
+    d.set("struct_name", struct_name);
+    d.set("accessors", accessors);
+    d.set("locs", locs);
+    d.set("has_fields", !merged.empty());
+    c.views.push_back(d);
+
+    // .cpp part: the records per version.
+    mst::data impl;
+    impl.set("vname", name);
+    impl.set("top", top);
+    impl.set("tag", tag);
+    const std::string table = c.table_scope.take((top ? "kVersions_" : "kElements_") + name, "_");
+    impl.set("table", table);
+    mst::data rows{mst::data::type::list};
+    for (std::size_t v = 0; v < nv; ++v) {
+      mst::data row;
+      row.set("version", std::to_string(vnums[v]));
+      row.set("record", records[v] ? "&" + c.record_const.at(records[v]) : std::string("nullptr"));
+      rows.push_back(row);
+    }
+    impl.set("rows", rows);
+    c.view_impls.push_back(impl);
+  }
+
+  std::string loc_init(const Slot& s, unsigned ps) {
+    if (!s.fd) return "{}";
+    const FieldDesc& f = *s.fd;
+    const FieldPlace& pl = s.record->layout_for(ps).places[s.index];
+    std::uint32_t width = 0;
+    const bool terminated = (f.type == InType::UnicodeString || f.type == InType::AnsiString) && f.length.kind == Extent::Kind::none;
+    if (f.type == InType::Struct) {
+      const std::uint32_t e = element_size(f, ps);
+      width = e == kVariable ? 0 : e;
+    } else if (f.type == InType::UnicodeString || f.type == InType::AnsiString) {
+      width = f.length.kind == Extent::Kind::constant ? f.length.value : 0;
+    } else {
+      width = scalar_size(f.type, ps);
+    }
+    return "clretw::loc(" + std::to_string(s.index) + ", " + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
+           (pl.size == kVariable ? std::string("clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) +
+           (terminated ? ", clretw::kTerminated" : "") + ")";
+  }
+
+  // The accessor's value type and the ViewBase helper that reads it.
+  std::pair<std::string, std::string> accessor_type(Ctx& c, const Merged& m, const std::string& elem_view) {
+    unsigned width = 1;
+    bool all_float = true;
+    const MapDesc* map = nullptr;
+    for (const Slot& s : m.slots) {
+      if (!s.fd) continue;
+      width = std::max(width, scalar_size(s.fd->type, 8));
+      all_float &= s.fd->type == InType::Float;
+      if (s.fd->map && is_integer(s.fd->type)) map = s.fd->map;  // the newest version's map wins
+    }
+    // merge_fields visits newest first, but slots are in version order: take the highest version with a map.
+    for (std::size_t v = m.slots.size(); v-- > 0;)
+      if (m.slots[v].fd && m.slots[v].fd->map && is_integer(m.slots[v].fd->type)) {
+        map = m.slots[v].fd->map;
+        break;
+      }
+    std::string t;
+    switch (m.cat) {
+      case Cat::unsigned_: t = map ? c.map_enum.at(map) : uint_type(width); break;
+      case Cat::signed_: t = map ? c.map_enum.at(map) : int_type(width); break;
+      case Cat::real: t = all_float ? "float" : "double"; break;
+      case Cat::boolean: t = "bool"; break;
+      case Cat::guid: t = "clretw::Guid"; break;
+      case Cat::systemtime: t = "clretw::SystemTime"; break;
+      case Cat::utf16: return m.array ? std::pair{std::string("clretw::StringArray<char16_t>"), std::string("strings")}
+                                      : std::pair{std::string("clretw::Utf16View"), std::string("utf16")};
+      case Cat::ansi: return m.array ? std::pair{std::string("clretw::StringArray<char>"), std::string("strings")}
+                                     : std::pair{std::string("std::string_view"), std::string("ansi")};
+      case Cat::bytes: return {"clretw::Bytes", "bytes"};
+      case Cat::records: return {"clretw::RecordRange<" + elem_view + ">", "records"};
+    }
+    if (m.array) return {"clretw::ArrayView<" + t + ">", "array"};
+    return {t, "get"};
+  }
+
+  static std::string helper_args(const Merged& m, const std::string& type, const std::string& elem_view) {
+    switch (m.cat) {
+      case Cat::utf16: return m.array ? "<char16_t>" : "";
+      case Cat::ansi: return m.array ? "<char>" : "";
+      case Cat::bytes: return "";
+      case Cat::records: return "<" + elem_view + ">";
+      default: break;
+    }
+    if (m.array) return "<" + type.substr(std::string("clretw::ArrayView<").size(), type.size() - std::string("clretw::ArrayView<").size() - 1) + ">";
+    return "<" + type + ">";
+  }
+
+  // "win:UInt32, map GCReasonMap", "win:UInt16 in v0, win:UInt32 from v1", "(from v1)".
+  static std::string accessor_comment(const Merged& m, const std::vector<unsigned>& vnums, bool everywhere) {
+    std::vector<std::pair<std::string, unsigned>> types;  // type text, first version with it
+    std::vector<unsigned> present;
+    for (std::size_t v = 0; v < m.slots.size(); ++v) {
+      if (!m.slots[v].fd) continue;
+      const FieldDesc& f = *m.slots[v].fd;
+      std::string t = std::string(intype_name(f.type));
+      if (f.type == InType::Struct) t = "struct";
+      if (f.out != OutType::Default) t += " -> " + std::string(outtype_name(f.out));
+      if (f.map) t += ", map " + std::string(f.map->name);
+      if (types.empty() || types.back().first != t) types.emplace_back(t, vnums[v]);
+      present.push_back(vnums[v]);
+    }
+    std::string s;
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (i) s += "; ";
+      s += types[i].first;
+      if (types.size() > 1) s += (i == 0 ? " in v" : " from v") + std::to_string(types[i].second);
+    }
+    if (!everywhere) {
+      // Present from some version on, or only in some versions.
+      bool to_end = present.back() == vnums.back();
+      for (std::size_t i = 1; i < present.size() && to_end; ++i) to_end = present[i] == present[i - 1] + 1;
+      if (to_end && present.front() != vnums.front()) {
+        s += " (from v" + std::to_string(present.front()) + ")";
+      } else {
+        s += " (only in v";
+        for (std::size_t i = 0; i < present.size(); ++i) s += (i ? ", v" : "") + std::to_string(present[i]);
+        s += ")";
+      }
+    }
+    return s;
+  }
+
+  const std::vector<SourceManifest>& sources_;
+  const EmitOptions& options_;
+  Diagnostics& diags_;
+  EmitResult result_;
+  std::string root_path_;
+  mst::data opcode_descs_{mst::data::type::list};
+};
+
+}  // namespace
+
+extern const char* const kTemplateNames[];
+extern const char* const kTemplateTexts[];
+extern const std::size_t kTemplateCount;
+
+const std::map<std::string, std::string>& builtin_templates() {
+  static const std::map<std::string, std::string> kTemplates = [] {
+    std::map<std::string, std::string> m;
+    for (std::size_t i = 0; i < kTemplateCount; ++i) m.emplace(kTemplateNames[i], kTemplateTexts[i]);
+    return m;
+  }();
+  return kTemplates;
+}
+
+std::optional<std::map<std::string, std::string>> load_templates(const std::string& dir, Diagnostics& diags) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".mustache") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out.emplace(entry.path().filename().string(), ss.str());
+  }
+  if (ec || out.empty()) {
+    report(diags, "M008", dir, {}, "no *.mustache templates in '" + dir + "'");
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<EmitResult> emit_cpp(const std::vector<SourceManifest>& sources, const EmitOptions& options, Diagnostics& diags) {
+  return Emitter(sources, options, diags).run();
+}
+
+}  // namespace clretw::gen
