@@ -1,0 +1,76 @@
+// The dispatcher: typed handlers get verified views, everything else reaches
+// the catch-all, malformed payloads are reported - nothing vanishes.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "clretw/dispatch.h"
+#include "clretw/events.h"
+
+using namespace clretw;
+namespace rt = clretw::dotnet_runtime;
+
+namespace {
+
+EventRecord record(std::uint16_t id, std::uint8_t version, const std::vector<std::uint8_t>& payload,
+                   Guid provider = rt::provider_guid) {
+  EventRecord r;
+  r.provider_guid = provider;
+  r.id = id;
+  r.version = version;
+  r.pointer_size = 8;
+  r.payload = payload;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("typed handlers, the catch-all and malformed payloads") {
+  rt::payload::GCStart_V2 gc;
+  gc.Count = 42;
+  gc.Reason = rt::GCReasonMap::Induced;
+  gc.ClrInstanceID = 3;
+  const std::vector<std::uint8_t> good = *gc.encode(8);
+  const std::vector<std::uint8_t> bad(good.begin(), good.begin() + 5);
+  const std::vector<std::uint8_t> nothing;
+
+  Dispatcher d({&clretw::catalog()});
+  std::vector<std::uint32_t> counts;
+  std::vector<std::string> others;
+  std::vector<Errc> errors;
+  d.on<rt::GCStart>([&](const rt::GCStartView& v, const EventRecord& r) {
+    CHECK(r.id == 1);
+    counts.push_back(v.Count());
+    CHECK(v.Reason() == rt::GCReasonMap::Induced);
+  });
+  d.on_other([&](const EventRecord& r, EventLookup known) {
+    others.push_back(known ? std::string(known.event->name) : "unknown " + std::to_string(r.id));
+  });
+  d.on_malformed([&](const EventRecord&, const Error& e) { errors.push_back(e.code); });
+
+  CHECK(d.dispatch(record(1, 2, good)) == Dispatcher::Outcome::handled);
+  CHECK(d.dispatch(record(1, 2, bad)) == Dispatcher::Outcome::malformed);
+  CHECK(d.dispatch(record(3, 1, nothing)) == Dispatcher::Outcome::other);      // known, no typed handler
+  CHECK(d.dispatch(record(999, 0, nothing)) == Dispatcher::Outcome::other);    // unknown id
+  CHECK(d.dispatch(record(1, 2, good, Guid{})) == Dispatcher::Outcome::other);  // unknown provider
+
+  CHECK(counts == std::vector<std::uint32_t>{42});
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == Errc::truncated);
+  REQUIRE(others.size() == 3);
+  CHECK(others[0] == "GC/RestartEEStop");
+  CHECK(others[1] == "unknown 999");
+  CHECK(others[2] == "unknown 1");
+  CHECK(d.counts().handled == 1);
+  CHECK(d.counts().malformed == 1);
+  CHECK(d.counts().other == 3);
+}
+
+TEST_CASE("a view refuses a record of another event") {
+  std::vector<std::uint8_t> payload(26, 0);
+  auto wrong = rt::GCStartView::from(record(2, 0, payload));
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().code == Errc::wrong_event);
+  auto right = rt::GCStartView::from(record(1, 2, payload));
+  CHECK(right);
+}

@@ -1,0 +1,106 @@
+// The fix-up overlay.
+#include <doctest/doctest.h>
+
+#include "clretw/gen/fixups.h"
+#include "clretw/gen/loader.h"
+#include "clretw/gen/schema_builder.h"
+#include "reference.h"
+
+using namespace clretw::gen;
+
+TEST_CASE("glob patterns") {
+  CHECK(glob_match("Microsoft-Windows-DotNETRuntime*", "Microsoft-Windows-DotNETRuntimeRundown"));
+  CHECK(glob_match("Microsoft-Windows-DotNETRuntime*", "Microsoft-Windows-DotNETRuntime"));
+  CHECK_FALSE(glob_match("Microsoft-Windows-DotNETRuntime*", "Microsoft-DotNETRuntimeMonoProfiler"));
+  CHECK(glob_match("*Rundown", "Microsoft-Windows-DotNETRuntimeRundown"));
+  CHECK(glob_match("a*b*c", "aXXbYYc"));
+  CHECK_FALSE(glob_match("a*b*c", "aXXbYY"));
+}
+
+TEST_CASE("the built-in CLR overlay parses and fixes StackWalk") {
+  const FixupSet& set = clr_fixups();
+  REQUIRE(set.fixups.size() >= 1);
+  CHECK(set.fixups[0].tid == "ClrStackWalk");
+  CHECK(!set.fixups[0].reason.empty());
+
+  Diagnostics d;
+  auto m = load_manifest(std::string(CLRETW_SOURCE_DIR) + "/manifest/ClrEtwBuiltin.man", d);
+  REQUIRE(m);
+  REQUIRE(is_clr_manifest(*m));
+  apply_fixups(*m, set, d);
+  CHECK(d.error_count() == 0);
+  std::size_t applied = 0;
+  for (const Diagnostic& x : d.items()) {
+    if (x.code != "M706") continue;
+    ++applied;
+    CHECK(x.message.find("count '2' -> 'FrameCount'") != std::string::npos);
+    REQUIRE(x.related.size() == 1);
+    CHECK(x.related[0].message == set.fixups[0].reason);
+  }
+  CHECK(applied == 2);  // runtime and rundown providers
+  resolve(*m);
+  for (const Provider& p : m->providers) {
+    const Template* t = p.find_template("ClrStackWalk");
+    REQUIRE(t);
+    CHECK(t->fields[4].count_field == 3);
+  }
+}
+
+TEST_CASE("StackWalk is fixed in every provider of the real manifests") {
+  const std::string shared = clretw::test::shared_dir();
+  if (shared.empty()) {
+    MESSAGE("SKIPPED: ../shared/manifests is absent");
+    return;
+  }
+  Diagnostics d;
+  auto m = load_manifest(shared + "/manifests/ClrEtwAll.runtime-main.man", d);
+  REQUIRE(m);
+  apply_fixups(*m, clr_fixups(), d);
+  CHECK(d.error_count() == 0);
+  CHECK(d.items().size() == 4);  // Runtime, Rundown, Stress, Private
+}
+
+TEST_CASE("a fix-up that matches nothing is an error") {
+  Diagnostics d;
+  auto set = load_fixups_text(
+      "<fixups>\n  <fixup provider=\"X*\" template=\"Gone\" field=\"F\" count=\"N\" reason=\"r\"/>\n</fixups>", "f.xml", d);
+  REQUIRE(set);
+  CHECK(d.items().empty());
+  auto m = load_manifest(std::string(CLRETW_TESTS_DIR) + "/manifests/features.man", d);
+  REQUIRE(m);
+  apply_fixups(*m, *set, d);
+  REQUIRE(d.error_count() == 1);
+  CHECK(d.items()[0].code == "M705");
+  CHECK(d.items()[0].file == "f.xml");
+  CHECK(d.items()[0].loc.line == 2);
+  CHECK(!d.items()[0].hint.empty());
+}
+
+TEST_CASE("fix-ups can set types and reach struct members") {
+  Diagnostics d;
+  auto set = load_fixups_text(
+      "<fixups><fixup provider=\"Contoso-*\" template=\"Nested\" field=\"Items.Key\" inType=\"win:UInt32\" "
+      "outType=\"win:HexInt32\" reason=\"test\"/></fixups>",
+      "f.xml", d);
+  REQUIRE(set);
+  auto m = load_manifest(std::string(CLRETW_TESTS_DIR) + "/manifests/features.man", d);
+  REQUIRE(m);
+  apply_fixups(*m, *set, d);
+  CHECK(d.error_count() == 0);
+  const Field& key = m->providers[0].templates[3].fields[2].members[0];
+  CHECK(key.in_type == clretw::InType::UInt32);
+  CHECK(key.out_type == clretw::OutType::HexInt32);
+}
+
+TEST_CASE("malformed fix-up files are located") {
+  Diagnostics d;
+  CHECK_FALSE(load_fixups_text("<fixups>\n<fixup", "f.xml", d));
+  REQUIRE(d.items().size() == 1);
+  CHECK(d.items()[0].code == "M001");
+  Diagnostics d2;
+  auto s = load_fixups_text("<fixups><fixup provider=\"a\" template=\"b\" field=\"c\" reason=\"r\" colour=\"x\"/></fixups>",
+                            "g.xml", d2);
+  REQUIRE(s);
+  CHECK(d2.warning_count() == 1);  // unknown attribute
+  CHECK(d2.error_count() == 1);    // sets nothing
+}

@@ -1,0 +1,94 @@
+// Text and JSON formatting through the descriptor tables.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "clretw/format.h"
+#include "clretw/layout.h"
+
+using namespace clretw;
+
+namespace {
+
+constexpr MapEntry kReasons[] = {{0, "AllocSmall"}, {1, "Induced"}};
+constexpr MapDesc kReasonMap{"GCReasonMap", false, kReasons};
+constexpr MapEntry kFlags[] = {{0x1, "Default"}, {0x2, "Executable"}, {0x4, "Shared"}};
+constexpr MapDesc kFlagMap{"AppDomainFlagsMap", true, kFlags};
+
+struct Rec {
+  std::vector<FieldDesc> fields;
+  LayoutData l4, l8;
+  RecordDesc r;
+  explicit Rec(std::vector<FieldDesc> f) : fields(std::move(f)) {
+    l4 = compute_layout(fields, 4);
+    l8 = compute_layout(fields, 8);
+    r.fields = fields;
+    r.layout[0] = {l4.places, l4.segments, l4.min_size};
+    r.layout[1] = {l8.places, l8.segments, l8.min_size};
+  }
+};
+
+FieldDesc field(std::string_view name, InType t) {
+  FieldDesc f;
+  f.name = name;
+  f.type = t;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("value maps print by name, unknown values as numbers") {
+  std::string s;
+  kReasonMap.format(1, s);
+  CHECK(s == "Induced");
+  s.clear();
+  kReasonMap.format(9, s);
+  CHECK(s == "9");
+}
+
+TEST_CASE("bitmaps join set flags with \", \" and show unknown bits in hex") {
+  std::string s;
+  kFlagMap.format(0x3, s);
+  CHECK(s == "Default, Executable");
+  s.clear();
+  kFlagMap.format(0x41, s);
+  CHECK(s == "Default, 0x40");
+  s.clear();
+  kFlagMap.format(0, s);
+  CHECK(s == "0");
+}
+
+TEST_CASE("a payload as text and as JSON") {
+  FieldDesc reason = field("Reason", InType::UInt32);
+  reason.map = &kReasonMap;
+  FieldDesc flags = field("Flags", InType::UInt32);
+  flags.map = &kFlagMap;
+  FieldDesc hex = field("Address", InType::UInt64);
+  hex.out = OutType::HexInt64;
+  Rec rec({reason, flags, hex, field("Name", InType::UnicodeString), field("Ratio", InType::Double),
+           field("Ok", InType::Boolean), field("P", InType::Pointer), field("Delta", InType::Int32)});
+  std::vector<std::uint8_t> b;
+  Writer w(b);
+  w.put<std::uint32_t>(0);
+  w.put<std::uint32_t>(0x5);
+  w.put<std::uint64_t>(0x19A00017FE8);
+  for (char16_t c : u"a\"b") w.put<std::uint16_t>(c);
+  w.put<double>(0.5);
+  w.put<std::uint32_t>(1);
+  w.put<std::uint32_t>(0xdeadbeef);
+  w.put<std::int32_t>(-3);
+
+  std::string text;
+  REQUIRE(format_fields(rec.r, b, 4, text, Format::text));
+  CHECK(text == "Reason=AllocSmall Flags=\"Default, Shared\" Address=0x19a00017fe8 Name=\"a\\\"b\" Ratio=0.5 Ok=true "
+                "P=0xdeadbeef Delta=-3");
+  std::string json;
+  REQUIRE(format_fields(rec.r, b, 4, json, Format::json));
+  CHECK(json == "{\"Reason\":\"AllocSmall\",\"Flags\":\"Default, Shared\",\"Address\":1760936689640,\"Name\":\"a\\\"b\","
+                "\"Ratio\":0.5,\"Ok\":true,\"P\":3735928559,\"Delta\":-3}");
+
+  std::string untouched = "x";
+  b.resize(10);
+  CHECK_FALSE(format_fields(rec.r, b, 4, untouched, Format::json));
+  CHECK(untouched == "x");
+}

@@ -1,0 +1,195 @@
+// The layout engine on hand-built records: offsets per pointer size, segment
+// starts found by walk(), and located errors for every kind of bad payload.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <vector>
+
+#include "clretw/layout.h"
+
+using namespace clretw;
+
+namespace {
+
+// A record built at run time, with its layouts.
+struct Rec {
+  std::vector<FieldDesc> fields;
+  LayoutData l4, l8;
+  RecordDesc r;
+  explicit Rec(std::vector<FieldDesc> f, std::string_view name = "T") : fields(std::move(f)) {
+    l4 = compute_layout(fields, 4);
+    l8 = compute_layout(fields, 8);
+    r.name = name;
+    r.fields = fields;
+    r.layout[0] = {l4.places, l4.segments, l4.min_size};
+    r.layout[1] = {l8.places, l8.segments, l8.min_size};
+  }
+};
+
+FieldDesc field(std::string_view name, InType t, Extent count = {}, Extent length = {}) {
+  FieldDesc f;
+  f.name = name;
+  f.type = t;
+  f.count = count;
+  f.length = length;
+  return f;
+}
+Extent ref(std::uint32_t i) { return {Extent::Kind::field, i}; }
+Extent constant(std::uint32_t n) { return {Extent::Kind::constant, n}; }
+
+struct Payload {
+  std::vector<std::uint8_t> b;
+  Writer w{b};
+};
+
+}  // namespace
+
+TEST_CASE("fixed fields: offsets, and a pointer shifts what follows at pointer size 4") {
+  Rec rec({field("A", InType::UInt16), field("P", InType::Pointer), field("B", InType::UInt32),
+           field("Flag", InType::Boolean), field("G", InType::Guid)});
+  CHECK(rec.l8.segments.size() == 1);
+  CHECK(rec.l8.places[2].off == 10);
+  CHECK(rec.l4.places[2].off == 6);
+  CHECK(rec.l4.places[3].size == 4);  // win:Boolean is a 32-bit BOOL
+  CHECK(rec.l8.min_size == 2 + 8 + 4 + 4 + 16);
+  CHECK(rec.l4.min_size == 2 + 4 + 4 + 4 + 16);
+
+  std::vector<std::uint8_t> p(rec.l4.min_size, 0);
+  std::uint32_t seg[1];
+  auto end = walk(rec.r, 4, p, 0, seg);
+  REQUIRE(end);
+  CHECK(*end == 30);
+  p.pop_back();
+  auto bad = walk(rec.r, 4, p, 0, seg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == Errc::truncated);
+  CHECK(bad.error().field == "G");
+  CHECK(bad.error().offset == 14);
+  CHECK_FALSE(walk(rec.r, 5, p, 0, seg));  // pointer size must be 4 or 8
+}
+
+TEST_CASE("strings end segments; walk finds where each segment starts") {
+  Rec rec({field("Count", InType::UInt32), field("Name", InType::UnicodeString), field("P", InType::Pointer),
+           field("Ansi", InType::AnsiString), field("Tail", InType::UInt16)});
+  REQUIRE(rec.l8.segments.size() == 3);
+  CHECK(rec.l8.places[2].seg == 1);
+  CHECK(rec.l8.places[2].off == 0);
+  CHECK(rec.l8.places[4].seg == 2);
+  Payload p;
+  p.w.put<std::uint32_t>(7);
+  for (char16_t c : u"hey") p.w.put<std::uint16_t>(c);  // includes the terminator
+  p.w.put<std::uint64_t>(0x1122334455667788);
+  p.w.bytes("ab", 3);
+  p.w.put<std::uint16_t>(9);
+  std::uint32_t seg[3];
+  auto end = walk(rec.r, 8, p.b, 0, seg);
+  REQUIRE(end);
+  CHECK(*end == p.b.size());
+  CHECK(seg[0] == 0);
+  CHECK(seg[1] == 4 + 8);
+  CHECK(seg[2] == 4 + 8 + 8 + 3);
+
+  // Cut inside the UTF-16 string: unterminated, located at the string's start.
+  std::vector<std::uint8_t> cut(p.b.begin(), p.b.begin() + 9);
+  auto bad = walk(rec.r, 8, cut, 0, seg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == Errc::unterminated_string);
+  CHECK(bad.error().field == "Name");
+  CHECK(bad.error().offset == 4);
+}
+
+TEST_CASE("counts and lengths from earlier fields are bounds-checked") {
+  Rec rec({field("Count", InType::UInt32), field("Values", InType::UInt64, ref(0)), field("Size", InType::UInt16),
+           field("Blob", InType::Binary, {}, ref(2)), field("NameLength", InType::UInt8),
+           field("Name", InType::UnicodeString, {}, ref(4))});
+  Payload p;
+  p.w.put<std::uint32_t>(2);
+  p.w.put<std::uint64_t>(1);
+  p.w.put<std::uint64_t>(2);
+  p.w.put<std::uint16_t>(3);
+  p.w.bytes("xyz", 3);
+  p.w.put<std::uint8_t>(2);
+  p.w.put<std::uint16_t>('o');
+  p.w.put<std::uint16_t>('k');
+  std::uint32_t seg[4];
+  auto end = walk(rec.r, 8, p.b, 0, seg);
+  REQUIRE(end);
+  CHECK(*end == p.b.size());
+  CHECK(element_count(rec.r, 8, p.b, seg, 1) == 2);
+
+  auto huge = p.b;
+  huge[0] = 0xFF, huge[1] = 0xFF, huge[2] = 0xFF, huge[3] = 0xFF;
+  auto bad = walk(rec.r, 8, huge, 0, seg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == Errc::count_too_large);
+  CHECK(bad.error().field == "Values");
+
+  auto long_name = p.b;
+  long_name[4 + 16 + 2 + 3] = 200;  // NameLength far beyond the payload
+  bad = walk(rec.r, 8, long_name, 0, seg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().field == "Name");
+  CHECK(bad.error().code == Errc::count_too_large);
+}
+
+TEST_CASE("struct arrays with variable-size elements (BulkType shape)") {
+  auto elem = std::make_unique<Rec>(std::vector<FieldDesc>{field("TypeID", InType::UInt64), field("Name", InType::UnicodeString),
+                                                           field("TypeParameterCount", InType::UInt32),
+                                                           field("TypeParameters", InType::UInt64, ref(2))},
+                                    "Values");
+  FieldDesc values = field("Values", InType::Struct, ref(0));
+  values.members = &elem->r;
+  Rec rec({field("Count", InType::UInt32), field("ClrInstanceID", InType::UInt16), values});
+  CHECK(element_size(values, 8) == kVariable);
+
+  Payload p;
+  p.w.put<std::uint32_t>(2);
+  p.w.put<std::uint16_t>(3);
+  for (int e = 0; e < 2; ++e) {
+    p.w.put<std::uint64_t>(0x1000 + e);
+    p.w.put<std::uint16_t>('T');
+    p.w.put<std::uint16_t>(0);
+    p.w.put<std::uint32_t>(e);  // element 0 has no type parameters, element 1 has one
+    for (int k = 0; k < e; ++k) p.w.put<std::uint64_t>(0x2000 + k);
+  }
+  std::uint32_t seg[2];
+  auto end = walk(rec.r, 8, p.b, 0, seg);
+  REQUIRE(end);
+  CHECK(*end == p.b.size());
+
+  // Claiming a third element makes the payload truncated inside it.
+  auto more = p.b;
+  more[0] = 3;
+  auto bad = walk(rec.r, 8, more, 0, seg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == Errc::truncated);
+  CHECK(bad.error().field == "TypeID");
+  CHECK(bad.error().offset == p.b.size());
+
+  // A count of 4 billion elements is rejected at once, not looped over.
+  auto absurd = p.b;
+  absurd[0] = absurd[1] = absurd[2] = absurd[3] = 0xFF;
+  bad = walk(rec.r, 8, absurd, 0, seg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == Errc::count_too_large);
+}
+
+TEST_CASE("fixed-count arrays and counted strings are fixed-size items") {
+  Rec rec({field("Stack", InType::Pointer, constant(2)), field("Fixed", InType::UnicodeString, {}, constant(4)),
+           field("Tail", InType::UInt8)});
+  CHECK(rec.l4.segments.size() == 1);
+  CHECK(rec.l4.places[1].off == 8);
+  CHECK(rec.l8.places[1].off == 16);
+  CHECK(rec.l8.places[2].off == 24);
+}
+
+TEST_CASE("SID: eight bytes, then four per sub-authority") {
+  Rec rec({field("Owner", InType::Sid), field("Tail", InType::UInt8)});
+  std::vector<std::uint8_t> sid = {1, 2, 0, 0, 0, 0, 0, 5, 1, 0, 0, 0, 2, 0, 0, 0, 0xEE};
+  std::uint32_t seg[2];
+  auto end = walk(rec.r, 8, sid, 0, seg);
+  REQUIRE(end);
+  CHECK(seg[1] == 16);
+  sid.resize(12);
+  CHECK(walk(rec.r, 8, sid, 0, seg).error().code == Errc::truncated);
+}

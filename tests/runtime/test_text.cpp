@@ -1,0 +1,67 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "clretw/text.h"
+
+using clretw::Utf16View;
+
+namespace {
+// UTF-16LE bytes of the given code units.
+std::vector<std::uint8_t> le(std::initializer_list<char16_t> units) {
+  std::vector<std::uint8_t> b;
+  for (char16_t u : units) {
+    b.push_back(static_cast<std::uint8_t>(u & 0xFF));
+    b.push_back(static_cast<std::uint8_t>(u >> 8));
+  }
+  return b;
+}
+}  // namespace
+
+TEST_CASE("UTF-16 to UTF-8: ASCII, BMP and surrogate pairs") {
+  auto b = le({u'a', 0x00E9, 0x4E2D, 0xD83D, 0xDE00, u'z'});
+  Utf16View v(b.data(), 6);
+  CHECK(v.to_utf8() == "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80z");
+  CHECK(v.equals("a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80z"));
+  CHECK_FALSE(v.equals("a"));
+  CHECK(v.size() == 6);
+}
+
+TEST_CASE("unpaired surrogates become U+FFFD") {
+  auto lone_high = le({u'x', 0xD800, u'y'});
+  CHECK(Utf16View(lone_high.data(), 3).to_utf8() == "x\xEF\xBF\xBDy");
+  auto lone_low = le({0xDC00});
+  CHECK(Utf16View(lone_low.data(), 1).to_utf8() == "\xEF\xBF\xBD");
+  auto high_at_end = le({u'a', 0xDBFF});
+  CHECK(Utf16View(high_at_end.data(), 2).to_utf8() == "a\xEF\xBF\xBD");
+  auto reversed = le({0xDE00, 0xD83D});
+  CHECK(Utf16View(reversed.data(), 2).to_utf8() == "\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST_CASE("UTF-8 to UTF-16 and back; invalid UTF-8 becomes U+FFFD") {
+  const std::string s = "G\xC3\xBCnter \xF0\x9D\x84\x9E!";
+  std::u16string u = clretw::utf8_to_utf16(s);
+  CHECK(u.size() == 10);
+  CHECK(clretw::utf16_length(s) == 10);
+  std::vector<std::uint8_t> bytes;
+  clretw::Writer w(bytes);
+  clretw::put_utf16(w, s);
+  CHECK(Utf16View(bytes.data(), bytes.size() / 2).to_utf8() == s);
+  CHECK(clretw::utf8_to_utf16("\xFF") == std::u16string(1, u'\xFFFD'));
+  CHECK(clretw::utf8_to_utf16("\xC0\xAF") == std::u16string(2, u'\xFFFD'));  // overlong
+  CHECK(clretw::utf8_to_utf16("\xED\xA0\x80").size() == 3);                 // encoded surrogate: invalid
+}
+
+TEST_CASE("ANSI strings: valid UTF-8 passes, other bytes are Latin-1") {
+  CHECK(clretw::ansi_to_utf8("plain") == "plain");
+  CHECK(clretw::ansi_to_utf8("caf\xC3\xA9") == "caf\xC3\xA9");
+  CHECK(clretw::ansi_to_utf8("caf\xE9") == "caf\xC3\xA9");
+  CHECK(clretw::is_valid_utf8("\xEF\xBF\xBD"));
+  CHECK_FALSE(clretw::is_valid_utf8("\x80"));
+}
+
+TEST_CASE("JSON escaping") {
+  std::string out;
+  clretw::append_json_escaped(out, "a\"b\\c\n\x01");
+  CHECK(out == "a\\\"b\\\\c\\n\\u0001");
+}

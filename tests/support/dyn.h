@@ -1,0 +1,183 @@
+// Converts generated payload structs and views into clretw::DynRecord, the
+// dynamic decoder's output, so all three decodings of a payload can be
+// compared by one (non-template) function.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clretw/decode.h"
+#include "clretw/payload.h"
+#include "clretw/view.h"
+
+namespace clretw::test {
+
+// A field value, or "absent" (an optional field the view's version lacks).
+struct Got {
+  bool present = true;
+  DynValue value;
+};
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_array_view : std::false_type {};
+template <class T>
+struct is_array_view<ArrayView<T>> : std::true_type {};
+template <class T>
+struct is_string_array : std::false_type {};
+template <class C>
+struct is_string_array<StringArray<C>> : std::true_type {};
+template <class T>
+struct is_record_range : std::false_type {};
+template <class E>
+struct is_record_range<RecordRange<E>> : std::true_type {};
+template <class T>
+struct is_std_vector : std::false_type {};
+template <class T, class A>
+struct is_std_vector<std::vector<T, A>> : std::true_type {};
+
+template <class V>
+DynRecord view_record(const V& v);
+template <class P>
+DynRecord struct_record(const P& p);
+
+// A scalar value (integer, enum, float, bool, GUID, SYSTEMTIME) as DynValue.
+template <class T>
+DynValue scalar(const T& t) {
+  DynValue d;
+  if constexpr (std::is_same_v<T, bool>) {
+    d.kind = DynValue::Kind::boolean;
+    d.u = t ? 1 : 0;
+  } else if constexpr (std::is_same_v<T, Guid>) {
+    d.kind = DynValue::Kind::guid;
+    d.g = t;
+  } else if constexpr (std::is_same_v<T, SystemTime>) {
+    d.kind = DynValue::Kind::systemtime;
+    d.st = t;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    d.kind = DynValue::Kind::real;
+    d.d = static_cast<double>(t);
+  } else if constexpr (std::is_enum_v<T>) {
+    d.kind = DynValue::Kind::uint;
+    d.u = static_cast<std::uint64_t>(t);
+  } else if constexpr (std::is_signed_v<T>) {
+    d.kind = DynValue::Kind::sint;
+    d.i = static_cast<std::int64_t>(t);
+  } else {
+    d.kind = DynValue::Kind::uint;
+    d.u = static_cast<std::uint64_t>(t);
+  }
+  return d;
+}
+
+inline DynValue text(std::string s) {
+  DynValue d;
+  d.kind = DynValue::Kind::text;
+  d.text = std::move(s);
+  return d;
+}
+
+inline DynValue bytes(Bytes b) {
+  DynValue d;
+  d.kind = DynValue::Kind::bytes;
+  d.bytes.assign(b.begin(), b.end());
+  return d;
+}
+
+// A view accessor's result.
+template <class T>
+Got from_view(const T& t) {
+  if constexpr (is_optional<T>::value) {
+    if (!t) return Got{false, {}};
+    return from_view(*t);
+  } else if constexpr (std::is_same_v<T, Utf16View>) {
+    return {true, text(t.to_utf8())};
+  } else if constexpr (std::is_same_v<T, std::string_view>) {
+    return {true, text(std::string(t))};
+  } else if constexpr (std::is_same_v<T, Bytes>) {
+    return {true, bytes(t)};
+  } else if constexpr (is_array_view<T>::value || is_string_array<T>::value) {
+    DynValue d;
+    d.kind = DynValue::Kind::array;
+    for (auto e : t) d.items.push_back(from_view(e).value);
+    return {true, d};
+  } else if constexpr (is_record_range<T>::value) {
+    DynValue d;
+    d.kind = DynValue::Kind::records;
+    for (auto e : t) d.records.push_back(view_record(e));
+    return {true, d};
+  } else {
+    return {true, scalar(t)};
+  }
+}
+
+template <class V>
+DynRecord view_record(const V& v) {
+  DynRecord r;
+  v.for_each_field([&](std::string_view name, const auto& value) {
+    Got g = from_view(value);
+    if (g.present) r.push_back({name, std::move(g.value)});
+  });
+  return r;
+}
+
+// Names of the view's fields that are absent (std::nullopt) in this version.
+template <class V>
+std::vector<std::string> absent_fields(const V& v) {
+  std::vector<std::string> out;
+  v.for_each_field([&](std::string_view name, const auto& value) {
+    if (!from_view(value).present) out.emplace_back(name);
+  });
+  return out;
+}
+
+// An owning struct member.
+template <class M>
+DynValue from_member(const M& m, const FieldDesc& f) {
+  if constexpr (std::is_same_v<M, std::string>) {
+    return text(m);
+  } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
+    if (f.count.kind == Extent::Kind::none) return bytes(m);
+    DynValue d;
+    d.kind = DynValue::Kind::array;
+    for (auto e : m) d.items.push_back(scalar(e));
+    return d;
+  } else if constexpr (is_std_vector<M>::value) {
+    using E = typename M::value_type;
+    DynValue d;
+    if constexpr (detail::PayloadRecord<E>) {
+      d.kind = DynValue::Kind::records;
+      for (const auto& e : m) d.records.push_back(struct_record(e));
+    } else {
+      d.kind = DynValue::Kind::array;
+      for (const auto& e : m) {
+        if constexpr (std::is_same_v<E, std::string>) d.items.push_back(text(e));
+        else d.items.push_back(scalar(static_cast<E>(e)));
+      }
+    }
+    return d;
+  } else {
+    return scalar(m);
+  }
+}
+
+template <class P>
+DynRecord struct_record(const P& p) {
+  DynRecord r;
+  p.for_each_field([&](const FieldDesc& f, const auto& m) { r.push_back({f.name, from_member(m, f)}); });
+  return r;
+}
+
+// Compares two records field by field (by name, in order of `expected`);
+// integers compare by value whatever their width. Returns "" when equal,
+// else a description of the first difference.
+std::string compare(const DynRecord& expected, const DynRecord& actual, const std::string& path = {});
+
+std::string describe(const DynValue& v);
+
+}  // namespace clretw::test

@@ -1,0 +1,28 @@
+// Descriptor tables built from a manifest at run time, as the reference the
+// generated tables are compared with.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "clretw/gen/model.h"
+#include "clretw/gen/schema_builder.h"
+
+namespace clretw::test {
+
+struct Reference {
+  gen::Manifest manifest;
+  std::unique_ptr<gen::BuiltSchema> schema;
+  std::string diagnostics;  // anything the loader or builder reported (errors and warnings)
+
+  // The record of (provider, id, version) exactly; nullptr if absent or without payload.
+  const RecordDesc* record(const Guid& provider, std::uint16_t id, unsigned version) const;
+};
+
+// Loads, fixes up (CLR manifests), resolves and builds, as clretw-gen generate does.
+std::unique_ptr<Reference> load_reference(const std::string& path);
+
+// The ../shared directory configured at build time, or "" when absent.
+std::string shared_dir();
+
+}  // namespace clretw::test

@@ -1,0 +1,72 @@
+#include "roundtrip.h"
+
+#include <functional>
+
+namespace clretw::test {
+
+void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& st) {
+  ++st.event_versions;
+  if (reference) ++st.with_reference;
+  auto fail = [&](const std::string& what) {
+    if (st.failures.size() < 50) st.failures.push_back(c.label + ": " + what);
+  };
+  for (unsigned ps : {4u, 8u}) {
+    for (Profile profile : {Profile::empty, Profile::small, Profile::large}) {
+      const std::string how =
+          " (pointer size " + std::to_string(ps) + ", profile " + std::to_string(static_cast<int>(profile)) + ")";
+      DynRecord expected;
+      const std::uint64_t seed = std::hash<std::string>{}(c.label) + ps * 7 + static_cast<unsigned>(profile);
+      auto encoded = c.make(seed, profile, ps, expected);
+      if (!encoded) {
+        fail("encode failed" + how + ": " + encoded.error().message());
+        continue;
+      }
+      const std::vector<std::uint8_t>& bytes = *encoded;
+      ++st.payloads;
+      st.bytes += bytes.size();
+
+      if (auto d = c.decode(bytes, ps, expected); !d.empty()) fail(d + how);
+
+      auto view = c.view(bytes, version, ps, true);
+      if (!view) {
+        fail("view rejected a valid payload" + how + ": " + view.error().message());
+      } else {
+        if (view->consumed != bytes.size() || view->trailing != 0)
+          fail("view consumed " + std::to_string(view->consumed) + " of " + std::to_string(bytes.size()) + " bytes" + how);
+        if (view->version != version || view->layout_version != version) fail("view version mismatch" + how);
+        if (auto d = compare(expected, view->fields); !d.empty()) fail("view: " + d + how);
+      }
+
+      auto dyn = decode_dynamic(*c.record, bytes, ps);
+      if (!dyn) fail("dynamic decoder rejected the payload" + how + ": " + dyn.error().message());
+      else if (auto d = compare(expected, *dyn); !d.empty()) fail("dynamic decoder: " + d + how);
+      if (reference) {
+        auto ref = decode_dynamic(*reference, bytes, ps);
+        if (!ref) fail("dynamic decoder (run-time tables) rejected the payload" + how + ": " + ref.error().message());
+        else if (auto d = compare(expected, *ref); !d.empty()) fail("dynamic decoder (run-time tables): " + d + how);
+      }
+
+      // Every proper prefix is malformed, for the view, decode() and the dynamic decoder.
+      for (std::size_t n = 0; n < bytes.size(); ++n) {
+        const Bytes cut(bytes.data(), n);
+        ++st.truncations;
+        if (c.view(cut, version, ps, false)) fail("view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
+        if (c.decodes(cut, ps)) fail("decode accepted the payload cut to " + std::to_string(n) + " bytes" + how);
+        if (decode_dynamic(*c.record, cut, ps)) fail("dynamic decoder accepted the payload cut to " + std::to_string(n) + how);
+      }
+
+      // A newer runtime: unknown version 255 with appended fields decodes with the newest layout.
+      if (c.newest) {
+        std::vector<std::uint8_t> longer = bytes;
+        longer.insert(longer.end(), {0xAB, 0xCD, 0xEF, 0x01, 0x23});
+        auto newer = c.view(longer, 255, ps, true);
+        if (!newer) fail("view rejected a newer version with appended bytes" + how);
+        else if (newer->trailing != 5 || !newer->newer || newer->layout_version != version)
+          fail("newer version: trailing bytes or layout version wrong" + how);
+        else if (auto d = compare(expected, newer->fields); !d.empty()) fail("newer version: " + d + how);
+      }
+    }
+  }
+}
+
+}  // namespace clretw::test
