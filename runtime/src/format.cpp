@@ -78,63 +78,6 @@ std::string systemtime_text(const SystemTime& t) {
   return s;
 }
 
-class Formatter final : public FieldVisitor {
- public:
-  Formatter(std::string& out, Format fmt) : out_(out), fmt_(fmt) { open('{'); }
-  void finish() { close('}'); }
-
-  void scalar(const Scalar& s) override {
-    if (!in_array()) name(*s.field);
-    else separator();
-    format_value(s, out_, fmt_);
-  }
-  void begin_array(const FieldDesc& f, std::uint64_t) override {
-    name(f);
-    open('[');
-    kinds_.back() = '[';
-  }
-  void end_array(const FieldDesc&) override { close(']'); }
-  void begin_element(std::uint64_t) override {
-    separator();
-    open('{');
-  }
-  void end_element() override { close('}'); }
-
- private:
-  bool in_array() const { return kinds_.back() == '['; }
-  void open(char c) {
-    if (c == '{' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('{');
-    if (c == '[') out_.push_back('[');
-    kinds_.push_back(c);
-    first_.push_back(true);
-  }
-  void close(char c) {
-    kinds_.pop_back();
-    first_.pop_back();
-    if (c == '}' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('}');
-    if (c == ']') out_.push_back(']');
-  }
-  void separator() {
-    if (!first_.back()) out_ += fmt_ == Format::json ? "," : (in_array() ? ", " : " ");
-    first_.back() = false;
-  }
-  void name(const FieldDesc& f) {
-    separator();
-    if (fmt_ == Format::json) {
-      append_quoted(out_, f.name);
-      out_.push_back(':');
-    } else {
-      out_ += f.name;
-      out_.push_back('=');
-    }
-  }
-
-  std::string& out_;
-  Format fmt_;
-  std::vector<char> kinds_;
-  std::vector<bool> first_;
-};
-
 }  // namespace
 
 void format_value(const Scalar& s, std::string& out, Format fmt) {
@@ -199,9 +142,56 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
   }
 }
 
+FieldFormatter::FieldFormatter(std::string& out, Format fmt) : out_(out), fmt_(fmt) { open('{'); }
+void FieldFormatter::finish() { close('}'); }
+
+void FieldFormatter::scalar(const Scalar& s) {
+  if (!in_array()) name(*s.field);
+  else separator();
+  format_value(s, out_, fmt_);
+}
+void FieldFormatter::begin_array(const FieldDesc& f, std::uint64_t) {
+  name(f);
+  open('[');
+}
+void FieldFormatter::end_array(const FieldDesc&) { close(']'); }
+void FieldFormatter::begin_element(std::uint64_t) {
+  separator();
+  open('{');
+}
+void FieldFormatter::end_element() { close('}'); }
+
+// The top-level braces are printed for JSON only; text is "A=1 B=2".
+void FieldFormatter::open(char c) {
+  if (c == '{' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('{');
+  if (c == '[') out_.push_back('[');
+  kinds_.push_back(c);
+  first_.push_back(true);
+}
+void FieldFormatter::close(char c) {
+  kinds_.pop_back();
+  first_.pop_back();
+  if (c == '}' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('}');
+  if (c == ']') out_.push_back(']');
+}
+void FieldFormatter::separator() {
+  if (!first_.back()) out_ += fmt_ == Format::json ? "," : (in_array() ? ", " : " ");
+  first_.back() = false;
+}
+void FieldFormatter::name(const FieldDesc& f) {
+  separator();
+  if (fmt_ == Format::json) {
+    append_quoted(out_, f.name);
+    out_.push_back(':');
+  } else {
+    out_ += f.name;
+    out_.push_back('=');
+  }
+}
+
 Result<std::uint32_t> format_fields(const RecordDesc& record, Bytes payload, unsigned ps, std::string& out, Format fmt) {
   std::string text;
-  Formatter f(text, fmt);
+  FieldFormatter f(text, fmt);
   auto end = visit_fields(record, payload, ps, f);
   if (!end) return end;
   f.finish();

@@ -129,7 +129,7 @@ std::size_t utf16_length(std::string_view utf8) {
   return n;
 }
 
-void put_utf16(Writer& w, std::string_view utf8) {
+void put_utf16(ByteWriter& w, std::string_view utf8) {
   for_each_utf8(utf8, [&](char32_t cp) {
     if (cp >= 0x10000) {
       w.put(static_cast<std::uint16_t>(0xD800 + ((cp - 0x10000) >> 10)));

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
+#include <vector>
 #include <sstream>
 
 #include "clretw/gen/emit_cpp.h"
@@ -26,23 +28,30 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-EmitResult generate(const std::string& manifest_path, const std::string& ns) {
+EmitResult generate(const std::vector<std::string>& paths, const std::string& ns) {
   Diagnostics d;
-  auto m = load_manifest(manifest_path, d);
-  REQUIRE(m);
-  if (is_clr_manifest(*m)) apply_fixups(*m, clr_fixups(), d);
-  resolve(*m);
-  auto schema = build_schema(*m, d);
+  std::vector<std::unique_ptr<Manifest>> manifests;
+  std::vector<std::unique_ptr<BuiltSchema>> schemas;
+  std::vector<SourceManifest> sources;
+  for (const std::string& path : paths) {
+    auto m = load_manifest(path, d);
+    REQUIRE(m);
+    manifests.push_back(std::make_unique<Manifest>(std::move(*m)));
+    if (is_clr_manifest(*manifests.back())) apply_fixups(*manifests.back(), clr_fixups(), d);
+    resolve(*manifests.back());
+    schemas.push_back(build_schema(*manifests.back(), d));
+    sources.push_back({manifests.back().get(), schemas.back().get(), fs::path(path).filename().string()});
+  }
   EmitOptions options;
   options.root_namespace = ns;
-  auto r = emit_cpp({{&*m, schema.get(), fs::path(manifest_path).filename().string()}}, options, d);
+  auto r = emit_cpp(sources, options, d);
   CHECK(d.error_count() == 0);
   REQUIRE(r);
   return *r;
 }
 
 void check_golden(const std::string& manifest, const std::string& ns, const fs::path& golden_dir) {
-  const EmitResult r = generate(manifest, ns);
+  const EmitResult r = generate({manifest}, ns);
   const bool update = std::getenv("CLRETW_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> expected_files;
   for (const EmittedFile& f : r.files) {
@@ -69,18 +78,20 @@ TEST_CASE("generated code for features.man matches tests/golden/features") {
 }
 
 TEST_CASE("generated/ is what the built-in manifest generates") {
-  const EmitResult r = generate(std::string(CLRETW_SOURCE_DIR) + "/manifest/ClrEtwBuiltin.man", "clretw");
+  const std::string dir = std::string(CLRETW_SOURCE_DIR) + "/manifest/";
+  const EmitResult r = generate({dir + "ClrEtwBuiltin.man", dir + "DotNETCoreEventPipe.man"}, "clretw");
   for (const EmittedFile& f : r.files) {
     CAPTURE(f.path);
     CHECK_MESSAGE(slurp(fs::path(CLRETW_SOURCE_DIR) / "generated" / f.path) == f.text,
-                  "generated/ is stale: run clretw-gen generate manifest/ClrEtwBuiltin.man -o generated");
+                  "generated/ is stale: run clretw-gen generate manifest/ClrEtwBuiltin.man "
+                  "manifest/DotNETCoreEventPipe.man -o generated");
   }
 }
 
 TEST_CASE("generation is deterministic") {
   const std::string m = std::string(CLRETW_TESTS_DIR) + "/manifests/features.man";
-  const EmitResult a = generate(m, "clretw::features");
-  const EmitResult b = generate(m, "clretw::features");
+  const EmitResult a = generate({m}, "clretw::features");
+  const EmitResult b = generate({m}, "clretw::features");
   REQUIRE(a.files.size() == b.files.size());
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     CHECK(a.files[i].path == b.files[i].path);

@@ -68,7 +68,7 @@ TEST_CASE("a payload as text and as JSON") {
   Rec rec({reason, flags, hex, field("Name", InType::UnicodeString), field("Ratio", InType::Double),
            field("Ok", InType::Boolean), field("P", InType::Pointer), field("Delta", InType::Int32)});
   std::vector<std::uint8_t> b;
-  Writer w(b);
+  ByteWriter w(b);
   w.put<std::uint32_t>(0);
   w.put<std::uint32_t>(0x5);
   w.put<std::uint64_t>(0x19A00017FE8);

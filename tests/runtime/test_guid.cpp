@@ -31,7 +31,7 @@ TEST_CASE("GUID wire layout: Data1-3 little-endian, Data4 as bytes") {
   Guid g = Guid::load(wire);
   CHECK(g.to_string() == "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4");
   std::vector<std::uint8_t> out;
-  clretw::Writer w(out);
+  clretw::ByteWriter w(out);
   g.store(w);
   CHECK(std::vector<std::uint8_t>(wire, wire + 16) == out);
 }

@@ -39,7 +39,7 @@ Extent constant(std::uint32_t n) { return {Extent::Kind::constant, n}; }
 
 struct Payload {
   std::vector<std::uint8_t> b;
-  Writer w{b};
+  ByteWriter w{b};
 };
 
 }  // namespace

@@ -44,7 +44,7 @@ TEST_CASE("UTF-8 to UTF-16 and back; invalid UTF-8 becomes U+FFFD") {
   CHECK(u.size() == 10);
   CHECK(clretw::utf16_length(s) == 10);
   std::vector<std::uint8_t> bytes;
-  clretw::Writer w(bytes);
+  clretw::ByteWriter w(bytes);
   clretw::put_utf16(w, s);
   CHECK(Utf16View(bytes.data(), bytes.size() / 2).to_utf8() == s);
   CHECK(clretw::utf8_to_utf16("\xFF") == std::u16string(1, u'\xFFFD'));

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clretw/gen/model.h"
 #include "clretw/gen/schema_builder.h"
@@ -11,16 +12,17 @@
 namespace clretw::test {
 
 struct Reference {
-  gen::Manifest manifest;
-  std::unique_ptr<gen::BuiltSchema> schema;
+  std::vector<std::unique_ptr<gen::Manifest>> manifests;
+  std::vector<std::unique_ptr<gen::BuiltSchema>> schemas;
   std::string diagnostics;  // anything the loader or builder reported (errors and warnings)
 
   // The record of (provider, id, version) exactly; nullptr if absent or without payload.
   const RecordDesc* record(const Guid& provider, std::uint16_t id, unsigned version) const;
 };
 
-// Loads, fixes up (CLR manifests), resolves and builds, as clretw-gen generate does.
-std::unique_ptr<Reference> load_reference(const std::string& path);
+// Loads, fixes up (CLR manifests), resolves and builds each manifest, as
+// clretw-gen generate does. `paths` is separated by ';'.
+std::unique_ptr<Reference> load_reference(const std::string& paths);
 
 // The ../shared directory configured at build time, or "" when absent.
 std::string shared_dir();

@@ -61,9 +61,9 @@ inline std::int64_t load_int(const std::uint8_t* p, unsigned width) noexcept {
 
 // Appends little-endian values to a byte vector; used by generated encode()
 // and by the trace writer.
-class Writer {
+class ByteWriter {
  public:
-  explicit Writer(std::vector<std::uint8_t>& out) : out_(out) {}
+  explicit ByteWriter(std::vector<std::uint8_t>& out) : out_(out) {}
 
   template <class T>
   void put(T v) {

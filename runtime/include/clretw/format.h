@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "clretw/decode.h"
 #include "clretw/result.h"
@@ -24,6 +25,31 @@ Result<std::uint32_t> format_fields(const RecordDesc& record, Bytes payload, uns
 
 // Appends one value (no name).
 void format_value(const Scalar& value, std::string& out, Format format);
+
+// A FieldVisitor that prints fields as text or JSON; call finish() at the end.
+// Any walker (the dynamic decoder, a self-describing trace) can drive it.
+class FieldFormatter final : public FieldVisitor {
+ public:
+  FieldFormatter(std::string& out, Format format);
+  void finish();
+  void scalar(const Scalar& s) override;
+  void begin_array(const FieldDesc& f, std::uint64_t count) override;
+  void end_array(const FieldDesc& f) override;
+  void begin_element(std::uint64_t index) override;
+  void end_element() override;
+
+ private:
+  bool in_array() const { return kinds_.back() == '['; }
+  void open(char c);
+  void close(char c);
+  void separator();
+  void name(const FieldDesc& f);
+
+  std::string& out_;
+  Format fmt_;
+  std::vector<char> kinds_;
+  std::vector<bool> first_;
+};
 
 // Helpers also used by the tools.
 void append_hex(std::string& out, std::uint64_t value);  // 0x1a2b

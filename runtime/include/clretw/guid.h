@@ -32,7 +32,7 @@ struct Guid {
     for (int i = 0; i < 8; ++i) g.data4[i] = p[8 + i];
     return g;
   }
-  void store(Writer& w) const {
+  void store(ByteWriter& w) const {
     w.put(data1);
     w.put(data2);
     w.put(data3);

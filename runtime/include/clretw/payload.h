@@ -134,7 +134,7 @@ class PayloadReader {
 
 class PayloadWriter {
  public:
-  PayloadWriter(Writer& w, unsigned ps) : w_(w), ps_(ps) {}
+  PayloadWriter(ByteWriter& w, unsigned ps) : w_(w), ps_(ps) {}
 
   template <class P>
   bool record(const P& p, const RecordDesc& r, Error& error) {
@@ -232,7 +232,7 @@ class PayloadWriter {
     }
   }
 
-  Writer& w_;
+  ByteWriter& w_;
   unsigned ps_;
 };
 
@@ -265,7 +265,7 @@ template <class P>
 Result<std::vector<std::uint8_t>> encode_payload(const P& p, unsigned pointer_size) {
   if (pointer_size != 4 && pointer_size != 8) return Error{Errc::bad_pointer_size, pointer_size, P::record().name};
   std::vector<std::uint8_t> out;
-  Writer w(out);
+  ByteWriter w(out);
   Error error;
   if (!detail::PayloadWriter(w, pointer_size).record(p, P::record(), error)) return error;
   return out;

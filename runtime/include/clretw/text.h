@@ -52,7 +52,7 @@ std::u16string utf8_to_utf16(std::string_view utf8);
 std::size_t utf16_length(std::string_view utf8);
 
 // Writes UTF-8 text as UTF-16LE code units (no terminator).
-void put_utf16(Writer& w, std::string_view utf8);
+void put_utf16(ByteWriter& w, std::string_view utf8);
 
 // True when s is well-formed UTF-8.
 bool is_valid_utf8(std::string_view s);

@@ -34,7 +34,7 @@ struct SystemTime {
     for (int i = 0; i < 8; ++i) *f[i] = load_le<std::uint16_t>(p + 2 * i);
     return t;
   }
-  void store(Writer& w) const {
+  void store(ByteWriter& w) const {
     for (std::uint16_t v : {year, month, day_of_week, day, hour, minute, second, milliseconds}) w.put(v);
   }
 };

@@ -1,0 +1,59 @@
+// clretw/describe.h - understand any event: through a catalog (generated
+// decoders or a manifest loaded at run time), through the trace's own
+// self-description (EventSource events in nettrace files), or not at all -
+// and print it as text, JSON or CSV.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clretw/decode.h"
+#include "clretw/nettrace.h"
+#include "clretw/record.h"
+#include "clretw/schema.h"
+
+namespace clretw {
+
+struct Described {
+  enum class Kind : std::uint8_t { decoded, unknown, malformed };
+  Kind kind = Kind::unknown;
+  const ProviderDesc* provider = nullptr;  // catalog hit
+  const EventDesc* event = nullptr;
+  const nettrace::Metadata* metadata = nullptr;  // self-described
+  std::string_view provider_name;
+  std::string name;        // display name, e.g. "GC/Start"
+  std::string_view symbol;  // manifest symbol, e.g. "GCStart_V2" (empty when self-described)
+  std::uint32_t consumed = 0;  // payload bytes the layout accounts for
+  std::uint32_t trailing = 0;  // bytes beyond (a newer version's additions)
+  Error error;                 // when malformed
+};
+
+class EventDescriber {
+ public:
+  explicit EventDescriber(std::vector<const Catalog*> catalogs) : catalogs_(std::move(catalogs)) {}
+
+  // Identifies the event and walks its payload, reporting fields to `visitor`
+  // (may be null: then the payload is only checked).
+  Described describe(const EventRecord& record, FieldVisitor* visitor = nullptr) const;
+
+ private:
+  EventLookup lookup(const EventRecord& record) const;
+  std::vector<const Catalog*> catalogs_;
+};
+
+enum class LineFormat : std::uint8_t { text, json, csv };
+
+// One event as a line (no trailing newline):
+//   text  "    5455.9407  Microsoft-Windows-DotNETRuntime/GC/Start (1 v2)  pid=10064 tid=12272 cpu=1  Count=1 ..."
+//   json  {"provider":...,"id":1,"version":2,"name":"GC/Start","symbol":"GCStart_V2","ms":5455.9407,
+//          "timestamp":...,"pid":...,"tid":...,"cpu":...,"fields":{...},"stack":[...]}
+//   csv   ms,provider,id,version,name,pid,tid,cpu,fields
+// `ms` is the time since the trace's sync time. Malformed and unknown events
+// are printed too, with the reason and the payload size.
+void format_event(const EventRecord& record, const EventDescriber& describer, double ms, LineFormat format,
+                  std::string& out, Described* described = nullptr);
+std::string_view csv_header();
+
+}  // namespace clretw

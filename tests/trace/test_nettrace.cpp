@@ -1,0 +1,370 @@
+// The nettrace reader against traces the writer produces: every format
+// version, compressed and uncompressed headers, pointer sizes, negative
+// timestamp deltas, lost events, stacks, activity ids, EventSource events with
+// arrays, unknown providers, sorting, truncation and corruption.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "clretw/describe.h"
+#include "clretw/events.h"
+#include "clretw/format.h"
+#include "clretw/nettrace.h"
+
+using namespace clretw;
+using namespace clretw::nettrace;
+
+namespace {
+
+struct Written {
+  std::string bytes;
+  std::vector<EventSpec> events;                    // in file order
+  std::vector<std::vector<std::uint8_t>> payloads;  // owned payloads of `events`
+  std::vector<std::vector<std::uint64_t>> stacks;   // expected stack per event (empty: none)
+  std::vector<std::uint32_t> metadata_of;           // which definition each event uses (index into `defs`)
+  std::vector<Metadata> defs;
+  std::uint64_t lost = 0;
+};
+
+Metadata clr_gc_start() {
+  Metadata m;
+  m.provider_name = "Microsoft-Windows-DotNETRuntime";
+  m.event_id = 1;
+  m.version = 2;
+  m.level = 4;
+  m.keywords = 1;
+  return m;  // CLR runtime events: no name, no fields
+}
+
+Metadata event_source(unsigned format) {
+  Metadata m;
+  m.provider_name = "Contoso-Demo";
+  m.event_id = 7;
+  m.event_name = "Request";
+  m.level = 4;
+  m.opcode = 1;
+  m.has_opcode = true;
+  m.describes_fields = true;
+  MetaField id{"Id", TypeCode::Int32, {}, {}, 0};
+  MetaField url{"Url", TypeCode::String, {}, {}, 0};
+  MetaField ok{"Ok", TypeCode::Boolean32, {}, {}, 0};
+  m.fields = {id, url, ok};
+  if (format >= 5) {  // arrays need V2Params (V5) or V6 metadata
+    MetaField sizes{"Sizes", TypeCode::Array, {MetaField{"", TypeCode::UInt16, {}, {}, 0}}, {}, 0};
+    m.fields.push_back(sizes);
+  }
+  return m;
+}
+
+Metadata unknown_provider() {
+  Metadata m;
+  m.provider_name = "Some-Unknown-Provider";
+  m.event_id = 3;
+  return m;
+}
+
+std::vector<std::uint8_t> gc_start_payload(std::uint32_t count) {
+  clretw::dotnet_runtime::payload::GCStart_V2 p;
+  p.Count = count;
+  p.Reason = clretw::dotnet_runtime::GCReasonMap::Induced;
+  p.ClrInstanceID = 3;
+  return *p.encode(8);
+}
+
+std::vector<std::uint8_t> request_payload(std::int32_t id, const std::string& url, unsigned format) {
+  std::vector<std::uint8_t> b;
+  ByteWriter w(b);
+  w.put(id);
+  put_utf16(w, url);
+  w.put<std::uint16_t>(0);
+  w.put<std::uint32_t>(1);
+  if (format >= 5) {
+    w.put<std::uint16_t>(3);
+    for (std::uint16_t v : {10, 20, 30}) w.put(v);
+  }
+  return b;
+}
+
+// Writes a trace with three threads, out-of-order timestamps, stacks, lost
+// events, an unknown provider and a sequence point in the middle.
+Written write_trace(unsigned format, bool compressed, unsigned ps, std::uint32_t block_bytes = 512) {
+  Written t;
+  std::ostringstream out;
+  WriterOptions o;
+  o.format = format;
+  o.compressed = compressed;
+  o.pointer_size = ps;
+  o.block_bytes = block_bytes;
+  Writer w(out, o);
+  t.defs = {clr_gc_start(), event_source(format), unknown_provider()};
+  std::vector<std::uint32_t> ids;
+  for (const Metadata& m : t.defs) ids.push_back(w.define(m));
+  std::uint32_t stack = 0;
+  std::vector<std::uint64_t> stack_ips;
+  std::mt19937 rng(format * 10 + compressed + ps);
+  const std::int64_t base = 1'000'000;
+  for (int i = 0; i < 120; ++i) {
+    if (i == 60) {
+      w.sequence_point(base + 80'000);  // after every earlier event, before every later one
+      stack = 0;                          // stack ids end at a sequence point
+    }
+    if (i % 25 == 0) {
+      stack_ips = {0x7FF0'0000'1000ull + static_cast<std::uint64_t>(i), 0x7FF0'0000'2000ull, 0x1234};
+      if (ps == 4)
+        for (auto& ip : stack_ips) ip &= 0xFFFFFFFF;
+      stack = w.stack(stack_ips);
+    }
+    EventSpec e;
+    const std::uint32_t which = i % 7 == 6 ? 2 : (i % 2);
+    e.metadata_id = ids[which];
+    e.thread_id = 100 + static_cast<std::uint64_t>(i % 3);
+    e.capture_thread_id = e.thread_id;
+    e.processor = static_cast<std::uint32_t>(i % 4);
+    // Threads run ahead of each other (each thread's own events stay in order), so
+    // timestamps go backwards between blobs. An event is marked sorted only when no
+    // later event is earlier: those on the thread that runs behind.
+    const int lag = i < 60 ? i % 3 : (i + 1) % 3;
+    e.timestamp = (i < 60 ? base + 1000 * i : base + 80'000 + 1000 * (i - 60)) + 7000 * lag;
+    e.sorted = i % 10 == 9 && lag == 0;
+    e.stack_id = i % 2 ? stack : 0;
+    e.skip_sequence = i == 40 ? 5 : 0;  // five events of this thread were "lost"
+    t.lost += e.skip_sequence;
+    if (i % 5 == 0) {
+      char text[40];
+      std::snprintf(text, sizeof text, "11111111-2222-3333-4444-%012d", i);
+      e.activity_id = *Guid::parse(text);
+    }
+    t.payloads.push_back(which == 0 ? gc_start_payload(static_cast<std::uint32_t>(i))
+                         : which == 1 ? request_payload(i, "/api/" + std::to_string(rng() % 1000) + "/\xC3\xA9", format)
+                                      : std::vector<std::uint8_t>{1, 2, 3});
+    t.stacks.push_back(e.stack_id ? stack_ips : std::vector<std::uint64_t>{});
+    t.metadata_of.push_back(which);
+    t.events.push_back(e);
+    t.events.back().payload = {};
+    e.payload = t.payloads.back();
+    w.event(e);
+  }
+  w.finish();
+  t.bytes = out.str();
+  return t;
+}
+
+Bytes as_bytes(const std::string& s) { return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}; }
+
+std::vector<std::uint64_t> stack_of(const EventRecord& r) {
+  std::vector<std::uint64_t> ips;
+  for (std::size_t i = 0; i < r.stack_depth(); ++i) ips.push_back(r.stack_frame(i));
+  return ips;
+}
+
+}  // namespace
+
+TEST_CASE("written traces read back exactly: V4, V5, V6; compressed or not; pointer size 4 and 8") {
+  for (unsigned format : {4u, 5u, 6u}) {
+    for (bool compressed : {true, false}) {
+      for (unsigned ps : {4u, 8u}) {
+        CAPTURE(format);
+        CAPTURE(compressed);
+        CAPTURE(ps);
+        const Written t = write_trace(format, compressed, ps);
+        auto opened = Reader::open_memory(as_bytes(t.bytes));
+        REQUIRE(opened);
+        Reader& r = **opened;
+        CHECK(r.info().format == format);
+        CHECK(r.info().pointer_size == ps);
+        CHECK(r.info().process_id == 4242);
+        CHECK(r.info().frequency == 10'000'000);
+        std::size_t i = 0;
+        for (;;) {
+          auto next = r.next();
+          REQUIRE(next);
+          if (!*next) break;
+          const EventRecord& e = **next;
+          REQUIRE(i < t.events.size());
+          const EventSpec& x = t.events[i];
+          const Metadata& def = t.defs[t.metadata_of[i]];
+          CHECK(e.provider_name == def.provider_name);
+          CHECK(e.id == def.event_id);
+          CHECK(e.version == def.version);
+          CHECK(e.thread_id == x.thread_id);
+          CHECK(e.capture_thread_id == x.capture_thread_id);
+          CHECK(e.processor == x.processor);
+          CHECK(e.timestamp == x.timestamp);
+          CHECK(e.pointer_size == ps);
+          CHECK(e.activity_id == x.activity_id);
+          CHECK(std::equal(e.payload.begin(), e.payload.end(), t.payloads[i].begin(), t.payloads[i].end()));
+          CHECK(stack_of(e) == t.stacks[i]);
+          if (format >= 5 && def.has_opcode) CHECK(e.opcode == def.opcode);
+          ++i;
+        }
+        CHECK(i == t.events.size());
+        CHECK(r.stats().events == t.events.size());
+        CHECK(r.stats().lost_events == t.lost);
+        CHECK(r.stats().metadata == 3);
+        CHECK(r.stats().sequence_points == 1);
+        CHECK(r.stats().unknown_metadata == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("decoding written events: CLR through the catalog, EventSource from its metadata, unknown providers") {
+  for (unsigned format : {4u, 5u, 6u}) {
+    CAPTURE(format);
+    const Written t = write_trace(format, true, 8);
+    auto r = Reader::open_memory(as_bytes(t.bytes));
+    REQUIRE(r);
+    EventDescriber describer({&clretw::catalog()});
+    std::map<Described::Kind, int> kinds;
+    std::string first_request, first_gc;
+    while (true) {
+      auto next = (*r)->next();
+      REQUIRE(next);
+      if (!*next) break;
+      std::string line;
+      Described d;
+      format_event(**next, describer, 0, LineFormat::json, line, &d);
+      ++kinds[d.kind];
+      if (d.name.rfind("Request", 0) == 0 && first_request.empty()) first_request = line;
+      if (d.metadata && format >= 5) CHECK(d.name == "Request/Start");  // V5+ carries the opcode
+      if (d.name == "GC/Start" && first_gc.empty()) first_gc = line;
+    }
+    CHECK(kinds[Described::Kind::malformed] == 0);
+    CHECK(kinds[Described::Kind::unknown] == 17);  // every 7th event comes from the unknown provider
+    CHECK(kinds[Described::Kind::decoded] == 103);
+    CHECK(first_gc.find("\"fields\":{\"Count\":0,\"Depth\":0,\"Reason\":\"Induced\",\"Type\":\"NonConcurrentGC\"") !=
+          std::string::npos);
+    CHECK(first_request.find("\"Url\":\"/api/") != std::string::npos);
+    CHECK(first_request.find("\"Ok\":true") != std::string::npos);
+    if (format >= 5) CHECK(first_request.find("\"Sizes\":[10,20,30]") != std::string::npos);
+  }
+}
+
+TEST_CASE("sorted delivery: global timestamp order, nothing lost") {
+  for (unsigned format : {5u, 6u}) {
+    const Written t = write_trace(format, true, 8, 256);
+    ReaderOptions ro;
+    ro.sorted = true;
+    auto r = Reader::open_memory(as_bytes(t.bytes), ro);
+    REQUIRE(r);
+    std::vector<std::int64_t> times;
+    std::multiset<std::int64_t> expected;
+    for (const EventSpec& e : t.events) expected.insert(e.timestamp);
+    bool ordered = true;
+    while (true) {
+      auto next = (*r)->next();
+      REQUIRE(next);
+      if (!*next) break;
+      if (!times.empty() && (*next)->timestamp < times.back()) ordered = false;
+      times.push_back((*next)->timestamp);
+    }
+    CHECK(ordered);
+    CHECK(std::multiset<std::int64_t>(times.begin(), times.end()) == expected);
+  }
+}
+
+TEST_CASE("truncation at every byte: every event of a complete block, then a located error") {
+  for (unsigned format : {4u, 6u}) {
+    CAPTURE(format);
+    const Written t = write_trace(format, true, 8);
+    // Where each event's block ends: the reader's position when it delivers the event.
+    std::vector<std::uint64_t> ready_at;
+    {
+      auto r = Reader::open_memory(as_bytes(t.bytes));
+      REQUIRE(r);
+      while (true) {
+        auto next = (*r)->next();
+        REQUIRE(next);
+        if (!*next) break;
+        ready_at.push_back((*r)->position());
+      }
+    }
+    int located = 0;
+    for (std::size_t cut = 0; cut < t.bytes.size(); ++cut) {
+      auto r = Reader::open_memory(as_bytes(t.bytes).first(cut));
+      if (!r) {
+        CHECK(r.error().offset <= cut);
+        continue;
+      }
+      std::size_t n = 0;
+      while (true) {
+        auto next = (*r)->next();
+        if (!next) {
+          CHECK(next.error().offset <= cut);
+          CHECK(!next.error().detail.empty());
+          ++located;
+          break;
+        }
+        REQUIRE(*next != nullptr);  // a cut file never ends cleanly
+        ++n;
+      }
+      const auto complete = static_cast<std::size_t>(std::count_if(ready_at.begin(), ready_at.end(), [&](std::uint64_t p) { return p <= cut; }));
+      CHECK(n >= complete);
+      CHECK(n <= t.events.size());
+    }
+    CHECK(located > 0);
+  }
+}
+
+TEST_CASE("damage names the block and byte offset") {
+  const Written t = write_trace(5, true, 8);
+  std::string cut = t.bytes.substr(0, t.bytes.size() / 2);
+  auto r = Reader::open_memory(as_bytes(cut));
+  REQUIRE(r);
+  std::size_t n = 0;
+  Error e;
+  while (true) {
+    auto next = (*r)->next();
+    if (!next) {
+      e = next.error();
+      break;
+    }
+    REQUIRE(*next);
+    ++n;
+  }
+  CHECK(n > 0);
+  CHECK(e.message().find("Block #") != std::string::npos);
+  CHECK(e.message().find("at byte") != std::string::npos);
+}
+
+TEST_CASE("corrupted bytes never crash the reader or the decoders") {
+  const Written t = write_trace(5, true, 8);
+  std::mt19937 rng(12345);
+  EventDescriber describer({&clretw::catalog()});
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string bad = t.bytes;
+    for (int k = 0; k < 1 + trial % 5; ++k) bad[rng() % bad.size()] = static_cast<char>(rng());
+    auto r = Reader::open_memory(as_bytes(bad));
+    if (!r) continue;
+    for (int guard = 0; guard < 100000; ++guard) {
+      auto next = (*r)->next();
+      if (!next || !*next) break;
+      std::string line;
+      format_event(**next, describer, 0, LineFormat::json, line);
+    }
+  }
+  CHECK(true);  // reaching here without a sanitizer report is the assertion
+}
+
+TEST_CASE("files that are not nettrace, or of an unknown version, are refused clearly") {
+  auto not_trace = Reader::open_memory(as_bytes(std::string("NotATrace...........")));
+  REQUIRE_FALSE(not_trace);
+  CHECK(not_trace.error().code == Errc::bad_format);
+  std::string v7 = std::string("Nettrace") + std::string("\0\0\0\0\7\0\0\0\0\0\0\0", 12);
+  auto seven = Reader::open_memory(as_bytes(v7));
+  REQUIRE_FALSE(seven);
+  CHECK(seven.error().code == Errc::unsupported_version);
+  CHECK(seven.error().message().find("major version 7") != std::string::npos);
+  auto empty = Reader::open_memory(Bytes{});
+  CHECK_FALSE(empty);
+  auto missing = Reader::open_file("/nonexistent/trace.nettrace");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == Errc::io_error);
+}
