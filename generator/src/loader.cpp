@@ -512,6 +512,7 @@ class Loader {
           e.loc = loc_of(s);
           e.id = required(s, "id", "string");
           e.value = attr(s, "value");
+          e.culture = attr(r, "culture");
           if (first_culture) m.string_index.emplace(e.id, m.strings.size());
           m.strings.push_back(std::move(e));
         }
