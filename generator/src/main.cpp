@@ -217,11 +217,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   val->add_flag("--werror", v.werror, "Exit 1 on warnings too");
   val->add_option("--disable", v.disable, "Turn a rule off, by code or name (e.g. M302 or opcode-value-10); repeatable")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->allow_extra_args(false);  // one value per occurrence: `--disable M302 FILE` keeps FILE a manifest
   val->add_option("--severity", v.severity, "Re-grade a rule: CODE=error or CODE=warning (or NAME=...); repeatable")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->allow_extra_args(false);  // one value per occurrence: `--disable M302 FILE` keeps FILE a manifest
   val->add_flag("--list-rules", v.list_rules, "Print every rule: code, name, default severity, summary");
   val->footer(
       "Each finding is printed as FILE:LINE:COL: SEVERITY[CODE name]: message, with notes pointing at the item it\n"

@@ -111,9 +111,10 @@ class Validator {
       auto k = key(item);
       if (!k) continue;
       auto [it, inserted] = seen.emplace(k, &item);
-      if (!inserted)
-        conflict(code, item.loc, describe(item) + " has the same " + what + " as " + describe(*it->second),
-                 it->second->loc, describe(*it->second) + " is declared here");
+      if (inserted) continue;
+      const std::string self = describe(item), first = describe(*it->second);
+      conflict(code, item.loc, self == first ? self + " is declared twice" : self + " has the same " + what + " as " + first,
+               it->second->loc, first + " is first declared here");
     }
   }
 
@@ -425,7 +426,7 @@ class Validator {
         report("M304", l.loc, "level '" + l.name + "' has value " + std::to_string(l.value) +
                                   ", outside 16..255 (0..15 are reserved for the standard levels)");
     for (const Keyword& k : p.keywords) {
-      if (!readable(k.loc)) continue;
+      if (!readable(k.loc) || k.mask_text.empty()) continue;  // no mask: reported by the loader
       if (k.mask >> 48)
         report("M305", k.loc, "keyword '" + k.name + "' has mask " + k.mask_text + ", which uses reserved bits " +
                                   hex(k.mask & 0xFFFF000000000000ull))
