@@ -213,6 +213,10 @@ TEST_CASE("JSON output") {
                   "\"file\": \"M203-unresolved-opcode.man\", \"line\": 22, \"column\": 11") != std::string::npos);
   CHECK(json.find("\"related\": [{\"file\": \"M203-unresolved-opcode.man\", \"line\": 11") != std::string::npos);
   CHECK(json_string("a\"b\\c\nd\x01") == "\"a\\\"b\\\\c\\nd\\u0001\"");
+  CHECK(json_string("caf\xC3\xA9 \xE4\xB8\xAD") == "\"caf\xC3\xA9 \xE4\xB8\xAD\"");  // UTF-8 is kept
+  const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD for each byte that is not UTF-8
+  CHECK(json_string("a\xFF\xC3(\xED\xA0\x80") ==
+        "\"a" + replacement + replacement + "(" + replacement + replacement + replacement + "\"");
   Diagnostics none;
   CHECK(format_json(none, 0) == "{\n  \"tool\": \"clretw-gen\",\n  \"status\": 0,\n  \"errors\": 0,\n"
                                 "  \"warnings\": 0,\n  \"diagnostics\": []\n}\n");
