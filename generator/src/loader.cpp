@@ -215,7 +215,7 @@ class Loader {
   }
 
   std::uint64_t number(const pugi::xml_node& n, const char* name, const std::string& text, std::uint64_t max, std::string_view what) {
-    if (text.empty()) return 0;
+    if (text.empty() && !n.attribute(name)) return 0;  // absent: the default (a required one is reported as M005)
     auto v = parse_number(text);
     if (!v || *v > max) {
       report(diags_, "M006", path_, loc_of(n),
@@ -512,6 +512,7 @@ class Loader {
           e.loc = loc_of(s);
           e.id = required(s, "id", "string");
           e.value = attr(s, "value");
+          e.culture = attr(r, "culture");
           if (first_culture) m.string_index.emplace(e.id, m.strings.size());
           m.strings.push_back(std::move(e));
         }

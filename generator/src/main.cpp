@@ -7,10 +7,14 @@
 #include <iostream>
 #include <sstream>
 
+#include "clretw/gen/diff.h"
 #include "clretw/gen/emit_cpp.h"
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/loader.h"
+#include "clretw/gen/report_formats.h"
+#include "clretw/gen/rules.h"
 #include "clretw/gen/schema_builder.h"
+#include "clretw/gen/validate.h"
 
 namespace fs = std::filesystem;
 using namespace clretw::gen;
@@ -124,6 +128,63 @@ int generate(const GenerateOptions& o) {
   return stale ? 1 : 0;
 }
 
+struct ValidateOptions {
+  std::vector<std::string> manifests, disable, severity;
+  std::string format = "text";
+  bool werror = false, list_rules = false;
+};
+
+void list_rules() {
+  for (const Rule& r : rules()) {
+    std::string name(r.name);
+    name.resize(26, ' ');
+    std::string sev(severity_name(r.severity));
+    sev.resize(8, ' ');
+    std::printf("%.*s  %s %s %.*s\n", static_cast<int>(r.code.size()), r.code.data(), name.c_str(), sev.c_str(),
+                static_cast<int>(r.summary.size()), r.summary.data());
+  }
+}
+
+int validate(const ValidateOptions& o) {
+  if (o.list_rules) {
+    list_rules();
+    return 0;
+  }
+  if (o.manifests.empty()) {
+    std::cerr << "clretw-gen validate: no manifest given (see --help)\n";
+    return 2;
+  }
+  std::string error;
+  auto options = parse_rule_options(o.disable, o.severity, error);
+  if (!options) {
+    std::cerr << "clretw-gen validate: " << error << "\n";
+    return 2;
+  }
+  options->werror = o.werror;
+  const ValidateResult r = validate_files(o.manifests, *options);
+  if (o.format == "json") std::cout << format_json(r.diags, r.status);
+  else if (o.format == "sarif") std::cout << format_sarif(r.diags);
+  else {
+    std::cout << format_gcc(r.diags);
+    std::cout << "clretw-gen validate: " << o.manifests.size() << " manifest(s), " << r.diags.error_count()
+              << " error(s), " << r.diags.warning_count() << " warning(s)\n";
+  }
+  return r.status;
+}
+
+struct DiffOptions {
+  std::string old_path, new_path, format = "text";
+};
+
+int diff(const DiffOptions& o) {
+  const DiffRun run = diff_files(o.old_path, o.new_path);
+  std::cerr << format_gcc(run.diags);
+  if (run.status == 2) return 2;
+  if (o.format == "json") std::cout << format_diff_json(run.result, run.status);
+  else std::cout << format_diff_text(run.result);
+  return run.status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,10 +209,42 @@ int main(int argc, char** argv) {
       "(compile this one file). Exit status: 0 done, 1 errors in the manifests (or --check found differences),\n"
       "2 unreadable input.");
 
+  ValidateOptions v;
+  CLI::App* val = app.add_subcommand("validate", "Check manifests against the rule set (see --list-rules)");
+  val->add_option("manifests", v.manifests, "Manifest files");
+  val->add_option("--format", v.format, "Output: text (gcc-style), json or sarif (SARIF 2.1.0)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}))
+      ->capture_default_str();
+  val->add_flag("--werror", v.werror, "Exit 1 on warnings too");
+  val->add_option("--disable", v.disable, "Turn a rule off, by code or name (e.g. M302 or opcode-value-10); repeatable")
+      ->allow_extra_args(false);  // one value per occurrence: `--disable M302 FILE` keeps FILE a manifest
+  val->add_option("--severity", v.severity, "Re-grade a rule: CODE=error or CODE=warning (or NAME=...); repeatable")
+      ->allow_extra_args(false);  // one value per occurrence: `--disable M302 FILE` keeps FILE a manifest
+  val->add_flag("--list-rules", v.list_rules, "Print every rule: code, name, default severity, summary");
+  val->footer(
+      "Each finding is printed as FILE:LINE:COL: SEVERITY[CODE name]: message, with notes pointing at the item it\n"
+      "conflicts with and a hint where one helps. Fix-ups are not applied: the manifest is checked as written.\n"
+      "Exit status: 0 clean (warnings allowed), 1 errors (or warnings with --werror), 2 unreadable input or bad usage.");
+
+  DiffOptions d;
+  CLI::App* dif = app.add_subcommand("diff", "Compare two versions of a manifest; exit 1 on breaking changes");
+  dif->add_option("old", d.old_path, "The manifest existing decoders were built from")->required();
+  dif->add_option("new", d.new_path, "The changed manifest")->required();
+  dif->add_option("--format", d.format, "Output: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  dif->footer(
+      "Reports, per provider, what was added, removed or changed, each change classed compatible (new events,\n"
+      "versions, keywords, map entries ...), warning (what users see moves: a map entry renamed, a level changed)\n"
+      "or breaking (a field of an existing event version changed, an id reused, an event version removed, a keyword\n"
+      "bit reassigned ...). Exit status: 0 nothing breaking, 1 breaking changes, 2 unreadable input.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (val->parsed()) return validate(v);
+  if (dif->parsed()) return diff(d);
   return generate(g);
 }

@@ -126,6 +126,7 @@ struct Provider {
 
 struct StringEntry {
   std::string id, value;
+  std::string culture;  // of the <resources> it is in
   Loc loc;
 };
 

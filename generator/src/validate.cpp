@@ -1,0 +1,672 @@
+#include "clretw/gen/validate.h"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <sstream>
+
+#include "clretw/gen/loader.h"
+#include "clretw/gen/rules.h"
+#include "clretw/gen/schema_builder.h"
+
+namespace clretw::gen {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+
+std::string event_name(const Event& e) {
+  return "event '" + e.symbol + "' (" + std::to_string(e.value) + " v" + std::to_string(e.version) + ")";
+}
+
+bool same_loc(Loc a, Loc b) { return a.line == b.line && a.col == b.col; }
+
+// The outTypes that render an inType. Each inType also accepts its own natural
+// form; the lists follow the manifest schema's documentation, a little
+// generously where real manifests (and mc.exe) accept more.
+bool outtype_fits(InType in, OutType out) {
+  using O = OutType;
+  auto any = [out](std::initializer_list<OutType> l) { return std::find(l.begin(), l.end(), out) != l.end(); };
+  switch (in) {
+    case InType::Int8: return any({O::Byte, O::String});
+    case InType::UInt8: return any({O::UnsignedByte, O::HexInt8, O::String, O::Boolean});
+    case InType::Int16: return any({O::Short});
+    case InType::UInt16: return any({O::UnsignedShort, O::HexInt16, O::Port, O::String});
+    case InType::Int32: return any({O::Int, O::HResult});
+    case InType::UInt32:
+      return any({O::UnsignedInt, O::HexInt32, O::Pid, O::Tid, O::IPv4, O::EtwTime, O::ErrorCode, O::Win32Error,
+                  O::NtStatus, O::HResult, O::CodePointer});
+    case InType::Int64: return any({O::Long});
+    case InType::UInt64: return any({O::UnsignedLong, O::HexInt64, O::EtwTime, O::CodePointer});
+    case InType::HexInt32: return any({O::HexInt32, O::UnsignedInt, O::Win32Error, O::NtStatus, O::HResult});
+    case InType::HexInt64: return any({O::HexInt64, O::UnsignedLong});
+    case InType::Float: return any({O::Float});
+    case InType::Double: return any({O::Double});
+    case InType::Boolean: return any({O::Boolean});
+    case InType::Guid: return any({O::Guid});
+    case InType::Pointer: return any({O::HexInt64, O::HexInt32, O::UnsignedLong, O::CodePointer});
+    case InType::FileTime:
+    case InType::SystemTime: return any({O::DateTime, O::DateTimeCultureInsensitive, O::CimDateTime});
+    case InType::UnicodeString: return any({O::String, O::Xml, O::Json});
+    case InType::AnsiString: return any({O::String, O::Xml, O::Json, O::Utf8});
+    case InType::Binary: return any({O::HexBinary, O::IPv6, O::SocketAddress, O::Pkcs7WithTypeInfo});
+    case InType::Sid: return any({O::String});
+    case InType::Struct: return false;
+  }
+  return false;
+}
+
+bool has_fixed_size(InType t) { return scalar_size(t, 8) != 0; }
+
+class Validator {
+ public:
+  Validator(const Manifest& m, Diagnostics& d) : m_(m), diags_(d) {
+    // Values the loader could not read are 0 in the model: not range-checked again.
+    for (const Diagnostic& x : d.items())
+      if (x.code == "M006") unreadable_.push_back(x.loc);
+  }
+
+  void run() {
+    providers();
+    strings();
+    for (std::size_t i = 0; i < m_.providers.size(); ++i) {
+      const Provider& p = m_.providers[i];
+      uniqueness(p);
+      references(p);
+      extents(p);
+      ranges(p);
+      types(p);
+      maps(p);
+      templates(p);
+      versions(p);
+    }
+    symbols();
+    payload_sizes();
+  }
+
+ private:
+  Diagnostic& report(std::string_view code, Loc loc, std::string message) {
+    return gen::report(diags_, code, m_.path, loc, std::move(message));
+  }
+  // A conflict: `message` at `loc`, and a note at the item it conflicts with.
+  Diagnostic& conflict(std::string_view code, Loc loc, std::string message, Loc other, std::string note) {
+    Diagnostic& d = report(code, loc, std::move(message));
+    d.related.push_back({m_.path, other, std::move(note)});
+    return d;
+  }
+  bool readable(Loc loc) const {
+    return std::none_of(unreadable_.begin(), unreadable_.end(), [&](Loc l) { return same_loc(l, loc); });
+  }
+
+  // Reports every item whose key was seen before; `describe` names an item.
+  template <class T, class KeyFn, class DescribeFn>
+  void unique(const std::vector<T>& items, std::string_view code, KeyFn key, DescribeFn describe,
+              const std::string& what) {
+    std::map<decltype(key(items[0])), const T*> seen;
+    for (const T& item : items) {
+      auto k = key(item);
+      if (!k) continue;
+      auto [it, inserted] = seen.emplace(k, &item);
+      if (inserted) continue;
+      const std::string self = describe(item), first = describe(*it->second);
+      conflict(code, item.loc, self == first ? self + " is declared twice" : self + " has the same " + what + " as " + first,
+               it->second->loc, first + " is first declared here");
+    }
+  }
+
+  // --- M101: providers; M116: string ids --------------------------------------
+  void providers() {
+    auto describe = [](const Provider& p) { return "provider '" + p.name + "'"; };
+    unique(m_.providers, "M101", [](const Provider& p) { return std::optional<std::string>(p.name); }, describe,
+           "name");
+    unique(m_.providers, "M101",
+           [](const Provider& p) -> std::optional<std::string> {
+             auto g = Guid::parse(p.guid_text);
+             if (!g) return std::nullopt;
+             return g->to_string();
+           },
+           describe, "GUID");
+  }
+
+  void strings() {
+    std::map<std::pair<std::string, std::string>, const StringEntry*> seen;
+    for (const StringEntry& s : m_.strings) {
+      auto [it, inserted] = seen.emplace(std::make_pair(s.culture, s.id), &s);
+      if (!inserted)
+        conflict("M116", s.loc, "string '" + s.id + "' is declared twice in the string table of culture '" + s.culture +
+                                    "'; the first declaration is used",
+                 it->second->loc, "string '" + s.id + "' is first declared here");
+    }
+  }
+
+  // --- M102-M115: names, values and pairs that must be unique -------------------
+  void uniqueness(const Provider& p) {
+    auto opt = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional<std::string>(s); };
+    auto keyword = [](const Keyword& k) { return "keyword '" + k.name + "'"; };
+    unique(p.keywords, "M102", [&](const Keyword& k) { return opt(k.name); }, keyword, "name");
+    // Masks: any shared bit, not just equal masks.
+    for (std::size_t i = 0; i < p.keywords.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j) {
+        const Keyword& a = p.keywords[i];
+        const Keyword& b = p.keywords[j];
+        if ((a.mask & b.mask) == 0) continue;
+        conflict("M103", a.loc,
+                 "keyword '" + a.name + "' (mask " + hex(a.mask) + ") shares bits " + hex(a.mask & b.mask) +
+                     " with keyword '" + b.name + "' (mask " + b.mask_text + ")",
+                 b.loc, "keyword '" + b.name + "' is declared here")
+            .hint = "give each keyword a bit of its own";
+        break;
+      }
+
+    auto task = [](const Task& t) { return "task '" + t.name + "'"; };
+    unique(p.tasks, "M104", [&](const Task& t) { return opt(t.name); }, task, "name");
+    unique(p.tasks, "M105", [](const Task& t) { return std::optional<std::uint32_t>(t.value); },
+           [](const Task& t) { return "task '" + t.name + "' (value " + std::to_string(t.value) + ")"; }, "value");
+
+    auto opcodes = [&](const std::vector<Opcode>& ops, const std::string& scope) {
+      auto describe = [&](const Opcode& o) { return "opcode '" + o.name + "'" + scope; };
+      unique(ops, "M106", [&](const Opcode& o) { return opt(o.name); }, describe, "name");
+      unique(ops, "M107", [](const Opcode& o) { return std::optional<std::uint32_t>(o.value); },
+             [&](const Opcode& o) { return "opcode '" + o.name + "' (value " + std::to_string(o.value) + ")" + scope; },
+             "value");
+    };
+    opcodes(p.opcodes, "");
+    for (const Task& t : p.tasks) opcodes(t.opcodes, " of task '" + t.name + "'");
+
+    auto level = [](const Level& l) { return "level '" + l.name + "' (value " + std::to_string(l.value) + ")"; };
+    unique(p.levels, "M108", [&](const Level& l) { return opt(l.name); }, level, "name");
+    unique(p.levels, "M108", [](const Level& l) { return std::optional<std::uint32_t>(l.value); }, level, "value");
+
+    auto channel = [](const Channel& c) { return "channel '" + c.name + "'"; };
+    unique(p.channels, "M109", [&](const Channel& c) { return opt(c.name); }, channel, "name");
+    unique(p.channels, "M109", [&](const Channel& c) { return opt(c.chid); }, channel, "chid");
+    unique(p.channels, "M109", [](const Channel& c) { return c.value; }, channel, "value");
+
+    unique(p.templates, "M110", [&](const Template& t) { return opt(t.tid); },
+           [](const Template& t) { return "template '" + t.tid + "'"; }, "tid");
+    unique(p.maps, "M111", [&](const Map& mp) { return opt(mp.name); },
+           [](const Map& mp) { return std::string(mp.bitmap ? "bitMap '" : "valueMap '") + mp.name + "'"; }, "name");
+    unique(p.events, "M112",
+           [](const Event& e) { return std::optional<std::pair<std::uint32_t, std::uint32_t>>({e.value, e.version}); },
+           event_name, "value and version");
+    unique(p.events, "M113", [&](const Event& e) { return opt(e.symbol); }, event_name, "symbol");
+
+    for (const Template& t : p.templates) field_names(t.fields, "template '" + t.tid + "'");
+  }
+
+  void field_names(const std::vector<Field>& fields, const std::string& scope) {
+    unique(fields, "M115",
+           [](const Field& f) { return f.name.empty() ? std::nullopt : std::optional<std::string>(f.name); },
+           [&](const Field& f) { return "field '" + f.name + "' of " + scope; }, "name");
+    for (const Field& f : fields)
+      if (f.is_struct) field_names(f.members, "struct '" + f.name + "' in " + scope);
+  }
+
+  // M114, M117: mc.exe turns these symbols into macros of one C header. Two
+  // identical definitions (same kind, same value, different providers) compile;
+  // anything else does not.
+  void symbols() {
+    struct Use {
+      Loc loc;
+      std::string what;
+      std::size_t provider;
+      char kind;
+      std::uint64_t value;
+    };
+    std::map<std::string, Use> seen;
+    std::size_t provider = 0;
+    auto add = [&](const std::string& symbol, Loc loc, const std::string& what, char kind, std::uint64_t value) {
+      if (symbol.empty()) return;
+      auto [it, inserted] = seen.emplace(symbol, Use{loc, what, provider, kind, value});
+      if (inserted) return;
+      const Use& first = it->second;
+      if (first.provider != provider && first.kind == kind && first.value == value && kind != 'p')
+        conflict("M117", loc, what + " of provider '" + m_.providers[provider].name + "' reuses symbol '" + symbol +
+                                  "' of " + first.what + " of provider '" + m_.providers[first.provider].name +
+                                  "' (same value, so the definitions agree)",
+                 first.loc, first.what + " is declared here");
+      else
+        conflict("M114", loc, what + " uses symbol '" + symbol + "', already used by " + first.what, first.loc,
+                 first.what + " is declared here");
+    };
+    for (; provider < m_.providers.size(); ++provider) {
+      const Provider& p = m_.providers[provider];
+      add(p.symbol, p.loc, "provider '" + p.name + "'", 'p', 0);
+      for (const Keyword& k : p.keywords) add(k.symbol, k.loc, "keyword '" + k.name + "'", 'k', k.mask);
+      for (const Level& l : p.levels) add(l.symbol, l.loc, "level '" + l.name + "'", 'l', l.value);
+      for (const Channel& c : p.channels) add(c.symbol, c.loc, "channel '" + c.name + "'", 'c', c.value.value_or(0));
+      for (const Opcode& o : p.opcodes) add(o.symbol, o.loc, "opcode '" + o.name + "'", 'o', o.value);
+      for (const Task& t : p.tasks) {
+        add(t.symbol, t.loc, "task '" + t.name + "'", 't', t.value);
+        for (const Opcode& o : t.opcodes)
+          add(o.symbol, o.loc, "opcode '" + o.name + "' of task '" + t.name + "'", 'o', (t.value << 8) | o.value);
+      }
+    }
+  }
+
+  // --- M201-M209, M214, M215: references --------------------------------------
+  void message(const std::string& ref, Loc loc, const std::string& what) {
+    if (ref.empty()) return;
+    static constexpr std::string_view kPrefix = "$(string.";
+    if (ref.size() <= kPrefix.size() + 1 || ref.compare(0, kPrefix.size(), kPrefix) != 0 || ref.back() != ')') {
+      report("M209", loc, what + ": message '" + ref + "' is not a $(string.ID) reference").hint =
+          "put the text in the string table and write message=\"$(string.ID)\"";
+      return;
+    }
+    if (!m_.lookup_message(ref))
+      report("M208", loc, what + ": message '" + ref + "' names no string of the string table");
+  }
+
+  const Opcode* find_opcode(const Provider& p, const Event& e) const {
+    if (e.task_index != kUnresolved)
+      for (const Opcode& o : p.tasks[static_cast<std::size_t>(e.task_index)].opcodes)
+        if (o.name == e.opcode) return &o;
+    for (const Opcode& o : p.opcodes)
+      if (o.name == e.opcode) return &o;
+    for (const Opcode& o : standard_opcodes())
+      if (o.name == e.opcode) return &o;
+    return nullptr;
+  }
+
+  void references(const Provider& p) {
+    message(p.message_ref, p.loc, "provider '" + p.name + "'");
+    for (const Keyword& k : p.keywords) message(k.message_ref, k.loc, "keyword '" + k.name + "'");
+    for (const Level& l : p.levels) message(l.message_ref, l.loc, "level '" + l.name + "'");
+    for (const Channel& c : p.channels) message(c.message_ref, c.loc, "channel '" + c.name + "'");
+    for (const Opcode& o : p.opcodes) message(o.message_ref, o.loc, "opcode '" + o.name + "'");
+    for (const Task& t : p.tasks) {
+      message(t.message_ref, t.loc, "task '" + t.name + "'");
+      for (const Opcode& o : t.opcodes) message(o.message_ref, o.loc, "opcode '" + o.name + "' of task '" + t.name + "'");
+    }
+    for (const Map& mp : p.maps)
+      for (const MapEntry& e : mp.entries) message(e.message_ref, e.loc, "entry " + e.value_text + " of map '" + mp.name + "'");
+
+    std::set<std::string> used_templates;
+    for (const Event& e : p.events) {
+      const std::string what = event_name(e);
+      message(e.message_ref, e.loc, what);
+      used_templates.insert(e.template_name);
+      if (!e.template_name.empty() && e.template_index == kUnresolved)
+        report("M201", e.loc, what + " names template '" + e.template_name + "', which does not exist");
+      if (!e.task.empty() && e.task_index == kUnresolved)
+        report("M202", e.loc, what + " names task '" + e.task + "', which does not exist");
+      if (!e.opcode.empty() && !find_opcode(p, e)) {
+        Diagnostic& d = report("M203", e.loc, what + " names opcode '" + e.opcode + "', which is neither standard, " +
+                                                  "provider-wide nor declared in " +
+                                                  (e.task.empty() ? "its task (it has none)" : "task '" + e.task + "'"));
+        for (const Task& t : p.tasks)
+          for (const Opcode& o : t.opcodes)
+            if (o.name == e.opcode) {
+              d.related.push_back({m_.path, o.loc, "opcode '" + o.name + "' is declared in task '" + t.name + "'"});
+              d.hint = "an opcode declared inside a task is visible only to that task's events";
+            }
+      }
+      for (const std::string& k : e.keywords)
+        if (std::none_of(p.keywords.begin(), p.keywords.end(), [&](const Keyword& x) { return x.name == k; }))
+          report("M204", e.loc, what + " names keyword '" + k + "', which does not exist");
+      if (!e.level.empty() &&
+          std::none_of(p.levels.begin(), p.levels.end(), [&](const Level& l) { return l.name == e.level; }) &&
+          std::none_of(standard_levels().begin(), standard_levels().end(),
+                       [&](const Level& l) { return l.name == e.level; }))
+        report("M205", e.loc, what + " names level '" + e.level + "', which is neither standard nor declared").hint =
+            "the standard levels are win:LogAlways, win:Critical, win:Error, win:Warning, win:Informational and "
+            "win:Verbose";
+      if (!e.channel.empty() && std::none_of(p.channels.begin(), p.channels.end(), [&](const Channel& c) {
+            return c.name == e.channel || c.chid == e.channel;
+          }))
+        report("M206", e.loc, what + " names channel '" + e.channel + "', which is not declared");
+    }
+
+    std::set<std::string> used_maps;
+    std::function<void(const std::vector<Field>&, const std::string&)> fields = [&](const std::vector<Field>& fs,
+                                                                                   const std::string& scope) {
+      for (const Field& f : fs) {
+        if (f.is_struct) fields(f.members, scope);
+        if (f.map_name.empty()) continue;
+        used_maps.insert(f.map_name);
+        if (f.map == kUnresolved)
+          report("M207", f.loc, "field '" + f.name + "' of " + scope + " names map '" + f.map_name +
+                                    "', which does not exist");
+      }
+    };
+    for (const Template& t : p.templates) {
+      fields(t.fields, "template '" + t.tid + "'");
+      if (!used_templates.count(t.tid))
+        report("M214", t.loc, "template '" + t.tid + "' is not used by any event of provider '" + p.name + "'");
+    }
+    for (const Map& mp : p.maps)
+      if (!used_maps.count(mp.name))
+        report("M215", mp.loc, "map '" + mp.name + "' is not used by any field of provider '" + p.name + "'");
+  }
+
+  // --- M210-M213: count and length targets -------------------------------------
+  // `outer` is the enclosing field list (the template's, for struct members).
+  void extents(const std::vector<Field>& fields, const std::vector<Field>* outer, const std::string& scope) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const Field& f = fields[i];
+      extent(fields, i, outer, scope, "count", f.count_text);
+      extent(fields, i, outer, scope, "length", f.length_text);
+      if (f.is_struct) extents(f.members, &fields, "struct '" + f.name + "'");
+    }
+  }
+
+  void extent(const std::vector<Field>& fields, std::size_t i, const std::vector<Field>* outer,
+              const std::string& scope, const char* attr, const std::string& text) {
+    if (text.empty() || parse_number(text)) return;
+    const Field& f = fields[i];
+    const std::string what = "field '" + f.name + "' of " + scope + ": " + attr + " '" + text + "'";
+    const Field* target = nullptr;
+    for (std::size_t k = 0; k < i; ++k)
+      if (fields[k].name == text) target = &fields[k];
+    if (!target) {
+      for (std::size_t k = i; k < fields.size(); ++k)
+        if (fields[k].name == text) {
+          conflict("M211", f.loc,
+                   what + (k == i ? " names the field itself" : " names a field that comes after it"), fields[k].loc,
+                   "field '" + text + "' is declared here")
+              .hint = "a count or length must be read before the item it sizes";
+          return;
+        }
+      const Field* elsewhere = nullptr;
+      if (outer)
+        for (const Field& o : *outer)
+          if (o.name == text) elsewhere = &o;
+      for (const Field& o : fields)
+        if (o.is_struct)
+          for (const Field& member : o.members)
+            if (member.name == text) elsewhere = &member;
+      if (elsewhere) {
+        conflict("M212", f.loc, what + " names a field outside " + scope, elsewhere->loc,
+                 "field '" + text + "' is declared here")
+            .hint = "a count or length must name an earlier sibling: a field of the same template or struct";
+        return;
+      }
+      report("M210", f.loc, what + " is neither a number nor the name of a field of " + scope);
+      return;
+    }
+    std::string problem;
+    if (target->is_struct) problem = "is a struct";
+    else if (!target->in_type) problem.clear();  // unknown inType: reported by the loader
+    else if (!is_integer(*target->in_type)) problem = "is " + target->in_type_text + ", not an integer";
+    else if (*target->in_type == InType::Pointer) problem = "is win:Pointer, whose size depends on the trace";
+    else if (!target->count_text.empty() && target->count_const != 1u) problem = "is an array";
+    if (!problem.empty())
+      conflict("M213", f.loc, what + " names field '" + text + "', which " + problem, target->loc,
+               "field '" + text + "' is declared here")
+          .hint = "a count or length must be a scalar integer field (win:UInt8 .. win:UInt64, win:Int8 .. win:Int64)";
+  }
+
+  void extents(const Provider& p) {
+    for (const Template& t : p.templates) extents(t.fields, nullptr, "template '" + t.tid + "'");
+  }
+
+  // --- M301-M308: ranges --------------------------------------------------------
+  void ranges(const Provider& p) {
+    auto opcode = [&](const Opcode& o, const std::string& scope) {
+      if (!readable(o.loc)) return;
+      const std::string what = "opcode '" + o.name + "'" + scope + " has value " + std::to_string(o.value);
+      if (o.value == 10)
+        report("M302", o.loc, what + ", which part of the documentation reserves (user opcodes are 11..239)")
+            .hint = "use a value in 11..239 (the .NET runtime's manifests use 10 in several tasks, so it is only a warning)";
+      else if (o.value < 10 || o.value > 239)
+        report("M301", o.loc, what + ", outside 11..239 (0..10 and 240..255 belong to the standard opcodes)");
+    };
+    for (const Opcode& o : p.opcodes) opcode(o, "");
+    for (const Task& t : p.tasks) {
+      for (const Opcode& o : t.opcodes) opcode(o, " of task '" + t.name + "'");
+      if (readable(t.loc) && (t.value == 0 || t.value == 65535))
+        report("M303", t.loc, "task '" + t.name + "' has value " + std::to_string(t.value) + ", outside 1..65534");
+    }
+    for (const Level& l : p.levels)
+      if (readable(l.loc) && l.value < 16)
+        report("M304", l.loc, "level '" + l.name + "' has value " + std::to_string(l.value) +
+                                  ", outside 16..255 (0..15 are reserved for the standard levels)");
+    for (const Keyword& k : p.keywords) {
+      if (!readable(k.loc) || k.mask_text.empty()) continue;  // no mask: reported by the loader
+      if (k.mask >> 48)
+        report("M305", k.loc, "keyword '" + k.name + "' has mask " + k.mask_text + ", which uses reserved bits " +
+                                  hex(k.mask & 0xFFFF000000000000ull))
+            .hint = "keyword bits 48..63 are reserved for Windows; use bits 0..47";
+      if (k.mask == 0 || !std::has_single_bit(k.mask))
+        report("M306", k.loc, "keyword '" + k.name + "' has mask " + k.mask_text +
+                                  (k.mask == 0 ? ", which has no bit set" : ", which has more than one bit set"));
+    }
+    for (std::size_t i = 8; i < p.channels.size(); ++i)
+      report("M307", p.channels[i].loc, "channel '" + p.channels[i].name + "' is channel number " +
+                                            std::to_string(i + 1) + " of provider '" + p.name +
+                                            "'; a provider can have at most 8");
+    for (const Channel& c : p.channels)
+      if (c.value && readable(c.loc) && (*c.value < 16 || *c.value > 255))
+        report("M308", c.loc, "channel '" + c.name + "' has value " + std::to_string(*c.value) + ", outside 16..255");
+  }
+
+  // --- M403-M407: types ---------------------------------------------------------
+  void types(const std::vector<Field>& fields, const std::string& scope) {
+    for (const Field& f : fields) {
+      const std::string what = "field '" + f.name + "' of " + scope;
+      if (f.is_struct) {
+        if (!f.length_text.empty())
+          report("M405", f.loc, what + ": a struct cannot have a length (its size comes from its members)");
+        if (f.members.empty()) report("M603", f.loc, "struct '" + f.name + "' of " + scope + " has no members");
+        types(f.members, "struct '" + f.name + "'");
+      }
+      if (f.count_const == 0u || f.length_const == 0u)
+        report("M407", f.loc, what + ": " + (f.count_const == 0u ? "count" : "length") + " is 0, so it is always empty");
+      if (!f.in_type) continue;
+      const InType t = *f.in_type;
+      if (f.out_type && !outtype_fits(t, *f.out_type))
+        report("M403", f.loc, what + ": outType '" + f.out_type_text + "' is not a rendering of inType '" +
+                                  f.in_type_text + "'");
+      if (t == InType::Binary && f.length_text.empty())
+        report("M404", f.loc, what + ": win:Binary has no length, so its end cannot be found").hint =
+            "add length=\"N\" or length=\"SizeField\" naming an earlier integer field";
+      if (has_fixed_size(t) && !f.length_text.empty())
+        report("M405", f.loc, what + ": length '" + f.length_text + "' on " + f.in_type_text +
+                                  ", whose size is fixed")
+            .hint = "length applies to strings and win:Binary; for an array use count";
+      if (!f.map_name.empty() && t != InType::UInt8 && t != InType::UInt16 && t != InType::UInt32)
+        report("M406", f.loc, what + ": map '" + f.map_name + "' on " + f.in_type_text +
+                                  "; maps apply to win:UInt8, win:UInt16 and win:UInt32");
+    }
+  }
+
+  void types(const Provider& p) {
+    for (const Template& t : p.templates) types(t.fields, "template '" + t.tid + "'");
+  }
+
+  // --- M501-M504: maps ----------------------------------------------------------
+  void maps(const Provider& p) {
+    for (const Map& mp : p.maps) {
+      const std::string what = std::string(mp.bitmap ? "bitMap '" : "valueMap '") + mp.name + "'";
+      if (mp.entries.empty()) report("M502", mp.loc, what + " has no entries");
+      std::map<std::uint64_t, const MapEntry*> seen;
+      for (const MapEntry& e : mp.entries) {
+        if (mp.bitmap && readable(e.loc) && e.value == 0)
+          report("M505", e.loc, "entry " + e.value_text + " of " + what + " names no bit; it can only mean 'no flag set'")
+              .hint = "decoders show it only when the value is 0 (clretw does); others ignore it";
+        else if (mp.bitmap && readable(e.loc) && !std::has_single_bit(e.value))
+          report("M501", e.loc, "entry " + e.value_text + " of " + what + " has more than one bit set").hint =
+              "a bitMap names bits: each value must be a power of two; use a valueMap for enumerations";
+        auto [it, inserted] = seen.emplace(e.value, &e);
+        if (!inserted)
+          conflict("M503", e.loc, "entry " + e.value_text + " of " + what + " has the same value as entry " +
+                                      it->second->value_text,
+                   it->second->loc, "entry " + it->second->value_text + " is declared here");
+        if (e.message_ref.empty())
+          report("M504", e.loc, "entry " + e.value_text + " of " + what + " has no message, so the value has no name");
+      }
+    }
+  }
+
+  // --- M601, M604: templates and versions ---------------------------------------
+  void templates(const Provider& p) {
+    for (const Template& t : p.templates)
+      if (t.fields.empty())
+        report("M601", t.loc, "template '" + t.tid + "' declares no data; events using it have no payload").hint =
+            "leave out the event's template attribute instead";
+  }
+
+  static bool same_field(const Field& a, const Field& b) {
+    if (a.name != b.name || a.is_struct != b.is_struct || a.in_type_text != b.in_type_text ||
+        a.count_text != b.count_text || a.length_text != b.length_text || a.members.size() != b.members.size())
+      return false;
+    for (std::size_t i = 0; i < a.members.size(); ++i)
+      if (!same_field(a.members[i], b.members[i])) return false;
+    return true;
+  }
+
+  // A decoder that meets a version newer than it knows reads it with the newest
+  // layout it knows: that works only when versions append fields.
+  void versions(const Provider& p) {
+    std::map<std::uint32_t, std::vector<const Event*>> by_value;
+    for (const Event& e : p.events) by_value[e.value].push_back(&e);
+    static const std::vector<Field> kNone;
+    auto fields_of = [&](const Event& e) -> const std::vector<Field>* {
+      if (e.template_name.empty()) return &kNone;
+      if (e.template_index == kUnresolved) return nullptr;
+      return &p.templates[static_cast<std::size_t>(e.template_index)].fields;
+    };
+    for (auto& [value, list] : by_value) {
+      std::stable_sort(list.begin(), list.end(), [](const Event* a, const Event* b) { return a->version < b->version; });
+      for (std::size_t i = 1; i < list.size(); ++i) {
+        const Event& prev = *list[i - 1];
+        const Event& next = *list[i];
+        const auto* a = fields_of(prev);
+        const auto* b = fields_of(next);
+        if (!a || !b || prev.version == next.version) continue;
+        std::size_t k = 0;
+        while (k < a->size() && k < b->size() && same_field((*a)[k], (*b)[k])) ++k;
+        if (k == a->size()) continue;
+        const Field& was = (*a)[k];
+        std::string how;
+        if (k >= b->size()) how = "drops field '" + was.name + "' and what follows";
+        else if ((*b)[k].name != was.name)
+          how = "has field '" + (*b)[k].name + "' where version " + std::to_string(prev.version) + " has '" +
+                was.name + "' (position " + std::to_string(k + 1) + ")";
+        else
+          how = "changes field '" + was.name + "' (position " + std::to_string(k + 1) + ")" +
+                ((*b)[k].in_type_text != was.in_type_text
+                     ? " from " + was.in_type_text + " to " + (*b)[k].in_type_text
+                     : std::string(" (count, length or members)"));
+        conflict("M604", next.loc,
+                 event_name(next) + " " + how + " instead of appending to version " + std::to_string(prev.version) +
+                     "'s fields",
+                 prev.loc, event_name(prev) + " is declared here")
+            .hint = "decoders read unknown newer versions with the newest layout they know; appending keeps them right";
+      }
+    }
+  }
+
+  // --- M602: payload size, from the layout engine -------------------------------
+  void payload_sizes() {
+    Diagnostics scratch;  // what the builder says is for `generate`; the validator's rules cover it
+    auto schema = build_schema(m_, scratch);
+    for (std::size_t pi = 0; pi < m_.providers.size() && pi < schema->providers().size(); ++pi) {
+      const Provider& p = m_.providers[pi];
+      const auto& records = schema->providers()[pi].templates;
+      for (std::size_t t = 0; t < p.templates.size() && t < records.size(); ++t) {
+        if (!records[t]) continue;
+        const std::uint32_t min = records[t]->layout_for(4).min_size;
+        if (min > kMaxPayload)
+          report("M602", p.templates[t].loc, "template '" + p.templates[t].tid + "' needs at least " +
+                                                 std::to_string(min) + " bytes, more than the " +
+                                                 std::to_string(kMaxPayload) + " an ETW event payload can hold")
+              .hint = "use a count field instead of a large constant count or length";
+      }
+    }
+  }
+
+  static constexpr std::uint32_t kMaxPayload = 65535;
+
+  const Manifest& m_;
+  Diagnostics& diags_;
+  std::vector<Loc> unreadable_;
+};
+
+}  // namespace
+
+void validate(const Manifest& m, Diagnostics& diags) { Validator(m, diags).run(); }
+
+std::optional<RuleOptions> parse_rule_options(const std::vector<std::string>& disable,
+                                              const std::vector<std::string>& severity, std::string& error) {
+  RuleOptions o;
+  for (const std::string& key : disable) {
+    const Rule* r = find_rule(key);
+    if (!r) {
+      error = "unknown rule '" + key + "' (see --list-rules)";
+      return std::nullopt;
+    }
+    o.disabled.insert(std::string(r->code));
+  }
+  for (const std::string& spec : severity) {
+    const auto eq = spec.find('=');
+    const Rule* r = eq == std::string::npos ? nullptr : find_rule(spec.substr(0, eq));
+    if (!r) {
+      error = "'" + spec + "' is not RULE=error|warning with a rule from --list-rules";
+      return std::nullopt;
+    }
+    const std::string level = spec.substr(eq + 1);
+    if (level == "error") o.severity[std::string(r->code)] = Severity::error;
+    else if (level == "warning") o.severity[std::string(r->code)] = Severity::warning;
+    else {
+      error = "severity '" + level + "' in '" + spec + "' is neither error nor warning";
+      return std::nullopt;
+    }
+  }
+  return o;
+}
+
+void apply_rule_options(Diagnostics& diags, const RuleOptions& options) {
+  auto& items = diags.items();
+  items.erase(std::remove_if(items.begin(), items.end(),
+                             [&](const Diagnostic& d) { return options.disabled.count(d.code) != 0; }),
+              items.end());
+  for (Diagnostic& d : items)
+    if (auto it = options.severity.find(d.code); it != options.severity.end()) d.severity = it->second;
+}
+
+namespace {
+
+// Validates one loaded (or unloadable) manifest into `out`; false when unreadable.
+bool validate_one(std::optional<Manifest> m, Diagnostics& diags) {
+  if (!m) return false;
+  resolve(*m);
+  validate(*m, diags);
+  return true;
+}
+
+void finish(ValidateResult& r, bool unreadable, const RuleOptions& options) {
+  apply_rule_options(r.diags, options);
+  if (unreadable) r.status = 2;
+  else if (r.diags.error_count() || (options.werror && r.diags.warning_count())) r.status = 1;
+  else r.status = 0;
+}
+
+}  // namespace
+
+ValidateResult validate_files(const std::vector<std::string>& paths, const RuleOptions& options) {
+  ValidateResult r;
+  bool unreadable = false;
+  for (const std::string& path : paths) {
+    Diagnostics d;
+    unreadable |= !validate_one(load_manifest(path, d), d);
+    d.sort();
+    r.diags.append(d);
+  }
+  finish(r, unreadable, options);
+  return r;
+}
+
+ValidateResult validate_text(const std::string& text, const std::string& path, const RuleOptions& options) {
+  ValidateResult r;
+  const bool readable = validate_one(load_manifest_text(text, path, r.diags), r.diags);
+  r.diags.sort();
+  finish(r, !readable, options);
+  return r;
+}
+
+}  // namespace clretw::gen
