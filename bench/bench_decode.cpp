@@ -1,0 +1,211 @@
+// Decoding costs, measured in one run so their ratios can be compared:
+// generated zero-copy views, owning decode(), the dynamic decoder and the
+// formatters on the same payloads; and the trace reader's throughput.
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "clretw/describe.h"
+#include "clretw/events.h"
+#include "clretw/format.h"
+#include "clretw/nettrace.h"
+
+namespace {
+
+using namespace clretw;
+namespace rt = clretw::dotnet_runtime;
+
+std::vector<std::uint8_t> allocation_tick() {
+  rt::payload::GCAllocationTick_V3 p;
+  p.AllocationAmount = 104096;
+  p.AllocationKind = rt::GCAllocationKindMap{};
+  p.ClrInstanceID = 3;
+  p.AllocationAmount64 = 104096;
+  p.TypeId = 0x7FFEA911EA28;
+  p.TypeName = "System.Collections.Generic.Dictionary`2[System.String,System.Int32]";
+  p.HeapIndex = 0;
+  p.Address = 0x19A00017FE8;
+  return *p.encode(8);
+}
+
+std::vector<std::uint8_t> gc_start() {
+  rt::payload::GCStart_V2 p;
+  p.Count = 42;
+  p.Depth = 1;
+  p.Reason = rt::GCReasonMap::Induced;
+  p.ClrInstanceID = 3;
+  return *p.encode(8);
+}
+
+std::vector<std::uint8_t> bulk_type() {
+  rt::payload::BulkType p;
+  for (int i = 0; i < 10; ++i) {
+    rt::templates::BulkType_Values v;
+    v.TypeID = 0x7FFE00000000 + static_cast<std::uint64_t>(i);
+    v.Name = "System.Collections.Generic.List`1";
+    v.TypeParameters = {0x7FFE10000000, 0x7FFE20000000};
+    v.TypeParameterCount = 2;
+    p.Values.push_back(v);
+  }
+  p.Count = 10;
+  p.ClrInstanceID = 3;
+  return *p.encode(8);
+}
+
+class NullVisitor final : public FieldVisitor {
+ public:
+  std::uint64_t n = 0;
+  void scalar(const Scalar& s) override { n += s.size; }
+};
+
+const std::vector<std::uint8_t> kTick = allocation_tick();
+const std::vector<std::uint8_t> kStart = gc_start();
+const std::vector<std::uint8_t> kBulk = bulk_type();
+const RecordDesc& kTickRecord = *rt::provider.find(10, 3)->payload;
+const RecordDesc& kStartRecord = *rt::provider.find(1, 2)->payload;
+const RecordDesc& kBulkRecord = *rt::provider.find(15, 0)->payload;
+
+// --- GCAllocationTick v3: a pointer, a string, fields after both ---------------
+
+void View_AllocationTick(benchmark::State& state) {
+  for (auto _ : state) {
+    auto v = rt::GCAllocationTickView::verify(kTick, 3, 8);
+    std::uint64_t x = *v->AllocationAmount64() + *v->TypeId() + v->TypeName()->size() + *v->HeapIndex() + *v->Address();
+    benchmark::DoNotOptimize(x);
+  }
+}
+void Owning_AllocationTick(benchmark::State& state) {
+  for (auto _ : state) {
+    auto p = rt::payload::GCAllocationTick_V3::decode(kTick, 8);
+    benchmark::DoNotOptimize(p->TypeName.size());
+  }
+}
+void Dynamic_Visit_AllocationTick(benchmark::State& state) {
+  NullVisitor v;
+  for (auto _ : state) benchmark::DoNotOptimize(visit_fields(kTickRecord, kTick, 8, v));
+}
+void Dynamic_Tree_AllocationTick(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(decode_dynamic(kTickRecord, kTick, 8));
+}
+void Json_AllocationTick(benchmark::State& state) {
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    benchmark::DoNotOptimize(format_fields(kTickRecord, kTick, 8, out, Format::json));
+  }
+}
+
+// --- GCStart v2: fixed size ------------------------------------------------------
+
+void View_GCStart(benchmark::State& state) {
+  for (auto _ : state) {
+    auto v = rt::GCStartView::verify(kStart, 2, 8);
+    std::uint64_t x = v->Count() + v->Depth() + static_cast<std::uint32_t>(v->Reason()) + *v->ClientSequenceNumber();
+    benchmark::DoNotOptimize(x);
+  }
+}
+void Owning_GCStart(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(rt::payload::GCStart_V2::decode(kStart, 8));
+}
+void Dynamic_Visit_GCStart(benchmark::State& state) {
+  NullVisitor v;
+  for (auto _ : state) benchmark::DoNotOptimize(visit_fields(kStartRecord, kStart, 8, v));
+}
+
+// --- BulkType: 10 variable-size struct elements ----------------------------------
+
+void View_BulkType(benchmark::State& state) {
+  for (auto _ : state) {
+    auto v = rt::BulkTypeView::verify(kBulk, 0, 8);
+    std::uint64_t x = 0;
+    for (auto e : v->Values()) x += e.TypeID() + e.Name().size() + e.TypeParameters().size();
+    benchmark::DoNotOptimize(x);
+  }
+}
+void Owning_BulkType(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(rt::payload::BulkType::decode(kBulk, 8));
+}
+void Dynamic_Visit_BulkType(benchmark::State& state) {
+  NullVisitor v;
+  for (auto _ : state) benchmark::DoNotOptimize(visit_fields(kBulkRecord, kBulk, 8, v));
+}
+
+// --- Trace reading ------------------------------------------------------------------
+
+// A trace of simulated runtime events, built once.
+const std::string& trace() {
+  static const std::string kTrace = [] {
+    std::ostringstream out;
+    nettrace::Writer w(out);
+    nettrace::Metadata tick, start;
+    tick.provider_name = start.provider_name = "Microsoft-Windows-DotNETRuntime";
+    tick.event_id = 10, tick.version = 3;
+    start.event_id = 1, start.version = 2;
+    const std::uint32_t t = w.define(tick), s = w.define(start);
+    for (int i = 0; i < 200'000; ++i) {
+      nettrace::EventSpec e;
+      e.metadata_id = i % 10 ? t : s;
+      e.payload = i % 10 ? Bytes(kTick) : Bytes(kStart);
+      e.thread_id = e.capture_thread_id = 100 + static_cast<std::uint64_t>(i % 4);
+      e.timestamp = 1'000'000 + i * 100;
+      w.event(e);
+      if (i % 1000 == 999) w.sequence_point(e.timestamp);
+    }
+    w.finish();
+    return out.str();
+  }();
+  return kTrace;
+}
+
+void Reader_Events(benchmark::State& state) {
+  const std::string& t = trace();
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    auto r = nettrace::Reader::open_memory(Bytes(reinterpret_cast<const std::uint8_t*>(t.data()), t.size()));
+    while (true) {
+      auto e = (*r)->next();
+      if (!*e) break;
+      ++events;
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * t.size()));
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+void Reader_Json(benchmark::State& state) {
+  const std::string& t = trace();
+  EventDescriber describer({&clretw::catalog()});
+  std::uint64_t events = 0;
+  std::string line;
+  for (auto _ : state) {
+    auto r = nettrace::Reader::open_memory(Bytes(reinterpret_cast<const std::uint8_t*>(t.data()), t.size()));
+    while (true) {
+      auto e = (*r)->next();
+      if (!*e) break;
+      line.clear();
+      format_event(**e, describer, 0, LineFormat::json, line);
+      ++events;
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * t.size()));
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+BENCHMARK(View_AllocationTick);
+BENCHMARK(Owning_AllocationTick);
+BENCHMARK(Dynamic_Visit_AllocationTick);
+BENCHMARK(Dynamic_Tree_AllocationTick);
+BENCHMARK(Json_AllocationTick);
+BENCHMARK(View_GCStart);
+BENCHMARK(Owning_GCStart);
+BENCHMARK(Dynamic_Visit_GCStart);
+BENCHMARK(View_BulkType);
+BENCHMARK(Owning_BulkType);
+BENCHMARK(Dynamic_Visit_BulkType);
+BENCHMARK(Reader_Events)->Unit(benchmark::kMillisecond);
+BENCHMARK(Reader_Json)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Peak memory of clretw-dump on a trace of at least 200 MB written by clretw-sample.
+#   bench/memory.sh BUILD_DIR [LIMIT_MB]
+# Prints the peak RSS of each run and fails if one exceeds LIMIT_MB (default 64).
+set -eu
+build=${1:?usage: bench/memory.sh BUILD_DIR [LIMIT_MB]}
+limit=${2:-64}
+trace="$build/memory-check.nettrace"
+"$build/clretw-sample" --size-mb 210 -o "$trace"
+size=$(wc -c < "$trace")
+echo "trace: $trace, $size bytes"
+fail=0
+for mode in "--stats" "--format json" "--format text" "--stats --sorted"; do
+  # shellcheck disable=SC2086
+  rss=$("$build/bench/peak_rss" "$build/clretw-dump" --no-progress $mode "$trace" 2>&1 >/dev/null | sed -n 's/^peak RSS: \([0-9.]*\) MB$/\1/p')
+  echo "clretw-dump $mode: peak RSS $rss MB"
+  if [ "$(printf '%s\n' "$rss" | awk -v l="$limit" '{ print ($1 < l) }')" != 1 ]; then
+    echo "FAIL: above $limit MB" >&2
+    fail=1
+  fi
+done
+rm -f "$trace"
+exit $fail
