@@ -20,7 +20,11 @@ extra="nodejs npm"
 [ "$compiler" = clang ] && extra="$extra clang"
 [ "$sanitize" = ON ] && [ "$compiler" = clang ] && extra="$extra libclang-rt-dev"
 # shellcheck disable=SC2086
-tools/deps.sh $extra
+tools/deps.sh --optional $extra
+if [ "$compiler" = clang ] && ! command -v clang++ >/dev/null 2>&1; then
+  echo "clretw: clang++ is not available" >&2
+  exit 1
+fi
 # The SARIF schema check uses ajv from the npm registry (versions pinned in the lock file).
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/validate/node_modules ]; then
   npm ci --prefix tests/validate --no-audit --no-fund --loglevel=error || echo "clretw: npm ci failed; the SARIF schema test will be skipped"
