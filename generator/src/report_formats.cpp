@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "clretw/gen/rules.h"
+#include "clretw/text.h"
 
 #ifndef CLRETW_VERSION
 #define CLRETW_VERSION "0"
@@ -10,58 +11,11 @@
 
 namespace clretw::gen {
 
-namespace {
-
-// Length of the valid UTF-8 sequence at text[i], or 0 when it is not one.
-std::size_t utf8_sequence(std::string_view text, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = b(i);
-  std::size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > text.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-  // Overlong forms, surrogates and values above U+10FFFF.
-  if ((n == 2 && lead < 0xC2) || (n == 3 && lead == 0xE0 && b(i + 1) < 0xA0) ||
-      (n == 3 && lead == 0xED && b(i + 1) >= 0xA0) || (n == 4 && lead == 0xF0 && b(i + 1) < 0x90) ||
-      (n == 4 && (lead > 0xF4 || (lead == 0xF4 && b(i + 1) >= 0x90))))
-    return 0;
-  return n;
-}
-
-}  // namespace
-
 // Manifest text reaches messages as written; bytes that are not UTF-8 become
 // U+FFFD so the document stays valid JSON.
 std::string json_string(std::string_view text) {
   std::string out = "\"";
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      const std::size_t n = utf8_sequence(text, i);
-      if (n == 0) {
-        out += "\xEF\xBF\xBD";
-        continue;
-      }
-      out.append(text.substr(i, n));
-      i += n - 1;
-      continue;
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
+  append_json_escaped(out, valid_utf8(text));
   return out + "\"";
 }
 

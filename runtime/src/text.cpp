@@ -149,6 +149,13 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
+std::string valid_utf8(std::string_view s) {
+  if (is_valid_utf8(s)) return std::string(s);
+  std::string out;
+  for_each_utf8(s, [&](char32_t cp) { append_utf8(out, cp); });
+  return out;
+}
+
 std::string ansi_to_utf8(std::string_view bytes) {
   if (is_valid_utf8(bytes)) return std::string(bytes);
   std::string out;

@@ -58,6 +58,8 @@ TEST_CASE("ANSI strings: valid UTF-8 passes, other bytes are Latin-1") {
   CHECK(clretw::ansi_to_utf8("caf\xE9") == "caf\xC3\xA9");
   CHECK(clretw::is_valid_utf8("\xEF\xBF\xBD"));
   CHECK_FALSE(clretw::is_valid_utf8("\x80"));
+  CHECK(clretw::valid_utf8("a\x80" "b\xC3\xA9") == "a\xEF\xBF\xBD" "b\xC3\xA9");
+  CHECK(clretw::valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 TEST_CASE("JSON escaping") {

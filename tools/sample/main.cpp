@@ -75,6 +75,8 @@ class Sample {
     return w_.stack(ips);
   }
   void advance(std::int64_t ticks) { ts_ += ticks; }
+  // An address as a process of this pointer size has it.
+  std::uint64_t ptr(std::uint64_t address) const { return ps_ == 4 ? address & 0xFFFFFFFF : address; }
   void sequence_point() { w_.sequence_point(ts_); }
   void finish() { w_.finish(); }
   std::uint64_t events() const { return events_; }
@@ -180,9 +182,9 @@ void request(Sample& s, std::uint64_t n) {
     a.AllocationKind = k == 2 && n % 5 == 0 ? static_cast<rt::GCAllocationKindMap>(1) : rt::GCAllocationKindMap{};
     a.ClrInstanceID = 9;
     a.AllocationAmount64 = a.AllocationAmount;
-    a.TypeId = 0x7F3A41000000 + static_cast<std::uint64_t>(k) * 0x100;
+    a.TypeId = s.ptr(0x7F3A41000000 + static_cast<std::uint64_t>(k) * 0x100);
     a.TypeName = kTypes[(n + static_cast<std::uint64_t>(k)) % 5];
-    a.Address = 0x7F3900000000 + n * 0x20000 + static_cast<std::uint64_t>(k) * 0x100;
+    a.Address = s.ptr(0x7F3900000000 + n * 0x20000 + static_cast<std::uint64_t>(k) * 0x100);
     s.emit<rt::GCAllocationTick>(3, a, kWorker, stack);
   }
   if (n % 4 == 3) {
@@ -221,7 +223,7 @@ void request(Sample& s, std::uint64_t n) {
     rt::payload::ExceptionThrown ex;
     ex.ExceptionType = "System.Collections.Generic.KeyNotFoundException";
     ex.ExceptionMessage = "The given key 'ORD-" + std::to_string(n) + "' was not present in the dictionary.";
-    ex.EIPCodeThrow = 0x7F3A400012F0;
+    ex.EIPCodeThrow = s.ptr(0x7F3A400012F0);
     ex.ExceptionHR = 0x80131577;
     ex.ExceptionFlags = static_cast<rt::ExceptionThrownFlagsMap>(0x10);
     s.emit<rt::ExceptionThrown>(0, ex, kWorker, stack);

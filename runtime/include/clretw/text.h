@@ -57,6 +57,9 @@ void put_utf16(ByteWriter& w, std::string_view utf8);
 // True when s is well-formed UTF-8.
 bool is_valid_utf8(std::string_view s);
 
+// s with every byte sequence that is not well-formed UTF-8 replaced by U+FFFD.
+std::string valid_utf8(std::string_view s);
+
 // ANSI payload strings are raw bytes; CLR writes UTF-8. Valid UTF-8 passes
 // through, anything else is read as Latin-1 so the output is always UTF-8.
 std::string ansi_to_utf8(std::string_view bytes);

@@ -1,0 +1,62 @@
+#!/bin/sh
+# clretw-dump and clretw-sample from the command line: formats, filters, statistics,
+# a damaged trace, a manifest given at run time, bad usage.
+#   dump_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR
+set -u
+dump=$1 sample=$2 work=$3 manifests=$4
+mkdir -p "$work"
+fail=0
+check() {  # check DESCRIPTION COMMAND...: the command must succeed
+  desc=$1
+  shift
+  if ! "$@"; then
+    echo "FAIL: $desc" >&2
+    fail=1
+  fi
+}
+trace="$work/sample.nettrace"
+check "sample writes a trace" "$sample" -o "$trace" >/dev/null
+check "sample V6, pointer size 4, uncompressed" "$sample" -o "$work/v6.nettrace" --format 6 --pointer-size 4 --uncompressed >/dev/null
+
+stats=$("$dump" --stats "$trace")
+check "stats reconcile with 0 unknown and 0 malformed" sh -c "printf '%s' \"\$1\" | grep -q '713 counted = 713 decoded + 0 unknown + 0 malformed'" _ "$stats"
+stats6=$("$dump" --stats "$work/v6.nettrace")
+check "V6 stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '713 counted = 713 decoded + 0 unknown + 0 malformed'" _ "$stats6"
+
+"$dump" --format json "$trace" > "$work/all.json"
+lines=$(wc -l < "$work/all.json")
+check "json: one line per event ($lines)" test "$lines" -eq 713
+bad=$(grep -vc '^{"provider":.*"id":.*"version":.*"name":.*"symbol":.*"ms":.*"timestamp":.*"pid":.*"tid":.*"cpu":.*"fields":{' "$work/all.json")
+check "json: every line is an object with the required keys ($bad are not)" test "$bad" -eq 0
+check "json: stacks are arrays" grep -q '"stack":\[[0-9]' "$work/all.json"
+
+gc=$("$dump" --filter '*/GC/Start' "$trace" | wc -l)
+check "filter by glob ($gc GC/Start)" test "$gc" -eq 25
+ids=$("$dump" --id 1 --id 2 "$trace" | wc -l)
+check "filter by ids ($ids: GC/Start, GC/Stop and the app's event 1)" test "$ids" -eq 150
+early=$("$dump" --to 0.1 "$trace" | wc -l)
+check "filter by time ($early before 0.1 ms)" test "$early" -eq 8
+limited=$("$dump" --limit 5 --format csv "$trace" | wc -l)
+check "csv with header, limit 5" test "$limited" -eq 6
+check "level filter keeps errors only" sh -c "\"\$1\" --level 2 \"\$2\" | grep -q 'Exception/Start'" _ "$dump" "$trace"
+sorted=$("$dump" --sorted --format csv "$trace" | tail -n +2 | cut -d, -f1 | sort -c -n 2>&1 && echo ordered)
+check "sorted output is in time order" test "$sorted" = ordered
+
+# A damaged trace: the events before the damage, then exit 1 with the block and byte offset.
+size=$(wc -c < "$trace")
+head -c $((size / 2)) "$trace" > "$work/cut.nettrace"
+"$dump" --stats "$work/cut.nettrace" > "$work/cut.out" 2> "$work/cut.err"
+status=$?
+check "damaged trace: exit 1 (got $status)" test "$status" -eq 1
+check "damaged trace: error names the block and byte" grep -q 'Block #[0-9]* at byte [0-9]*' "$work/cut.err"
+check "damaged trace: events before the damage are counted" grep -q 'in file (before the damage)' "$work/cut.out"
+
+# Decoding with a manifest at run time (the built-in ones, loaded from XML).
+check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" --manifest \"\$2/DotNETCoreEventPipe.man\" \"\$3\" | grep -q '713 decoded'" _ "$dump" "$manifests" "$trace"
+
+"$dump" /nonexistent.nettrace 2>/dev/null
+check "missing trace: exit 2" test $? -eq 2
+"$dump" --format xml "$trace" 2>/dev/null
+check "bad option: exit 2" test $? -eq 2
+check "--help explains" sh -c "\"\$1\" --help | grep -q -- '--manifest'" _ "$dump"
+exit $fail
