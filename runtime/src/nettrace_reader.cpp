@@ -1,6 +1,7 @@
 // The nettrace reader: FastSerialization (V4/V5) and block (V6) formats.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "clretw/nettrace.h"
 #include "nettrace_metadata.h"
@@ -22,11 +23,9 @@ class Input {
     file_ = std::fopen(path.c_str(), "rb");
     if (!file_) return false;
     std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
-    if (std::fseek(file_, 0, SEEK_END) == 0) {
-      const long end = std::ftell(file_);
-      if (end > 0) size_ = static_cast<std::uint64_t>(end);
-      std::fseek(file_, 0, SEEK_SET);
-    }
+    std::error_code ec;  // the size only drives progress reports: unknown (0) is fine
+    const auto size = std::filesystem::file_size(path, ec);
+    size_ = ec ? 0 : static_cast<std::uint64_t>(size);
     return true;
   }
   void open_memory(Bytes data) {
