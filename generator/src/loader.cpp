@@ -83,6 +83,12 @@ const std::vector<Opcode>& standard_opcodes() {
   return kOpcodes;
 }
 
+bool unreadable(const Diagnostics& diags) {
+  for (const Diagnostic& d : diags.items())
+    if (d.code == "M008") return true;
+  return false;
+}
+
 std::optional<std::uint64_t> parse_number(const std::string& text) {
   std::string_view t = text;
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);

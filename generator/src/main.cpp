@@ -65,12 +65,12 @@ int generate(const GenerateOptions& o) {
   }
 
   std::vector<std::unique_ptr<Loaded>> loaded;
-  bool unreadable = false;
+  bool failed_to_read = false;
   for (const std::string& path : o.manifests) {
     auto l = std::make_unique<Loaded>();
     auto m = load_manifest(path, diags);
     if (!m) {
-      unreadable = true;
+      failed_to_read |= clretw::gen::unreadable(diags);  // else malformed XML: an error (status 1)
       continue;
     }
     l->manifest = std::move(*m);
@@ -84,7 +84,7 @@ int generate(const GenerateOptions& o) {
   }
   for (const Diagnostic& d : diags.items())
     if (d.severity != Severity::note || o.verbose) std::cerr << format_gcc(d);
-  if (unreadable) return 2;
+  if (failed_to_read) return 2;
   if (diags.has_errors()) {
     std::cerr << "clretw-gen: " << diags.error_count() << " error(s); nothing generated\n";
     return 1;

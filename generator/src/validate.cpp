@@ -631,9 +631,10 @@ void apply_rule_options(Diagnostics& diags, const RuleOptions& options) {
 
 namespace {
 
-// Validates one loaded (or unloadable) manifest into `out`; false when unreadable.
+// Validates one loaded (or unloadable) manifest into `out`; false when the file
+// could not be read (a file that is not well-formed XML is read: its errors say why).
 bool validate_one(std::optional<Manifest> m, Diagnostics& diags) {
-  if (!m) return false;
+  if (!m) return !unreadable(diags);
   resolve(*m);
   validate(*m, diags);
   return true;

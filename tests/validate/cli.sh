@@ -29,7 +29,7 @@ expect 0 "warning rule disabled, --werror" "$gen" validate --werror --disable M6
 expect 1 "an error" "$gen" validate "$bad/M105-duplicate-task-value.man"
 expect 0 "an error re-graded" "$gen" validate --severity M105=warning "$bad/M105-duplicate-task-value.man"
 expect 0 "an error disabled by name" "$gen" validate --disable duplicate-task-value "$bad/M105-duplicate-task-value.man"
-expect 2 "malformed XML" "$gen" validate "$bad/M001-xml-syntax.man"
+expect 1 "malformed XML is an error, not unreadable input" "$gen" validate "$bad/M001-xml-syntax.man"
 expect 2 "missing file" "$gen" validate "$bad/does-not-exist.man"
 expect 2 "unknown rule" "$gen" validate --disable M999 "$src/manifest/ClrEtwBuiltin.man"
 expect 2 "no manifest" "$gen" validate

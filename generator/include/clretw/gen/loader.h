@@ -28,6 +28,10 @@ std::optional<Manifest> load_manifest_text(std::string text, const std::string& 
 // maps and to their count/length siblings, and resolves $(string.X) messages.
 void resolve(Manifest& manifest);
 
+// True when loading failed because the file could not be read at all (M008),
+// as opposed to a file that is not well-formed XML (M001): exit status 2, not 1.
+bool unreadable(const Diagnostics& diags);
+
 // Parses "123" or "0x7B".
 std::optional<std::uint64_t> parse_number(const std::string& text);
 
