@@ -83,16 +83,22 @@ class Cursor {
   void skip(std::size_t n) {
     if (need(n)) pos_ += n;
   }
-  // LEB128-style unsigned integer of at most `max_bits` bits.
+  // LEB128-style unsigned integer of at most `max_bits` bits. Groups that
+  // would carry bits beyond the 64th make it malformed.
   std::uint64_t varuint(unsigned max_bits) {
     std::uint64_t v = 0;
     for (unsigned shift = 0;; shift += 7) {
-      if (shift >= max_bits + 7 || !need(1)) {
+      if (shift >= 64 || !need(1)) {
         ok = false;
         return 0;
       }
       const std::uint8_t b = data_[pos_++];
-      v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+      const std::uint64_t group = b & 0x7F;
+      if (shift > 57 && (group >> (64 - shift)) != 0) {  // the 10th group has room for one bit
+        ok = false;
+        return 0;
+      }
+      v |= group << shift;
       if (!(b & 0x80)) break;
     }
     if (max_bits < 64 && (v >> max_bits) != 0) ok = false;

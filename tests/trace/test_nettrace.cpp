@@ -17,6 +17,7 @@
 #include "clretw/events.h"
 #include "clretw/format.h"
 #include "clretw/nettrace.h"
+#include "../../runtime/src/nettrace_format.h"  // the cursor, tested directly below
 
 using namespace clretw;
 using namespace clretw::nettrace;
@@ -367,4 +368,29 @@ TEST_CASE("files that are not nettrace, or of an unknown version, are refused cl
   auto missing = Reader::open_file("/nonexistent/trace.nettrace");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == Errc::io_error);
+}
+
+TEST_CASE("variable-length integers: limits and overlong encodings") {
+  using clretw::nettrace::detail::Cursor;
+  auto read = [](std::vector<std::uint8_t> bytes, unsigned bits, bool& ok) {
+    Cursor c(bytes);
+    const std::uint64_t v = c.varuint(bits);
+    ok = c.ok;
+    return v;
+  };
+  bool ok = false;
+  CHECK(read({0x7F}, 32, ok) == 0x7F);
+  CHECK(ok);
+  CHECK(read({0xFF, 0xFF, 0xFF, 0xFF, 0x0F}, 32, ok) == 0xFFFFFFFFu);
+  CHECK(ok);
+  read({0xFF, 0xFF, 0xFF, 0xFF, 0x1F}, 32, ok);  // 33 bits
+  CHECK_FALSE(ok);
+  CHECK(read({0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}, 64, ok) == ~0ull);
+  CHECK(ok);
+  read({0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02}, 64, ok);  // 65 bits
+  CHECK_FALSE(ok);
+  read(std::vector<std::uint8_t>(12, 0x80), 64, ok);  // continues past 10 groups
+  CHECK_FALSE(ok);
+  read({0x80}, 64, ok);  // ends inside the number
+  CHECK_FALSE(ok);
 }
