@@ -1,9 +1,9 @@
 #!/bin/sh
 # clretw-dump and clretw-sample from the command line: formats, filters, statistics,
 # a damaged trace, a manifest given at run time, bad usage.
-#   dump_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR
+#   dump_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR MANIFEST_DIR [SHARED_DIR]
 set -u
-dump=$1 sample=$2 work=$3 manifests=$4
+dump=$1 sample=$2 work=$3 manifests=$4 shared=${5:-}
 mkdir -p "$work"
 fail=0
 check() {  # check DESCRIPTION COMMAND...: the command must succeed
@@ -59,4 +59,17 @@ check "missing trace: exit 2" test $? -eq 2
 "$dump" --format xml "$trace" 2>/dev/null
 check "bad option: exit 2" test $? -eq 2
 check "--help explains" sh -c "\"\$1\" --help | grep -q -- '--manifest'" _ "$dump"
+# The real traces: every event counted and none malformed with the built-in decoders; with the
+# newest ClrEtwAll.man loaded at run time (plus DotNETCoreEventPipe.man for SampleProfiler),
+# every event decodes.
+if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
+  for t in "$shared"/traces/*.nettrace; do
+    out=$("$dump" --stats "$t")
+    check "$(basename "$t"): totals reconcile, 0 malformed" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = [0-9]+ decoded \\+ [0-9]+ unknown \\+ 0 malformed'" _ "$out"
+    all=$("$dump" --stats --manifest "$shared/manifests/ClrEtwAll.runtime-main.man" --manifest "$manifests/DotNETCoreEventPipe.man" "$t")
+    check "$(basename "$t") with runtime-main: all decoded" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$all"
+  done
+else
+  echo "SKIPPED (part): ../shared/traces is absent; clretw-dump was not run on the real traces"
+fi
 exit $fail
