@@ -798,19 +798,13 @@ class Emitter {
   std::pair<std::string, std::string> accessor_type(Ctx& c, const Merged& m, const std::string& elem_view) {
     unsigned width = 1;
     bool all_float = true;
-    const MapDesc* map = nullptr;
+    const MapDesc* map = nullptr;  // slots are in version order: the newest version with a map wins
     for (const Slot& s : m.slots) {
       if (!s.fd) continue;
       width = std::max(width, scalar_size(s.fd->type, 8));
       all_float &= s.fd->type == InType::Float;
-      if (s.fd->map && is_integer(s.fd->type)) map = s.fd->map;  // the newest version's map wins
+      if (s.fd->map && is_integer(s.fd->type)) map = s.fd->map;
     }
-    // merge_fields visits newest first, but slots are in version order: take the highest version with a map.
-    for (std::size_t v = m.slots.size(); v-- > 0;)
-      if (m.slots[v].fd && m.slots[v].fd->map && is_integer(m.slots[v].fd->type)) {
-        map = m.slots[v].fd->map;
-        break;
-      }
     std::string t;
     switch (m.cat) {
       case Cat::unsigned_: t = map ? c.map_enum.at(map) : uint_type(width); break;

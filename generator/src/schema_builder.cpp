@@ -57,8 +57,8 @@ class SchemaBuilder {
         if (f.map != kUnresolved) fd.map = maps[static_cast<std::size_t>(f.map)];
         else error("M709", f.loc, what + ": map '" + f.map_name + "' does not exist; values print as numbers");
       }
-      ok &= extent(fields, i, f.count_text, f.count_field, f.count_const, fd.count, fd, what, "count");
-      ok &= extent(fields, i, f.length_text, f.length_field, f.length_const, fd.length, fd, what, "length");
+      ok &= extent(fields, i, f.count_text, f.count_field, f.count_const, fd.count, what, "count");
+      ok &= extent(fields, i, f.length_text, f.length_field, f.length_const, fd.length, what, "length");
       if (fd.type == InType::Struct && fd.count.kind == Extent::Kind::none) fd.count = {Extent::Kind::constant, 1};
       if (fd.count.kind == Extent::Kind::constant && fd.count.value == 1 && fd.type != InType::Struct) fd.count = {};
       if (fd.count.kind != Extent::Kind::none && (fd.type == InType::Binary || fd.type == InType::Sid)) {
@@ -89,8 +89,7 @@ class SchemaBuilder {
   }
 
   bool extent(const std::vector<Field>& fields, std::size_t i, const std::string& text, int ref,
-              const std::optional<std::uint32_t>& constant, Extent& out, const FieldDesc&, const std::string& what,
-              const char* attr) {
+              const std::optional<std::uint32_t>& constant, Extent& out, const std::string& what, const char* attr) {
     if (text.empty()) return true;
     if (constant) {
       out = {Extent::Kind::constant, *constant};

@@ -140,6 +140,8 @@ struct Reader::Impl {
   // Caches.
   std::deque<Metadata> metadata_store;
   std::unordered_map<std::uint32_t, const Metadata*> metadata;
+  std::uint32_t last_metadata_id = 0;  // consecutive events mostly share their metadata
+  const Metadata* last_metadata = nullptr;
   std::vector<std::uint8_t> stack_bytes;
   std::unordered_map<std::uint32_t, std::pair<std::size_t, std::size_t>> stacks;  // id -> (offset, size)
   std::unordered_map<std::uint64_t, std::uint32_t> last_sequence;                // per capture thread
@@ -512,6 +514,7 @@ struct Reader::Impl {
     ++stats.metadata;
     metadata_store.push_back(std::move(m));
     metadata[metadata_store.back().id] = &metadata_store.back();
+    last_metadata = nullptr;  // an id may have been redefined
   }
 
   bool read_stack_block(Error& err) {
@@ -567,7 +570,10 @@ struct Reader::Impl {
     stack_bytes.clear();
     labels.clear();
     if (flags & 1) threads.clear();
-    if (flags & 2) metadata.clear();  // the records themselves stay alive for events already handed out
+    if (flags & 2) {
+      metadata.clear();  // the records themselves stay alive for events already handed out
+      last_metadata = nullptr;
+    }
     return true;
   }
 
@@ -655,8 +661,12 @@ struct Reader::Impl {
 
   void fill_record(Bytes payload) {
     EventRecord& r = record;
-    auto it = metadata.find(header.metadata_id);
-    const Metadata* m = it == metadata.end() ? nullptr : it->second;
+    if (!last_metadata || last_metadata_id != header.metadata_id) {
+      auto it = metadata.find(header.metadata_id);
+      last_metadata = it == metadata.end() ? nullptr : it->second;
+      last_metadata_id = header.metadata_id;
+    }
+    const Metadata* m = last_metadata;
     if (!m) ++stats.unknown_metadata;
     r.source_metadata = m;
     r.provider_guid = m ? m->provider_guid : Guid{};

@@ -153,15 +153,14 @@ struct Writer::Impl {
       put_varuint(w, payload.size());
       w.bytes(payload);
     } else {
-      blob_uncompressed(w, body.size(), 0, true, 0, 0, 0, 0, 0, 0, {}, {}, payload);
+      blob_uncompressed(w, 0, true, 0, 0, 0, 0, 0, 0, {}, {}, payload);
     }
     block(BlockKind::Metadata, body);
   }
 
-  void blob_uncompressed(ByteWriter& w, std::size_t start, std::uint32_t md, bool sorted, std::uint32_t seq,
-                         std::uint64_t thread, std::uint64_t capture, std::uint32_t proc, std::uint32_t stack,
-                         std::uint64_t ts, const Guid& act, const Guid& rel, Bytes payload) {
-    (void)start;
+  void blob_uncompressed(ByteWriter& w, std::uint32_t md, bool sorted, std::uint32_t seq, std::uint64_t thread,
+                         std::uint64_t capture, std::uint32_t proc, std::uint32_t stack, std::uint64_t ts,
+                         const Guid& act, const Guid& rel, Bytes payload) {
     std::vector<std::uint8_t> rest;
     ByteWriter r(rest);
     r.put(md | (sorted ? 0u : 0x80000000u));
@@ -256,8 +255,8 @@ struct Writer::Impl {
         w.bytes(rest);
       } else {
         // Offsets in `events` are relative to the end of the 20-byte block header, which keeps 4-byte alignment.
-        blob_uncompressed(w, events.size(), e.metadata_id, e.sorted, seq, thread, capture, e.processor, e.stack_id, ts,
-                          e.activity_id, e.related_activity_id, e.payload);
+        blob_uncompressed(w, e.metadata_id, e.sorted, seq, thread, capture, e.processor, e.stack_id, ts, e.activity_id,
+                          e.related_activity_id, e.payload);
       }
     } else {
       std::uint8_t flags = 0;
@@ -309,7 +308,6 @@ struct Writer::Impl {
   }
 
   std::uint32_t stack(const std::vector<std::uint64_t>& ips) {
-    flush_events();  // events already buffered may use an id this definition would shadow
     const std::uint32_t id = next_stack++;
     std::vector<std::uint8_t> body;
     ByteWriter w(body);
