@@ -23,7 +23,7 @@ std::vector<std::uint8_t> allocation_tick() {
   p.AllocationKind = rt::GCAllocationKindMap{};
   p.ClrInstanceID = 3;
   p.AllocationAmount64 = 104096;
-  p.TypeId = 0x7FFEA911EA28;
+  p.TypeID = 0x7FFEA911EA28;
   p.TypeName = "System.Collections.Generic.Dictionary`2[System.String,System.Int32]";
   p.HeapIndex = 0;
   p.Address = 0x19A00017FE8;
@@ -72,7 +72,7 @@ const RecordDesc& kBulkRecord = *rt::provider.find(15, 0)->payload;
 void View_AllocationTick(benchmark::State& state) {
   for (auto _ : state) {
     auto v = rt::GCAllocationTickView::verify(kTick, 3, 8);
-    std::uint64_t x = *v->AllocationAmount64() + *v->TypeId() + v->TypeName()->size() + *v->HeapIndex() + *v->Address();
+    std::uint64_t x = *v->AllocationAmount64() + *v->TypeID() + v->TypeName()->size() + *v->HeapIndex() + *v->Address();
     benchmark::DoNotOptimize(x);
   }
 }
@@ -102,7 +102,7 @@ void Json_AllocationTick(benchmark::State& state) {
 void View_GCStart(benchmark::State& state) {
   for (auto _ : state) {
     auto v = rt::GCStartView::verify(kStart, 2, 8);
-    std::uint64_t x = v->Count() + v->Depth() + static_cast<std::uint32_t>(v->Reason()) + *v->ClientSequenceNumber();
+    std::uint64_t x = v->Count() + *v->Depth() + static_cast<std::uint32_t>(v->Reason()) + *v->ClientSequenceNumber();
     benchmark::DoNotOptimize(x);
   }
 }

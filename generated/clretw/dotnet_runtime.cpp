@@ -9,17 +9,28 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
-    {0x0, "AllocSmall"},
-    {0x1, "Induced"},
-    {0x2, "LowMemory"},
-    {0x3, "Empty"},
-    {0x4, "AllocLarge"},
-    {0x5, "OutOfSpaceSOH"},
-    {0x6, "OutOfSpaceLOH"},
-    {0x7, "InducedNotForced"},
+constexpr clretw::MapEntry kEntries_kMap_GCSegmentTypeMap[] = {
+    {0x0, "SmallObjectHeap"},
+    {0x1, "LargeObjectHeap"},
+    {0x2, "ReadOnlyHeap"},
+    {0x3, "PinnedHeap"},
 };
-constexpr clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
+constexpr clretw::MapDesc kMap_GCSegmentTypeMap{"GCSegmentTypeMap", false, kEntries_kMap_GCSegmentTypeMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCAllocationKindMap[] = {
+    {0x0, "Small"},
+    {0x1, "Large"},
+    {0x2, "Pinned"},
+};
+constexpr clretw::MapDesc kMap_GCAllocationKindMap{"GCAllocationKindMap", false, kEntries_kMap_GCAllocationKindMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCBucketKindMap[] = {
+    {0x0, "FLItem"},
+    {0x1, "Plug"},
+};
+constexpr clretw::MapDesc kMap_GCBucketKindMap{"GCBucketKindMap", false, kEntries_kMap_GCBucketKindMap};
 
 
 constexpr clretw::MapEntry kEntries_kMap_GCTypeMap[] = {
@@ -30,19 +41,19 @@ constexpr clretw::MapEntry kEntries_kMap_GCTypeMap[] = {
 constexpr clretw::MapDesc kMap_GCTypeMap{"GCTypeMap", false, kEntries_kMap_GCTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCSegmentTypeMap[] = {
-    {0x0, "SmallObjectHeap"},
-    {0x1, "LargeObjectHeap"},
-    {0x2, "ReadOnlyHeap"},
+constexpr clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
+    {0x0, "AllocSmall"},
+    {0x1, "Induced"},
+    {0x2, "LowMemory"},
+    {0x3, "Empty"},
+    {0x4, "AllocLarge"},
+    {0x5, "OutOfSpaceSmallObjectHeap"},
+    {0x6, "OutOfSpaceLargeObjectHeap"},
+    {0x7, "InducedNoForce"},
+    {0x8, "Stress"},
+    {0x9, "InducedLowMemory"},
 };
-constexpr clretw::MapDesc kMap_GCSegmentTypeMap{"GCSegmentTypeMap", false, kEntries_kMap_GCSegmentTypeMap};
-
-
-constexpr clretw::MapEntry kEntries_kMap_GCAllocationKindMap[] = {
-    {0x0, "Small"},
-    {0x1, "Large"},
-};
-constexpr clretw::MapDesc kMap_GCAllocationKindMap{"GCAllocationKindMap", false, kEntries_kMap_GCAllocationKindMap};
+constexpr clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
 
 
 constexpr clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
@@ -58,11 +69,150 @@ constexpr clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
 constexpr clretw::MapDesc kMap_GCSuspendEEReasonMap{"GCSuspendEEReasonMap", false, kEntries_kMap_GCSuspendEEReasonMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
-    {0x1, "DesktopClr"},
-    {0x2, "CoreClr"},
+constexpr clretw::MapEntry kEntries_kMap_ContentionFlagsMap[] = {
+    {0x0, "Managed"},
+    {0x1, "Native"},
 };
-constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", false, kEntries_kMap_RuntimeSkuMap};
+constexpr clretw::MapDesc kMap_ContentionFlagsMap{"ContentionFlagsMap", false, kEntries_kMap_ContentionFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_TailCallTypeMap[] = {
+    {0x0, "OptimizedTailCall"},
+    {0x1, "RecursiveLoop"},
+    {0x2, "HelperAssistedTailCall"},
+};
+constexpr clretw::MapDesc kMap_TailCallTypeMap{"TailCallTypeMap", false, kEntries_kMap_TailCallTypeMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ThreadAdjustmentReasonMap[] = {
+    {0x0, "Warmup"},
+    {0x1, "Initializing"},
+    {0x2, "RandomMove"},
+    {0x3, "ClimbingMove"},
+    {0x4, "ChangePoint"},
+    {0x5, "Stabilizing"},
+    {0x6, "Starvation"},
+    {0x7, "ThreadTimedOut"},
+};
+constexpr clretw::MapDesc kMap_ThreadAdjustmentReasonMap{"ThreadAdjustmentReasonMap", false, kEntries_kMap_ThreadAdjustmentReasonMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCRootKindMap[] = {
+    {0x0, "Stack"},
+    {0x1, "Finalizer"},
+    {0x2, "Handle"},
+    {0x3, "Older"},
+    {0x4, "SizedRef"},
+    {0x5, "Overflow"},
+    {0x6, "DependentHandle"},
+    {0x7, "NewFQ"},
+    {0x8, "Steal"},
+    {0x9, "BGC"},
+};
+constexpr clretw::MapDesc kMap_GCRootKindMap{"GCRootKindMap", false, kEntries_kMap_GCRootKindMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
+    {0x0, "WeakShort"},
+    {0x1, "WeakLong"},
+    {0x2, "Strong"},
+    {0x3, "Pinned"},
+    {0x4, "Variable"},
+    {0x5, "RefCounted"},
+    {0x6, "Dependent"},
+    {0x7, "AsyncPinned"},
+    {0x8, "SizedRef"},
+};
+constexpr clretw::MapDesc kMap_GCHandleKindMap{"GCHandleKindMap", false, kEntries_kMap_GCHandleKindMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_KnownPathSourceMap[] = {
+    {0x0, "ApplicationAssemblies"},
+    {0x1, "Unused"},
+    {0x2, "AppPaths"},
+    {0x3, "PlatformResourceRoots"},
+    {0x4, "SatelliteSubdirectory"},
+};
+constexpr clretw::MapDesc kMap_KnownPathSourceMap{"KnownPathSourceMap", false, kEntries_kMap_KnownPathSourceMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ResolutionAttemptedStageMap[] = {
+    {0x0, "FindInLoadContext"},
+    {0x1, "AssemblyLoadContextLoad"},
+    {0x2, "ApplicationAssemblies"},
+    {0x3, "DefaultAssemblyLoadContextFallback"},
+    {0x4, "ResolveSatelliteAssembly"},
+    {0x5, "AssemblyLoadContextResolvingEvent"},
+    {0x6, "AppDomainAssemblyResolveEvent"},
+};
+constexpr clretw::MapDesc kMap_ResolutionAttemptedStageMap{"ResolutionAttemptedStageMap", false, kEntries_kMap_ResolutionAttemptedStageMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ResolutionAttemptedResultMap[] = {
+    {0x0, "Success"},
+    {0x1, "AssemblyNotFound"},
+    {0x2, "MismatchedAssemblyName"},
+    {0x3, "IncompatibleVersion"},
+    {0x4, "Failure"},
+    {0x5, "Exception"},
+};
+constexpr clretw::MapDesc kMap_ResolutionAttemptedResultMap{"ResolutionAttemptedResultMap", false, kEntries_kMap_ResolutionAttemptedResultMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+    {0x4, "ColdRange"},
+};
+constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
+    {0x1, "Default"},
+    {0x2, "Executable"},
+    {0x4, "Shared"},
+};
+constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
+    {0x1, "DomainNeutral"},
+    {0x2, "Dynamic"},
+    {0x4, "Native"},
+    {0x8, "Collectible"},
+    {0x10, "ReadyToRun"},
+};
+constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
+    {0x1, "DomainNeutral"},
+    {0x2, "Native"},
+    {0x4, "Dynamic"},
+    {0x8, "Manifest"},
+    {0x10, "IbcOptimized"},
+    {0x20, "ReadyToRunModule"},
+    {0x40, "PartialReadyToRunModule"},
+};
+constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
+    {0x1, "Dynamic"},
+    {0x2, "Generic"},
+    {0x4, "HasSharedGenericCode"},
+    {0x8, "Jitted"},
+    {0x10, "JitHelper"},
+    {0x20, "ProfilerRejectedPrecompiledCode"},
+    {0x40, "ReadyToRunRejectedPrecompiledCode"},
+    {0x10000000, "ColdSection"},
+    {0x80, "MinOptJitted"},
+    {0x100, "Optimized"},
+    {0x180, "QuickJitted"},
+    {0x200, "OptimizedTier1"},
+    {0x280, "OptimizedTier1OSR"},
+    {0x300, "InstrumentedTier"},
+    {0x380, "InstrumentedTierOptimized"},
+};
+constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
 
 
 constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
@@ -70,28 +220,17 @@ constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
     {0x2, "HostedClr"},
     {0x4, "IjwDll"},
     {0x8, "ComActivated"},
+    {0x10, "Other"},
 };
 constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
-    {0x1, "ConcurrentGC"},
-    {0x2, "LoaderOptimizationSingleDomain"},
-    {0x4, "LoaderOptimizationMultiDomain"},
-    {0x10, "LoaderSafeMode"},
-    {0x100, "LoaderSetPreference"},
-    {0x1000, "ServerGC"},
-    {0x2000, "HoardGCVM"},
-    {0x4000, "SingleVersionHostingInterface"},
-    {0x10000, "LegacyImpersonation"},
-    {0x20000, "DisableCommitThreadStack"},
-    {0x40000, "AlwaysFlowImpersonation"},
-    {0x80000, "TrimGCCommit"},
-    {0x100000, "Etw"},
-    {0x200000, "ServerBuild"},
-    {0x400000, "Arm"},
+constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
+    {0x1, "DesktopClr"},
+    {0x2, "CoreClr"},
+    {0x4, "Mono"},
 };
-constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", true, kEntries_kMap_RuntimeSkuMap};
 
 
 constexpr clretw::MapEntry kEntries_kMap_ExceptionThrownFlagsMap[] = {
@@ -104,73 +243,168 @@ constexpr clretw::MapEntry kEntries_kMap_ExceptionThrownFlagsMap[] = {
 constexpr clretw::MapDesc kMap_ExceptionThrownFlagsMap{"ExceptionThrownFlagsMap", true, kEntries_kMap_ExceptionThrownFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ContentionFlagsMap[] = {
-    {0x0, "Managed"},
-    {0x1, "Native"},
+constexpr clretw::MapEntry kEntries_kMap_ILStubGeneratedFlagsMap[] = {
+    {0x1, "ReverseInterop"},
+    {0x2, "ComInterop"},
+    {0x4, "NGenedStub"},
+    {0x8, "Delegate"},
+    {0x10, "VarArg"},
+    {0x20, "UnmanagedCallee"},
+    {0x40, "StructMarshal"},
 };
-constexpr clretw::MapDesc kMap_ContentionFlagsMap{"ContentionFlagsMap", false, kEntries_kMap_ContentionFlagsMap};
+constexpr clretw::MapDesc kMap_ILStubGeneratedFlagsMap{"ILStubGeneratedFlagsMap", true, kEntries_kMap_ILStubGeneratedFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
-    {0x1, "Default"},
-    {0x2, "Executable"},
-    {0x4, "AppDomain"},
+constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
+    {0x1, "CONCURRENT_GC"},
+    {0x2, "LOADER_OPTIMIZATION_SINGLE_DOMAIN"},
+    {0x4, "LOADER_OPTIMIZATION_MULTI_DOMAIN"},
+    {0x10, "LOADER_SAFEMODE"},
+    {0x100, "LOADER_SETPREFERENCE"},
+    {0x1000, "SERVER_GC"},
+    {0x2000, "HOARD_GC_VM"},
+    {0x4000, "SINGLE_VERSION_HOSTING_INTERFACE"},
+    {0x10000, "LEGACY_IMPERSONATION"},
+    {0x20000, "DISABLE_COMMITTHREADSTACK"},
+    {0x40000, "ALWAYSFLOW_IMPERSONATION"},
+    {0x80000, "TRIM_GC_COMMIT"},
+    {0x100000, "ETW"},
+    {0x200000, "SERVER_BUILD"},
+    {0x400000, "ARM"},
 };
-constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
+constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
-    {0x1, "DomainNeutral"},
-    {0x2, "Dynamic"},
-    {0x4, "Native"},
-    {0x8, "Collectible"},
+constexpr clretw::MapEntry kEntries_kMap_TypeFlagsMap[] = {
+    {0x1, "Delegate"},
+    {0x2, "Finalizable"},
+    {0x4, "ExternallyImplementedCOMObject"},
+    {0x8, "Array"},
+    {0x100, "ArrayRankBit0"},
+    {0x200, "ArrayRankBit1"},
+    {0x400, "ArrayRankBit2"},
+    {0x800, "ArrayRankBit3"},
+    {0x1000, "ArrayRankBit4"},
+    {0x2000, "ArrayRankBit5"},
 };
-constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
+constexpr clretw::MapDesc kMap_TypeFlagsMap{"TypeFlagsMap", true, kEntries_kMap_TypeFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
-    {0x1, "DomainNeutral"},
-    {0x2, "Native"},
-    {0x4, "Dynamic"},
-    {0x8, "Manifest"},
-    {0x10, "IbcOptimized"},
+constexpr clretw::MapEntry kEntries_kMap_GCRootFlagsMap[] = {
+    {0x1, "Pinning"},
+    {0x2, "WeakRef"},
+    {0x4, "Interior"},
+    {0x8, "RefCounted"},
 };
-constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
+constexpr clretw::MapDesc kMap_GCRootFlagsMap{"GCRootFlagsMap", true, kEntries_kMap_GCRootFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
-    {0x1, "Dynamic"},
-    {0x2, "Generic"},
-    {0x4, "HasSharedGenericCode"},
-    {0x8, "Jitted"},
-    {0x10, "JitHelper"},
-    {0x10000000, "ColdSection"},
+constexpr clretw::MapEntry kEntries_kMap_GCRootStaticVarFlagsMap[] = {
+    {0x1, "ThreadLocal"},
 };
-constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
+constexpr clretw::MapDesc kMap_GCRootStaticVarFlagsMap{"GCRootStaticVarFlagsMap", true, kEntries_kMap_GCRootStaticVarFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
-    {0x4, "ColdRange"},
+constexpr clretw::MapEntry kEntries_kMap_GCRootCCWFlagsMap[] = {
+    {0x1, "Strong"},
+    {0x2, "Pegged"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", false, kEntries_kMap_ModuleRangeTypeMap};
+constexpr clretw::MapDesc kMap_GCRootCCWFlagsMap{"GCRootCCWFlagsMap", true, kEntries_kMap_GCRootCCWFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ThreadFlagsMap[] = {
+    {0x1, "GCSpecial"},
+    {0x2, "Finalizer"},
+    {0x4, "ThreadPoolWorker"},
+};
+constexpr clretw::MapDesc kMap_ThreadFlagsMap{"ThreadFlagsMap", true, kEntries_kMap_ThreadFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] = {
+    {0x0, "None"},
+    {0x1, "QuickJit"},
+    {0x2, "QuickJitForLoops"},
+    {0x4, "TieredPGO"},
+    {0x8, "ReadyToRun"},
+};
+constexpr clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCGlobalMechanismsMap[] = {
+    {0x1, "Concurrent"},
+    {0x2, "Compaction"},
+    {0x4, "Promotion"},
+    {0x8, "Demotion"},
+    {0x10, "CardBundles"},
+    {0x20, "Elevation"},
+};
+constexpr clretw::MapDesc kMap_GCGlobalMechanismsMap{"GCGlobalMechanismsMap", true, kEntries_kMap_GCGlobalMechanismsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCHeapCompactMechanismMap[] = {
+    {0x0, "not_specified"},
+    {0x80000001, "compact_low_ephemeral"},
+    {0x80000002, "compact_high_frag"},
+    {0x80000004, "compact_no_gaps"},
+    {0x80000008, "compact_loh_forced"},
+    {0x80000010, "compact_last_gc"},
+    {0x80000020, "compact_induced_compacting"},
+    {0x80000040, "compact_fragmented_gen0"},
+    {0x80000080, "compact_high_mem_load"},
+    {0x80000100, "compact_high_mem_frag"},
+    {0x80000200, "compact_vhigh_mem_frag"},
+    {0x80000400, "compact_no_gc_mode"},
+    {0x80000800, "compact_aggressive_compacting"},
+};
+constexpr clretw::MapDesc kMap_GCHeapCompactMechanismMap{"GCHeapCompactMechanismMap", false, kEntries_kMap_GCHeapCompactMechanismMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_GCHeapExpandMechanismMap[] = {
+    {0x0, "not_specified"},
+    {0x80000001, "expand_reuse_normal"},
+    {0x80000002, "expand_reuse_bestfit"},
+    {0x80000004, "expand_new_seg_ep"},
+    {0x80000008, "expand_new_seg"},
+    {0x80000010, "expand_no_memory"},
+    {0x80000020, "expand_next_full_gc"},
+};
+constexpr clretw::MapDesc kMap_GCHeapExpandMechanismMap{"GCHeapExpandMechanismMap", false, kEntries_kMap_GCHeapExpandMechanismMap};
 
 
 constexpr const clretw::MapDesc* kMaps[] = {
-    &kMap_GCReasonMap,
-    &kMap_GCTypeMap,
     &kMap_GCSegmentTypeMap,
     &kMap_GCAllocationKindMap,
+    &kMap_GCBucketKindMap,
+    &kMap_GCTypeMap,
+    &kMap_GCReasonMap,
     &kMap_GCSuspendEEReasonMap,
-    &kMap_RuntimeSkuMap,
-    &kMap_StartupModeMap,
-    &kMap_StartupFlagsMap,
-    &kMap_ExceptionThrownFlagsMap,
     &kMap_ContentionFlagsMap,
+    &kMap_TailCallTypeMap,
+    &kMap_ThreadAdjustmentReasonMap,
+    &kMap_GCRootKindMap,
+    &kMap_GCHandleKindMap,
+    &kMap_KnownPathSourceMap,
+    &kMap_ResolutionAttemptedStageMap,
+    &kMap_ResolutionAttemptedResultMap,
+    &kMap_ModuleRangeTypeMap,
     &kMap_AppDomainFlagsMap,
     &kMap_AssemblyFlagsMap,
     &kMap_ModuleFlagsMap,
     &kMap_MethodFlagsMap,
-    &kMap_ModuleRangeTypeMap,
+    &kMap_StartupModeMap,
+    &kMap_RuntimeSkuMap,
+    &kMap_ExceptionThrownFlagsMap,
+    &kMap_ILStubGeneratedFlagsMap,
+    &kMap_StartupFlagsMap,
+    &kMap_TypeFlagsMap,
+    &kMap_GCRootFlagsMap,
+    &kMap_GCRootStaticVarFlagsMap,
+    &kMap_GCRootCCWFlagsMap,
+    &kMap_ThreadFlagsMap,
+    &kMap_TieredCompilationSettingsFlagsMap,
+    &kMap_GCGlobalMechanismsMap,
+    &kMap_GCHeapCompactMechanismMap,
+    &kMap_GCHeapExpandMechanismMap,
 };
 
 // ---------------------------------------------------------------------------
@@ -178,28 +412,143 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "GCStart", line 259
-constexpr clretw::FieldDesc kFieldsGCStart[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
+// "EventSource", line 537
+constexpr clretw::FieldDesc kFieldsEventSource[] = {
+    {.name = "EventID", .type = clretw::InType::Int32},
+    {.name = "EventName", .type = clretw::InType::UnicodeString},
+    {.name = "EventSourceName", .type = clretw::InType::UnicodeString},
+    {.name = "Payload", .type = clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesGCStart[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}}};
-constexpr clretw::Segment kSegmentsGCStart[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesEventSource[2][4] = {
+    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsEventSource[2][4] = {{{4, 1}, {0, 2}, {0, 3}, {0, clretw::kNoField}}, {{4, 1}, {0, 2}, {0, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_EventSource{
+    .name = "EventSource",
+    .fields = kFieldsEventSource,
+    .layout = {{kPlacesEventSource[0], kSegmentsEventSource[0], 4}, {kPlacesEventSource[1], kSegmentsEventSource[1], 4}},
+
+    .line = 537};
+
+// "StrongNameVerification", line 543
+constexpr clretw::FieldDesc kFieldsStrongNameVerification[] = {
+    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesStrongNameVerification[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsStrongNameVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_StrongNameVerification{
+    .name = "StrongNameVerification",
+    .fields = kFieldsStrongNameVerification,
+    .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
+
+    .line = 543};
+
+// "StrongNameVerification_V1", line 548
+constexpr clretw::FieldDesc kFieldsStrongNameVerification_V1[] = {
+    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesStrongNameVerification_V1[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsStrongNameVerification_V1[2][2] = {{{8, 2}, {2, clretw::kNoField}}, {{8, 2}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_StrongNameVerification_V1{
+    .name = "StrongNameVerification_V1",
+    .fields = kFieldsStrongNameVerification_V1,
+    .layout = {{kPlacesStrongNameVerification_V1[0], kSegmentsStrongNameVerification_V1[0], 10}, {kPlacesStrongNameVerification_V1[1], kSegmentsStrongNameVerification_V1[1], 10}},
+
+    .line = 548};
+
+// "AuthenticodeVerification", line 554
+constexpr clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
+    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ModulePath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAuthenticodeVerification[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAuthenticodeVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AuthenticodeVerification{
+    .name = "AuthenticodeVerification",
+    .fields = kFieldsAuthenticodeVerification,
+    .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
+
+    .line = 554};
+
+// "AuthenticodeVerification_V1", line 559
+constexpr clretw::FieldDesc kFieldsAuthenticodeVerification_V1[] = {
+    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ModulePath", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesAuthenticodeVerification_V1[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsAuthenticodeVerification_V1[2][2] = {{{8, 2}, {2, clretw::kNoField}}, {{8, 2}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
+    .name = "AuthenticodeVerification_V1",
+    .fields = kFieldsAuthenticodeVerification_V1,
+    .layout = {{kPlacesAuthenticodeVerification_V1[0], kSegmentsAuthenticodeVerification_V1[0], 10}, {kPlacesAuthenticodeVerification_V1[1], kSegmentsAuthenticodeVerification_V1[1], 10}},
+
+    .line = 559};
+
+// "RuntimeInformation", line 565
+constexpr clretw::FieldDesc kFieldsRuntimeInformation[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Sku", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
+    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
+    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
+    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
+    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
+    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
+    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
+    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
+    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
+    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
+    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
+    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
+    {.name = "ComObjectGuid", .type = clretw::InType::Guid},
+    {.name = "RuntimeDllPath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_RuntimeInformation{
+    .name = "RuntimeInformation",
+    .fields = kFieldsRuntimeInformation,
+    .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
+
+    .line = 565};
+
+// "GCStart", line 582
+constexpr clretw::FieldDesc kFieldsGCStart[] = {
+    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
+    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+};
+constexpr clretw::FieldPlace kPlacesGCStart[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 4}, {0, 4, 4}}};
+constexpr clretw::Segment kSegmentsGCStart[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_GCStart{
     .name = "GCStart",
     .fields = kFieldsGCStart,
-    .layout = {{kPlacesGCStart[0], kSegmentsGCStart[0], 16}, {kPlacesGCStart[1], kSegmentsGCStart[1], 16}},
+    .layout = {{kPlacesGCStart[0], kSegmentsGCStart[0], 8}, {kPlacesGCStart[1], kSegmentsGCStart[1], 8}},
 
-    .line = 259};
+    .line = 582};
 
-// "GCStart_V1", line 266
+// "GCStart_V1", line 586
 constexpr clretw::FieldDesc kFieldsGCStart_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
+    {.name = "Depth", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
     {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
@@ -213,12 +562,12 @@ constexpr clretw::RecordDesc kRecord_GCStart_V1{
     .fields = kFieldsGCStart_V1,
     .layout = {{kPlacesGCStart_V1[0], kSegmentsGCStart_V1[0], 18}, {kPlacesGCStart_V1[1], kSegmentsGCStart_V1[1], 18}},
 
-    .line = 266};
+    .line = 586};
 
-// "GCStart_V2", line 273
+// "GCStart_V2", line 593
 constexpr clretw::FieldDesc kFieldsGCStart_V2[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
+    {.name = "Depth", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
     {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
@@ -233,25 +582,25 @@ constexpr clretw::RecordDesc kRecord_GCStart_V2{
     .fields = kFieldsGCStart_V2,
     .layout = {{kPlacesGCStart_V2[0], kSegmentsGCStart_V2[0], 26}, {kPlacesGCStart_V2[1], kSegmentsGCStart_V2[1], 26}},
 
-    .line = 273};
+    .line = 593};
 
-// "GCEnd", line 281
+// "GCEnd", line 601
 constexpr clretw::FieldDesc kFieldsGCEnd[] = {
     {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
+    {.name = "Depth", .type = clretw::InType::UInt16},
 };
 constexpr clretw::FieldPlace kPlacesGCEnd[2][2] = {
-    {{0, 0, 4}, {0, 4, 4}},
-    {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCEnd[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 4}, {0, 4, 2}}};
+constexpr clretw::Segment kSegmentsGCEnd[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_GCEnd{
     .name = "GCEnd",
     .fields = kFieldsGCEnd,
-    .layout = {{kPlacesGCEnd[0], kSegmentsGCEnd[0], 8}, {kPlacesGCEnd[1], kSegmentsGCEnd[1], 8}},
+    .layout = {{kPlacesGCEnd[0], kSegmentsGCEnd[0], 6}, {kPlacesGCEnd[1], kSegmentsGCEnd[1], 6}},
 
-    .line = 281};
+    .line = 601};
 
-// "GCEnd_V1", line 285
+// "GCEnd_V1", line 605
 constexpr clretw::FieldDesc kFieldsGCEnd_V1[] = {
     {.name = "Count", .type = clretw::InType::UInt32},
     {.name = "Depth", .type = clretw::InType::UInt32},
@@ -266,19 +615,19 @@ constexpr clretw::RecordDesc kRecord_GCEnd_V1{
     .fields = kFieldsGCEnd_V1,
     .layout = {{kPlacesGCEnd_V1[0], kSegmentsGCEnd_V1[0], 10}, {kPlacesGCEnd_V1[1], kSegmentsGCEnd_V1[1], 10}},
 
-    .line = 285};
+    .line = 605};
 
-// "GCHeapStats", line 290
+// "GCHeapStats", line 610
 constexpr clretw::FieldDesc kFieldsGCHeapStats[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64},
+    {.name = "GenerationSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
     {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
     {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
@@ -293,19 +642,19 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats{
     .fields = kFieldsGCHeapStats,
     .layout = {{kPlacesGCHeapStats[0], kSegmentsGCHeapStats[0], 92}, {kPlacesGCHeapStats[1], kSegmentsGCHeapStats[1], 92}},
 
-    .line = 290};
+    .line = 610};
 
-// "GCHeapStats_V1", line 306
+// "GCHeapStats_V1", line 625
 constexpr clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64},
+    {.name = "GenerationSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
     {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
     {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
@@ -321,26 +670,26 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats_V1{
     .fields = kFieldsGCHeapStats_V1,
     .layout = {{kPlacesGCHeapStats_V1[0], kSegmentsGCHeapStats_V1[0], 94}, {kPlacesGCHeapStats_V1[1], kSegmentsGCHeapStats_V1[1], 94}},
 
-    .line = 306};
+    .line = 625};
 
-// "GCHeapStats_V2", line 322
+// "GCHeapStats_V2", line 641
 constexpr clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64},
+    {.name = "GenerationSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "GenerationSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
     {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
     {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
     {.name = "GCHandleCount", .type = clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "GenerationSize4", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize4", .type = clretw::InType::UInt64},
+    {.name = "GenerationSize4", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize4", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
 };
 constexpr clretw::FieldPlace kPlacesGCHeapStats_V2[2][16] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}, {0, 94, 8}, {0, 102, 8}},
@@ -351,12 +700,12 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats_V2{
     .fields = kFieldsGCHeapStats_V2,
     .layout = {{kPlacesGCHeapStats_V2[0], kSegmentsGCHeapStats_V2[0], 110}, {kPlacesGCHeapStats_V2[1], kSegmentsGCHeapStats_V2[1], 110}},
 
-    .line = 322};
+    .line = 641};
 
-// "GCCreateSegment", line 340
+// "GCCreateSegment", line 659
 constexpr clretw::FieldDesc kFieldsGCCreateSegment[] = {
     {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Size", .type = clretw::InType::UInt64},
+    {.name = "Size", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
 };
 constexpr clretw::FieldPlace kPlacesGCCreateSegment[2][3] = {
@@ -368,12 +717,12 @@ constexpr clretw::RecordDesc kRecord_GCCreateSegment{
     .fields = kFieldsGCCreateSegment,
     .layout = {{kPlacesGCCreateSegment[0], kSegmentsGCCreateSegment[0], 20}, {kPlacesGCCreateSegment[1], kSegmentsGCCreateSegment[1], 20}},
 
-    .line = 340};
+    .line = 659};
 
-// "GCCreateSegment_V1", line 345
+// "GCCreateSegment_V1", line 664
 constexpr clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
     {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Size", .type = clretw::InType::UInt64},
+    {.name = "Size", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
@@ -386,9 +735,9 @@ constexpr clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .fields = kFieldsGCCreateSegment_V1,
     .layout = {{kPlacesGCCreateSegment_V1[0], kSegmentsGCCreateSegment_V1[0], 22}, {kPlacesGCCreateSegment_V1[1], kSegmentsGCCreateSegment_V1[1], 22}},
 
-    .line = 345};
+    .line = 664};
 
-// "GCFreeSegment", line 351
+// "GCFreeSegment", line 670
 constexpr clretw::FieldDesc kFieldsGCFreeSegment[] = {
     {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
 };
@@ -401,9 +750,9 @@ constexpr clretw::RecordDesc kRecord_GCFreeSegment{
     .fields = kFieldsGCFreeSegment,
     .layout = {{kPlacesGCFreeSegment[0], kSegmentsGCFreeSegment[0], 8}, {kPlacesGCFreeSegment[1], kSegmentsGCFreeSegment[1], 8}},
 
-    .line = 351};
+    .line = 670};
 
-// "GCFreeSegment_V1", line 354
+// "GCFreeSegment_V1", line 673
 constexpr clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
     {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
@@ -417,28 +766,75 @@ constexpr clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .fields = kFieldsGCFreeSegment_V1,
     .layout = {{kPlacesGCFreeSegment_V1[0], kSegmentsGCFreeSegment_V1[0], 10}, {kPlacesGCFreeSegment_V1[1], kSegmentsGCFreeSegment_V1[1], 10}},
 
-    .line = 354};
+    .line = 673};
 
-// "GCSuspendEEBegin_V1", line 359
-constexpr clretw::FieldDesc kFieldsGCSuspendEEBegin_V1[] = {
+// "GCNoUserData", line 677
+constexpr clretw::FieldDesc kFieldsGCNoUserData[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCNoUserData[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr clretw::Segment kSegmentsGCNoUserData[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCNoUserData{
+    .name = "GCNoUserData",
+    .fields = kFieldsGCNoUserData,
+    .layout = {{kPlacesGCNoUserData[0], kSegmentsGCNoUserData[0], 2}, {kPlacesGCNoUserData[1], kSegmentsGCNoUserData[1], 2}},
+
+    .line = 677};
+
+// "GenAwareTemplate", line 680
+constexpr clretw::FieldDesc kFieldsGenAwareTemplate[] = {
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGenAwareTemplate[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 4}, {0, 4, 2}}};
+constexpr clretw::Segment kSegmentsGenAwareTemplate[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GenAwareTemplate{
+    .name = "GenAwareTemplate",
+    .fields = kFieldsGenAwareTemplate,
+    .layout = {{kPlacesGenAwareTemplate[0], kSegmentsGenAwareTemplate[0], 6}, {kPlacesGenAwareTemplate[1], kSegmentsGenAwareTemplate[1], 6}},
+
+    .line = 680};
+
+// "GCSuspendEE", line 684
+constexpr clretw::FieldDesc kFieldsGCSuspendEE[] = {
+    {.name = "Reason", .type = clretw::InType::UInt16, .map = &kMap_GCSuspendEEReasonMap},
+};
+constexpr clretw::FieldPlace kPlacesGCSuspendEE[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr clretw::Segment kSegmentsGCSuspendEE[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCSuspendEE{
+    .name = "GCSuspendEE",
+    .fields = kFieldsGCSuspendEE,
+    .layout = {{kPlacesGCSuspendEE[0], kSegmentsGCSuspendEE[0], 2}, {kPlacesGCSuspendEE[1], kSegmentsGCSuspendEE[1], 2}},
+
+    .line = 684};
+
+// "GCSuspendEE_V1", line 687
+constexpr clretw::FieldDesc kFieldsGCSuspendEE_V1[] = {
     {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
     {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCSuspendEEBegin_V1[2][2] = {
-    {{0, 0, 4}, {0, 4, 4}},
-    {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCSuspendEEBegin_V1[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSuspendEEBegin_V1{
-    .name = "GCSuspendEEBegin_V1",
-    .fields = kFieldsGCSuspendEEBegin_V1,
-    .layout = {{kPlacesGCSuspendEEBegin_V1[0], kSegmentsGCSuspendEEBegin_V1[0], 8}, {kPlacesGCSuspendEEBegin_V1[1], kSegmentsGCSuspendEEBegin_V1[1], 8}},
+constexpr clretw::FieldPlace kPlacesGCSuspendEE_V1[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsGCSuspendEE_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCSuspendEE_V1{
+    .name = "GCSuspendEE_V1",
+    .fields = kFieldsGCSuspendEE_V1,
+    .layout = {{kPlacesGCSuspendEE_V1[0], kSegmentsGCSuspendEE_V1[0], 10}, {kPlacesGCSuspendEE_V1[1], kSegmentsGCSuspendEE_V1[1], 10}},
 
-    .line = 359};
+    .line = 687};
 
-// "GCAllocationTick", line 364
+// "GCAllocationTick", line 692
 constexpr clretw::FieldDesc kFieldsGCAllocationTick[] = {
-    {.name = "AllocationSize", .type = clretw::InType::UInt32},
-    {.name = "Kind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
 };
 constexpr clretw::FieldPlace kPlacesGCAllocationTick[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
@@ -449,11 +845,11 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick{
     .fields = kFieldsGCAllocationTick,
     .layout = {{kPlacesGCAllocationTick[0], kSegmentsGCAllocationTick[0], 8}, {kPlacesGCAllocationTick[1], kSegmentsGCAllocationTick[1], 8}},
 
-    .line = 364};
+    .line = 692};
 
-// "GCAllocationTick_V1", line 368
+// "GCAllocationTick_V1", line 696
 constexpr clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32},
+    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
@@ -466,33 +862,36 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .fields = kFieldsGCAllocationTick_V1,
     .layout = {{kPlacesGCAllocationTick_V1[0], kSegmentsGCAllocationTick_V1[0], 10}, {kPlacesGCAllocationTick_V1[1], kSegmentsGCAllocationTick_V1[1], 10}},
 
-    .line = 368};
+    .line = 696};
 
-// "GCAllocationTick_V2", line 373
+// "GCAllocationTick_V2", line 701
 constexpr clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32},
+    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64},
+    {.name = "AllocationAmount64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::Pointer},
+    {.name = "TypeName", .type = clretw::InType::UnicodeString},
+    {.name = "HeapIndex", .type = clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V2[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V2[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesGCAllocationTick_V2[2][7] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, clretw::kVariable}, {1, 0, 4}}};
+constexpr clretw::Segment kSegmentsGCAllocationTick_V2[2][2] = {{{22, 5}, {4, clretw::kNoField}}, {{26, 5}, {4, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .name = "GCAllocationTick_V2",
     .fields = kFieldsGCAllocationTick_V2,
-    .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 18}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 18}},
+    .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 26}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 30}},
 
-    .line = 373};
+    .line = 701};
 
-// "GCAllocationTick_V3", line 379
+// "GCAllocationTick_V3", line 710
 constexpr clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32},
+    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64},
-    {.name = "TypeId", .type = clretw::InType::Pointer},
+    {.name = "AllocationAmount64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::Pointer},
     {.name = "TypeName", .type = clretw::InType::UnicodeString},
     {.name = "HeapIndex", .type = clretw::InType::UInt32},
     {.name = "Address", .type = clretw::InType::Pointer},
@@ -506,9 +905,62 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .fields = kFieldsGCAllocationTick_V3,
     .layout = {{kPlacesGCAllocationTick_V3[0], kSegmentsGCAllocationTick_V3[0], 30}, {kPlacesGCAllocationTick_V3[1], kSegmentsGCAllocationTick_V3[1], 38}},
 
-    .line = 379};
+    .line = 710};
 
-// "GCFinalizersEnd", line 389
+// "GCAllocationTick_V4", line 720
+constexpr clretw::FieldDesc kFieldsGCAllocationTick_V4[] = {
+    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AllocationAmount64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::Pointer},
+    {.name = "TypeName", .type = clretw::InType::UnicodeString},
+    {.name = "HeapIndex", .type = clretw::InType::UInt32},
+    {.name = "Address", .type = clretw::InType::Pointer},
+    {.name = "ObjectSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCAllocationTick_V4[2][9] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 8}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, clretw::kVariable}, {1, 0, 4}, {1, 4, 8}, {1, 12, 8}}};
+constexpr clretw::Segment kSegmentsGCAllocationTick_V4[2][2] = {{{22, 5}, {16, clretw::kNoField}}, {{26, 5}, {20, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCAllocationTick_V4{
+    .name = "GCAllocationTick_V4",
+    .fields = kFieldsGCAllocationTick_V4,
+    .layout = {{kPlacesGCAllocationTick_V4[0], kSegmentsGCAllocationTick_V4[0], 38}, {kPlacesGCAllocationTick_V4[1], kSegmentsGCAllocationTick_V4[1], 46}},
+
+    .line = 720};
+
+// "GCCreateConcurrentThread", line 731
+constexpr clretw::FieldDesc kFieldsGCCreateConcurrentThread[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCCreateConcurrentThread[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr clretw::Segment kSegmentsGCCreateConcurrentThread[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCCreateConcurrentThread{
+    .name = "GCCreateConcurrentThread",
+    .fields = kFieldsGCCreateConcurrentThread,
+    .layout = {{kPlacesGCCreateConcurrentThread[0], kSegmentsGCCreateConcurrentThread[0], 2}, {kPlacesGCCreateConcurrentThread[1], kSegmentsGCCreateConcurrentThread[1], 2}},
+
+    .line = 731};
+
+// "GCTerminateConcurrentThread", line 734
+constexpr clretw::FieldDesc kFieldsGCTerminateConcurrentThread[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCTerminateConcurrentThread[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr clretw::Segment kSegmentsGCTerminateConcurrentThread[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCTerminateConcurrentThread{
+    .name = "GCTerminateConcurrentThread",
+    .fields = kFieldsGCTerminateConcurrentThread,
+    .layout = {{kPlacesGCTerminateConcurrentThread[0], kSegmentsGCTerminateConcurrentThread[0], 2}, {kPlacesGCTerminateConcurrentThread[1], kSegmentsGCTerminateConcurrentThread[1], 2}},
+
+    .line = 734};
+
+// "GCFinalizersEnd", line 737
 constexpr clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
     {.name = "Count", .type = clretw::InType::UInt32},
 };
@@ -521,9 +973,9 @@ constexpr clretw::RecordDesc kRecord_GCFinalizersEnd{
     .fields = kFieldsGCFinalizersEnd,
     .layout = {{kPlacesGCFinalizersEnd[0], kSegmentsGCFinalizersEnd[0], 4}, {kPlacesGCFinalizersEnd[1], kSegmentsGCFinalizersEnd[1], 4}},
 
-    .line = 389};
+    .line = 737};
 
-// "GCFinalizersEnd_V1", line 392
+// "GCFinalizersEnd_V1", line 740
 constexpr clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
     {.name = "Count", .type = clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
@@ -537,449 +989,792 @@ constexpr clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .fields = kFieldsGCFinalizersEnd_V1,
     .layout = {{kPlacesGCFinalizersEnd_V1[0], kSegmentsGCFinalizersEnd_V1[0], 6}, {kPlacesGCFinalizersEnd_V1[1], kSegmentsGCFinalizersEnd_V1[1], 6}},
 
-    .line = 392};
+    .line = 740};
 
-// "GCSetting", line 397
-constexpr clretw::FieldDesc kFieldsGCSetting[] = {
-    {.name = "ServerGC", .type = clretw::InType::Boolean},
-    {.name = "SegmentSize", .type = clretw::InType::UInt64},
-    {.name = "LargeObjectSegmentSize", .type = clretw::InType::UInt64},
-};
-constexpr clretw::FieldPlace kPlacesGCSetting[2][3] = {
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}},
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}}};
-constexpr clretw::Segment kSegmentsGCSetting[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSetting{
-    .name = "GCSetting",
-    .fields = kFieldsGCSetting,
-    .layout = {{kPlacesGCSetting[0], kSegmentsGCSetting[0], 20}, {kPlacesGCSetting[1], kSegmentsGCSetting[1], 20}},
-
-    .line = 397};
-
-// "Values", line 406
-constexpr clretw::FieldDesc kFieldsBulkType_Values[] = {
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeNameID", .type = clretw::InType::UInt32},
-    {.name = "Flags", .type = clretw::InType::UInt32},
-    {.name = "CorElementType", .type = clretw::InType::UInt8},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "TypeParameterCount", .type = clretw::InType::UInt32},
-    {.name = "TypeParameters", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64, .count = {clretw::Extent::Kind::field, 6}},
-};
-constexpr clretw::FieldPlace kPlacesBulkType_Values[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsBulkType_Values[2][3] = {{{25, 5}, {4, 7}, {0, clretw::kNoField}}, {{25, 5}, {4, 7}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BulkType_Values{
-    .name = "Values",
-    .fields = kFieldsBulkType_Values,
-    .layout = {{kPlacesBulkType_Values[0], kSegmentsBulkType_Values[0], 29}, {kPlacesBulkType_Values[1], kSegmentsBulkType_Values[1], 29}},
-
-    .line = 406};
-
-// "BulkType", line 403
-constexpr clretw::FieldDesc kFieldsBulkType[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
+// "GCMark", line 744
+constexpr clretw::FieldDesc kFieldsGCMark[] = {
+    {.name = "HeapNum", .type = clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_BulkType_Values},
 };
-constexpr clretw::FieldPlace kPlacesBulkType[2][3] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsBulkType[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BulkType{
-    .name = "BulkType",
-    .fields = kFieldsBulkType,
-    .layout = {{kPlacesBulkType[0], kSegmentsBulkType[0], 6}, {kPlacesBulkType[1], kSegmentsBulkType[1], 6}},
+constexpr clretw::FieldPlace kPlacesGCMark[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 4}, {0, 4, 2}}};
+constexpr clretw::Segment kSegmentsGCMark[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCMark{
+    .name = "GCMark",
+    .fields = kFieldsGCMark,
+    .layout = {{kPlacesGCMark[0], kSegmentsGCMark[0], 6}, {kPlacesGCMark[1], kSegmentsGCMark[1], 6}},
 
-    .line = 403};
+    .line = 744};
 
-// "ThreadPoolThreadCount", line 418
-constexpr clretw::FieldDesc kFieldsThreadPoolThreadCount[] = {
-    {.name = "Count", .type = clretw::InType::UInt64},
-    {.name = "NumRetired", .type = clretw::InType::UInt64},
+// "GCMarkWithType", line 748
+constexpr clretw::FieldDesc kFieldsGCMarkWithType[] = {
+    {.name = "HeapNum", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCRootKindMap},
+    {.name = "Bytes", .type = clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolThreadCount[2][2] = {
-    {{0, 0, 8}, {0, 8, 8}},
-    {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsThreadPoolThreadCount[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolThreadCount{
-    .name = "ThreadPoolThreadCount",
-    .fields = kFieldsThreadPoolThreadCount,
-    .layout = {{kPlacesThreadPoolThreadCount[0], kSegmentsThreadPoolThreadCount[0], 16}, {kPlacesThreadPoolThreadCount[1], kSegmentsThreadPoolThreadCount[1], 16}},
+constexpr clretw::FieldPlace kPlacesGCMarkWithType[2][4] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 4}, {0, 10, 8}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 4}, {0, 10, 8}}};
+constexpr clretw::Segment kSegmentsGCMarkWithType[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCMarkWithType{
+    .name = "GCMarkWithType",
+    .fields = kFieldsGCMarkWithType,
+    .layout = {{kPlacesGCMarkWithType[0], kSegmentsGCMarkWithType[0], 18}, {kPlacesGCMarkWithType[1], kSegmentsGCMarkWithType[1], 18}},
 
-    .line = 418};
+    .line = 748};
 
-// "ThreadpoolSuspension", line 423
-constexpr clretw::FieldDesc kFieldsThreadpoolSuspension[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt32},
-    {.name = "CPUUtilization", .type = clretw::InType::UInt32},
+// "GCJoin_V2", line 754
+constexpr clretw::FieldDesc kFieldsGCJoin_V2[] = {
+    {.name = "Heap", .type = clretw::InType::UInt32},
+    {.name = "JoinTime", .type = clretw::InType::UInt32},
+    {.name = "JoinType", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "JoinID", .type = clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesThreadpoolSuspension[2][2] = {
+constexpr clretw::FieldPlace kPlacesGCJoin_V2[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}, {0, 14, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}, {0, 14, 4}}};
+constexpr clretw::Segment kSegmentsGCJoin_V2[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCJoin_V2{
+    .name = "GCJoin_V2",
+    .fields = kFieldsGCJoin_V2,
+    .layout = {{kPlacesGCJoin_V2[0], kSegmentsGCJoin_V2[0], 18}, {kPlacesGCJoin_V2[1], kSegmentsGCJoin_V2[1], 18}},
+
+    .line = 754};
+
+// "Values", line 777
+constexpr clretw::FieldDesc kFieldsGCPerHeapHistory_V3_Values[] = {
+    {.name = "SizeBefore", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "FreeListBefore", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "FreeObjBefore", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "SizeAfter", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "FreeListAfter", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "FreeObjAfter", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "In", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "PinnedSurv", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "NonePinnedSurv", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "NewAllocation", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCPerHeapHistory_V3_Values[2][10] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}}};
+constexpr clretw::Segment kSegmentsGCPerHeapHistory_V3_Values[2][1] = {{{40, clretw::kNoField}}, {{80, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V3_Values{
+    .name = "Values",
+    .fields = kFieldsGCPerHeapHistory_V3_Values,
+    .layout = {{kPlacesGCPerHeapHistory_V3_Values[0], kSegmentsGCPerHeapHistory_V3_Values[0], 40}, {kPlacesGCPerHeapHistory_V3_Values[1], kSegmentsGCPerHeapHistory_V3_Values[1], 80}},
+
+    .line = 777};
+
+// "GCPerHeapHistory_V3", line 761
+constexpr clretw::FieldDesc kFieldsGCPerHeapHistory_V3[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "FreeListAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "FreeListRejected", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "EndOfSegAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "CondemnedAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "PinnedAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "PinnedAllocatedAdvance", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "RunningFreeListEfficiency", .type = clretw::InType::UInt32},
+    {.name = "CondemnReasons0", .type = clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = clretw::InType::UInt32},
+    {.name = "CompactMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCHeapCompactMechanismMap},
+    {.name = "ExpandMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCHeapExpandMechanismMap},
+    {.name = "HeapIndex", .type = clretw::InType::UInt32},
+    {.name = "ExtraGen0Commit", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 14}, .members = &kRecord_GCPerHeapHistory_V3_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCPerHeapHistory_V3[2][16] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}, {0, 22, 4}, {0, 26, 4}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, 4}, {0, 54, 4}, {0, 58, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 8}, {0, 34, 8}, {0, 42, 8}, {0, 50, 4}, {0, 54, 4}, {0, 58, 4}, {0, 62, 4}, {0, 66, 4}, {0, 70, 4}, {0, 74, 8}, {0, 82, 4}, {0, 86, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCPerHeapHistory_V3[2][2] = {{{58, 15}, {0, clretw::kNoField}}, {{86, 15}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
+    .name = "GCPerHeapHistory_V3",
+    .fields = kFieldsGCPerHeapHistory_V3,
+    .layout = {{kPlacesGCPerHeapHistory_V3[0], kSegmentsGCPerHeapHistory_V3[0], 58}, {kPlacesGCPerHeapHistory_V3[1], kSegmentsGCPerHeapHistory_V3[1], 86}},
+
+    .line = 761};
+
+// "GCGlobalHeap_V2", line 790
+constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
+    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
+    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "PauseMode", .type = clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V2[2][9] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}}};
+constexpr clretw::Segment kSegmentsGCGlobalHeap_V2[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V2{
+    .name = "GCGlobalHeap_V2",
+    .fields = kFieldsGCGlobalHeap_V2,
+    .layout = {{kPlacesGCGlobalHeap_V2[0], kSegmentsGCGlobalHeap_V2[0], 38}, {kPlacesGCGlobalHeap_V2[1], kSegmentsGCGlobalHeap_V2[1], 38}},
+
+    .line = 790};
+
+// "GCGlobalHeap_V3", line 801
+constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V3[] = {
+    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
+    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "PauseMode", .type = clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = clretw::InType::UInt32},
+    {.name = "CondemnReasons0", .type = clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V3[2][11] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}}};
+constexpr clretw::Segment kSegmentsGCGlobalHeap_V3[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V3{
+    .name = "GCGlobalHeap_V3",
+    .fields = kFieldsGCGlobalHeap_V3,
+    .layout = {{kPlacesGCGlobalHeap_V3[0], kSegmentsGCGlobalHeap_V3[0], 46}, {kPlacesGCGlobalHeap_V3[1], kSegmentsGCGlobalHeap_V3[1], 46}},
+
+    .line = 801};
+
+// "Values", line 827
+constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V4_Values[] = {
+    {.name = "Time", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V4_Values[2][1] = {
+    {{0, 0, 4}},
+    {{0, 0, 4}}};
+constexpr clretw::Segment kSegmentsGCGlobalHeap_V4_Values[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V4_Values{
+    .name = "Values",
+    .fields = kFieldsGCGlobalHeap_V4_Values,
+    .layout = {{kPlacesGCGlobalHeap_V4_Values[0], kSegmentsGCGlobalHeap_V4_Values[0], 4}, {kPlacesGCGlobalHeap_V4_Values[1], kSegmentsGCGlobalHeap_V4_Values[1], 4}},
+
+    .line = 827};
+
+// "GCGlobalHeap_V4", line 814
+constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V4[] = {
+    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
+    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "PauseMode", .type = clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = clretw::InType::UInt32},
+    {.name = "CondemnReasons0", .type = clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 11}, .members = &kRecord_GCGlobalHeap_V4_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V4[2][13] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCGlobalHeap_V4[2][2] = {{{50, 12}, {0, clretw::kNoField}}, {{50, 12}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V4{
+    .name = "GCGlobalHeap_V4",
+    .fields = kFieldsGCGlobalHeap_V4,
+    .layout = {{kPlacesGCGlobalHeap_V4[0], kSegmentsGCGlobalHeap_V4[0], 50}, {kPlacesGCGlobalHeap_V4[1], kSegmentsGCGlobalHeap_V4[1], 50}},
+
+    .line = 814};
+
+// "Values", line 834
+constexpr clretw::FieldDesc kFieldsGCLOHCompact_Values[] = {
+    {.name = "TimePlan", .type = clretw::InType::UInt32},
+    {.name = "TimeCompact", .type = clretw::InType::UInt32},
+    {.name = "TimeRelocate", .type = clretw::InType::UInt32},
+    {.name = "TotalRefs", .type = clretw::InType::Pointer},
+    {.name = "ZeroRefs", .type = clretw::InType::Pointer},
+};
+constexpr clretw::FieldPlace kPlacesGCLOHCompact_Values[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 8}, {0, 20, 8}}};
+constexpr clretw::Segment kSegmentsGCLOHCompact_Values[2][1] = {{{20, clretw::kNoField}}, {{28, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCLOHCompact_Values{
+    .name = "Values",
+    .fields = kFieldsGCLOHCompact_Values,
+    .layout = {{kPlacesGCLOHCompact_Values[0], kSegmentsGCLOHCompact_Values[0], 20}, {kPlacesGCLOHCompact_Values[1], kSegmentsGCLOHCompact_Values[1], 28}},
+
+    .line = 834};
+
+// "GCLOHCompact", line 831
+constexpr clretw::FieldDesc kFieldsGCLOHCompact[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Count", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCLOHCompact_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCLOHCompact[2][3] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCLOHCompact[2][2] = {{{4, 2}, {0, clretw::kNoField}}, {{4, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCLOHCompact{
+    .name = "GCLOHCompact",
+    .fields = kFieldsGCLOHCompact,
+    .layout = {{kPlacesGCLOHCompact[0], kSegmentsGCLOHCompact[0], 4}, {kPlacesGCLOHCompact[1], kSegmentsGCLOHCompact[1], 4}},
+
+    .line = 831};
+
+// "Values", line 847
+constexpr clretw::FieldDesc kFieldsGCFitBucketInfo_Values[] = {
+    {.name = "Index", .type = clretw::InType::UInt16},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "Size", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCFitBucketInfo_Values[2][3] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 8}}};
+constexpr clretw::Segment kSegmentsGCFitBucketInfo_Values[2][1] = {{{10, clretw::kNoField}}, {{14, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCFitBucketInfo_Values{
+    .name = "Values",
+    .fields = kFieldsGCFitBucketInfo_Values,
+    .layout = {{kPlacesGCFitBucketInfo_Values[0], kSegmentsGCFitBucketInfo_Values[0], 10}, {kPlacesGCFitBucketInfo_Values[1], kSegmentsGCFitBucketInfo_Values[1], 14}},
+
+    .line = 847};
+
+// "GCFitBucketInfo", line 842
+constexpr clretw::FieldDesc kFieldsGCFitBucketInfo[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "BucketKind", .type = clretw::InType::UInt16, .map = &kMap_GCBucketKindMap},
+    {.name = "TotalSize", .type = clretw::InType::UInt64},
+    {.name = "Count", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 3}, .members = &kRecord_GCFitBucketInfo_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCFitBucketInfo[2][5] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCFitBucketInfo[2][2] = {{{14, 4}, {0, clretw::kNoField}}, {{14, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCFitBucketInfo{
+    .name = "GCFitBucketInfo",
+    .fields = kFieldsGCFitBucketInfo,
+    .layout = {{kPlacesGCFitBucketInfo[0], kSegmentsGCFitBucketInfo[0], 14}, {kPlacesGCFitBucketInfo[1], kSegmentsGCFitBucketInfo[1], 14}},
+
+    .line = 842};
+
+// "FinalizeObject", line 853
+constexpr clretw::FieldDesc kFieldsFinalizeObject[] = {
+    {.name = "TypeID", .type = clretw::InType::Pointer},
+    {.name = "ObjectID", .type = clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesFinalizeObject[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
+constexpr clretw::Segment kSegmentsFinalizeObject[2][1] = {{{10, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_FinalizeObject{
+    .name = "FinalizeObject",
+    .fields = kFieldsFinalizeObject,
+    .layout = {{kPlacesFinalizeObject[0], kSegmentsFinalizeObject[0], 10}, {kPlacesFinalizeObject[1], kSegmentsFinalizeObject[1], 18}},
+
+    .line = 853};
+
+// "DestroyGCHandle", line 858
+constexpr clretw::FieldDesc kFieldsDestroyGCHandle[] = {
+    {.name = "HandleID", .type = clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesDestroyGCHandle[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsDestroyGCHandle[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DestroyGCHandle{
+    .name = "DestroyGCHandle",
+    .fields = kFieldsDestroyGCHandle,
+    .layout = {{kPlacesDestroyGCHandle[0], kSegmentsDestroyGCHandle[0], 6}, {kPlacesDestroyGCHandle[1], kSegmentsDestroyGCHandle[1], 10}},
+
+    .line = 858};
+
+// "SetGCHandle", line 862
+constexpr clretw::FieldDesc kFieldsSetGCHandle[] = {
+    {.name = "HandleID", .type = clretw::InType::Pointer},
+    {.name = "ObjectID", .type = clretw::InType::Pointer},
+    {.name = "Kind", .type = clretw::InType::UInt32, .map = &kMap_GCHandleKindMap},
+    {.name = "Generation", .type = clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesSetGCHandle[2][6] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, 2}}};
+constexpr clretw::Segment kSegmentsSetGCHandle[2][1] = {{{26, clretw::kNoField}}, {{34, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_SetGCHandle{
+    .name = "SetGCHandle",
+    .fields = kFieldsSetGCHandle,
+    .layout = {{kPlacesSetGCHandle[0], kSegmentsSetGCHandle[0], 26}, {kPlacesSetGCHandle[1], kSegmentsSetGCHandle[1], 34}},
+
+    .line = 862};
+
+// "GCTriggered", line 870
+constexpr clretw::FieldDesc kFieldsGCTriggered[] = {
+    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCTriggered[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 4}, {0, 4, 2}}};
+constexpr clretw::Segment kSegmentsGCTriggered[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCTriggered{
+    .name = "GCTriggered",
+    .fields = kFieldsGCTriggered,
+    .layout = {{kPlacesGCTriggered[0], kSegmentsGCTriggered[0], 6}, {kPlacesGCTriggered[1], kSegmentsGCTriggered[1], 6}},
+
+    .line = 870};
+
+// "PinObjectAtGCTime", line 874
+constexpr clretw::FieldDesc kFieldsPinObjectAtGCTime[] = {
+    {.name = "HandleID", .type = clretw::InType::Pointer},
+    {.name = "ObjectID", .type = clretw::InType::Pointer},
+    {.name = "ObjectSize", .type = clretw::InType::UInt64},
+    {.name = "TypeName", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesPinObjectAtGCTime[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsPinObjectAtGCTime[2][2] = {{{16, 3}, {2, clretw::kNoField}}, {{24, 3}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_PinObjectAtGCTime{
+    .name = "PinObjectAtGCTime",
+    .fields = kFieldsPinObjectAtGCTime,
+    .layout = {{kPlacesPinObjectAtGCTime[0], kSegmentsPinObjectAtGCTime[0], 18}, {kPlacesPinObjectAtGCTime[1], kSegmentsPinObjectAtGCTime[1], 26}},
+
+    .line = 874};
+
+// "GCDynamicEvent", line 881
+constexpr clretw::FieldDesc kFieldsGCDynamicEvent[] = {
+    {.name = "Name", .type = clretw::InType::UnicodeString},
+    {.name = "DataSize", .type = clretw::InType::UInt32},
+    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 1}},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCDynamicEvent[2][4] = {
+    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, 2}}};
+constexpr clretw::Segment kSegmentsGCDynamicEvent[2][3] = {{{0, 0}, {4, 2}, {2, clretw::kNoField}}, {{0, 0}, {4, 2}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCDynamicEvent{
+    .name = "GCDynamicEvent",
+    .fields = kFieldsGCDynamicEvent,
+    .layout = {{kPlacesGCDynamicEvent[0], kSegmentsGCDynamicEvent[0], 6}, {kPlacesGCDynamicEvent[1], kSegmentsGCDynamicEvent[1], 6}},
+
+    .line = 881};
+
+// "IncreaseMemoryPressure", line 887
+constexpr clretw::FieldDesc kFieldsIncreaseMemoryPressure[] = {
+    {.name = "BytesAllocated", .type = clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesIncreaseMemoryPressure[2][2] = {
+    {{0, 0, 8}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsIncreaseMemoryPressure[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_IncreaseMemoryPressure{
+    .name = "IncreaseMemoryPressure",
+    .fields = kFieldsIncreaseMemoryPressure,
+    .layout = {{kPlacesIncreaseMemoryPressure[0], kSegmentsIncreaseMemoryPressure[0], 10}, {kPlacesIncreaseMemoryPressure[1], kSegmentsIncreaseMemoryPressure[1], 10}},
+
+    .line = 887};
+
+// "DecreaseMemoryPressure", line 891
+constexpr clretw::FieldDesc kFieldsDecreaseMemoryPressure[] = {
+    {.name = "BytesFreed", .type = clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesDecreaseMemoryPressure[2][2] = {
+    {{0, 0, 8}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsDecreaseMemoryPressure[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DecreaseMemoryPressure{
+    .name = "DecreaseMemoryPressure",
+    .fields = kFieldsDecreaseMemoryPressure,
+    .layout = {{kPlacesDecreaseMemoryPressure[0], kSegmentsDecreaseMemoryPressure[0], 10}, {kPlacesDecreaseMemoryPressure[1], kSegmentsDecreaseMemoryPressure[1], 10}},
+
+    .line = 891};
+
+// "ClrWorkerThread", line 895
+constexpr clretw::FieldDesc kFieldsClrWorkerThread[] = {
+    {.name = "WorkerThreadCount", .type = clretw::InType::UInt32},
+    {.name = "RetiredWorkerThreads", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesClrWorkerThread[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsThreadpoolSuspension[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadpoolSuspension{
-    .name = "ThreadpoolSuspension",
-    .fields = kFieldsThreadpoolSuspension,
-    .layout = {{kPlacesThreadpoolSuspension[0], kSegmentsThreadpoolSuspension[0], 8}, {kPlacesThreadpoolSuspension[1], kSegmentsThreadpoolSuspension[1], 8}},
+constexpr clretw::Segment kSegmentsClrWorkerThread[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ClrWorkerThread{
+    .name = "ClrWorkerThread",
+    .fields = kFieldsClrWorkerThread,
+    .layout = {{kPlacesClrWorkerThread[0], kSegmentsClrWorkerThread[0], 8}, {kPlacesClrWorkerThread[1], kSegmentsClrWorkerThread[1], 8}},
 
-    .line = 423};
+    .line = 895};
 
-// "ThreadPoolWorkerThread", line 427
+// "IOThread", line 899
+constexpr clretw::FieldDesc kFieldsIOThread[] = {
+    {.name = "IOThreadCount", .type = clretw::InType::UInt32},
+    {.name = "RetiredIOThreads", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesIOThread[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 4}, {0, 4, 4}}};
+constexpr clretw::Segment kSegmentsIOThread[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_IOThread{
+    .name = "IOThread",
+    .fields = kFieldsIOThread,
+    .layout = {{kPlacesIOThread[0], kSegmentsIOThread[0], 8}, {kPlacesIOThread[1], kSegmentsIOThread[1], 8}},
+
+    .line = 899};
+
+// "IOThread_V1", line 903
+constexpr clretw::FieldDesc kFieldsIOThread_V1[] = {
+    {.name = "IOThreadCount", .type = clretw::InType::UInt32},
+    {.name = "RetiredIOThreads", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesIOThread_V1[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsIOThread_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_IOThread_V1{
+    .name = "IOThread_V1",
+    .fields = kFieldsIOThread_V1,
+    .layout = {{kPlacesIOThread_V1[0], kSegmentsIOThread_V1[0], 10}, {kPlacesIOThread_V1[1], kSegmentsIOThread_V1[1], 10}},
+
+    .line = 903};
+
+// "ClrThreadPoolSuspend", line 908
+constexpr clretw::FieldDesc kFieldsClrThreadPoolSuspend[] = {
+    {.name = "ClrThreadID", .type = clretw::InType::UInt32},
+    {.name = "CpuUtilization", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesClrThreadPoolSuspend[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 4}, {0, 4, 4}}};
+constexpr clretw::Segment kSegmentsClrThreadPoolSuspend[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ClrThreadPoolSuspend{
+    .name = "ClrThreadPoolSuspend",
+    .fields = kFieldsClrThreadPoolSuspend,
+    .layout = {{kPlacesClrThreadPoolSuspend[0], kSegmentsClrThreadPoolSuspend[0], 8}, {kPlacesClrThreadPoolSuspend[1], kSegmentsClrThreadPoolSuspend[1], 8}},
+
+    .line = 908};
+
+// "ThreadPoolWorkerThread", line 912
 constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
     {.name = "ActiveWorkerThreadCount", .type = clretw::InType::UInt32},
     {.name = "RetiredWorkerThreadCount", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThread[2][2] = {
-    {{0, 0, 4}, {0, 4, 4}},
-    {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThread[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThread[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolWorkerThread[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .name = "ThreadPoolWorkerThread",
     .fields = kFieldsThreadPoolWorkerThread,
-    .layout = {{kPlacesThreadPoolWorkerThread[0], kSegmentsThreadPoolWorkerThread[0], 8}, {kPlacesThreadPoolWorkerThread[1], kSegmentsThreadPoolWorkerThread[1], 8}},
+    .layout = {{kPlacesThreadPoolWorkerThread[0], kSegmentsThreadPoolWorkerThread[0], 10}, {kPlacesThreadPoolWorkerThread[1], kSegmentsThreadPoolWorkerThread[1], 10}},
 
-    .line = 427};
+    .line = 912};
 
-// "ThreadPoolWorkerThreadAdjustmentSample", line 431
+// "ThreadPoolMinMaxThreads", line 917
+constexpr clretw::FieldDesc kFieldsThreadPoolMinMaxThreads[] = {
+    {.name = "MinWorkerThreads", .type = clretw::InType::UInt16},
+    {.name = "MaxWorkerThreads", .type = clretw::InType::UInt16},
+    {.name = "MinIOCompletionThreads", .type = clretw::InType::UInt16},
+    {.name = "MaxIOCompletionThreads", .type = clretw::InType::UInt16},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadPoolMinMaxThreads[2][5] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolMinMaxThreads[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadPoolMinMaxThreads{
+    .name = "ThreadPoolMinMaxThreads",
+    .fields = kFieldsThreadPoolMinMaxThreads,
+    .layout = {{kPlacesThreadPoolMinMaxThreads[0], kSegmentsThreadPoolMinMaxThreads[0], 10}, {kPlacesThreadPoolMinMaxThreads[1], kSegmentsThreadPoolMinMaxThreads[1], 10}},
+
+    .line = 917};
+
+// "ThreadPoolWorkerThreadAdjustmentSample", line 924
 constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
     {.name = "Throughput", .type = clretw::InType::Double},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentSample[2][1] = {
-    {{0, 0, 8}},
-    {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentSample[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentSample[2][2] = {
+    {{0, 0, 8}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentSample[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .name = "ThreadPoolWorkerThreadAdjustmentSample",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentSample,
-    .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentSample[0], kSegmentsThreadPoolWorkerThreadAdjustmentSample[0], 8}, {kPlacesThreadPoolWorkerThreadAdjustmentSample[1], kSegmentsThreadPoolWorkerThreadAdjustmentSample[1], 8}},
+    .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentSample[0], kSegmentsThreadPoolWorkerThreadAdjustmentSample[0], 10}, {kPlacesThreadPoolWorkerThreadAdjustmentSample[1], kSegmentsThreadPoolWorkerThreadAdjustmentSample[1], 10}},
 
-    .line = 431};
+    .line = 924};
 
-// "ThreadPoolWorkerThreadAdjustmentAdjustment", line 434
+// "ThreadPoolWorkerThreadAdjustmentAdjustment", line 928
 constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
     {.name = "AverageThroughput", .type = clretw::InType::Double},
     {.name = "NewWorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32},
+    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_ThreadAdjustmentReasonMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[2][4] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
     .name = "ThreadPoolWorkerThreadAdjustmentAdjustment",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentAdjustment,
-    .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[0], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[0], 16}, {kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[1], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[1], 16}},
+    .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[0], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[0], 18}, {kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[1], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[1], 18}},
 
-    .line = 434};
+    .line = 928};
 
-// "RuntimeInformation", line 441
-constexpr clretw::FieldDesc kFieldsRuntimeInformation[] = {
+// "ThreadPoolWorkerThreadAdjustmentStats", line 934
+constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentStats[] = {
+    {.name = "Duration", .type = clretw::InType::Double},
+    {.name = "Throughput", .type = clretw::InType::Double},
+    {.name = "ThreadWave", .type = clretw::InType::Double},
+    {.name = "ThroughputWave", .type = clretw::InType::Double},
+    {.name = "ThroughputErrorEstimate", .type = clretw::InType::Double},
+    {.name = "AverageThroughputErrorEstimate", .type = clretw::InType::Double},
+    {.name = "ThroughputRatio", .type = clretw::InType::Double},
+    {.name = "Confidence", .type = clretw::InType::Double},
+    {.name = "NewControlSetting", .type = clretw::InType::Double},
+    {.name = "NewThreadWaveMagnitude", .type = clretw::InType::UInt16},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "SKU", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
-    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
-    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
-    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
-    {.name = "ComObjectGUID", .type = clretw::InType::Guid},
-    {.name = "RuntimeDLLPath", .type = clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_RuntimeInformation{
-    .name = "RuntimeInformation",
-    .fields = kFieldsRuntimeInformation,
-    .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
+constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentStats[2][11] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 2}, {0, 74, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 2}, {0, 74, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentStats[2][1] = {{{76, clretw::kNoField}}, {{76, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentStats{
+    .name = "ThreadPoolWorkerThreadAdjustmentStats",
+    .fields = kFieldsThreadPoolWorkerThreadAdjustmentStats,
+    .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentStats[0], kSegmentsThreadPoolWorkerThreadAdjustmentStats[0], 76}, {kPlacesThreadPoolWorkerThreadAdjustmentStats[1], kSegmentsThreadPoolWorkerThreadAdjustmentStats[1], 76}},
 
-    .line = 441};
+    .line = 934};
 
-// "ExceptionThrown", line 459
-constexpr clretw::FieldDesc kFieldsExceptionThrown[] = {
+// "ThreadPoolWork", line 947
+constexpr clretw::FieldDesc kFieldsThreadPoolWork[] = {
+    {.name = "WorkID", .type = clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadPoolWork[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolWork[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadPoolWork{
+    .name = "ThreadPoolWork",
+    .fields = kFieldsThreadPoolWork,
+    .layout = {{kPlacesThreadPoolWork[0], kSegmentsThreadPoolWork[0], 6}, {kPlacesThreadPoolWork[1], kSegmentsThreadPoolWork[1], 10}},
+
+    .line = 947};
+
+// "ThreadPoolIOWork", line 951
+constexpr clretw::FieldDesc kFieldsThreadPoolIOWork[] = {
+    {.name = "NativeOverlapped", .type = clretw::InType::Pointer},
+    {.name = "Overlapped", .type = clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadPoolIOWork[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolIOWork[2][1] = {{{10, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadPoolIOWork{
+    .name = "ThreadPoolIOWork",
+    .fields = kFieldsThreadPoolIOWork,
+    .layout = {{kPlacesThreadPoolIOWork[0], kSegmentsThreadPoolIOWork[0], 10}, {kPlacesThreadPoolIOWork[1], kSegmentsThreadPoolIOWork[1], 18}},
+
+    .line = 951};
+
+// "ThreadPoolIOWorkEnqueue", line 956
+constexpr clretw::FieldDesc kFieldsThreadPoolIOWorkEnqueue[] = {
+    {.name = "NativeOverlapped", .type = clretw::InType::Pointer},
+    {.name = "Overlapped", .type = clretw::InType::Pointer},
+    {.name = "MultiDequeues", .type = clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadPoolIOWorkEnqueue[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolIOWorkEnqueue[2][1] = {{{14, clretw::kNoField}}, {{22, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadPoolIOWorkEnqueue{
+    .name = "ThreadPoolIOWorkEnqueue",
+    .fields = kFieldsThreadPoolIOWorkEnqueue,
+    .layout = {{kPlacesThreadPoolIOWorkEnqueue[0], kSegmentsThreadPoolIOWorkEnqueue[0], 14}, {kPlacesThreadPoolIOWorkEnqueue[1], kSegmentsThreadPoolIOWorkEnqueue[1], 22}},
+
+    .line = 956};
+
+// "ThreadPoolWorkingThreadCount", line 962
+constexpr clretw::FieldDesc kFieldsThreadPoolWorkingThreadCount[] = {
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadPoolWorkingThreadCount[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 4}, {0, 4, 2}}};
+constexpr clretw::Segment kSegmentsThreadPoolWorkingThreadCount[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadPoolWorkingThreadCount{
+    .name = "ThreadPoolWorkingThreadCount",
+    .fields = kFieldsThreadPoolWorkingThreadCount,
+    .layout = {{kPlacesThreadPoolWorkingThreadCount[0], kSegmentsThreadPoolWorkingThreadCount[0], 6}, {kPlacesThreadPoolWorkingThreadCount[1], kSegmentsThreadPoolWorkingThreadCount[1], 6}},
+
+    .line = 962};
+
+// "ThreadStartWork", line 966
+constexpr clretw::FieldDesc kFieldsThreadStartWork[] = {
+    {.name = "ID", .type = clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadStartWork[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsThreadStartWork[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadStartWork{
+    .name = "ThreadStartWork",
+    .fields = kFieldsThreadStartWork,
+    .layout = {{kPlacesThreadStartWork[0], kSegmentsThreadStartWork[0], 6}, {kPlacesThreadStartWork[1], kSegmentsThreadStartWork[1], 10}},
+
+    .line = 966};
+
+// "Exception", line 970
+constexpr clretw::FieldDesc kFieldsException[] = {
     {.name = "ExceptionType", .type = clretw::InType::UnicodeString},
     {.name = "ExceptionMessage", .type = clretw::InType::UnicodeString},
-    {.name = "EIPCodeThrow", .type = clretw::InType::Pointer},
-    {.name = "ExceptionHR", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ExceptionFlags", .type = clretw::InType::UInt8, .map = &kMap_ExceptionThrownFlagsMap},
+    {.name = "ExceptionEIP", .type = clretw::InType::Pointer},
+    {.name = "ExceptionHRESULT", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ExceptionFlags", .type = clretw::InType::UInt16, .map = &kMap_ExceptionThrownFlagsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesExceptionThrown[2][5] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 1}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 8}, {2, 8, 4}, {2, 12, 1}}};
-constexpr clretw::Segment kSegmentsExceptionThrown[2][3] = {{{0, 0}, {0, 1}, {9, clretw::kNoField}}, {{0, 0}, {0, 1}, {13, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExceptionThrown{
-    .name = "ExceptionThrown",
-    .fields = kFieldsExceptionThrown,
-    .layout = {{kPlacesExceptionThrown[0], kSegmentsExceptionThrown[0], 9}, {kPlacesExceptionThrown[1], kSegmentsExceptionThrown[1], 13}},
+constexpr clretw::FieldPlace kPlacesException[2][6] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 2}, {2, 10, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 8}, {2, 8, 4}, {2, 12, 2}, {2, 14, 2}}};
+constexpr clretw::Segment kSegmentsException[2][3] = {{{0, 0}, {0, 1}, {12, clretw::kNoField}}, {{0, 0}, {0, 1}, {16, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_Exception{
+    .name = "Exception",
+    .fields = kFieldsException,
+    .layout = {{kPlacesException[0], kSegmentsException[0], 12}, {kPlacesException[1], kSegmentsException[1], 16}},
 
-    .line = 459};
+    .line = 970};
 
-// "Contention", line 466
+// "ExceptionHandling", line 978
+constexpr clretw::FieldDesc kFieldsExceptionHandling[] = {
+    {.name = "EntryEIP", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesExceptionHandling[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsExceptionHandling[2][2] = {{{16, 2}, {2, clretw::kNoField}}, {{16, 2}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ExceptionHandling{
+    .name = "ExceptionHandling",
+    .fields = kFieldsExceptionHandling,
+    .layout = {{kPlacesExceptionHandling[0], kSegmentsExceptionHandling[0], 18}, {kPlacesExceptionHandling[1], kSegmentsExceptionHandling[1], 18}},
+
+    .line = 978};
+
+// "Contention", line 984
 constexpr clretw::FieldDesc kFieldsContention[] = {
-    {.name = "Flags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
+    {.name = "ContentionFlags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesContention[2][1] = {
-    {{0, 0, 1}},
-    {{0, 0, 1}}};
-constexpr clretw::Segment kSegmentsContention[2][1] = {{{1, clretw::kNoField}}, {{1, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesContention[2][2] = {
+    {{0, 0, 1}, {0, 1, 2}},
+    {{0, 0, 1}, {0, 1, 2}}};
+constexpr clretw::Segment kSegmentsContention[2][1] = {{{3, clretw::kNoField}}, {{3, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_Contention{
     .name = "Contention",
     .fields = kFieldsContention,
-    .layout = {{kPlacesContention[0], kSegmentsContention[0], 1}, {kPlacesContention[1], kSegmentsContention[1], 1}},
+    .layout = {{kPlacesContention[0], kSegmentsContention[0], 3}, {kPlacesContention[1], kSegmentsContention[1], 3}},
 
-    .line = 466};
+    .line = 984};
 
-// "ClrStackWalk", line 469
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
+// "ContentionStart_V2", line 988
+constexpr clretw::FieldDesc kFieldsContentionStart_V2[] = {
+    {.name = "ContentionFlags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "LockID", .type = clretw::InType::Pointer},
+    {.name = "AssociatedObjectID", .type = clretw::InType::Pointer},
+    {.name = "LockOwnerThreadID", .type = clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
-    .name = "ClrStackWalk",
-    .fields = kFieldsClrStackWalk,
-    .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
+constexpr clretw::FieldPlace kPlacesContentionStart_V2[2][5] = {
+    {{0, 0, 1}, {0, 1, 2}, {0, 3, 4}, {0, 7, 4}, {0, 11, 8}},
+    {{0, 0, 1}, {0, 1, 2}, {0, 3, 8}, {0, 11, 8}, {0, 19, 8}}};
+constexpr clretw::Segment kSegmentsContentionStart_V2[2][1] = {{{19, clretw::kNoField}}, {{27, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ContentionStart_V2{
+    .name = "ContentionStart_V2",
+    .fields = kFieldsContentionStart_V2,
+    .layout = {{kPlacesContentionStart_V2[0], kSegmentsContentionStart_V2[0], 19}, {kPlacesContentionStart_V2[1], kSegmentsContentionStart_V2[1], 27}},
 
-    .line = 469};
+    .line = 988};
 
-// "ThreadCreated", line 476
-constexpr clretw::FieldDesc kFieldsThreadCreated[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32},
-    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
-    {.name = "OSThreadID", .type = clretw::InType::UInt32},
-};
-constexpr clretw::FieldPlace kPlacesThreadCreated[2][5] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}}};
-constexpr clretw::Segment kSegmentsThreadCreated[2][1] = {{{28, clretw::kNoField}}, {{28, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadCreated{
-    .name = "ThreadCreated",
-    .fields = kFieldsThreadCreated,
-    .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 28}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 28}},
-
-    .line = 476};
-
-// "AppDomainMemAllocated", line 483
-constexpr clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Allocated", .type = clretw::InType::UInt64},
-};
-constexpr clretw::FieldPlace kPlacesAppDomainMemAllocated[2][2] = {
-    {{0, 0, 8}, {0, 8, 8}},
-    {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsAppDomainMemAllocated[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainMemAllocated{
-    .name = "AppDomainMemAllocated",
-    .fields = kFieldsAppDomainMemAllocated,
-    .layout = {{kPlacesAppDomainMemAllocated[0], kSegmentsAppDomainMemAllocated[0], 16}, {kPlacesAppDomainMemAllocated[1], kSegmentsAppDomainMemAllocated[1], 16}},
-
-    .line = 483};
-
-// "AppDomainMemSurvived", line 487
-constexpr clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Survived", .type = clretw::InType::UInt64},
-    {.name = "ProcessSurvived", .type = clretw::InType::UInt64},
-};
-constexpr clretw::FieldPlace kPlacesAppDomainMemSurvived[2][3] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsAppDomainMemSurvived[2][1] = {{{24, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainMemSurvived{
-    .name = "AppDomainMemSurvived",
-    .fields = kFieldsAppDomainMemSurvived,
-    .layout = {{kPlacesAppDomainMemSurvived[0], kSegmentsAppDomainMemSurvived[0], 24}, {kPlacesAppDomainMemSurvived[1], kSegmentsAppDomainMemSurvived[1], 24}},
-
-    .line = 487};
-
-// "ThreadAppDomain", line 492
-constexpr clretw::FieldDesc kFieldsThreadAppDomain[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-};
-constexpr clretw::FieldPlace kPlacesThreadAppDomain[2][2] = {
-    {{0, 0, 8}, {0, 8, 8}},
-    {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsThreadAppDomain[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadAppDomain{
-    .name = "ThreadAppDomain",
-    .fields = kFieldsThreadAppDomain,
-    .layout = {{kPlacesThreadAppDomain[0], kSegmentsThreadAppDomain[0], 16}, {kPlacesThreadAppDomain[1], kSegmentsThreadAppDomain[1], 16}},
-
-    .line = 492};
-
-// "StrongNameVerification", line 496
-constexpr clretw::FieldDesc kFieldsStrongNameVerification[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesStrongNameVerification[2][3] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsStrongNameVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_StrongNameVerification{
-    .name = "StrongNameVerification",
-    .fields = kFieldsStrongNameVerification,
-    .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
-
-    .line = 496};
-
-// "AuthenticodeVerification", line 501
-constexpr clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ModulePath", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesAuthenticodeVerification[2][3] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAuthenticodeVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AuthenticodeVerification{
-    .name = "AuthenticodeVerification",
-    .fields = kFieldsAuthenticodeVerification,
-    .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
-
-    .line = 501};
-
-// "ILStubGenerated", line 507
-constexpr clretw::FieldDesc kFieldsILStubGenerated[] = {
+// "ContentionStop_V1", line 995
+constexpr clretw::FieldDesc kFieldsContentionStop_V1[] = {
+    {.name = "ContentionFlags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "DurationNs", .type = clretw::InType::Double},
+};
+constexpr clretw::FieldPlace kPlacesContentionStop_V1[2][3] = {
+    {{0, 0, 1}, {0, 1, 2}, {0, 3, 8}},
+    {{0, 0, 1}, {0, 1, 2}, {0, 3, 8}}};
+constexpr clretw::Segment kSegmentsContentionStop_V1[2][1] = {{{11, clretw::kNoField}}, {{11, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ContentionStop_V1{
+    .name = "ContentionStop_V1",
+    .fields = kFieldsContentionStop_V1,
+    .layout = {{kPlacesContentionStop_V1[0], kSegmentsContentionStop_V1[0], 11}, {kPlacesContentionStop_V1[1], kSegmentsContentionStop_V1[1], 11}},
+
+    .line = 995};
+
+// "DomainModuleLoadUnload", line 1000
+constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubFlags", .type = clretw::InType::UInt64},
-    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ManagedInteropMethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "NativeMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "StubMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "StubMethodILCode", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesILStubGenerated[2][11] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsILStubGenerated[2][7] = {{{30, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}, {{30, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ILStubGenerated{
-    .name = "ILStubGenerated",
-    .fields = kFieldsILStubGenerated,
-    .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 30}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 30}},
-
-    .line = 507};
-
-// "ILStubCacheHit", line 520
-constexpr clretw::FieldDesc kFieldsILStubCacheHit[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ManagedInteropMethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesILStubCacheHit[2][7] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsILStubCacheHit[2][4] = {{{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ILStubCacheHit{
-    .name = "ILStubCacheHit",
-    .fields = kFieldsILStubCacheHit,
-    .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
-
-    .line = 520};
-
-// "AppDomainLoadUnload", line 529
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
-    .name = "AppDomainLoadUnload",
-    .fields = kFieldsAppDomainLoadUnload,
-    .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
-
-    .line = 529};
-
-// "AppDomainLoadUnload_V1", line 534
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-};
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
-    .name = "AppDomainLoadUnload_V1",
-    .fields = kFieldsAppDomainLoadUnload_V1,
-    .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
-
-    .line = 534};
-
-// "AssemblyLoadUnload", line 542
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
-    .name = "AssemblyLoadUnload",
-    .fields = kFieldsAssemblyLoadUnload,
-    .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
+constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
+    .name = "DomainModuleLoadUnload",
+    .fields = kFieldsDomainModuleLoadUnload,
+    .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
 
-    .line = 542};
+    .line = 1000};
 
-// "AssemblyLoadUnload_V1", line 549
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
+// "DomainModuleLoadUnload_V1", line 1009
+constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
-    .name = "AssemblyLoadUnload_V1",
-    .fields = kFieldsAssemblyLoadUnload_V1,
-    .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
+constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
+constexpr clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
+    .name = "DomainModuleLoadUnload_V1",
+    .fields = kFieldsDomainModuleLoadUnload_V1,
+    .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
 
-    .line = 549};
+    .line = 1009};
 
-// "ModuleLoadUnload", line 559
+// "ModuleLoadUnload", line 1019
 constexpr clretw::FieldDesc kFieldsModuleLoadUnload[] = {
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
@@ -997,9 +1792,9 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
 
-    .line = 559};
+    .line = 1019};
 
-// "ModuleLoadUnload_V1", line 567
+// "ModuleLoadUnload_V1", line 1027
 constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
@@ -1018,9 +1813,9 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
 
-    .line = 567};
+    .line = 1027};
 
-// "ModuleLoadUnload_V2", line 576
+// "ModuleLoadUnload_V2", line 1036
 constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
@@ -1045,76 +1840,285 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
 
-    .line = 576};
+    .line = 1036};
 
-// "DomainModuleLoadUnload", line 591
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+// "AssemblyLoadUnload", line 1051
+constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
-    .name = "DomainModuleLoadUnload",
-    .fields = kFieldsDomainModuleLoadUnload,
-    .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
+constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
+    .name = "AssemblyLoadUnload",
+    .fields = kFieldsAssemblyLoadUnload,
+    .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
 
-    .line = 591};
+    .line = 1051};
 
-// "DomainModuleLoadUnload_V1", line 600
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+// "AssemblyLoadUnload_V1", line 1057
+constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
     {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
-    .name = "DomainModuleLoadUnload_V1",
-    .fields = kFieldsDomainModuleLoadUnload_V1,
-    .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
+constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
+    .name = "AssemblyLoadUnload_V1",
+    .fields = kFieldsAssemblyLoadUnload_V1,
+    .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
 
-    .line = 600};
+    .line = 1057};
 
-// "ModuleRange", line 611
-constexpr clretw::FieldDesc kFieldsModuleRange[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt32, .map = &kMap_ModuleRangeTypeMap},
+// "AppDomainLoadUnload", line 1065
+constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleRange[2][5] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}}};
-constexpr clretw::Segment kSegmentsModuleRange[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRange{
-    .name = "ModuleRange",
-    .fields = kFieldsModuleRange,
-    .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 22}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 22}},
+constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
+    .name = "AppDomainLoadUnload",
+    .fields = kFieldsAppDomainLoadUnload,
+    .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
 
-    .line = 611};
+    .line = 1065};
 
-// "MethodLoadUnload", line 619
+// "AppDomainLoadUnload_V1", line 1070
+constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
+    .name = "AppDomainLoadUnload_V1",
+    .fields = kFieldsAppDomainLoadUnload_V1,
+    .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
+
+    .line = 1070};
+
+// "AssemblyLoadStart", line 1077
+constexpr clretw::FieldDesc kFieldsAssemblyLoadStart[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "AssemblyPath", .type = clretw::InType::UnicodeString},
+    {.name = "RequestingAssembly", .type = clretw::InType::UnicodeString},
+    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
+    {.name = "RequestingAssemblyLoadContext", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAssemblyLoadStart[2][6] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadStart[2][6] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadStart{
+    .name = "AssemblyLoadStart",
+    .fields = kFieldsAssemblyLoadStart,
+    .layout = {{kPlacesAssemblyLoadStart[0], kSegmentsAssemblyLoadStart[0], 2}, {kPlacesAssemblyLoadStart[1], kSegmentsAssemblyLoadStart[1], 2}},
+
+    .line = 1077};
+
+// "AssemblyLoadStop", line 1085
+constexpr clretw::FieldDesc kFieldsAssemblyLoadStop[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "AssemblyPath", .type = clretw::InType::UnicodeString},
+    {.name = "RequestingAssembly", .type = clretw::InType::UnicodeString},
+    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
+    {.name = "RequestingAssemblyLoadContext", .type = clretw::InType::UnicodeString},
+    {.name = "Success", .type = clretw::InType::Boolean},
+    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
+    {.name = "Cached", .type = clretw::InType::Boolean},
+};
+constexpr clretw::FieldPlace kPlacesAssemblyLoadStop[2][10] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, 4}, {5, 4, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, 4}, {5, 4, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadStop[2][8] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {4, 7}, {0, 8}, {4, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {4, 7}, {0, 8}, {4, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadStop{
+    .name = "AssemblyLoadStop",
+    .fields = kFieldsAssemblyLoadStop,
+    .layout = {{kPlacesAssemblyLoadStop[0], kSegmentsAssemblyLoadStop[0], 10}, {kPlacesAssemblyLoadStop[1], kSegmentsAssemblyLoadStop[1], 10}},
+
+    .line = 1085};
+
+// "ResolutionAttempted", line 1097
+constexpr clretw::FieldDesc kFieldsResolutionAttempted[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "Stage", .type = clretw::InType::UInt16, .map = &kMap_ResolutionAttemptedStageMap},
+    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
+    {.name = "Result", .type = clretw::InType::UInt16, .map = &kMap_ResolutionAttemptedResultMap},
+    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
+    {.name = "ErrorMessage", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesResolutionAttempted[2][8] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, clretw::kVariable}, {2, 0, 2}, {2, 2, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, clretw::kVariable}, {2, 0, 2}, {2, 2, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsResolutionAttempted[2][6] = {{{2, 1}, {2, 3}, {2, 5}, {0, 6}, {0, 7}, {0, clretw::kNoField}}, {{2, 1}, {2, 3}, {2, 5}, {0, 6}, {0, 7}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ResolutionAttempted{
+    .name = "ResolutionAttempted",
+    .fields = kFieldsResolutionAttempted,
+    .layout = {{kPlacesResolutionAttempted[0], kSegmentsResolutionAttempted[0], 6}, {kPlacesResolutionAttempted[1], kSegmentsResolutionAttempted[1], 6}},
+
+    .line = 1097};
+
+// "AssemblyLoadContextResolvingHandlerInvoked", line 1107
+constexpr clretw::FieldDesc kFieldsAssemblyLoadContextResolvingHandlerInvoked[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "HandlerName", .type = clretw::InType::UnicodeString},
+    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAssemblyLoadContextResolvingHandlerInvoked[2][6] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadContextResolvingHandlerInvoked[2][6] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoked{
+    .name = "AssemblyLoadContextResolvingHandlerInvoked",
+    .fields = kFieldsAssemblyLoadContextResolvingHandlerInvoked,
+    .layout = {{kPlacesAssemblyLoadContextResolvingHandlerInvoked[0], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[0], 2}, {kPlacesAssemblyLoadContextResolvingHandlerInvoked[1], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[1], 2}},
+
+    .line = 1107};
+
+// "AppDomainAssemblyResolveHandlerInvoked", line 1115
+constexpr clretw::FieldDesc kFieldsAppDomainAssemblyResolveHandlerInvoked[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "HandlerName", .type = clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAppDomainAssemblyResolveHandlerInvoked[2][5] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAppDomainAssemblyResolveHandlerInvoked[2][5] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
+    .name = "AppDomainAssemblyResolveHandlerInvoked",
+    .fields = kFieldsAppDomainAssemblyResolveHandlerInvoked,
+    .layout = {{kPlacesAppDomainAssemblyResolveHandlerInvoked[0], kSegmentsAppDomainAssemblyResolveHandlerInvoked[0], 2}, {kPlacesAppDomainAssemblyResolveHandlerInvoked[1], kSegmentsAppDomainAssemblyResolveHandlerInvoked[1], 2}},
+
+    .line = 1115};
+
+// "AssemblyLoadFromResolveHandlerInvoked", line 1122
+constexpr clretw::FieldDesc kFieldsAssemblyLoadFromResolveHandlerInvoked[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "IsTrackedLoad", .type = clretw::InType::Boolean},
+    {.name = "RequestingAssemblyPath", .type = clretw::InType::UnicodeString},
+    {.name = "ComputedRequestedAssemblyPath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAssemblyLoadFromResolveHandlerInvoked[2][5] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadFromResolveHandlerInvoked[2][4] = {{{2, 1}, {4, 3}, {0, 4}, {0, clretw::kNoField}}, {{2, 1}, {4, 3}, {0, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
+    .name = "AssemblyLoadFromResolveHandlerInvoked",
+    .fields = kFieldsAssemblyLoadFromResolveHandlerInvoked,
+    .layout = {{kPlacesAssemblyLoadFromResolveHandlerInvoked[0], kSegmentsAssemblyLoadFromResolveHandlerInvoked[0], 6}, {kPlacesAssemblyLoadFromResolveHandlerInvoked[1], kSegmentsAssemblyLoadFromResolveHandlerInvoked[1], 6}},
+
+    .line = 1122};
+
+// "KnownPathProbed", line 1129
+constexpr clretw::FieldDesc kFieldsKnownPathProbed[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "FilePath", .type = clretw::InType::UnicodeString},
+    {.name = "Source", .type = clretw::InType::UInt16, .map = &kMap_KnownPathSourceMap},
+    {.name = "Result", .type = clretw::InType::Int32},
+};
+constexpr clretw::FieldPlace kPlacesKnownPathProbed[2][4] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, 4}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, 4}}};
+constexpr clretw::Segment kSegmentsKnownPathProbed[2][2] = {{{2, 1}, {6, clretw::kNoField}}, {{2, 1}, {6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_KnownPathProbed{
+    .name = "KnownPathProbed",
+    .fields = kFieldsKnownPathProbed,
+    .layout = {{kPlacesKnownPathProbed[0], kSegmentsKnownPathProbed[0], 8}, {kPlacesKnownPathProbed[1], kSegmentsKnownPathProbed[1], 8}},
+
+    .line = 1129};
+
+// "MethodDetails", line 1135
+constexpr clretw::FieldDesc kFieldsMethodDetails[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "TypeParameterCount", .type = clretw::InType::UInt32},
+    {.name = "LoaderModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeParameters", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64, .count = {clretw::Extent::Kind::field, 3}},
+};
+constexpr clretw::FieldPlace kPlacesMethodDetails[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsMethodDetails[2][2] = {{{32, 5}, {0, clretw::kNoField}}, {{32, 5}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodDetails{
+    .name = "MethodDetails",
+    .fields = kFieldsMethodDetails,
+    .layout = {{kPlacesMethodDetails[0], kSegmentsMethodDetails[0], 32}, {kPlacesMethodDetails[1], kSegmentsMethodDetails[1], 32}},
+
+    .line = 1135};
+
+// "TypeLoadStart", line 1143
+constexpr clretw::FieldDesc kFieldsTypeLoadStart[] = {
+    {.name = "TypeLoadStartID", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesTypeLoadStart[2][2] = {
+    {{0, 0, 4}, {0, 4, 2}},
+    {{0, 0, 4}, {0, 4, 2}}};
+constexpr clretw::Segment kSegmentsTypeLoadStart[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TypeLoadStart{
+    .name = "TypeLoadStart",
+    .fields = kFieldsTypeLoadStart,
+    .layout = {{kPlacesTypeLoadStart[0], kSegmentsTypeLoadStart[0], 6}, {kPlacesTypeLoadStart[1], kSegmentsTypeLoadStart[1], 6}},
+
+    .line = 1143};
+
+// "TypeLoadStop", line 1147
+constexpr clretw::FieldDesc kFieldsTypeLoadStop[] = {
+    {.name = "TypeLoadStartID", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "LoadLevel", .type = clretw::InType::UInt16},
+    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeName", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesTypeLoadStop[2][5] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsTypeLoadStop[2][2] = {{{16, 4}, {0, clretw::kNoField}}, {{16, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TypeLoadStop{
+    .name = "TypeLoadStop",
+    .fields = kFieldsTypeLoadStop,
+    .layout = {{kPlacesTypeLoadStop[0], kSegmentsTypeLoadStop[0], 16}, {kPlacesTypeLoadStop[1], kSegmentsTypeLoadStop[1], 16}},
+
+    .line = 1147};
+
+// "MethodLoadUnload", line 1154
 constexpr clretw::FieldDesc kFieldsMethodLoadUnload[] = {
     {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
 };
@@ -1127,14 +2131,14 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
     .fields = kFieldsMethodLoadUnload,
     .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
 
-    .line = 619};
+    .line = 1154};
 
-// "MethodLoadUnload_V1", line 627
+// "MethodLoadUnload_V1", line 1162
 constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
     {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
@@ -1148,17 +2152,75 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .fields = kFieldsMethodLoadUnload_V1,
     .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
 
-    .line = 627};
+    .line = 1162};
 
-// "MethodLoadUnloadVerbose", line 636
+// "MethodLoadUnload_V2", line 1171
+constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V2[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnload_V2[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnload_V2[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V2{
+    .name = "MethodLoadUnload_V2",
+    .fields = kFieldsMethodLoadUnload_V2,
+    .layout = {{kPlacesMethodLoadUnload_V2[0], kSegmentsMethodLoadUnload_V2[0], 46}, {kPlacesMethodLoadUnload_V2[1], kSegmentsMethodLoadUnload_V2[1], 46}},
+
+    .line = 1171};
+
+// "R2RGetEntryPoint", line 1181
+constexpr clretw::FieldDesc kFieldsR2RGetEntryPoint[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "EntryPoint", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesR2RGetEntryPoint[2][6] = {
+    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 8}, {3, 8, 2}},
+    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 8}, {3, 8, 2}}};
+constexpr clretw::Segment kSegmentsR2RGetEntryPoint[2][4] = {{{8, 1}, {0, 2}, {0, 3}, {10, clretw::kNoField}}, {{8, 1}, {0, 2}, {0, 3}, {10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_R2RGetEntryPoint{
+    .name = "R2RGetEntryPoint",
+    .fields = kFieldsR2RGetEntryPoint,
+    .layout = {{kPlacesR2RGetEntryPoint[0], kSegmentsR2RGetEntryPoint[0], 18}, {kPlacesR2RGetEntryPoint[1], kSegmentsR2RGetEntryPoint[1], 18}},
+
+    .line = 1181};
+
+// "R2RGetEntryPointStart", line 1189
+constexpr clretw::FieldDesc kFieldsR2RGetEntryPointStart[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesR2RGetEntryPointStart[2][2] = {
+    {{0, 0, 8}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 2}}};
+constexpr clretw::Segment kSegmentsR2RGetEntryPointStart[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_R2RGetEntryPointStart{
+    .name = "R2RGetEntryPointStart",
+    .fields = kFieldsR2RGetEntryPointStart,
+    .layout = {{kPlacesR2RGetEntryPointStart[0], kSegmentsR2RGetEntryPointStart[0], 10}, {kPlacesR2RGetEntryPointStart[1], kSegmentsR2RGetEntryPointStart[1], 10}},
+
+    .line = 1189};
+
+// "MethodLoadUnloadVerbose", line 1193
 constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
     {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
     {.name = "MethodName", .type = clretw::InType::UnicodeString},
     {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
 };
@@ -1171,17 +2233,17 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
 
-    .line = 636};
+    .line = 1193};
 
-// "MethodLoadUnloadVerbose_V1", line 647
+// "MethodLoadUnloadVerbose_V1", line 1204
 constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
     {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
     {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
     {.name = "MethodName", .type = clretw::InType::UnicodeString},
     {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
@@ -1195,84 +2257,1088 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
 
-    .line = 647};
+    .line = 1204};
 
-// "MethodJittingStarted", line 659
+// "MethodLoadUnloadVerbose_V2", line 1216
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V2[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V2[2][11] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose_V2[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
+    .name = "MethodLoadUnloadVerbose_V2",
+    .fields = kFieldsMethodLoadUnloadVerbose_V2,
+    .layout = {{kPlacesMethodLoadUnloadVerbose_V2[0], kSegmentsMethodLoadUnloadVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadVerbose_V2[1], kSegmentsMethodLoadUnloadVerbose_V2[1], 46}},
+
+    .line = 1216};
+
+// "MethodJittingStarted", line 1229
 constexpr clretw::FieldDesc kFieldsMethodJittingStarted[] = {
     {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodILSize", .type = clretw::InType::UInt32},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodILSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesMethodJittingStarted[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsMethodJittingStarted[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJittingStarted{
+    .name = "MethodJittingStarted",
+    .fields = kFieldsMethodJittingStarted,
+    .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 24}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 24}},
+
+    .line = 1229};
+
+// "MethodJittingStarted_V1", line 1238
+constexpr clretw::FieldDesc kFieldsMethodJittingStarted_V1[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodILSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
     {.name = "MethodName", .type = clretw::InType::UnicodeString},
     {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJittingStarted[2][8] = {
+constexpr clretw::FieldPlace kPlacesMethodJittingStarted_V1[2][8] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJittingStarted[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJittingStarted{
-    .name = "MethodJittingStarted",
-    .fields = kFieldsMethodJittingStarted,
-    .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 26}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 26}},
+constexpr clretw::Segment kSegmentsMethodJittingStarted_V1[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJittingStarted_V1{
+    .name = "MethodJittingStarted_V1",
+    .fields = kFieldsMethodJittingStarted_V1,
+    .layout = {{kPlacesMethodJittingStarted_V1[0], kSegmentsMethodJittingStarted_V1[0], 26}, {kPlacesMethodJittingStarted_V1[1], kSegmentsMethodJittingStarted_V1[1], 26}},
 
-    .line = 659};
+    .line = 1238};
 
-// "MethodJitInliningSucceeded", line 669
+// "MethodJitInliningSucceeded", line 1248
 constexpr clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
-    {.name = "MethodBeingCompiledNameSpace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
     {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
     {.name = "InlinerName", .type = clretw::InType::UnicodeString},
     {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "InlineeNamespace", .type = clretw::InType::UnicodeString},
     {.name = "InlineeName", .type = clretw::InType::UnicodeString},
     {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningSucceeded[2][7] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningSucceeded[2][8] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesMethodJitInliningSucceeded[2][10] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitInliningSucceeded[2][10] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .name = "MethodJitInliningSucceeded",
     .fields = kFieldsMethodJitInliningSucceeded,
-    .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 0}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 0}},
+    .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 2}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 2}},
 
-    .line = 669};
+    .line = 1248};
 
-// "MethodJitInliningFailed", line 678
+// "MethodJitInliningFailed", line 1260
 constexpr clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
-    {.name = "MethodBeingCompiledNameSpace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
     {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
     {.name = "InlinerName", .type = clretw::InType::UnicodeString},
     {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "InlineeNamespace", .type = clretw::InType::UnicodeString},
     {.name = "InlineeName", .type = clretw::InType::UnicodeString},
     {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
     {.name = "FailAlways", .type = clretw::InType::Boolean},
     {.name = "FailReason", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningFailed[2][9] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}, {7, 4, clretw::kVariable}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}, {7, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningFailed[2][9] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {4, 8}, {0, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {4, 8}, {0, clretw::kNoField}}};
+constexpr clretw::FieldPlace kPlacesMethodJitInliningFailed[2][12] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitInliningFailed[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
 constexpr clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .name = "MethodJitInliningFailed",
     .fields = kFieldsMethodJitInliningFailed,
-    .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 4}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 4}},
+    .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 6}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 6}},
 
-    .line = 678};
+    .line = 1260};
+
+// "MethodJitInliningFailedAnsi", line 1274
+constexpr clretw::FieldDesc kFieldsMethodJitInliningFailedAnsi[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "InlinerName", .type = clretw::InType::UnicodeString},
+    {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "InlineeNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "InlineeName", .type = clretw::InType::UnicodeString},
+    {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "FailAlways", .type = clretw::InType::Boolean},
+    {.name = "FailReason", .type = clretw::InType::AnsiString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodJitInliningFailedAnsi[2][12] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitInliningFailedAnsi[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
+    .name = "MethodJitInliningFailedAnsi",
+    .fields = kFieldsMethodJitInliningFailedAnsi,
+    .layout = {{kPlacesMethodJitInliningFailedAnsi[0], kSegmentsMethodJitInliningFailedAnsi[0], 6}, {kPlacesMethodJitInliningFailedAnsi[1], kSegmentsMethodJitInliningFailedAnsi[1], 6}},
+
+    .line = 1274};
+
+// "MethodJitTailCallSucceeded", line 1288
+constexpr clretw::FieldDesc kFieldsMethodJitTailCallSucceeded[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "CallerNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "CallerName", .type = clretw::InType::UnicodeString},
+    {.name = "CallerNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeName", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "TailPrefix", .type = clretw::InType::Boolean},
+    {.name = "TailCallType", .type = clretw::InType::UInt32, .map = &kMap_TailCallTypeMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodJitTailCallSucceeded[2][12] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, 4}, {9, 8, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, 4}, {9, 8, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitTailCallSucceeded[2][10] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
+    .name = "MethodJitTailCallSucceeded",
+    .fields = kFieldsMethodJitTailCallSucceeded,
+    .layout = {{kPlacesMethodJitTailCallSucceeded[0], kSegmentsMethodJitTailCallSucceeded[0], 10}, {kPlacesMethodJitTailCallSucceeded[1], kSegmentsMethodJitTailCallSucceeded[1], 10}},
+
+    .line = 1288};
+
+// "MethodJitTailCallFailed", line 1302
+constexpr clretw::FieldDesc kFieldsMethodJitTailCallFailed[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "CallerNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "CallerName", .type = clretw::InType::UnicodeString},
+    {.name = "CallerNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeName", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "TailPrefix", .type = clretw::InType::Boolean},
+    {.name = "FailReason", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodJitTailCallFailed[2][12] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitTailCallFailed[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJitTailCallFailed{
+    .name = "MethodJitTailCallFailed",
+    .fields = kFieldsMethodJitTailCallFailed,
+    .layout = {{kPlacesMethodJitTailCallFailed[0], kSegmentsMethodJitTailCallFailed[0], 6}, {kPlacesMethodJitTailCallFailed[1], kSegmentsMethodJitTailCallFailed[1], 6}},
+
+    .line = 1302};
+
+// "MethodJitTailCallFailedAnsi", line 1316
+constexpr clretw::FieldDesc kFieldsMethodJitTailCallFailedAnsi[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "CallerNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "CallerName", .type = clretw::InType::UnicodeString},
+    {.name = "CallerNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeName", .type = clretw::InType::UnicodeString},
+    {.name = "CalleeNameSignature", .type = clretw::InType::UnicodeString},
+    {.name = "TailPrefix", .type = clretw::InType::Boolean},
+    {.name = "FailReason", .type = clretw::InType::AnsiString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodJitTailCallFailedAnsi[2][12] = {
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitTailCallFailedAnsi[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
+    .name = "MethodJitTailCallFailedAnsi",
+    .fields = kFieldsMethodJitTailCallFailedAnsi,
+    .layout = {{kPlacesMethodJitTailCallFailedAnsi[0], kSegmentsMethodJitTailCallFailedAnsi[0], 6}, {kPlacesMethodJitTailCallFailedAnsi[1], kSegmentsMethodJitTailCallFailedAnsi[1], 6}},
+
+    .line = 1316};
+
+// "MethodJitMemoryAllocatedForCode", line 1330
+constexpr clretw::FieldDesc kFieldsMethodJitMemoryAllocatedForCode[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "JitHotCodeRequestSize", .type = clretw::InType::UInt64},
+    {.name = "JitRODataRequestSize", .type = clretw::InType::UInt64},
+    {.name = "AllocatedSizeForJitCode", .type = clretw::InType::UInt64},
+    {.name = "JitAllocFlag", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodJitMemoryAllocatedForCode[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 2}}};
+constexpr clretw::Segment kSegmentsMethodJitMemoryAllocatedForCode[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodJitMemoryAllocatedForCode{
+    .name = "MethodJitMemoryAllocatedForCode",
+    .fields = kFieldsMethodJitMemoryAllocatedForCode,
+    .layout = {{kPlacesMethodJitMemoryAllocatedForCode[0], kSegmentsMethodJitMemoryAllocatedForCode[0], 46}, {kPlacesMethodJitMemoryAllocatedForCode[1], kSegmentsMethodJitMemoryAllocatedForCode[1], 46}},
+
+    .line = 1330};
+
+// "MethodILToNativeMap", line 1339
+constexpr clretw::FieldDesc kFieldsMethodILToNativeMap[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodILToNativeMap[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodILToNativeMap[2][3] = {{{19, 4}, {0, 5}, {2, clretw::kNoField}}, {{19, 4}, {0, 5}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodILToNativeMap{
+    .name = "MethodILToNativeMap",
+    .fields = kFieldsMethodILToNativeMap,
+    .layout = {{kPlacesMethodILToNativeMap[0], kSegmentsMethodILToNativeMap[0], 21}, {kPlacesMethodILToNativeMap[1], kSegmentsMethodILToNativeMap[1], 21}},
+
+    .line = 1339};
+
+// "MethodILToNativeMap_V1", line 1348
+constexpr clretw::FieldDesc kFieldsMethodILToNativeMap_V1[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ILVersionID", .type = clretw::InType::UInt64},
+};
+constexpr clretw::FieldPlace kPlacesMethodILToNativeMap_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}}};
+constexpr clretw::Segment kSegmentsMethodILToNativeMap_V1[2][3] = {{{19, 4}, {0, 5}, {10, clretw::kNoField}}, {{19, 4}, {0, 5}, {10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
+    .name = "MethodILToNativeMap_V1",
+    .fields = kFieldsMethodILToNativeMap_V1,
+    .layout = {{kPlacesMethodILToNativeMap_V1[0], kSegmentsMethodILToNativeMap_V1[0], 29}, {kPlacesMethodILToNativeMap_V1[1], kSegmentsMethodILToNativeMap_V1[1], 29}},
+
+    .line = 1348};
+
+// "ClrStackWalk", line 1358
+constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Reserved1", .type = clretw::InType::UInt8},
+    {.name = "Reserved2", .type = clretw::InType::UInt8},
+    {.name = "FrameCount", .type = clretw::InType::UInt32},
+    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+};
+constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+    .name = "ClrStackWalk",
+    .fields = kFieldsClrStackWalk,
+    .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
+
+    .line = 1358};
+
+// "AppDomainMemAllocated", line 1365
+constexpr clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "Allocated", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesAppDomainMemAllocated[2][3] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
+constexpr clretw::Segment kSegmentsAppDomainMemAllocated[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainMemAllocated{
+    .name = "AppDomainMemAllocated",
+    .fields = kFieldsAppDomainMemAllocated,
+    .layout = {{kPlacesAppDomainMemAllocated[0], kSegmentsAppDomainMemAllocated[0], 18}, {kPlacesAppDomainMemAllocated[1], kSegmentsAppDomainMemAllocated[1], 18}},
+
+    .line = 1365};
+
+// "AppDomainMemSurvived", line 1370
+constexpr clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "Survived", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ProcessSurvived", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesAppDomainMemSurvived[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 2}}};
+constexpr clretw::Segment kSegmentsAppDomainMemSurvived[2][1] = {{{26, clretw::kNoField}}, {{26, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainMemSurvived{
+    .name = "AppDomainMemSurvived",
+    .fields = kFieldsAppDomainMemSurvived,
+    .layout = {{kPlacesAppDomainMemSurvived[0], kSegmentsAppDomainMemSurvived[0], 26}, {kPlacesAppDomainMemSurvived[1], kSegmentsAppDomainMemSurvived[1], 26}},
+
+    .line = 1370};
+
+// "ThreadCreated", line 1376
+constexpr clretw::FieldDesc kFieldsThreadCreated[] = {
+    {.name = "ManagedThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_ThreadFlagsMap},
+    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
+    {.name = "OSThreadID", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadCreated[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}}};
+constexpr clretw::Segment kSegmentsThreadCreated[2][1] = {{{30, clretw::kNoField}}, {{30, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadCreated{
+    .name = "ThreadCreated",
+    .fields = kFieldsThreadCreated,
+    .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 30}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 30}},
+
+    .line = 1376};
+
+// "ThreadTerminatedOrTransition", line 1384
+constexpr clretw::FieldDesc kFieldsThreadTerminatedOrTransition[] = {
+    {.name = "ManagedThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesThreadTerminatedOrTransition[2][3] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
+constexpr clretw::Segment kSegmentsThreadTerminatedOrTransition[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadTerminatedOrTransition{
+    .name = "ThreadTerminatedOrTransition",
+    .fields = kFieldsThreadTerminatedOrTransition,
+    .layout = {{kPlacesThreadTerminatedOrTransition[0], kSegmentsThreadTerminatedOrTransition[0], 18}, {kPlacesThreadTerminatedOrTransition[1], kSegmentsThreadTerminatedOrTransition[1], 18}},
+
+    .line = 1384};
+
+// "ILStubGenerated", line 1389
+constexpr clretw::FieldDesc kFieldsILStubGenerated[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "StubFlags", .type = clretw::InType::UInt32, .map = &kMap_ILStubGeneratedFlagsMap},
+    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ManagedInteropMethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "NativeMethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "StubMethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "StubMethodILCode", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesILStubGenerated[2][11] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, 4}, {0, 26, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, 4}, {0, 26, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsILStubGenerated[2][7] = {{{26, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}, {{26, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ILStubGenerated{
+    .name = "ILStubGenerated",
+    .fields = kFieldsILStubGenerated,
+    .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 26}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 26}},
+
+    .line = 1389};
+
+// "ILStubCacheHit", line 1402
+constexpr clretw::FieldDesc kFieldsILStubCacheHit[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "ManagedInteropMethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesILStubCacheHit[2][7] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsILStubCacheHit[2][4] = {{{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ILStubCacheHit{
+    .name = "ILStubCacheHit",
+    .fields = kFieldsILStubCacheHit,
+    .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
+
+    .line = 1402};
+
+// "ModuleRange", line 1411
+constexpr clretw::FieldDesc kFieldsModuleRange[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "RangeSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "RangeType", .type = clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
+};
+constexpr clretw::FieldPlace kPlacesModuleRange[2][5] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}}};
+constexpr clretw::Segment kSegmentsModuleRange[2][1] = {{{19, clretw::kNoField}}, {{19, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ModuleRange{
+    .name = "ModuleRange",
+    .fields = kFieldsModuleRange,
+    .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 19}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 19}},
+
+    .line = 1411};
+
+// "Values", line 1421
+constexpr clretw::FieldDesc kFieldsBulkType_Values[] = {
+    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeNameID", .type = clretw::InType::UInt32},
+    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_TypeFlagsMap},
+    {.name = "CorElementType", .type = clretw::InType::UInt8},
+    {.name = "Name", .type = clretw::InType::UnicodeString},
+    {.name = "TypeParameterCount", .type = clretw::InType::UInt32},
+    {.name = "TypeParameters", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64, .count = {clretw::Extent::Kind::field, 6}},
+};
+constexpr clretw::FieldPlace kPlacesBulkType_Values[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsBulkType_Values[2][3] = {{{25, 5}, {4, 7}, {0, clretw::kNoField}}, {{25, 5}, {4, 7}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_BulkType_Values{
+    .name = "Values",
+    .fields = kFieldsBulkType_Values,
+    .layout = {{kPlacesBulkType_Values[0], kSegmentsBulkType_Values[0], 29}, {kPlacesBulkType_Values[1], kSegmentsBulkType_Values[1], 29}},
+
+    .line = 1421};
+
+// "BulkType", line 1418
+constexpr clretw::FieldDesc kFieldsBulkType[] = {
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_BulkType_Values},
+};
+constexpr clretw::FieldPlace kPlacesBulkType[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsBulkType[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_BulkType{
+    .name = "BulkType",
+    .fields = kFieldsBulkType,
+    .layout = {{kPlacesBulkType[0], kSegmentsBulkType[0], 6}, {kPlacesBulkType[1], kSegmentsBulkType[1], 6}},
+
+    .line = 1418};
+
+// "Values", line 1436
+constexpr clretw::FieldDesc kFieldsGCBulkRootEdge_Values[] = {
+    {.name = "RootedNodeAddress", .type = clretw::InType::Pointer},
+    {.name = "GCRootKind", .type = clretw::InType::UInt8, .map = &kMap_GCRootKindMap},
+    {.name = "GCRootFlag", .type = clretw::InType::UInt32, .map = &kMap_GCRootFlagsMap},
+    {.name = "GCRootID", .type = clretw::InType::Pointer},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootEdge_Values[2][4] = {
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, 4}, {0, 9, 4}},
+    {{0, 0, 8}, {0, 8, 1}, {0, 9, 4}, {0, 13, 8}}};
+constexpr clretw::Segment kSegmentsGCBulkRootEdge_Values[2][1] = {{{13, clretw::kNoField}}, {{21, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootEdge_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkRootEdge_Values,
+    .layout = {{kPlacesGCBulkRootEdge_Values[0], kSegmentsGCBulkRootEdge_Values[0], 13}, {kPlacesGCBulkRootEdge_Values[1], kSegmentsGCBulkRootEdge_Values[1], 21}},
+
+    .line = 1436};
+
+// "GCBulkRootEdge", line 1432
+constexpr clretw::FieldDesc kFieldsGCBulkRootEdge[] = {
+    {.name = "Index", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkRootEdge_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootEdge[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkRootEdge[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootEdge{
+    .name = "GCBulkRootEdge",
+    .fields = kFieldsGCBulkRootEdge,
+    .layout = {{kPlacesGCBulkRootEdge[0], kSegmentsGCBulkRootEdge[0], 10}, {kPlacesGCBulkRootEdge[1], kSegmentsGCBulkRootEdge[1], 10}},
+
+    .line = 1432};
+
+// "Values", line 1446
+constexpr clretw::FieldDesc kFieldsGCBulkRootCCW_Values[] = {
+    {.name = "GCRootID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "IUnknown", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "RefCount", .type = clretw::InType::UInt32},
+    {.name = "PeggedRefCount", .type = clretw::InType::UInt32},
+    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_GCRootCCWFlagsMap},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootCCW_Values[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}, {0, 40, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}, {0, 40, 4}}};
+constexpr clretw::Segment kSegmentsGCBulkRootCCW_Values[2][1] = {{{44, clretw::kNoField}}, {{44, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootCCW_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkRootCCW_Values,
+    .layout = {{kPlacesGCBulkRootCCW_Values[0], kSegmentsGCBulkRootCCW_Values[0], 44}, {kPlacesGCBulkRootCCW_Values[1], kSegmentsGCBulkRootCCW_Values[1], 44}},
+
+    .line = 1446};
+
+// "GCBulkRootCCW", line 1443
+constexpr clretw::FieldDesc kFieldsGCBulkRootCCW[] = {
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRootCCW_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootCCW[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkRootCCW[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootCCW{
+    .name = "GCBulkRootCCW",
+    .fields = kFieldsGCBulkRootCCW,
+    .layout = {{kPlacesGCBulkRootCCW[0], kSegmentsGCBulkRootCCW[0], 6}, {kPlacesGCBulkRootCCW[1], kSegmentsGCBulkRootCCW[1], 6}},
+
+    .line = 1443};
+
+// "Values", line 1459
+constexpr clretw::FieldDesc kFieldsGCBulkRCW_Values[] = {
+    {.name = "ObjectID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "IUnknown", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "VTable", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "RefCount", .type = clretw::InType::UInt32},
+    {.name = "Flags", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRCW_Values[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}}};
+constexpr clretw::Segment kSegmentsGCBulkRCW_Values[2][1] = {{{40, clretw::kNoField}}, {{40, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRCW_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkRCW_Values,
+    .layout = {{kPlacesGCBulkRCW_Values[0], kSegmentsGCBulkRCW_Values[0], 40}, {kPlacesGCBulkRCW_Values[1], kSegmentsGCBulkRCW_Values[1], 40}},
+
+    .line = 1459};
+
+// "GCBulkRCW", line 1456
+constexpr clretw::FieldDesc kFieldsGCBulkRCW[] = {
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRCW_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRCW[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkRCW[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRCW{
+    .name = "GCBulkRCW",
+    .fields = kFieldsGCBulkRCW,
+    .layout = {{kPlacesGCBulkRCW[0], kSegmentsGCBulkRCW[0], 6}, {kPlacesGCBulkRCW[1], kSegmentsGCBulkRCW[1], 6}},
+
+    .line = 1456};
+
+// "Values", line 1472
+constexpr clretw::FieldDesc kFieldsGCBulkRootStaticVar_Values[] = {
+    {.name = "GCRootID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_GCRootStaticVarFlagsMap},
+    {.name = "FieldName", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootStaticVar_Values[2][5] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkRootStaticVar_Values[2][2] = {{{28, 4}, {0, clretw::kNoField}}, {{28, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootStaticVar_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkRootStaticVar_Values,
+    .layout = {{kPlacesGCBulkRootStaticVar_Values[0], kSegmentsGCBulkRootStaticVar_Values[0], 28}, {kPlacesGCBulkRootStaticVar_Values[1], kSegmentsGCBulkRootStaticVar_Values[1], 28}},
+
+    .line = 1472};
+
+// "GCBulkRootStaticVar", line 1468
+constexpr clretw::FieldDesc kFieldsGCBulkRootStaticVar[] = {
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRootStaticVar_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootStaticVar[2][4] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkRootStaticVar[2][2] = {{{14, 3}, {0, clretw::kNoField}}, {{14, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootStaticVar{
+    .name = "GCBulkRootStaticVar",
+    .fields = kFieldsGCBulkRootStaticVar,
+    .layout = {{kPlacesGCBulkRootStaticVar[0], kSegmentsGCBulkRootStaticVar[0], 14}, {kPlacesGCBulkRootStaticVar[1], kSegmentsGCBulkRootStaticVar[1], 14}},
+
+    .line = 1468};
+
+// "Values", line 1484
+constexpr clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge_Values[] = {
+    {.name = "GCKeyNodeID", .type = clretw::InType::Pointer},
+    {.name = "GCValueNodeID", .type = clretw::InType::Pointer},
+    {.name = "GCRootID", .type = clretw::InType::Pointer},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
+constexpr clretw::Segment kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[2][1] = {{{12, clretw::kNoField}}, {{24, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge_Values,
+    .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[0], 12}, {kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[1], 24}},
+
+    .line = 1484};
+
+// "GCBulkRootConditionalWeakTableElementEdge", line 1480
+constexpr clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge[] = {
+    {.name = "Index", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkRootConditionalWeakTableElementEdge[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkRootConditionalWeakTableElementEdge[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge{
+    .name = "GCBulkRootConditionalWeakTableElementEdge",
+    .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge,
+    .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge[0], 10}, {kPlacesGCBulkRootConditionalWeakTableElementEdge[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge[1], 10}},
+
+    .line = 1480};
+
+// "Values", line 1494
+constexpr clretw::FieldDesc kFieldsGCBulkNode_Values[] = {
+    {.name = "Address", .type = clretw::InType::Pointer},
+    {.name = "Size", .type = clretw::InType::UInt64},
+    {.name = "TypeID", .type = clretw::InType::UInt64},
+    {.name = "EdgeCount", .type = clretw::InType::UInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkNode_Values[2][4] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}, {0, 20, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}}};
+constexpr clretw::Segment kSegmentsGCBulkNode_Values[2][1] = {{{28, clretw::kNoField}}, {{32, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkNode_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkNode_Values,
+    .layout = {{kPlacesGCBulkNode_Values[0], kSegmentsGCBulkNode_Values[0], 28}, {kPlacesGCBulkNode_Values[1], kSegmentsGCBulkNode_Values[1], 32}},
+
+    .line = 1494};
+
+// "GCBulkNode", line 1490
+constexpr clretw::FieldDesc kFieldsGCBulkNode[] = {
+    {.name = "Index", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkNode_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkNode[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkNode[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkNode{
+    .name = "GCBulkNode",
+    .fields = kFieldsGCBulkNode,
+    .layout = {{kPlacesGCBulkNode[0], kSegmentsGCBulkNode[0], 10}, {kPlacesGCBulkNode[1], kSegmentsGCBulkNode[1], 10}},
+
+    .line = 1490};
+
+// "Values", line 1505
+constexpr clretw::FieldDesc kFieldsGCBulkEdge_Values[] = {
+    {.name = "Value", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "ReferencingFieldID", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkEdge_Values[2][2] = {
+    {{0, 0, 4}, {0, 4, 4}},
+    {{0, 0, 8}, {0, 8, 4}}};
+constexpr clretw::Segment kSegmentsGCBulkEdge_Values[2][1] = {{{8, clretw::kNoField}}, {{12, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkEdge_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkEdge_Values,
+    .layout = {{kPlacesGCBulkEdge_Values[0], kSegmentsGCBulkEdge_Values[0], 8}, {kPlacesGCBulkEdge_Values[1], kSegmentsGCBulkEdge_Values[1], 12}},
+
+    .line = 1505};
+
+// "GCBulkEdge", line 1501
+constexpr clretw::FieldDesc kFieldsGCBulkEdge[] = {
+    {.name = "Index", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkEdge_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkEdge[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkEdge[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkEdge{
+    .name = "GCBulkEdge",
+    .fields = kFieldsGCBulkEdge,
+    .layout = {{kPlacesGCBulkEdge[0], kSegmentsGCBulkEdge[0], 10}, {kPlacesGCBulkEdge[1], kSegmentsGCBulkEdge[1], 10}},
+
+    .line = 1501};
+
+// "GCSampledObjectAllocation", line 1510
+constexpr clretw::FieldDesc kFieldsGCSampledObjectAllocation[] = {
+    {.name = "Address", .type = clretw::InType::Pointer},
+    {.name = "TypeID", .type = clretw::InType::Pointer},
+    {.name = "ObjectCountForTypeSample", .type = clretw::InType::UInt32},
+    {.name = "TotalSizeForTypeSample", .type = clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCSampledObjectAllocation[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 8}, {0, 20, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 8}, {0, 28, 2}}};
+constexpr clretw::Segment kSegmentsGCSampledObjectAllocation[2][1] = {{{22, clretw::kNoField}}, {{30, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCSampledObjectAllocation{
+    .name = "GCSampledObjectAllocation",
+    .fields = kFieldsGCSampledObjectAllocation,
+    .layout = {{kPlacesGCSampledObjectAllocation[0], kSegmentsGCSampledObjectAllocation[0], 22}, {kPlacesGCSampledObjectAllocation[1], kSegmentsGCSampledObjectAllocation[1], 30}},
+
+    .line = 1510};
+
+// "Values", line 1521
+constexpr clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges_Values[] = {
+    {.name = "RangeBase", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "RangeLength", .type = clretw::InType::UInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkSurvivingObjectRanges_Values[2][2] = {
+    {{0, 0, 4}, {0, 4, 8}},
+    {{0, 0, 8}, {0, 8, 8}}};
+constexpr clretw::Segment kSegmentsGCBulkSurvivingObjectRanges_Values[2][1] = {{{12, clretw::kNoField}}, {{16, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkSurvivingObjectRanges_Values,
+    .layout = {{kPlacesGCBulkSurvivingObjectRanges_Values[0], kSegmentsGCBulkSurvivingObjectRanges_Values[0], 12}, {kPlacesGCBulkSurvivingObjectRanges_Values[1], kSegmentsGCBulkSurvivingObjectRanges_Values[1], 16}},
+
+    .line = 1521};
+
+// "GCBulkSurvivingObjectRanges", line 1517
+constexpr clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges[] = {
+    {.name = "Index", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkSurvivingObjectRanges_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkSurvivingObjectRanges[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkSurvivingObjectRanges[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
+    .name = "GCBulkSurvivingObjectRanges",
+    .fields = kFieldsGCBulkSurvivingObjectRanges,
+    .layout = {{kPlacesGCBulkSurvivingObjectRanges[0], kSegmentsGCBulkSurvivingObjectRanges[0], 10}, {kPlacesGCBulkSurvivingObjectRanges[1], kSegmentsGCBulkSurvivingObjectRanges[1], 10}},
+
+    .line = 1517};
+
+// "Values", line 1530
+constexpr clretw::FieldDesc kFieldsGCBulkMovedObjectRanges_Values[] = {
+    {.name = "OldRangeBase", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "NewRangeBase", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "RangeLength", .type = clretw::InType::UInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkMovedObjectRanges_Values[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
+constexpr clretw::Segment kSegmentsGCBulkMovedObjectRanges_Values[2][1] = {{{16, clretw::kNoField}}, {{24, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkMovedObjectRanges_Values{
+    .name = "Values",
+    .fields = kFieldsGCBulkMovedObjectRanges_Values,
+    .layout = {{kPlacesGCBulkMovedObjectRanges_Values[0], kSegmentsGCBulkMovedObjectRanges_Values[0], 16}, {kPlacesGCBulkMovedObjectRanges_Values[1], kSegmentsGCBulkMovedObjectRanges_Values[1], 24}},
+
+    .line = 1530};
+
+// "GCBulkMovedObjectRanges", line 1526
+constexpr clretw::FieldDesc kFieldsGCBulkMovedObjectRanges[] = {
+    {.name = "Index", .type = clretw::InType::UInt32},
+    {.name = "Count", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkMovedObjectRanges_Values},
+};
+constexpr clretw::FieldPlace kPlacesGCBulkMovedObjectRanges[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsGCBulkMovedObjectRanges[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
+    .name = "GCBulkMovedObjectRanges",
+    .fields = kFieldsGCBulkMovedObjectRanges,
+    .layout = {{kPlacesGCBulkMovedObjectRanges[0], kSegmentsGCBulkMovedObjectRanges[0], 10}, {kPlacesGCBulkMovedObjectRanges[1], kSegmentsGCBulkMovedObjectRanges[1], 10}},
+
+    .line = 1526};
+
+// "GCGenerationRange", line 1536
+constexpr clretw::FieldDesc kFieldsGCGenerationRange[] = {
+    {.name = "Generation", .type = clretw::InType::UInt8},
+    {.name = "RangeStart", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+    {.name = "RangeUsedLength", .type = clretw::InType::UInt64},
+    {.name = "RangeReservedLength", .type = clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCGenerationRange[2][5] = {
+    {{0, 0, 1}, {0, 1, 4}, {0, 5, 8}, {0, 13, 8}, {0, 21, 2}},
+    {{0, 0, 1}, {0, 1, 8}, {0, 9, 8}, {0, 17, 8}, {0, 25, 2}}};
+constexpr clretw::Segment kSegmentsGCGenerationRange[2][1] = {{{23, clretw::kNoField}}, {{27, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCGenerationRange{
+    .name = "GCGenerationRange",
+    .fields = kFieldsGCGenerationRange,
+    .layout = {{kPlacesGCGenerationRange[0], kSegmentsGCGenerationRange[0], 23}, {kPlacesGCGenerationRange[1], kSegmentsGCGenerationRange[1], 27}},
+
+    .line = 1536};
+
+// "CodeSymbols", line 1543
+constexpr clretw::FieldDesc kFieldsCodeSymbols[] = {
+    {.name = "ModuleId", .type = clretw::InType::UInt64},
+    {.name = "TotalChunks", .type = clretw::InType::UInt16},
+    {.name = "ChunkNumber", .type = clretw::InType::UInt16},
+    {.name = "ChunkLength", .type = clretw::InType::UInt32},
+    {.name = "Chunk", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesCodeSymbols[2][6] = {
+    {{0, 0, 8}, {0, 8, 2}, {0, 10, 2}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 2}, {0, 10, 2}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsCodeSymbols[2][2] = {{{16, 4}, {2, clretw::kNoField}}, {{16, 4}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_CodeSymbols{
+    .name = "CodeSymbols",
+    .fields = kFieldsCodeSymbols,
+    .layout = {{kPlacesCodeSymbols[0], kSegmentsCodeSymbols[0], 18}, {kPlacesCodeSymbols[1], kSegmentsCodeSymbols[1], 18}},
+
+    .line = 1543};
+
+// "TieredCompilationEmpty", line 1551
+constexpr clretw::FieldDesc kFieldsTieredCompilationEmpty[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesTieredCompilationEmpty[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr clretw::Segment kSegmentsTieredCompilationEmpty[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TieredCompilationEmpty{
+    .name = "TieredCompilationEmpty",
+    .fields = kFieldsTieredCompilationEmpty,
+    .layout = {{kPlacesTieredCompilationEmpty[0], kSegmentsTieredCompilationEmpty[0], 2}, {kPlacesTieredCompilationEmpty[1], kSegmentsTieredCompilationEmpty[1], 2}},
+
+    .line = 1551};
+
+// "TieredCompilationSettings", line 1554
+constexpr clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Flags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
+};
+constexpr clretw::FieldPlace kPlacesTieredCompilationSettings[2][2] = {
+    {{0, 0, 2}, {0, 2, 4}},
+    {{0, 0, 2}, {0, 2, 4}}};
+constexpr clretw::Segment kSegmentsTieredCompilationSettings[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TieredCompilationSettings{
+    .name = "TieredCompilationSettings",
+    .fields = kFieldsTieredCompilationSettings,
+    .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
+
+    .line = 1554};
+
+// "TieredCompilationResume", line 1558
+constexpr clretw::FieldDesc kFieldsTieredCompilationResume[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "NewMethodCount", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesTieredCompilationResume[2][2] = {
+    {{0, 0, 2}, {0, 2, 4}},
+    {{0, 0, 2}, {0, 2, 4}}};
+constexpr clretw::Segment kSegmentsTieredCompilationResume[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TieredCompilationResume{
+    .name = "TieredCompilationResume",
+    .fields = kFieldsTieredCompilationResume,
+    .layout = {{kPlacesTieredCompilationResume[0], kSegmentsTieredCompilationResume[0], 6}, {kPlacesTieredCompilationResume[1], kSegmentsTieredCompilationResume[1], 6}},
+
+    .line = 1558};
+
+// "TieredCompilationBackgroundJitStart", line 1562
+constexpr clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStart[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "PendingMethodCount", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesTieredCompilationBackgroundJitStart[2][2] = {
+    {{0, 0, 2}, {0, 2, 4}},
+    {{0, 0, 2}, {0, 2, 4}}};
+constexpr clretw::Segment kSegmentsTieredCompilationBackgroundJitStart[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStart{
+    .name = "TieredCompilationBackgroundJitStart",
+    .fields = kFieldsTieredCompilationBackgroundJitStart,
+    .layout = {{kPlacesTieredCompilationBackgroundJitStart[0], kSegmentsTieredCompilationBackgroundJitStart[0], 6}, {kPlacesTieredCompilationBackgroundJitStart[1], kSegmentsTieredCompilationBackgroundJitStart[1], 6}},
+
+    .line = 1562};
+
+// "TieredCompilationBackgroundJitStop", line 1566
+constexpr clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStop[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "PendingMethodCount", .type = clretw::InType::UInt32},
+    {.name = "JittedMethodCount", .type = clretw::InType::UInt32},
+};
+constexpr clretw::FieldPlace kPlacesTieredCompilationBackgroundJitStop[2][3] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}}};
+constexpr clretw::Segment kSegmentsTieredCompilationBackgroundJitStop[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStop{
+    .name = "TieredCompilationBackgroundJitStop",
+    .fields = kFieldsTieredCompilationBackgroundJitStop,
+    .layout = {{kPlacesTieredCompilationBackgroundJitStop[0], kSegmentsTieredCompilationBackgroundJitStop[0], 10}, {kPlacesTieredCompilationBackgroundJitStop[1], kSegmentsTieredCompilationBackgroundJitStop[1], 10}},
+
+    .line = 1566};
+
+// "JitInstrumentationData", line 1571
+constexpr clretw::FieldDesc kFieldsJitInstrumentationData[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32},
+    {.name = "DataSize", .type = clretw::InType::UInt32},
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 2}},
+};
+constexpr clretw::FieldPlace kPlacesJitInstrumentationData[2][5] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsJitInstrumentationData[2][2] = {{{18, 4}, {0, clretw::kNoField}}, {{18, 4}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_JitInstrumentationData{
+    .name = "JitInstrumentationData",
+    .fields = kFieldsJitInstrumentationData,
+    .layout = {{kPlacesJitInstrumentationData[0], kSegmentsJitInstrumentationData[0], 18}, {kPlacesJitInstrumentationData[1], kSegmentsJitInstrumentationData[1], 18}},
+
+    .line = 1571};
+
+// "JitInstrumentationDataVerbose", line 1578
+constexpr clretw::FieldDesc kFieldsJitInstrumentationDataVerbose[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32},
+    {.name = "DataSize", .type = clretw::InType::UInt32},
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 2}},
+};
+constexpr clretw::FieldPlace kPlacesJitInstrumentationDataVerbose[2][10] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsJitInstrumentationDataVerbose[2][5] = {{{30, 6}, {0, 7}, {0, 8}, {0, 9}, {0, clretw::kNoField}}, {{30, 6}, {0, 7}, {0, 8}, {0, 9}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_JitInstrumentationDataVerbose{
+    .name = "JitInstrumentationDataVerbose",
+    .fields = kFieldsJitInstrumentationDataVerbose,
+    .layout = {{kPlacesJitInstrumentationDataVerbose[0], kSegmentsJitInstrumentationDataVerbose[0], 30}, {kPlacesJitInstrumentationDataVerbose[1], kSegmentsJitInstrumentationDataVerbose[1], 30}},
+
+    .line = 1578};
+
+// "ExecutionCheckpoint", line 1590
+constexpr clretw::FieldDesc kFieldsExecutionCheckpoint[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Name", .type = clretw::InType::UnicodeString},
+    {.name = "Timestamp", .type = clretw::InType::Int64},
+};
+constexpr clretw::FieldPlace kPlacesExecutionCheckpoint[2][3] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}}};
+constexpr clretw::Segment kSegmentsExecutionCheckpoint[2][2] = {{{2, 1}, {8, clretw::kNoField}}, {{2, 1}, {8, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ExecutionCheckpoint{
+    .name = "ExecutionCheckpoint",
+    .fields = kFieldsExecutionCheckpoint,
+    .layout = {{kPlacesExecutionCheckpoint[0], kSegmentsExecutionCheckpoint[0], 10}, {kPlacesExecutionCheckpoint[1], kSegmentsExecutionCheckpoint[1], 10}},
+
+    .line = 1590};
+
+// "ProfilerMessage", line 1595
+constexpr clretw::FieldDesc kFieldsProfilerMessage[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Message", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesProfilerMessage[2][2] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsProfilerMessage[2][2] = {{{2, 1}, {0, clretw::kNoField}}, {{2, 1}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ProfilerMessage{
+    .name = "ProfilerMessage",
+    .fields = kFieldsProfilerMessage,
+    .layout = {{kPlacesProfilerMessage[0], kSegmentsProfilerMessage[0], 2}, {kPlacesProfilerMessage[1], kSegmentsProfilerMessage[1], 2}},
+
+    .line = 1595};
+
+// "YieldProcessorMeasurement", line 1599
+constexpr clretw::FieldDesc kFieldsYieldProcessorMeasurement[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "NsPerYield", .type = clretw::InType::Double},
+    {.name = "EstablishedNsPerYield", .type = clretw::InType::Double},
+};
+constexpr clretw::FieldPlace kPlacesYieldProcessorMeasurement[2][3] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}}};
+constexpr clretw::Segment kSegmentsYieldProcessorMeasurement[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_YieldProcessorMeasurement{
+    .name = "YieldProcessorMeasurement",
+    .fields = kFieldsYieldProcessorMeasurement,
+    .layout = {{kPlacesYieldProcessorMeasurement[0], kSegmentsYieldProcessorMeasurement[0], 18}, {kPlacesYieldProcessorMeasurement[1], kSegmentsYieldProcessorMeasurement[1], 18}},
+
+    .line = 1599};
+
+// "LockCreated", line 1604
+constexpr clretw::FieldDesc kFieldsLockCreated[] = {
+    {.name = "LockID", .type = clretw::InType::Pointer},
+    {.name = "AssociatedObjectID", .type = clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesLockCreated[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
+constexpr clretw::Segment kSegmentsLockCreated[2][1] = {{{10, clretw::kNoField}}, {{18, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_LockCreated{
+    .name = "LockCreated",
+    .fields = kFieldsLockCreated,
+    .layout = {{kPlacesLockCreated[0], kSegmentsLockCreated[0], 10}, {kPlacesLockCreated[1], kSegmentsLockCreated[1], 18}},
+
+    .line = 1604};
+
+// "GCSetting", line 1610
+constexpr clretw::FieldDesc kFieldsGCSetting[] = {
+    {.name = "ServerGC", .type = clretw::InType::Boolean},
+    {.name = "SegmentSize", .type = clretw::InType::UInt64},
+    {.name = "LargeObjectSegmentSize", .type = clretw::InType::UInt64},
+};
+constexpr clretw::FieldPlace kPlacesGCSetting[2][3] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}},
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}}};
+constexpr clretw::Segment kSegmentsGCSetting[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCSetting{
+    .name = "GCSetting",
+    .fields = kFieldsGCSetting,
+    .layout = {{kPlacesGCSetting[0], kSegmentsGCSetting[0], 20}, {kPlacesGCSetting[1], kSegmentsGCSetting[1], 20}},
+
+    .line = 1610};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
 constexpr clretw::KeywordDesc kKeywords[] = {
     {"GCKeyword", 0x1, "GC"},
+    {"GCHandleKeyword", 0x2, "GCHandle"},
+    {"AssemblyLoaderKeyword", 0x4, "AssemblyLoader"},
     {"LoaderKeyword", 0x8, "Loader"},
     {"JitKeyword", 0x10, "Jit"},
     {"NGenKeyword", 0x20, "NGen"},
     {"StartEnumerationKeyword", 0x40, "StartEnumeration"},
-    {"EndEnumerationKeyword", 0x80, "EndEnumeration"},
+    {"EndEnumerationKeyword", 0x80, "StopEnumeration"},
     {"SecurityKeyword", 0x400, "Security"},
     {"AppDomainResourceManagementKeyword", 0x800, "AppDomainResourceManagement"},
     {"JitTracingKeyword", 0x1000, "JitTracing"},
@@ -1280,9 +3346,28 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"ContentionKeyword", 0x4000, "Contention"},
     {"ExceptionKeyword", 0x8000, "Exception"},
     {"ThreadingKeyword", 0x10000, "Threading"},
+    {"JittedMethodILToNativeMapKeyword", 0x20000, "JittedMethodILToNativeMap"},
+    {"OverrideAndSuppressNGenEventsKeyword", 0x40000, "OverrideAndSuppressNGenEvents"},
     {"TypeKeyword", 0x80000, "Type"},
+    {"GCHeapDumpKeyword", 0x100000, "GCHeapDump"},
+    {"GCSampledObjectAllocationHighKeyword", 0x200000, "GCSampledObjectAllocationHigh"},
+    {"GCHeapSurvivalAndMovementKeyword", 0x400000, "GCHeapSurvivalAndMovement"},
+    {"GCHeapCollectKeyword", 0x800000, "GCHeapCollect"},
+    {"GCHeapAndTypeNamesKeyword", 0x1000000, "GCHeapAndTypeNames"},
+    {"GCSampledObjectAllocationLowKeyword", 0x2000000, "GCSampledObjectAllocationLow"},
     {"PerfTrackKeyword", 0x20000000, "PerfTrack"},
     {"StackKeyword", 0x40000000, "Stack"},
+    {"ThreadTransferKeyword", 0x80000000, "ThreadTransfer"},
+    {"DebuggerKeyword", 0x100000000, "Debugger"},
+    {"MonitoringKeyword", 0x200000000, "Monitoring"},
+    {"CodeSymbolsKeyword", 0x400000000, "CodeSymbols"},
+    {"EventSourceKeyword", 0x800000000, "EventSource"},
+    {"CompilationKeyword", 0x1000000000, "Compilation"},
+    {"CompilationDiagnosticKeyword", 0x2000000000, "CompilationDiagnostic"},
+    {"MethodDiagnosticKeyword", 0x4000000000, "MethodDiagnostic"},
+    {"TypeDiagnosticKeyword", 0x8000000000, "TypeDiagnostic"},
+    {"JitInstrumentationDataKeyword", 0x10000000000, "JitInstrumentationData"},
+    {"ProfilerKeyword", 0x20000000000, "Profiler"},
 };
 
 constexpr clretw::LevelDesc kLevels[] = {
@@ -1296,12 +3381,15 @@ constexpr clretw::LevelDesc kLevels[] = {
 
 constexpr clretw::TaskDesc kTasks[] = {
     {"GarbageCollection", 1, "GC"},
-    {"WorkerThreadCreation", 2, "WorkerThreadCreation"},
+    {"WorkerThreadCreation", 2, "WorkerThreadCreationV2"},
     {"IOThreadCreation", 3, "IOThreadCreation"},
-    {"WorkerThreadRetirement", 4, "WorkerThreadRetirement"},
+    {"WorkerThreadRetirement", 4, "WorkerThreadRetirementV2"},
     {"IOThreadRetirement", 5, "IOThreadRetirement"},
-    {"ThreadpoolSuspension", 6, "ThreadpoolSuspension"},
+    {"ThreadpoolSuspension", 6, "ThreadpoolSuspensionV2"},
     {"Exception", 7, "Exception"},
+    {"ExceptionCatch", 27, "ExceptionCatch"},
+    {"ExceptionFinally", 28, "ExceptionFinally"},
+    {"ExceptionFilter", 29, "ExceptionFilter"},
     {"Contention", 8, "Contention"},
     {"CLRMethod", 9, "Method"},
     {"CLRLoader", 10, "Loader"},
@@ -1313,351 +3401,780 @@ constexpr clretw::TaskDesc kTasks[] = {
     {"ThreadPoolWorkerThread", 16, "ThreadPoolWorkerThread"},
     {"ThreadPoolWorkerThreadRetirement", 17, "ThreadPoolWorkerThreadRetirement"},
     {"ThreadPoolWorkerThreadAdjustment", 18, "ThreadPoolWorkerThreadAdjustment"},
-    {"CLRRuntimeInformation", 19, "RuntimeInformation"},
-    {"CLRPerfTrack", 20, "PerfTrack"},
+    {"CLRRuntimeInformation", 19, "Runtime"},
+    {"CLRPerfTrack", 20, "ClrPerfTrack"},
     {"Type", 21, "Type"},
+    {"ThreadPoolWorkingThreadCount", 22, "ThreadPoolWorkingThreadCount"},
+    {"ThreadPool", 23, "ThreadPool"},
+    {"Thread", 24, "Thread"},
+    {"DebugIPCEvent", 25, "DebugIPCEvent"},
+    {"DebugExceptionProcessing", 26, "DebugExceptionProcessing"},
+    {"CodeSymbols", 30, "CodeSymbols"},
+    {"TieredCompilation", 31, "TieredCompilation"},
+    {"AssemblyLoader", 32, "AssemblyLoader"},
+    {"TypeLoad", 33, "TypeLoad"},
+    {"JitInstrumentationData", 34, "JitInstrumentationData"},
+    {"ExecutionCheckpoint", 35, "ExecutionCheckpoint"},
+    {"Profiler", 36, "Profiler"},
+    {"YieldProcessorMeasurement", 37, "YieldProcessorMeasurement"},
+    {"ThreadPoolMinMaxThreads", 38, "ThreadPoolMinMaxThreads"},
 };
 
 constexpr clretw::OpcodeDesc kOpcodes[] = {
-    {"GCAllocationTick", 1, 11, "AllocationTick"},
-    {"GCCreateConcurrentThread", 1, 12, "CreateConcurrentThread"},
-    {"GCTerminateConcurrentThread", 1, 13, "TerminateConcurrentThread"},
-    {"GCFinalizersEnd", 1, 15, "FinalizersStop"},
-    {"GCFinalizersBegin", 1, 19, "FinalizersStart"},
     {"GCRestartEEEnd", 1, 132, "RestartEEStop"},
     {"GCHeapStats", 1, 133, "HeapStats"},
     {"GCCreateSegment", 1, 134, "CreateSegment"},
     {"GCFreeSegment", 1, 135, "FreeSegment"},
     {"GCRestartEEBegin", 1, 136, "RestartEEStart"},
     {"GCSuspendEEEnd", 1, 137, "SuspendEEStop"},
-    {"GCSuspendEEBegin", 1, 138, "SuspendEEStart"},
+    {"GCSuspendEEBegin", 1, 10, "SuspendEEStart"},
+    {"GCAllocationTick", 1, 11, "AllocationTick"},
+    {"GCCreateConcurrentThread", 1, 12, "CreateConcurrentThread"},
+    {"GCTerminateConcurrentThread", 1, 13, "TerminateConcurrentThread"},
+    {"GCFinalizersEnd", 1, 15, "FinalizersStop"},
+    {"GCFinalizersBegin", 1, 19, "FinalizersStart"},
+    {"GCBulkRootEdge", 1, 20, "GCBulkRootEdge"},
+    {"GCBulkRootConditionalWeakTableElementEdge", 1, 21, "GCBulkRootConditionalWeakTableElementEdge"},
+    {"GCBulkNode", 1, 22, "GCBulkNode"},
+    {"GCBulkEdge", 1, 23, "GCBulkEdge"},
+    {"GCSampledObjectAllocation", 1, 24, "GCSampledObjectAllocation"},
+    {"GCBulkSurvivingObjectRanges", 1, 25, "GCBulkSurvivingObjectRanges"},
+    {"GCBulkMovedObjectRanges", 1, 26, "GCBulkMovedObjectRanges"},
+    {"GCGenerationRange", 1, 27, "GCGenerationRange"},
+    {"GCMarkStackRoots", 1, 28, "MarkStackRoots"},
+    {"GCMarkFinalizeQueueRoots", 1, 29, "MarkFinalizeQueueRoots"},
+    {"GCMarkHandles", 1, 30, "MarkHandles"},
+    {"GCMarkOlderGenerationRoots", 1, 31, "MarkCards"},
+    {"FinalizeObject", 1, 32, "FinalizeObject"},
+    {"SetGCHandle", 1, 33, "SetGCHandle"},
+    {"DestroyGCHandle", 1, 34, "DestoryGCHandle"},
+    {"Triggered", 1, 35, "Triggered"},
+    {"PinObjectAtGCTime", 1, 36, "PinObjectAtGCTime"},
+    {"GCBulkRootCCW", 1, 38, "GCBulkRootCCW"},
+    {"GCBulkRCW", 1, 39, "GCBulkRCW"},
+    {"GCBulkRootStaticVar", 1, 40, "GCBulkRootStaticVar"},
+    {"GCDynamicEvent", 1, 41, "GCDynamicEvent"},
+    {"IncreaseMemoryPressure", 1, 200, "IncreaseMemoryPressure"},
+    {"DecreaseMemoryPressure", 1, 201, "DecreaseMemoryPressure"},
+    {"GCMarkWithType", 1, 202, "Mark"},
+    {"GCJoin", 1, 203, "GCJoin"},
+    {"GCPerHeapHistory", 1, 204, "PerHeapHistory"},
+    {"GCGlobalHeapHistory", 1, 205, "GlobalHeapHistory"},
+    {"GenAwareBegin", 1, 206, "GenAwareBegin"},
+    {"GenAwareEnd", 1, 207, "GenAwareEnd"},
+    {"GCLOHCompact", 1, 208, "GCLOHCompact"},
+    {"GCFitBucketInfo", 1, 209, "GCFitBucketInfo"},
     {"GCSetting", 1, 139, "Setting"},
-    {"ThreadpoolSuspensionSuspendThread", 6, 11, "SuspendThread"},
-    {"ThreadpoolSuspensionResumeThread", 6, 12, "ResumeThread"},
+    {"DCStartComplete", 9, 14, "DCStartCompleteV2"},
+    {"DCEndComplete", 9, 15, "DCEndCompleteV2"},
     {"MethodLoad", 9, 33, "Load"},
-    {"MethodUnLoad", 9, 34, "Unload"},
+    {"MethodUnload", 9, 34, "Unload"},
+    {"MethodDCStart", 9, 35, "DCStartV2"},
+    {"MethodDCEnd", 9, 36, "DCStopV2"},
     {"MethodLoadVerbose", 9, 37, "LoadVerbose"},
-    {"MethodUnLoadVerbose", 9, 38, "UnloadVerbose"},
+    {"MethodUnloadVerbose", 9, 38, "UnloadVerbose"},
+    {"MethodDetails", 9, 43, "MethodDetails"},
+    {"MethodDCStartVerbose", 9, 39, "DCStartVerboseV2"},
+    {"MethodDCEndVerbose", 9, 40, "DCStopVerboseV2"},
     {"MethodJittingStarted", 9, 42, "JittingStarted"},
-    {"MethodJitInliningSucceeded", 9, 83, "InliningSucceeded"},
-    {"MethodJitInliningFailed", 9, 84, "InliningFailed"},
+    {"MemoryAllocatedForJitCode", 9, 103, "MemoryAllocatedForJitCode"},
+    {"JitInliningSucceeded", 9, 83, "InliningSucceeded"},
+    {"JitInliningFailed", 9, 84, "InliningFailed"},
+    {"JitTailCallSucceeded", 9, 85, "TailCallSucceeded"},
+    {"JitTailCallFailed", 9, 86, "TailCallFailed"},
+    {"MethodILToNativeMap", 9, 87, "MethodILToNativeMap"},
+    {"DomainModuleLoad", 10, 45, "DomainModuleLoad"},
     {"ModuleLoad", 10, 33, "ModuleLoad"},
     {"ModuleUnload", 10, 34, "ModuleUnload"},
+    {"ModuleDCStart", 10, 35, "ModuleDCStartV2"},
+    {"ModuleDCEnd", 10, 36, "ModuleDCStopV2"},
     {"AssemblyLoad", 10, 37, "AssemblyLoad"},
     {"AssemblyUnload", 10, 38, "AssemblyUnload"},
     {"AppDomainLoad", 10, 41, "AppDomainLoad"},
-    {"AppDomainUnLoad", 10, 42, "AppDomainUnload"},
-    {"DomainModuleLoad", 10, 45, "DomainModuleLoad"},
-    {"CLRStackWalk", 11, 82, "StackWalk"},
+    {"AppDomainUnload", 10, 42, "AppDomainUnload"},
+    {"CLRStackWalk", 11, 82, "Walk"},
     {"AppDomainMemAllocated", 14, 48, "MemAllocated"},
     {"AppDomainMemSurvived", 14, 49, "MemSurvived"},
     {"ThreadCreated", 14, 50, "ThreadCreated"},
     {"ThreadTerminated", 14, 51, "ThreadTerminated"},
-    {"ThreadAppDomainEnter", 14, 52, "ThreadAppDomainEnter"},
+    {"ThreadDomainEnter", 14, 52, "DomainEnter"},
     {"ILStubGenerated", 15, 88, "StubGenerated"},
     {"ILStubCacheHit", 15, 89, "StubCacheHit"},
+    {"Wait", 16, 90, "Wait"},
     {"Sample", 18, 100, "Sample"},
     {"Adjustment", 18, 101, "Adjustment"},
-    {"ModuleRangeLoad", 20, 11, "ModuleRangeLoad"},
-    {"BulkType", 21, 11, "BulkType"},
+    {"Stats", 18, 102, "Stats"},
+    {"ModuleRangeLoad", 20, 10, "ModuleRangeLoad"},
+    {"BulkType", 21, 10, "BulkType"},
+    {"Enqueue", 23, 11, "Enqueue"},
+    {"Dequeue", 23, 12, "Dequeue"},
+    {"IOEnqueue", 23, 13, "IOEnqueue"},
+    {"IODequeue", 23, 14, "IODequeue"},
+    {"IOPack", 23, 15, "IOPack"},
+    {"Creating", 24, 11, "Creating"},
+    {"Running", 24, 12, "Running"},
+    {"Settings", 31, 11, "Settings"},
+    {"Pause", 31, 12, "Pause"},
+    {"Resume", 31, 13, "Resume"},
+    {"ResolutionAttempted", 32, 11, "ResolutionAttempted"},
+    {"AssemblyLoadContextResolvingHandlerInvoked", 32, 12, "AssemblyLoadContextResolvingHandlerInvoked"},
+    {"AppDomainAssemblyResolveHandlerInvoked", 32, 13, "AppDomainAssemblyResolveHandlerInvoked"},
+    {"AssemblyLoadFromResolveHandlerInvoked", 32, 14, "AssemblyLoadFromResolveHandlerInvoked"},
+    {"KnownPathProbed", 32, 15, "KnownPathProbed"},
+    {"InstrumentationData", 34, 11, "InstrumentationData"},
+    {"InstrumentationDataVerbose", 34, 12, "InstrumentationData"},
+    {"ExecutionCheckpoint", 35, 11, "ExecutionCheckpoint"},
+    {"Profiler", 36, 11, "ProfilerMessage"},
 };
 
 constexpr clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart, .line = 691},
+     .message = "", .payload = &kRecord_GCStart, .line = 1617},
     {.id = 1, .version = 1, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart_V1", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart_V1, .line = 692},
+     .message = "", .payload = &kRecord_GCStart_V1, .line = 1618},
     {.id = 1, .version = 2, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart_V2", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart_V2, .line = 693},
+     .message = "", .payload = &kRecord_GCStart_V2, .line = 1619},
     {.id = 2, .version = 0, .level = 4, .opcode = 2, .task = 1, .keywords = 0x1,
      .symbol = "GCEnd", .name = "GC/Stop", .task_name = "GarbageCollection", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_GCEnd, .line = 694},
+     .message = "", .payload = &kRecord_GCEnd, .line = 1620},
     {.id = 2, .version = 1, .level = 4, .opcode = 2, .task = 1, .keywords = 0x1,
      .symbol = "GCEnd_V1", .name = "GC/Stop", .task_name = "GarbageCollection", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_GCEnd_V1, .line = 695},
+     .message = "", .payload = &kRecord_GCEnd_V1, .line = 1621},
     {.id = 3, .version = 0, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEEnd", .name = "GC/RestartEEStop", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEEnd",
-     .message = "", .line = 697},
+     .message = "", .line = 1622},
     {.id = 3, .version = 1, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEEnd_V1", .name = "GC/RestartEEStop", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEEnd",
-     .message = "", .line = 698},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1623},
     {.id = 4, .version = 0, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats, .line = 699},
+     .message = "", .payload = &kRecord_GCHeapStats, .line = 1624},
     {.id = 4, .version = 1, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats_V1", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats_V1, .line = 700},
+     .message = "", .payload = &kRecord_GCHeapStats_V1, .line = 1625},
     {.id = 4, .version = 2, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats_V2", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats_V2, .line = 701},
+     .message = "", .payload = &kRecord_GCHeapStats_V2, .line = 1626},
     {.id = 5, .version = 0, .level = 4, .opcode = 134, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateSegment", .name = "GC/CreateSegment", .task_name = "GarbageCollection", .opcode_name = "GCCreateSegment",
-     .message = "", .payload = &kRecord_GCCreateSegment, .line = 702},
+     .message = "", .payload = &kRecord_GCCreateSegment, .line = 1627},
     {.id = 5, .version = 1, .level = 4, .opcode = 134, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateSegment_V1", .name = "GC/CreateSegment", .task_name = "GarbageCollection", .opcode_name = "GCCreateSegment",
-     .message = "", .payload = &kRecord_GCCreateSegment_V1, .line = 703},
+     .message = "", .payload = &kRecord_GCCreateSegment_V1, .line = 1628},
     {.id = 6, .version = 0, .level = 4, .opcode = 135, .task = 1, .keywords = 0x1,
      .symbol = "GCFreeSegment", .name = "GC/FreeSegment", .task_name = "GarbageCollection", .opcode_name = "GCFreeSegment",
-     .message = "", .payload = &kRecord_GCFreeSegment, .line = 704},
+     .message = "", .payload = &kRecord_GCFreeSegment, .line = 1629},
     {.id = 6, .version = 1, .level = 4, .opcode = 135, .task = 1, .keywords = 0x1,
      .symbol = "GCFreeSegment_V1", .name = "GC/FreeSegment", .task_name = "GarbageCollection", .opcode_name = "GCFreeSegment",
-     .message = "", .payload = &kRecord_GCFreeSegment_V1, .line = 705},
+     .message = "", .payload = &kRecord_GCFreeSegment_V1, .line = 1630},
     {.id = 7, .version = 0, .level = 4, .opcode = 136, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEBegin", .name = "GC/RestartEEStart", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEBegin",
-     .message = "", .line = 706},
+     .message = "", .line = 1631},
     {.id = 7, .version = 1, .level = 4, .opcode = 136, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEBegin_V1", .name = "GC/RestartEEStart", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEBegin",
-     .message = "", .line = 707},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1632},
     {.id = 8, .version = 0, .level = 4, .opcode = 137, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEEnd", .name = "GC/SuspendEEStop", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEEnd",
-     .message = "", .line = 709},
+     .message = "", .line = 1633},
     {.id = 8, .version = 1, .level = 4, .opcode = 137, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEEnd_V1", .name = "GC/SuspendEEStop", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEEnd",
-     .message = "", .line = 710},
-    {.id = 9, .version = 1, .level = 4, .opcode = 138, .task = 1, .keywords = 0x1,
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1634},
+    {.id = 9, .version = 0, .level = 4, .opcode = 10, .task = 1, .keywords = 0x1,
+     .symbol = "GCSuspendEEBegin", .name = "GC/SuspendEEStart", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEBegin",
+     .message = "", .payload = &kRecord_GCSuspendEE, .line = 1635},
+    {.id = 9, .version = 1, .level = 4, .opcode = 10, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEBegin_V1", .name = "GC/SuspendEEStart", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEBegin",
-     .message = "", .payload = &kRecord_GCSuspendEEBegin_V1, .line = 712},
+     .message = "", .payload = &kRecord_GCSuspendEE_V1, .line = 1636},
     {.id = 10, .version = 0, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick, .line = 714},
+     .message = "", .payload = &kRecord_GCAllocationTick, .line = 1637},
     {.id = 10, .version = 1, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V1", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V1, .line = 715},
+     .message = "", .payload = &kRecord_GCAllocationTick_V1, .line = 1638},
     {.id = 10, .version = 2, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V2", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V2, .line = 716},
+     .message = "", .payload = &kRecord_GCAllocationTick_V2, .line = 1639},
     {.id = 10, .version = 3, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V3", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V3, .line = 717},
-    {.id = 11, .version = 0, .level = 4, .opcode = 12, .task = 1, .keywords = 0x10001,
+     .message = "", .payload = &kRecord_GCAllocationTick_V3, .line = 1640},
+    {.id = 10, .version = 4, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
+     .symbol = "GCAllocationTick_V4", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
+     .message = "", .payload = &kRecord_GCAllocationTick_V4, .line = 1641},
+    {.id = 11, .version = 0, .level = 4, .opcode = 12, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateConcurrentThread", .name = "GC/CreateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCCreateConcurrentThread",
-     .message = "", .line = 718},
+     .message = "", .line = 1642},
     {.id = 11, .version = 1, .level = 4, .opcode = 12, .task = 1, .keywords = 0x10001,
      .symbol = "GCCreateConcurrentThread_V1", .name = "GC/CreateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCCreateConcurrentThread",
-     .message = "", .line = 719},
-    {.id = 12, .version = 0, .level = 4, .opcode = 13, .task = 1, .keywords = 0x10001,
+     .message = "", .payload = &kRecord_GCCreateConcurrentThread, .line = 1643},
+    {.id = 12, .version = 0, .level = 4, .opcode = 13, .task = 1, .keywords = 0x1,
      .symbol = "GCTerminateConcurrentThread", .name = "GC/TerminateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCTerminateConcurrentThread",
-     .message = "", .line = 720},
+     .message = "", .line = 1644},
     {.id = 12, .version = 1, .level = 4, .opcode = 13, .task = 1, .keywords = 0x10001,
      .symbol = "GCTerminateConcurrentThread_V1", .name = "GC/TerminateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCTerminateConcurrentThread",
-     .message = "", .line = 721},
+     .message = "", .payload = &kRecord_GCTerminateConcurrentThread, .line = 1645},
     {.id = 13, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersEnd", .name = "GC/FinalizersStop", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersEnd",
-     .message = "", .payload = &kRecord_GCFinalizersEnd, .line = 722},
+     .message = "", .payload = &kRecord_GCFinalizersEnd, .line = 1646},
     {.id = 13, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersEnd_V1", .name = "GC/FinalizersStop", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersEnd",
-     .message = "", .payload = &kRecord_GCFinalizersEnd_V1, .line = 723},
+     .message = "", .payload = &kRecord_GCFinalizersEnd_V1, .line = 1647},
     {.id = 14, .version = 0, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersBegin", .name = "GC/FinalizersStart", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersBegin",
-     .message = "", .line = 724},
+     .message = "", .line = 1648},
     {.id = 14, .version = 1, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersBegin_V1", .name = "GC/FinalizersStart", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersBegin",
-     .message = "", .line = 725},
-    {.id = 15, .version = 0, .level = 4, .opcode = 11, .task = 21, .keywords = 0x80000,
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1649},
+    {.id = 15, .version = 0, .level = 4, .opcode = 10, .task = 21, .keywords = 0x80000,
      .symbol = "BulkType", .name = "Type/BulkType", .task_name = "Type", .opcode_name = "BulkType",
-     .message = "", .payload = &kRecord_BulkType, .line = 726},
+     .message = "", .payload = &kRecord_BulkType, .line = 1650},
+    {.id = 16, .version = 0, .level = 4, .opcode = 20, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkRootEdge", .name = "GC/GCBulkRootEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootEdge",
+     .message = "", .payload = &kRecord_GCBulkRootEdge, .line = 1651},
+    {.id = 17, .version = 0, .level = 4, .opcode = 21, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkRootConditionalWeakTableElementEdge", .name = "GC/GCBulkRootConditionalWeakTableElementEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootConditionalWeakTableElementEdge",
+     .message = "", .payload = &kRecord_GCBulkRootConditionalWeakTableElementEdge, .line = 1652},
+    {.id = 18, .version = 0, .level = 4, .opcode = 22, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkNode", .name = "GC/GCBulkNode", .task_name = "GarbageCollection", .opcode_name = "GCBulkNode",
+     .message = "", .payload = &kRecord_GCBulkNode, .line = 1653},
+    {.id = 19, .version = 0, .level = 4, .opcode = 23, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkEdge", .name = "GC/GCBulkEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkEdge",
+     .message = "", .payload = &kRecord_GCBulkEdge, .line = 1654},
+    {.id = 20, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x200000,
+     .symbol = "GCSampledObjectAllocationHigh", .name = "GC/GCSampledObjectAllocation", .task_name = "GarbageCollection", .opcode_name = "GCSampledObjectAllocation",
+     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1655},
+    {.id = 21, .version = 0, .level = 4, .opcode = 25, .task = 1, .keywords = 0x400000,
+     .symbol = "GCBulkSurvivingObjectRanges", .name = "GC/GCBulkSurvivingObjectRanges", .task_name = "GarbageCollection", .opcode_name = "GCBulkSurvivingObjectRanges",
+     .message = "", .payload = &kRecord_GCBulkSurvivingObjectRanges, .line = 1656},
+    {.id = 22, .version = 0, .level = 4, .opcode = 26, .task = 1, .keywords = 0x400000,
+     .symbol = "GCBulkMovedObjectRanges", .name = "GC/GCBulkMovedObjectRanges", .task_name = "GarbageCollection", .opcode_name = "GCBulkMovedObjectRanges",
+     .message = "", .payload = &kRecord_GCBulkMovedObjectRanges, .line = 1657},
+    {.id = 23, .version = 0, .level = 4, .opcode = 27, .task = 1, .keywords = 0x400000,
+     .symbol = "GCGenerationRange", .name = "GC/GCGenerationRange", .task_name = "GarbageCollection", .opcode_name = "GCGenerationRange",
+     .message = "", .payload = &kRecord_GCGenerationRange, .line = 1658},
     {.id = 24, .version = 0, .level = 4, .opcode = 139, .task = 1, .keywords = 0x1,
      .symbol = "GCSetting", .name = "GC/Setting", .task_name = "GarbageCollection", .opcode_name = "GCSetting",
-     .message = "", .payload = &kRecord_GCSetting, .line = 728},
-    {.id = 40, .version = 0, .level = 4, .opcode = 1, .task = 2, .keywords = 0x10001,
-     .symbol = "CreateWorkerThread", .name = "WorkerThreadCreation/Start", .task_name = "WorkerThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 731},
-    {.id = 41, .version = 0, .level = 4, .opcode = 2, .task = 2, .keywords = 0x10001,
-     .symbol = "TerminateWorkerThread", .name = "WorkerThreadCreation/Stop", .task_name = "WorkerThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 732},
-    {.id = 42, .version = 0, .level = 4, .opcode = 1, .task = 4, .keywords = 0x10001,
-     .symbol = "RetireWorkerThread", .name = "WorkerThreadRetirement/Start", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 733},
-    {.id = 43, .version = 0, .level = 4, .opcode = 2, .task = 4, .keywords = 0x10001,
-     .symbol = "UnretireWorkerThread", .name = "WorkerThreadRetirement/Stop", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 734},
-    {.id = 44, .version = 0, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10001,
-     .symbol = "CreateIOThread", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 735},
-    {.id = 45, .version = 0, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10001,
-     .symbol = "TerminateIOThread", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 737},
-    {.id = 46, .version = 0, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10001,
-     .symbol = "RetireIOThread", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 738},
-    {.id = 47, .version = 0, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10001,
-     .symbol = "UnretireIOThread", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolThreadCount, .line = 739},
-    {.id = 48, .version = 0, .level = 4, .opcode = 11, .task = 6, .keywords = 0x10000,
-     .symbol = "ThreadpoolSuspensionSuspendThread", .name = "ThreadpoolSuspension/SuspendThread", .task_name = "ThreadpoolSuspension", .opcode_name = "ThreadpoolSuspensionSuspendThread",
-     .message = "", .payload = &kRecord_ThreadpoolSuspension, .line = 741},
-    {.id = 49, .version = 0, .level = 4, .opcode = 12, .task = 6, .keywords = 0x10000,
-     .symbol = "ThreadpoolSuspensionResumeThread", .name = "ThreadpoolSuspension/ResumeThread", .task_name = "ThreadpoolSuspension", .opcode_name = "ThreadpoolSuspensionResumeThread",
-     .message = "", .payload = &kRecord_ThreadpoolSuspension, .line = 742},
+     .message = "", .payload = &kRecord_GCSetting, .line = 1825},
+    {.id = 25, .version = 0, .level = 4, .opcode = 28, .task = 1, .keywords = 0x1,
+     .symbol = "GCMarkStackRoots", .name = "GC/MarkStackRoots", .task_name = "GarbageCollection", .opcode_name = "GCMarkStackRoots",
+     .message = "", .payload = &kRecord_GCMark, .line = 1659},
+    {.id = 26, .version = 0, .level = 4, .opcode = 29, .task = 1, .keywords = 0x1,
+     .symbol = "GCMarkFinalizeQueueRoots", .name = "GC/MarkFinalizeQueueRoots", .task_name = "GarbageCollection", .opcode_name = "GCMarkFinalizeQueueRoots",
+     .message = "", .payload = &kRecord_GCMark, .line = 1660},
+    {.id = 27, .version = 0, .level = 4, .opcode = 30, .task = 1, .keywords = 0x1,
+     .symbol = "GCMarkHandles", .name = "GC/MarkHandles", .task_name = "GarbageCollection", .opcode_name = "GCMarkHandles",
+     .message = "", .payload = &kRecord_GCMark, .line = 1661},
+    {.id = 28, .version = 0, .level = 4, .opcode = 31, .task = 1, .keywords = 0x1,
+     .symbol = "GCMarkOlderGenerationRoots", .name = "GC/MarkCards", .task_name = "GarbageCollection", .opcode_name = "GCMarkOlderGenerationRoots",
+     .message = "", .payload = &kRecord_GCMark, .line = 1662},
+    {.id = 29, .version = 0, .level = 5, .opcode = 32, .task = 1, .keywords = 0x1,
+     .symbol = "FinalizeObject", .name = "GC/FinalizeObject", .task_name = "GarbageCollection", .opcode_name = "FinalizeObject",
+     .message = "", .payload = &kRecord_FinalizeObject, .line = 1663},
+    {.id = 30, .version = 0, .level = 4, .opcode = 33, .task = 1, .keywords = 0x2,
+     .symbol = "SetGCHandle", .name = "GC/SetGCHandle", .task_name = "GarbageCollection", .opcode_name = "SetGCHandle",
+     .message = "", .payload = &kRecord_SetGCHandle, .line = 1664},
+    {.id = 31, .version = 0, .level = 4, .opcode = 34, .task = 1, .keywords = 0x2,
+     .symbol = "DestroyGCHandle", .name = "GC/DestoryGCHandle", .task_name = "GarbageCollection", .opcode_name = "DestroyGCHandle",
+     .message = "", .payload = &kRecord_DestroyGCHandle, .line = 1665},
+    {.id = 32, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x2000000,
+     .symbol = "GCSampledObjectAllocationLow", .name = "GC/GCSampledObjectAllocation", .task_name = "GarbageCollection", .opcode_name = "GCSampledObjectAllocation",
+     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1666},
+    {.id = 33, .version = 0, .level = 5, .opcode = 36, .task = 1, .keywords = 0x1,
+     .symbol = "PinObjectAtGCTime", .name = "GC/PinObjectAtGCTime", .task_name = "GarbageCollection", .opcode_name = "PinObjectAtGCTime",
+     .message = "", .payload = &kRecord_PinObjectAtGCTime, .line = 1667},
+    {.id = 35, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x1,
+     .symbol = "GCTriggered", .name = "GC/Triggered", .task_name = "GarbageCollection", .opcode_name = "Triggered",
+     .message = "", .payload = &kRecord_GCTriggered, .line = 1668},
+    {.id = 36, .version = 0, .level = 4, .opcode = 38, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkRootCCW", .name = "GC/GCBulkRootCCW", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootCCW",
+     .message = "", .payload = &kRecord_GCBulkRootCCW, .line = 1669},
+    {.id = 37, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkRCW", .name = "GC/GCBulkRCW", .task_name = "GarbageCollection", .opcode_name = "GCBulkRCW",
+     .message = "", .payload = &kRecord_GCBulkRCW, .line = 1670},
+    {.id = 38, .version = 0, .level = 4, .opcode = 40, .task = 1, .keywords = 0x100000,
+     .symbol = "GCBulkRootStaticVar", .name = "GC/GCBulkRootStaticVar", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootStaticVar",
+     .message = "", .payload = &kRecord_GCBulkRootStaticVar, .line = 1671},
+    {.id = 39, .version = 0, .level = 0, .opcode = 41, .task = 1, .keywords = 0x3f00003,
+     .symbol = "GCDynamicEvent", .name = "GC/GCDynamicEvent", .task_name = "GarbageCollection", .opcode_name = "GCDynamicEvent",
+     .message = "", .payload = &kRecord_GCDynamicEvent, .line = 1672},
+    {.id = 40, .version = 0, .level = 4, .opcode = 1, .task = 2, .keywords = 0x10000,
+     .symbol = "WorkerThreadCreate", .name = "WorkerThreadCreationV2/Start", .task_name = "WorkerThreadCreation", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1673},
+    {.id = 41, .version = 0, .level = 4, .opcode = 2, .task = 2, .keywords = 0x10000,
+     .symbol = "WorkerThreadTerminate", .name = "WorkerThreadCreationV2/Stop", .task_name = "WorkerThreadCreation", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1674},
+    {.id = 42, .version = 0, .level = 4, .opcode = 1, .task = 4, .keywords = 0x10000,
+     .symbol = "WorkerThreadRetire", .name = "WorkerThreadRetirementV2/Start", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1675},
+    {.id = 43, .version = 0, .level = 4, .opcode = 2, .task = 4, .keywords = 0x10000,
+     .symbol = "WorkerThreadUnretire", .name = "WorkerThreadRetirementV2/Stop", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1676},
+    {.id = 44, .version = 0, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10000,
+     .symbol = "IOThreadCreate", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_IOThread, .line = 1677},
+    {.id = 44, .version = 1, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10000,
+     .symbol = "IOThreadCreate_V1", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1678},
+    {.id = 45, .version = 0, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10000,
+     .symbol = "IOThreadTerminate", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_IOThread, .line = 1679},
+    {.id = 45, .version = 1, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10000,
+     .symbol = "IOThreadTerminate_V1", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1680},
+    {.id = 46, .version = 0, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10000,
+     .symbol = "IOThreadRetire", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_IOThread, .line = 1681},
+    {.id = 46, .version = 1, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10000,
+     .symbol = "IOThreadRetire_V1", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1682},
+    {.id = 47, .version = 0, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10000,
+     .symbol = "IOThreadUnretire", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_IOThread, .line = 1683},
+    {.id = 47, .version = 1, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10000,
+     .symbol = "IOThreadUnretire_V1", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1684},
+    {.id = 48, .version = 0, .level = 4, .opcode = 1, .task = 6, .keywords = 0x10000,
+     .symbol = "ThreadpoolSuspensionSuspendThread", .name = "ThreadpoolSuspensionV2/Start", .task_name = "ThreadpoolSuspension", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1685},
+    {.id = 49, .version = 0, .level = 4, .opcode = 2, .task = 6, .keywords = 0x10000,
+     .symbol = "ThreadpoolSuspensionResumeThread", .name = "ThreadpoolSuspensionV2/Stop", .task_name = "ThreadpoolSuspension", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1686},
     {.id = 50, .version = 0, .level = 4, .opcode = 1, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadStart", .name = "ThreadPoolWorkerThread/Start", .task_name = "ThreadPoolWorkerThread", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 743},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1687},
     {.id = 51, .version = 0, .level = 4, .opcode = 2, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadStop", .name = "ThreadPoolWorkerThread/Stop", .task_name = "ThreadPoolWorkerThread", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 744},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1688},
     {.id = 52, .version = 0, .level = 4, .opcode = 1, .task = 17, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadRetirementStart", .name = "ThreadPoolWorkerThreadRetirement/Start", .task_name = "ThreadPoolWorkerThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 745},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1689},
     {.id = 53, .version = 0, .level = 4, .opcode = 2, .task = 17, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadRetirementStop", .name = "ThreadPoolWorkerThreadRetirement/Stop", .task_name = "ThreadPoolWorkerThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 746},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1690},
     {.id = 54, .version = 0, .level = 4, .opcode = 100, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentSample", .name = "ThreadPoolWorkerThreadAdjustment/Sample", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Sample",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentSample, .line = 747},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentSample, .line = 1691},
     {.id = 55, .version = 0, .level = 4, .opcode = 101, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentAdjustment", .name = "ThreadPoolWorkerThreadAdjustment/Adjustment", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Adjustment",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment, .line = 748},
-    {.id = 80, .version = 0, .level = 2, .opcode = 1, .task = 7, .keywords = 0x8000,
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment, .line = 1692},
+    {.id = 56, .version = 0, .level = 5, .opcode = 102, .task = 18, .keywords = 0x10000,
+     .symbol = "ThreadPoolWorkerThreadAdjustmentStats", .name = "ThreadPoolWorkerThreadAdjustment/Stats", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Stats",
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentStats, .line = 1693},
+    {.id = 57, .version = 0, .level = 4, .opcode = 90, .task = 16, .keywords = 0x10000,
+     .symbol = "ThreadPoolWorkerThreadWait", .name = "ThreadPoolWorkerThread/Wait", .task_name = "ThreadPoolWorkerThread", .opcode_name = "Wait",
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1694},
+    {.id = 58, .version = 0, .level = 4, .opcode = 0, .task = 37, .keywords = 0x10000,
+     .symbol = "YieldProcessorMeasurement", .name = "YieldProcessorMeasurement", .task_name = "YieldProcessorMeasurement", .opcode_name = "win:Info",
+     .message = "", .payload = &kRecord_YieldProcessorMeasurement, .line = 1695},
+    {.id = 59, .version = 0, .level = 4, .opcode = 0, .task = 38, .keywords = 0x10000,
+     .symbol = "ThreadPoolMinMaxThreads", .name = "ThreadPoolMinMaxThreads", .task_name = "ThreadPoolMinMaxThreads", .opcode_name = "win:Info",
+     .message = "", .payload = &kRecord_ThreadPoolMinMaxThreads, .line = 1696},
+    {.id = 60, .version = 0, .level = 5, .opcode = 1, .task = 22, .keywords = 0x10000,
+     .symbol = "ThreadPoolWorkingThreadCount", .name = "ThreadPoolWorkingThreadCount/Start", .task_name = "ThreadPoolWorkingThreadCount", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ThreadPoolWorkingThreadCount, .line = 1697},
+    {.id = 61, .version = 0, .level = 5, .opcode = 11, .task = 23, .keywords = 0x80010000,
+     .symbol = "ThreadPoolEnqueue", .name = "ThreadPool/Enqueue", .task_name = "ThreadPool", .opcode_name = "Enqueue",
+     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1698},
+    {.id = 62, .version = 0, .level = 5, .opcode = 12, .task = 23, .keywords = 0x80010000,
+     .symbol = "ThreadPoolDequeue", .name = "ThreadPool/Dequeue", .task_name = "ThreadPool", .opcode_name = "Dequeue",
+     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1699},
+    {.id = 63, .version = 0, .level = 5, .opcode = 13, .task = 23, .keywords = 0x80010000,
+     .symbol = "ThreadPoolIOEnqueue", .name = "ThreadPool/IOEnqueue", .task_name = "ThreadPool", .opcode_name = "IOEnqueue",
+     .message = "", .payload = &kRecord_ThreadPoolIOWorkEnqueue, .line = 1700},
+    {.id = 64, .version = 0, .level = 5, .opcode = 14, .task = 23, .keywords = 0x80010000,
+     .symbol = "ThreadPoolIODequeue", .name = "ThreadPool/IODequeue", .task_name = "ThreadPool", .opcode_name = "IODequeue",
+     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1701},
+    {.id = 65, .version = 0, .level = 5, .opcode = 15, .task = 23, .keywords = 0x10000,
+     .symbol = "ThreadPoolIOPack", .name = "ThreadPool/IOPack", .task_name = "ThreadPool", .opcode_name = "IOPack",
+     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1702},
+    {.id = 70, .version = 0, .level = 4, .opcode = 11, .task = 24, .keywords = 0x80010000,
+     .symbol = "ThreadCreating", .name = "Thread/Creating", .task_name = "Thread", .opcode_name = "Creating",
+     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1703},
+    {.id = 71, .version = 0, .level = 4, .opcode = 12, .task = 24, .keywords = 0x80010000,
+     .symbol = "ThreadRunning", .name = "Thread/Running", .task_name = "Thread", .opcode_name = "Running",
+     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1704},
+    {.id = 72, .version = 0, .level = 4, .opcode = 43, .task = 9, .keywords = 0x4000000000,
+     .symbol = "MethodDetails", .name = "Method/MethodDetails", .task_name = "CLRMethod", .opcode_name = "MethodDetails",
+     .message = "", .payload = &kRecord_MethodDetails, .line = 1705},
+    {.id = 73, .version = 0, .level = 4, .opcode = 1, .task = 33, .keywords = 0x8000000000,
+     .symbol = "TypeLoadStart", .name = "TypeLoad/Start", .task_name = "TypeLoad", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_TypeLoadStart, .line = 1706},
+    {.id = 74, .version = 0, .level = 4, .opcode = 2, .task = 33, .keywords = 0x8000000000,
+     .symbol = "TypeLoadStop", .name = "TypeLoad/Stop", .task_name = "TypeLoad", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_TypeLoadStop, .line = 1707},
+    {.id = 80, .version = 0, .level = 4, .opcode = 1, .task = 7, .keywords = 0x0,
      .symbol = "ExceptionThrown", .name = "Exception/Start", .task_name = "Exception", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionThrown, .line = 751},
+     .message = "", .line = 1708},
+    {.id = 80, .version = 1, .level = 2, .opcode = 1, .task = 7, .keywords = 0x200008000,
+     .symbol = "ExceptionThrown_V1", .name = "Exception/Start", .task_name = "Exception", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_Exception, .line = 1709},
+    {.id = 81, .version = 0, .level = 4, .opcode = 1, .task = 8, .keywords = 0x0,
+     .symbol = "Contention", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
+     .message = "", .line = 1717},
     {.id = 81, .version = 1, .level = 4, .opcode = 1, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStart_V1", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Contention, .line = 753},
+     .message = "", .payload = &kRecord_Contention, .line = 1718},
+    {.id = 81, .version = 2, .level = 4, .opcode = 1, .task = 8, .keywords = 0x4000,
+     .symbol = "ContentionStart_V2", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ContentionStart_V2, .line = 1719},
     {.id = 82, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
-     .symbol = "StackTrace", .name = "ClrStack/StackWalk", .task_name = "CLRStack", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 755},
+     .symbol = "CLRStackWalk", .name = "ClrStack/Walk", .task_name = "CLRStack", .opcode_name = "CLRStackWalk",
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 1723},
     {.id = 83, .version = 0, .level = 4, .opcode = 48, .task = 14, .keywords = 0x800,
      .symbol = "AppDomainMemAllocated", .name = "AppDomainResourceManagement/MemAllocated", .task_name = "AppDomainResourceManagement", .opcode_name = "AppDomainMemAllocated",
-     .message = "", .payload = &kRecord_AppDomainMemAllocated, .line = 757},
+     .message = "", .payload = &kRecord_AppDomainMemAllocated, .line = 1724},
     {.id = 84, .version = 0, .level = 4, .opcode = 49, .task = 14, .keywords = 0x800,
      .symbol = "AppDomainMemSurvived", .name = "AppDomainResourceManagement/MemSurvived", .task_name = "AppDomainResourceManagement", .opcode_name = "AppDomainMemSurvived",
-     .message = "", .payload = &kRecord_AppDomainMemSurvived, .line = 758},
-    {.id = 85, .version = 0, .level = 4, .opcode = 50, .task = 14, .keywords = 0x800,
+     .message = "", .payload = &kRecord_AppDomainMemSurvived, .line = 1725},
+    {.id = 85, .version = 0, .level = 4, .opcode = 50, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadCreated", .name = "AppDomainResourceManagement/ThreadCreated", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadCreated",
-     .message = "", .payload = &kRecord_ThreadCreated, .line = 759},
+     .message = "", .payload = &kRecord_ThreadCreated, .line = 1726},
     {.id = 86, .version = 0, .level = 4, .opcode = 51, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadTerminated", .name = "AppDomainResourceManagement/ThreadTerminated", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadTerminated",
-     .message = "", .payload = &kRecord_ThreadAppDomain, .line = 760},
+     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1727},
     {.id = 87, .version = 0, .level = 4, .opcode = 52, .task = 14, .keywords = 0x10800,
-     .symbol = "ThreadAppDomainEnter", .name = "AppDomainResourceManagement/ThreadAppDomainEnter", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadAppDomainEnter",
-     .message = "", .payload = &kRecord_ThreadAppDomain, .line = 761},
+     .symbol = "ThreadDomainEnter", .name = "AppDomainResourceManagement/DomainEnter", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadDomainEnter",
+     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1728},
     {.id = 88, .version = 0, .level = 4, .opcode = 88, .task = 15, .keywords = 0x2000,
      .symbol = "ILStubGenerated", .name = "ILStub/StubGenerated", .task_name = "CLRILStub", .opcode_name = "ILStubGenerated",
-     .message = "", .payload = &kRecord_ILStubGenerated, .line = 763},
+     .message = "", .payload = &kRecord_ILStubGenerated, .line = 1729},
     {.id = 89, .version = 0, .level = 4, .opcode = 89, .task = 15, .keywords = 0x2000,
      .symbol = "ILStubCacheHit", .name = "ILStub/StubCacheHit", .task_name = "CLRILStub", .opcode_name = "ILStubCacheHit",
-     .message = "", .payload = &kRecord_ILStubCacheHit, .line = 764},
+     .message = "", .payload = &kRecord_ILStubCacheHit, .line = 1730},
+    {.id = 90, .version = 0, .level = 4, .opcode = 0, .task = 8, .keywords = 0x4000,
+     .symbol = "LockCreated", .name = "Contention", .task_name = "Contention", .opcode_name = "win:Info",
+     .message = "", .payload = &kRecord_LockCreated, .line = 1722},
     {.id = 91, .version = 0, .level = 4, .opcode = 2, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStop", .name = "Contention/Stop", .task_name = "Contention", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Contention, .line = 765},
-    {.id = 136, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
+     .message = "", .payload = &kRecord_Contention, .line = 1720},
+    {.id = 91, .version = 1, .level = 4, .opcode = 2, .task = 8, .keywords = 0x4000,
+     .symbol = "ContentionStop_V1", .name = "Contention/Stop", .task_name = "Contention", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_ContentionStop_V1, .line = 1721},
+    {.id = 135, .version = 0, .level = 4, .opcode = 14, .task = 9, .keywords = 0x30,
+     .symbol = "DCStartCompleteV2", .name = "Method/DCStartCompleteV2", .task_name = "CLRMethod", .opcode_name = "DCStartComplete",
+     .message = "", .line = 1731},
+    {.id = 136, .version = 0, .level = 4, .opcode = 15, .task = 9, .keywords = 0x30,
+     .symbol = "DCEndCompleteV2", .name = "Method/DCEndCompleteV2", .task_name = "CLRMethod", .opcode_name = "DCEndComplete",
+     .message = "", .line = 1732},
+    {.id = 137, .version = 0, .level = 4, .opcode = 35, .task = 9, .keywords = 0x30,
+     .symbol = "MethodDCStartV2", .name = "Method/DCStartV2", .task_name = "CLRMethod", .opcode_name = "MethodDCStart",
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1733},
+    {.id = 138, .version = 0, .level = 4, .opcode = 36, .task = 9, .keywords = 0x30,
+     .symbol = "MethodDCEndV2", .name = "Method/DCStopV2", .task_name = "CLRMethod", .opcode_name = "MethodDCEnd",
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1734},
+    {.id = 139, .version = 0, .level = 4, .opcode = 39, .task = 9, .keywords = 0x30,
+     .symbol = "MethodDCStartVerboseV2", .name = "Method/DCStartVerboseV2", .task_name = "CLRMethod", .opcode_name = "MethodDCStartVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1735},
+    {.id = 140, .version = 0, .level = 4, .opcode = 40, .task = 9, .keywords = 0x30,
+     .symbol = "MethodDCEndVerboseV2", .name = "Method/DCStopVerboseV2", .task_name = "CLRMethod", .opcode_name = "MethodDCEndVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1736},
+    {.id = 141, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 768},
-    {.id = 136, .version = 1, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1737},
+    {.id = 141, .version = 1, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad_V1", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 769},
-    {.id = 137, .version = 0, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
-     .symbol = "MethodUnLoad", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 770},
-    {.id = 137, .version = 1, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
-     .symbol = "MethodUnLoad_V1", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 771},
-    {.id = 143, .version = 0, .level = 5, .opcode = 37, .task = 9, .keywords = 0x30,
+     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1738},
+    {.id = 141, .version = 2, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
+     .symbol = "MethodLoad_V2", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
+     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1739},
+    {.id = 142, .version = 0, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
+     .symbol = "MethodUnload", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1742},
+    {.id = 142, .version = 1, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
+     .symbol = "MethodUnload_V1", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
+     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1743},
+    {.id = 142, .version = 2, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
+     .symbol = "MethodUnload_V2", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
+     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1744},
+    {.id = 143, .version = 0, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 772},
-    {.id = 143, .version = 1, .level = 5, .opcode = 37, .task = 9, .keywords = 0x30,
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1745},
+    {.id = 143, .version = 1, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose_V1", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 773},
-    {.id = 144, .version = 0, .level = 5, .opcode = 38, .task = 9, .keywords = 0x30,
-     .symbol = "MethodUnLoadVerbose", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 774},
-    {.id = 144, .version = 1, .level = 5, .opcode = 38, .task = 9, .keywords = 0x30,
-     .symbol = "MethodUnLoadVerbose_V1", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 775},
-    {.id = 145, .version = 0, .level = 5, .opcode = 42, .task = 9, .keywords = 0x30,
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1746},
+    {.id = 143, .version = 2, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
+     .symbol = "MethodLoadVerbose_V2", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1747},
+    {.id = 144, .version = 0, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
+     .symbol = "MethodUnloadVerbose", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1748},
+    {.id = 144, .version = 1, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
+     .symbol = "MethodUnloadVerbose_V1", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1749},
+    {.id = 144, .version = 2, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
+     .symbol = "MethodUnloadVerbose_V2", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1750},
+    {.id = 145, .version = 0, .level = 5, .opcode = 42, .task = 9, .keywords = 0x10,
      .symbol = "MethodJittingStarted", .name = "Method/JittingStarted", .task_name = "CLRMethod", .opcode_name = "MethodJittingStarted",
-     .message = "", .payload = &kRecord_MethodJittingStarted, .line = 776},
+     .message = "", .payload = &kRecord_MethodJittingStarted, .line = 1751},
+    {.id = 145, .version = 1, .level = 5, .opcode = 42, .task = 9, .keywords = 0x10,
+     .symbol = "MethodJittingStarted_V1", .name = "Method/JittingStarted", .task_name = "CLRMethod", .opcode_name = "MethodJittingStarted",
+     .message = "", .payload = &kRecord_MethodJittingStarted_V1, .line = 1752},
+    {.id = 146, .version = 0, .level = 5, .opcode = 103, .task = 9, .keywords = 0x10,
+     .symbol = "MethodJitMemoryAllocatedForCode", .name = "Method/MemoryAllocatedForJitCode", .task_name = "CLRMethod", .opcode_name = "MemoryAllocatedForJitCode",
+     .message = "", .payload = &kRecord_MethodJitMemoryAllocatedForCode, .line = 1753},
+    {.id = 149, .version = 0, .level = 4, .opcode = 35, .task = 10, .keywords = 0x8,
+     .symbol = "ModuleDCStartV2", .name = "Loader/ModuleDCStartV2", .task_name = "CLRLoader", .opcode_name = "ModuleDCStart",
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1762},
+    {.id = 150, .version = 0, .level = 4, .opcode = 36, .task = 10, .keywords = 0x8,
+     .symbol = "ModuleDCEndV2", .name = "Loader/ModuleDCStopV2", .task_name = "CLRLoader", .opcode_name = "ModuleDCEnd",
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1763},
     {.id = 151, .version = 0, .level = 4, .opcode = 45, .task = 10, .keywords = 0x8,
      .symbol = "DomainModuleLoad", .name = "Loader/DomainModuleLoad", .task_name = "CLRLoader", .opcode_name = "DomainModuleLoad",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 778},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1764},
     {.id = 151, .version = 1, .level = 4, .opcode = 45, .task = 10, .keywords = 0x8,
      .symbol = "DomainModuleLoad_V1", .name = "Loader/DomainModuleLoad", .task_name = "CLRLoader", .opcode_name = "DomainModuleLoad",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 779},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1765},
     {.id = 152, .version = 0, .level = 4, .opcode = 33, .task = 10, .keywords = 0x8,
      .symbol = "ModuleLoad", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 780},
-    {.id = 152, .version = 1, .level = 4, .opcode = 33, .task = 10, .keywords = 0x8,
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1766},
+    {.id = 152, .version = 1, .level = 4, .opcode = 33, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleLoad_V1", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 781},
-    {.id = 152, .version = 2, .level = 4, .opcode = 33, .task = 10, .keywords = 0x8,
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1767},
+    {.id = 152, .version = 2, .level = 4, .opcode = 33, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleLoad_V2", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 782},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1768},
     {.id = 153, .version = 0, .level = 4, .opcode = 34, .task = 10, .keywords = 0x8,
      .symbol = "ModuleUnload", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 783},
-    {.id = 153, .version = 1, .level = 4, .opcode = 34, .task = 10, .keywords = 0x8,
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1769},
+    {.id = 153, .version = 1, .level = 4, .opcode = 34, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleUnload_V1", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 784},
-    {.id = 153, .version = 2, .level = 4, .opcode = 34, .task = 10, .keywords = 0x8,
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1770},
+    {.id = 153, .version = 2, .level = 4, .opcode = 34, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleUnload_V2", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 785},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1771},
     {.id = 154, .version = 0, .level = 4, .opcode = 37, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyLoad", .name = "Loader/AssemblyLoad", .task_name = "CLRLoader", .opcode_name = "AssemblyLoad",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 786},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1772},
     {.id = 154, .version = 1, .level = 4, .opcode = 37, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyLoad_V1", .name = "Loader/AssemblyLoad", .task_name = "CLRLoader", .opcode_name = "AssemblyLoad",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 787},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1773},
     {.id = 155, .version = 0, .level = 4, .opcode = 38, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyUnload", .name = "Loader/AssemblyUnload", .task_name = "CLRLoader", .opcode_name = "AssemblyUnload",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 788},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1774},
     {.id = 155, .version = 1, .level = 4, .opcode = 38, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyUnload_V1", .name = "Loader/AssemblyUnload", .task_name = "CLRLoader", .opcode_name = "AssemblyUnload",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 789},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1775},
     {.id = 156, .version = 0, .level = 4, .opcode = 41, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainLoad", .name = "Loader/AppDomainLoad", .task_name = "CLRLoader", .opcode_name = "AppDomainLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 790},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1776},
     {.id = 156, .version = 1, .level = 4, .opcode = 41, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainLoad_V1", .name = "Loader/AppDomainLoad", .task_name = "CLRLoader", .opcode_name = "AppDomainLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 791},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1777},
     {.id = 157, .version = 0, .level = 4, .opcode = 42, .task = 10, .keywords = 0x8,
-     .symbol = "AppDomainUnLoad", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 792},
+     .symbol = "AppDomainUnload", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnload",
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1778},
     {.id = 157, .version = 1, .level = 4, .opcode = 42, .task = 10, .keywords = 0x8,
-     .symbol = "AppDomainUnLoad_V1", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 793},
-    {.id = 158, .version = 0, .level = 4, .opcode = 11, .task = 20, .keywords = 0x20000000,
-     .symbol = "ModuleRange", .name = "PerfTrack/ModuleRangeLoad", .task_name = "CLRPerfTrack", .opcode_name = "ModuleRangeLoad",
-     .message = "", .payload = &kRecord_ModuleRange, .line = 794},
-    {.id = 181, .version = 1, .level = 4, .opcode = 1, .task = 12, .keywords = 0x400,
+     .symbol = "AppDomainUnload_V1", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnload",
+     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1779},
+    {.id = 158, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
+     .symbol = "ModuleRangeLoad", .name = "ClrPerfTrack/ModuleRangeLoad", .task_name = "CLRPerfTrack", .opcode_name = "ModuleRangeLoad",
+     .message = "", .payload = &kRecord_ModuleRange, .line = 1780},
+    {.id = 159, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x2000000000,
+     .symbol = "R2RGetEntryPoint", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
+     .message = "", .payload = &kRecord_R2RGetEntryPoint, .line = 1740},
+    {.id = 160, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x2000000000,
+     .symbol = "R2RGetEntryPointStart", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
+     .message = "", .payload = &kRecord_R2RGetEntryPointStart, .line = 1741},
+    {.id = 181, .version = 0, .level = 5, .opcode = 1, .task = 12, .keywords = 0x400,
+     .symbol = "StrongNameVerificationStart", .name = "StrongNameVerification/Start", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1781},
+    {.id = 181, .version = 1, .level = 5, .opcode = 1, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStart_V1", .name = "StrongNameVerification/Start", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StrongNameVerification, .line = 796},
+     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1782},
+    {.id = 182, .version = 0, .level = 4, .opcode = 2, .task = 12, .keywords = 0x400,
+     .symbol = "StrongNameVerificationStop", .name = "StrongNameVerification/Stop", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1783},
     {.id = 182, .version = 1, .level = 4, .opcode = 2, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStop_V1", .name = "StrongNameVerification/Stop", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_StrongNameVerification, .line = 797},
-    {.id = 183, .version = 1, .level = 4, .opcode = 1, .task = 13, .keywords = 0x400,
+     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1784},
+    {.id = 183, .version = 0, .level = 5, .opcode = 1, .task = 13, .keywords = 0x400,
+     .symbol = "AuthenticodeVerificationStart", .name = "AuthenticodeVerification/Start", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1785},
+    {.id = 183, .version = 1, .level = 5, .opcode = 1, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStart_V1", .name = "AuthenticodeVerification/Start", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 798},
+     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1786},
+    {.id = 184, .version = 0, .level = 4, .opcode = 2, .task = 13, .keywords = 0x400,
+     .symbol = "AuthenticodeVerificationStop", .name = "AuthenticodeVerification/Stop", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1787},
     {.id = 184, .version = 1, .level = 4, .opcode = 2, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStop_V1", .name = "AuthenticodeVerification/Stop", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 799},
-    {.id = 185, .version = 0, .level = 5, .opcode = 83, .task = 9, .keywords = 0x10,
-     .symbol = "MethodJitInliningSucceeded", .name = "Method/InliningSucceeded", .task_name = "CLRMethod", .opcode_name = "MethodJitInliningSucceeded",
-     .message = "", .payload = &kRecord_MethodJitInliningSucceeded, .line = 801},
-    {.id = 186, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x10,
-     .symbol = "MethodJitInliningFailed", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "MethodJitInliningFailed",
-     .message = "", .payload = &kRecord_MethodJitInliningFailed, .line = 802},
+     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1788},
+    {.id = 185, .version = 0, .level = 5, .opcode = 83, .task = 9, .keywords = 0x1000,
+     .symbol = "MethodJitInliningSucceeded", .name = "Method/InliningSucceeded", .task_name = "CLRMethod", .opcode_name = "JitInliningSucceeded",
+     .message = "", .payload = &kRecord_MethodJitInliningSucceeded, .line = 1754},
+    {.id = 186, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x1000,
+     .symbol = "MethodJitInliningFailedAnsi", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "JitInliningFailed",
+     .message = "", .payload = &kRecord_MethodJitInliningFailedAnsi, .line = 1755},
     {.id = 187, .version = 0, .level = 4, .opcode = 1, .task = 19, .keywords = 0x0,
-     .symbol = "RuntimeInformationEvent", .name = "RuntimeInformation/Start", .task_name = "CLRRuntimeInformation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_RuntimeInformation, .line = 804},
+     .symbol = "RuntimeInformationStart", .name = "Runtime/Start", .task_name = "CLRRuntimeInformation", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_RuntimeInformation, .line = 1789},
+    {.id = 188, .version = 0, .level = 5, .opcode = 85, .task = 9, .keywords = 0x1000,
+     .symbol = "MethodJitTailCallSucceeded", .name = "Method/TailCallSucceeded", .task_name = "CLRMethod", .opcode_name = "JitTailCallSucceeded",
+     .message = "", .payload = &kRecord_MethodJitTailCallSucceeded, .line = 1756},
+    {.id = 189, .version = 0, .level = 5, .opcode = 86, .task = 9, .keywords = 0x1000,
+     .symbol = "MethodJitTailCallFailedAnsi", .name = "Method/TailCallFailed", .task_name = "CLRMethod", .opcode_name = "JitTailCallFailed",
+     .message = "", .payload = &kRecord_MethodJitTailCallFailedAnsi, .line = 1757},
+    {.id = 190, .version = 0, .level = 5, .opcode = 87, .task = 9, .keywords = 0x20000,
+     .symbol = "MethodILToNativeMap", .name = "Method/MethodILToNativeMap", .task_name = "CLRMethod", .opcode_name = "MethodILToNativeMap",
+     .message = "", .payload = &kRecord_MethodILToNativeMap, .line = 1758},
+    {.id = 190, .version = 1, .level = 5, .opcode = 87, .task = 9, .keywords = 0x20000,
+     .symbol = "MethodILToNativeMap_V1", .name = "Method/MethodILToNativeMap", .task_name = "CLRMethod", .opcode_name = "MethodILToNativeMap",
+     .message = "", .payload = &kRecord_MethodILToNativeMap_V1, .line = 1759},
+    {.id = 191, .version = 0, .level = 5, .opcode = 86, .task = 9, .keywords = 0x1000,
+     .symbol = "MethodJitTailCallFailed", .name = "Method/TailCallFailed", .task_name = "CLRMethod", .opcode_name = "JitTailCallFailed",
+     .message = "", .payload = &kRecord_MethodJitTailCallFailed, .line = 1760},
+    {.id = 192, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x1000,
+     .symbol = "MethodJitInliningFailed", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "JitInliningFailed",
+     .message = "", .payload = &kRecord_MethodJitInliningFailed, .line = 1761},
+    {.id = 200, .version = 0, .level = 5, .opcode = 200, .task = 1, .keywords = 0x1,
+     .symbol = "IncreaseMemoryPressure", .name = "GC/IncreaseMemoryPressure", .task_name = "GarbageCollection", .opcode_name = "IncreaseMemoryPressure",
+     .message = "", .payload = &kRecord_IncreaseMemoryPressure, .line = 1790},
+    {.id = 201, .version = 0, .level = 5, .opcode = 201, .task = 1, .keywords = 0x1,
+     .symbol = "DecreaseMemoryPressure", .name = "GC/DecreaseMemoryPressure", .task_name = "GarbageCollection", .opcode_name = "DecreaseMemoryPressure",
+     .message = "", .payload = &kRecord_DecreaseMemoryPressure, .line = 1791},
+    {.id = 202, .version = 0, .level = 4, .opcode = 202, .task = 1, .keywords = 0x1,
+     .symbol = "GCMarkWithType", .name = "GC/Mark", .task_name = "GarbageCollection", .opcode_name = "GCMarkWithType",
+     .message = "", .payload = &kRecord_GCMarkWithType, .line = 1792},
+    {.id = 203, .version = 2, .level = 5, .opcode = 203, .task = 1, .keywords = 0x1,
+     .symbol = "GCJoin_V2", .name = "GC/GCJoin", .task_name = "GarbageCollection", .opcode_name = "GCJoin",
+     .message = "", .payload = &kRecord_GCJoin_V2, .line = 1793},
+    {.id = 204, .version = 3, .level = 4, .opcode = 204, .task = 1, .keywords = 0x1,
+     .symbol = "GCPerHeapHistory_V3", .name = "GC/PerHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCPerHeapHistory",
+     .message = "", .payload = &kRecord_GCPerHeapHistory_V3, .line = 1794},
+    {.id = 205, .version = 2, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
+     .symbol = "GCGlobalHeapHistory_V2", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
+     .message = "", .payload = &kRecord_GCGlobalHeap_V2, .line = 1795},
+    {.id = 205, .version = 3, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
+     .symbol = "GCGlobalHeapHistory_V3", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
+     .message = "", .payload = &kRecord_GCGlobalHeap_V3, .line = 1796},
+    {.id = 205, .version = 4, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
+     .symbol = "GCGlobalHeapHistory_V4", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
+     .message = "", .payload = &kRecord_GCGlobalHeap_V4, .line = 1797},
+    {.id = 206, .version = 0, .level = 4, .opcode = 206, .task = 1, .keywords = 0x100000,
+     .symbol = "GenAwareBegin", .name = "GC/GenAwareBegin", .task_name = "GarbageCollection", .opcode_name = "GenAwareBegin",
+     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1798},
+    {.id = 207, .version = 0, .level = 4, .opcode = 207, .task = 1, .keywords = 0x100000,
+     .symbol = "GenAwareEnd", .name = "GC/GenAwareEnd", .task_name = "GarbageCollection", .opcode_name = "GenAwareEnd",
+     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1799},
+    {.id = 208, .version = 0, .level = 4, .opcode = 208, .task = 1, .keywords = 0x1,
+     .symbol = "GCLOHCompact", .name = "GC/GCLOHCompact", .task_name = "GarbageCollection", .opcode_name = "GCLOHCompact",
+     .message = "", .payload = &kRecord_GCLOHCompact, .line = 1800},
+    {.id = 209, .version = 0, .level = 5, .opcode = 209, .task = 1, .keywords = 0x1,
+     .symbol = "GCFitBucketInfo", .name = "GC/GCFitBucketInfo", .task_name = "GarbageCollection", .opcode_name = "GCFitBucketInfo",
+     .message = "", .payload = &kRecord_GCFitBucketInfo, .line = 1801},
+    {.id = 240, .version = 0, .level = 4, .opcode = 1, .task = 25, .keywords = 0x100000000,
+     .symbol = "DebugIPCEventStart", .name = "DebugIPCEvent/Start", .task_name = "DebugIPCEvent", .opcode_name = "win:Start",
+     .message = "", .line = 1802},
+    {.id = 241, .version = 0, .level = 4, .opcode = 2, .task = 25, .keywords = 0x100000000,
+     .symbol = "DebugIPCEventEnd", .name = "DebugIPCEvent/Stop", .task_name = "DebugIPCEvent", .opcode_name = "win:Stop",
+     .message = "", .line = 1803},
+    {.id = 242, .version = 0, .level = 4, .opcode = 1, .task = 26, .keywords = 0x100000000,
+     .symbol = "DebugExceptionProcessingStart", .name = "DebugExceptionProcessing/Start", .task_name = "DebugExceptionProcessing", .opcode_name = "win:Start",
+     .message = "", .line = 1804},
+    {.id = 243, .version = 0, .level = 4, .opcode = 2, .task = 26, .keywords = 0x100000000,
+     .symbol = "DebugExceptionProcessingEnd", .name = "DebugExceptionProcessing/Stop", .task_name = "DebugExceptionProcessing", .opcode_name = "win:Stop",
+     .message = "", .line = 1805},
+    {.id = 250, .version = 0, .level = 4, .opcode = 1, .task = 27, .keywords = 0x8000,
+     .symbol = "ExceptionCatchStart", .name = "ExceptionCatch/Start", .task_name = "ExceptionCatch", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1710},
+    {.id = 251, .version = 0, .level = 4, .opcode = 2, .task = 27, .keywords = 0x8000,
+     .symbol = "ExceptionCatchStop", .name = "ExceptionCatch/Stop", .task_name = "ExceptionCatch", .opcode_name = "win:Stop",
+     .message = "", .line = 1711},
+    {.id = 252, .version = 0, .level = 4, .opcode = 1, .task = 28, .keywords = 0x8000,
+     .symbol = "ExceptionFinallyStart", .name = "ExceptionFinally/Start", .task_name = "ExceptionFinally", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1712},
+    {.id = 253, .version = 0, .level = 4, .opcode = 2, .task = 28, .keywords = 0x8000,
+     .symbol = "ExceptionFinallyStop", .name = "ExceptionFinally/Stop", .task_name = "ExceptionFinally", .opcode_name = "win:Stop",
+     .message = "", .line = 1713},
+    {.id = 254, .version = 0, .level = 4, .opcode = 1, .task = 29, .keywords = 0x8000,
+     .symbol = "ExceptionFilterStart", .name = "ExceptionFilter/Start", .task_name = "ExceptionFilter", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1714},
+    {.id = 255, .version = 0, .level = 4, .opcode = 2, .task = 29, .keywords = 0x8000,
+     .symbol = "ExceptionFilterStop", .name = "ExceptionFilter/Stop", .task_name = "ExceptionFilter", .opcode_name = "win:Stop",
+     .message = "", .line = 1715},
+    {.id = 256, .version = 0, .level = 4, .opcode = 2, .task = 7, .keywords = 0x8000,
+     .symbol = "ExceptionThrownStop", .name = "Exception/Stop", .task_name = "Exception", .opcode_name = "win:Stop",
+     .message = "", .line = 1716},
+    {.id = 260, .version = 0, .level = 5, .opcode = 1, .task = 30, .keywords = 0x400000000,
+     .symbol = "CodeSymbols", .name = "CodeSymbols/Start", .task_name = "CodeSymbols", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_CodeSymbols, .line = 1806},
+    {.id = 270, .version = 0, .level = 4, .opcode = 0, .task = 0, .keywords = 0x800000000,
+     .symbol = "EventSource", .name = "EventSource", .task_name = "", .opcode_name = "",
+     .message = "", .payload = &kRecord_EventSource, .line = 1807},
+    {.id = 280, .version = 0, .level = 4, .opcode = 11, .task = 31, .keywords = 0x1000000000,
+     .symbol = "TieredCompilationSettings", .name = "TieredCompilation/Settings", .task_name = "TieredCompilation", .opcode_name = "Settings",
+     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 1808},
+    {.id = 281, .version = 0, .level = 4, .opcode = 12, .task = 31, .keywords = 0x1000000000,
+     .symbol = "TieredCompilationPause", .name = "TieredCompilation/Pause", .task_name = "TieredCompilation", .opcode_name = "Pause",
+     .message = "", .payload = &kRecord_TieredCompilationEmpty, .line = 1809},
+    {.id = 282, .version = 0, .level = 4, .opcode = 13, .task = 31, .keywords = 0x1000000000,
+     .symbol = "TieredCompilationResume", .name = "TieredCompilation/Resume", .task_name = "TieredCompilation", .opcode_name = "Resume",
+     .message = "", .payload = &kRecord_TieredCompilationResume, .line = 1810},
+    {.id = 283, .version = 0, .level = 4, .opcode = 1, .task = 31, .keywords = 0x1000000000,
+     .symbol = "TieredCompilationBackgroundJitStart", .name = "TieredCompilation/Start", .task_name = "TieredCompilation", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStart, .line = 1811},
+    {.id = 284, .version = 0, .level = 4, .opcode = 2, .task = 31, .keywords = 0x1000000000,
+     .symbol = "TieredCompilationBackgroundJitStop", .name = "TieredCompilation/Stop", .task_name = "TieredCompilation", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStop, .line = 1812},
+    {.id = 290, .version = 0, .level = 4, .opcode = 1, .task = 32, .keywords = 0x4,
+     .symbol = "AssemblyLoadStart", .name = "AssemblyLoader/Start", .task_name = "AssemblyLoader", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_AssemblyLoadStart, .line = 1813},
+    {.id = 291, .version = 0, .level = 4, .opcode = 2, .task = 32, .keywords = 0x4,
+     .symbol = "AssemblyLoadStop", .name = "AssemblyLoader/Stop", .task_name = "AssemblyLoader", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_AssemblyLoadStop, .line = 1814},
+    {.id = 292, .version = 0, .level = 4, .opcode = 11, .task = 32, .keywords = 0x4,
+     .symbol = "ResolutionAttempted", .name = "AssemblyLoader/ResolutionAttempted", .task_name = "AssemblyLoader", .opcode_name = "ResolutionAttempted",
+     .message = "", .payload = &kRecord_ResolutionAttempted, .line = 1815},
+    {.id = 293, .version = 0, .level = 4, .opcode = 12, .task = 32, .keywords = 0x4,
+     .symbol = "AssemblyLoadContextResolvingHandlerInvoked", .name = "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AssemblyLoadContextResolvingHandlerInvoked",
+     .message = "", .payload = &kRecord_AssemblyLoadContextResolvingHandlerInvoked, .line = 1816},
+    {.id = 294, .version = 0, .level = 4, .opcode = 13, .task = 32, .keywords = 0x4,
+     .symbol = "AppDomainAssemblyResolveHandlerInvoked", .name = "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AppDomainAssemblyResolveHandlerInvoked",
+     .message = "", .payload = &kRecord_AppDomainAssemblyResolveHandlerInvoked, .line = 1817},
+    {.id = 295, .version = 0, .level = 4, .opcode = 14, .task = 32, .keywords = 0x4,
+     .symbol = "AssemblyLoadFromResolveHandlerInvoked", .name = "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AssemblyLoadFromResolveHandlerInvoked",
+     .message = "", .payload = &kRecord_AssemblyLoadFromResolveHandlerInvoked, .line = 1818},
+    {.id = 296, .version = 0, .level = 4, .opcode = 15, .task = 32, .keywords = 0x4,
+     .symbol = "KnownPathProbed", .name = "AssemblyLoader/KnownPathProbed", .task_name = "AssemblyLoader", .opcode_name = "KnownPathProbed",
+     .message = "", .payload = &kRecord_KnownPathProbed, .line = 1819},
+    {.id = 297, .version = 0, .level = 4, .opcode = 11, .task = 34, .keywords = 0x10000000000,
+     .symbol = "JitInstrumentationData", .name = "JitInstrumentationData/InstrumentationData", .task_name = "JitInstrumentationData", .opcode_name = "InstrumentationData",
+     .message = "", .payload = &kRecord_JitInstrumentationData, .line = 1820},
+    {.id = 298, .version = 0, .level = 4, .opcode = 12, .task = 34, .keywords = 0x10000000000,
+     .symbol = "JitInstrumentationDataVerbose", .name = "JitInstrumentationData/InstrumentationData", .task_name = "JitInstrumentationData", .opcode_name = "InstrumentationDataVerbose",
+     .message = "", .payload = &kRecord_JitInstrumentationDataVerbose, .line = 1821},
+    {.id = 299, .version = 0, .level = 4, .opcode = 11, .task = 36, .keywords = 0x20000000000,
+     .symbol = "ProfilerMessage", .name = "Profiler/ProfilerMessage", .task_name = "Profiler", .opcode_name = "Profiler",
+     .message = "", .payload = &kRecord_ProfilerMessage, .line = 1822},
+    {.id = 300, .version = 0, .level = 4, .opcode = 11, .task = 35, .keywords = 0x20000000,
+     .symbol = "ExecutionCheckpoint", .name = "ExecutionCheckpoint/ExecutionCheckpoint", .task_name = "ExecutionCheckpoint", .opcode_name = "ExecutionCheckpoint",
+     .message = "", .payload = &kRecord_ExecutionCheckpoint, .line = 1823},
 };
 
 constexpr std::uint16_t kNone = clretw::kNoEvent;
 constexpr std::uint16_t kFirstVersion[] = {
-    kNone, 0, 3, 5, 7, 10, 12, 14, 16, 18, 19, 23, 25, 27, 29, 31,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 32, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 33, 34, 35, 36, 37, 38, 39, 40,
-    41, 42, 43, 44, 45, 46, 47, 48, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 0, 3, 5, 7, 10, 12, 14, 16, 18, 20, 25, 27, 29, 31, 33,
+    34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
+    50, 51, kNone, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 63, 65, 67,
+    69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84,
+    85, 86, kNone, kNone, kNone, kNone, 87, 88, 89, 90, 91, kNone, kNone, kNone, kNone, kNone,
+    92, 94, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    49, 50, 51, 52, 53, 54, 55, 56, 57, 58, kNone, 59, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, 108, 109, 110, 111, 112, 113, 114, 117, 120,
+    123, 126, 128, kNone, kNone, 129, 130, 131, 133, 136, 139, 141, 143, 145, 147, 148,
+    149, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, 150, 152, 154, 156, 158, 159, 160, 161, 162, 163, 165,
+    166, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 167, 168, 169, 170, 171, 172, 175, 176,
+    177, 178, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 60, 62, kNone, kNone, kNone, kNone, kNone, 64,
-    66, 68, kNone, kNone, kNone, kNone, kNone, 69, 71, 74, 77, 79, 81, 83, 85, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, 86, 87, 88, 89, 90, 91, 92,
+    179, 180, 181, 182, kNone, kNone, kNone, kNone, kNone, kNone, 183, 184, 185, 186, 187, 188,
+    189, kNone, kNone, kNone, 190, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 191, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 192, 193, 194, 195, 196, kNone, kNone, kNone,
+    kNone, kNone, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207,
 };
 
 }  // namespace
@@ -1678,46 +4195,53 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<std::uint64_t>(value)); }
-
-
-std::string_view to_string(GCTypeMap value) noexcept { return kMap_GCTypeMap.find(static_cast<std::uint64_t>(value)); }
-
-
 std::string_view to_string(GCSegmentTypeMap value) noexcept { return kMap_GCSegmentTypeMap.find(static_cast<std::uint64_t>(value)); }
 
 
 std::string_view to_string(GCAllocationKindMap value) noexcept { return kMap_GCAllocationKindMap.find(static_cast<std::uint64_t>(value)); }
 
 
+std::string_view to_string(GCBucketKindMap value) noexcept { return kMap_GCBucketKindMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(GCTypeMap value) noexcept { return kMap_GCTypeMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<std::uint64_t>(value)); }
+
+
 std::string_view to_string(GCSuspendEEReasonMap value) noexcept { return kMap_GCSuspendEEReasonMap.find(static_cast<std::uint64_t>(value)); }
 
 
-std::string_view to_string(RuntimeSkuMap value) noexcept { return kMap_RuntimeSkuMap.find(static_cast<std::uint64_t>(value)); }
-
-std::string to_string(StartupModeMap value) {
-  std::string s;
-  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-std::string to_string(StartupFlagsMap value) {
-  std::string s;
-  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-std::string to_string(ExceptionThrownFlagsMap value) {
-  std::string s;
-  kMap_ExceptionThrownFlagsMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-
 std::string_view to_string(ContentionFlagsMap value) noexcept { return kMap_ContentionFlagsMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(TailCallTypeMap value) noexcept { return kMap_TailCallTypeMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(ThreadAdjustmentReasonMap value) noexcept { return kMap_ThreadAdjustmentReasonMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(GCRootKindMap value) noexcept { return kMap_GCRootKindMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(GCHandleKindMap value) noexcept { return kMap_GCHandleKindMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(KnownPathSourceMap value) noexcept { return kMap_KnownPathSourceMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(ResolutionAttemptedStageMap value) noexcept { return kMap_ResolutionAttemptedStageMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(ResolutionAttemptedResultMap value) noexcept { return kMap_ResolutionAttemptedResultMap.find(static_cast<std::uint64_t>(value)); }
+
+std::string to_string(ModuleRangeTypeMap value) {
+  std::string s;
+  kMap_ModuleRangeTypeMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
 
 std::string to_string(AppDomainFlagsMap value) {
   std::string s;
@@ -1747,11 +4271,104 @@ std::string to_string(MethodFlagsMap value) {
 }
 
 
+std::string to_string(StartupModeMap value) {
+  std::string s;
+  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
 
-std::string_view to_string(ModuleRangeTypeMap value) noexcept { return kMap_ModuleRangeTypeMap.find(static_cast<std::uint64_t>(value)); }
+
+std::string to_string(RuntimeSkuMap value) {
+  std::string s;
+  kMap_RuntimeSkuMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(ExceptionThrownFlagsMap value) {
+  std::string s;
+  kMap_ExceptionThrownFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(ILStubGeneratedFlagsMap value) {
+  std::string s;
+  kMap_ILStubGeneratedFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(StartupFlagsMap value) {
+  std::string s;
+  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(TypeFlagsMap value) {
+  std::string s;
+  kMap_TypeFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(GCRootFlagsMap value) {
+  std::string s;
+  kMap_GCRootFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(GCRootStaticVarFlagsMap value) {
+  std::string s;
+  kMap_GCRootStaticVarFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(GCRootCCWFlagsMap value) {
+  std::string s;
+  kMap_GCRootCCWFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(ThreadFlagsMap value) {
+  std::string s;
+  kMap_ThreadFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(TieredCompilationSettingsFlagsMap value) {
+  std::string s;
+  kMap_TieredCompilationSettingsFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(GCGlobalMechanismsMap value) {
+  std::string s;
+  kMap_GCGlobalMechanismsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+
+std::string_view to_string(GCHeapCompactMechanismMap value) noexcept { return kMap_GCHeapCompactMechanismMap.find(static_cast<std::uint64_t>(value)); }
+
+
+std::string_view to_string(GCHeapExpandMechanismMap value) noexcept { return kMap_GCHeapExpandMechanismMap.find(static_cast<std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
+const clretw::RecordDesc& templates::EventSource::record() noexcept { return kRecord_EventSource; }
+const clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return kRecord_StrongNameVerification; }
+const clretw::RecordDesc& templates::StrongNameVerification_V1::record() noexcept { return kRecord_StrongNameVerification_V1; }
+const clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return kRecord_AuthenticodeVerification; }
+const clretw::RecordDesc& templates::AuthenticodeVerification_V1::record() noexcept { return kRecord_AuthenticodeVerification_V1; }
+const clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return kRecord_RuntimeInformation; }
 const clretw::RecordDesc& templates::GCStart::record() noexcept { return kRecord_GCStart; }
 const clretw::RecordDesc& templates::GCStart_V1::record() noexcept { return kRecord_GCStart_V1; }
 const clretw::RecordDesc& templates::GCStart_V2::record() noexcept { return kRecord_GCStart_V2; }
@@ -1764,50 +4381,140 @@ const clretw::RecordDesc& templates::GCCreateSegment::record() noexcept { return
 const clretw::RecordDesc& templates::GCCreateSegment_V1::record() noexcept { return kRecord_GCCreateSegment_V1; }
 const clretw::RecordDesc& templates::GCFreeSegment::record() noexcept { return kRecord_GCFreeSegment; }
 const clretw::RecordDesc& templates::GCFreeSegment_V1::record() noexcept { return kRecord_GCFreeSegment_V1; }
-const clretw::RecordDesc& templates::GCSuspendEEBegin_V1::record() noexcept { return kRecord_GCSuspendEEBegin_V1; }
+const clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return kRecord_GCNoUserData; }
+const clretw::RecordDesc& templates::GenAwareTemplate::record() noexcept { return kRecord_GenAwareTemplate; }
+const clretw::RecordDesc& templates::GCSuspendEE::record() noexcept { return kRecord_GCSuspendEE; }
+const clretw::RecordDesc& templates::GCSuspendEE_V1::record() noexcept { return kRecord_GCSuspendEE_V1; }
 const clretw::RecordDesc& templates::GCAllocationTick::record() noexcept { return kRecord_GCAllocationTick; }
 const clretw::RecordDesc& templates::GCAllocationTick_V1::record() noexcept { return kRecord_GCAllocationTick_V1; }
 const clretw::RecordDesc& templates::GCAllocationTick_V2::record() noexcept { return kRecord_GCAllocationTick_V2; }
 const clretw::RecordDesc& templates::GCAllocationTick_V3::record() noexcept { return kRecord_GCAllocationTick_V3; }
+const clretw::RecordDesc& templates::GCAllocationTick_V4::record() noexcept { return kRecord_GCAllocationTick_V4; }
+const clretw::RecordDesc& templates::GCCreateConcurrentThread::record() noexcept { return kRecord_GCCreateConcurrentThread; }
+const clretw::RecordDesc& templates::GCTerminateConcurrentThread::record() noexcept { return kRecord_GCTerminateConcurrentThread; }
 const clretw::RecordDesc& templates::GCFinalizersEnd::record() noexcept { return kRecord_GCFinalizersEnd; }
 const clretw::RecordDesc& templates::GCFinalizersEnd_V1::record() noexcept { return kRecord_GCFinalizersEnd_V1; }
-const clretw::RecordDesc& templates::GCSetting::record() noexcept { return kRecord_GCSetting; }
-const clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return kRecord_BulkType_Values; }
-const clretw::RecordDesc& templates::BulkType::record() noexcept { return kRecord_BulkType; }
-const clretw::RecordDesc& templates::ThreadPoolThreadCount::record() noexcept { return kRecord_ThreadPoolThreadCount; }
-const clretw::RecordDesc& templates::ThreadpoolSuspension::record() noexcept { return kRecord_ThreadpoolSuspension; }
+const clretw::RecordDesc& templates::GCMark::record() noexcept { return kRecord_GCMark; }
+const clretw::RecordDesc& templates::GCMarkWithType::record() noexcept { return kRecord_GCMarkWithType; }
+const clretw::RecordDesc& templates::GCJoin_V2::record() noexcept { return kRecord_GCJoin_V2; }
+const clretw::RecordDesc& templates::GCPerHeapHistory_V3_Values::record() noexcept { return kRecord_GCPerHeapHistory_V3_Values; }
+const clretw::RecordDesc& templates::GCPerHeapHistory_V3::record() noexcept { return kRecord_GCPerHeapHistory_V3; }
+const clretw::RecordDesc& templates::GCGlobalHeap_V2::record() noexcept { return kRecord_GCGlobalHeap_V2; }
+const clretw::RecordDesc& templates::GCGlobalHeap_V3::record() noexcept { return kRecord_GCGlobalHeap_V3; }
+const clretw::RecordDesc& templates::GCGlobalHeap_V4_Values::record() noexcept { return kRecord_GCGlobalHeap_V4_Values; }
+const clretw::RecordDesc& templates::GCGlobalHeap_V4::record() noexcept { return kRecord_GCGlobalHeap_V4; }
+const clretw::RecordDesc& templates::GCLOHCompact_Values::record() noexcept { return kRecord_GCLOHCompact_Values; }
+const clretw::RecordDesc& templates::GCLOHCompact::record() noexcept { return kRecord_GCLOHCompact; }
+const clretw::RecordDesc& templates::GCFitBucketInfo_Values::record() noexcept { return kRecord_GCFitBucketInfo_Values; }
+const clretw::RecordDesc& templates::GCFitBucketInfo::record() noexcept { return kRecord_GCFitBucketInfo; }
+const clretw::RecordDesc& templates::FinalizeObject::record() noexcept { return kRecord_FinalizeObject; }
+const clretw::RecordDesc& templates::DestroyGCHandle::record() noexcept { return kRecord_DestroyGCHandle; }
+const clretw::RecordDesc& templates::SetGCHandle::record() noexcept { return kRecord_SetGCHandle; }
+const clretw::RecordDesc& templates::GCTriggered::record() noexcept { return kRecord_GCTriggered; }
+const clretw::RecordDesc& templates::PinObjectAtGCTime::record() noexcept { return kRecord_PinObjectAtGCTime; }
+const clretw::RecordDesc& templates::GCDynamicEvent::record() noexcept { return kRecord_GCDynamicEvent; }
+const clretw::RecordDesc& templates::IncreaseMemoryPressure::record() noexcept { return kRecord_IncreaseMemoryPressure; }
+const clretw::RecordDesc& templates::DecreaseMemoryPressure::record() noexcept { return kRecord_DecreaseMemoryPressure; }
+const clretw::RecordDesc& templates::ClrWorkerThread::record() noexcept { return kRecord_ClrWorkerThread; }
+const clretw::RecordDesc& templates::IOThread::record() noexcept { return kRecord_IOThread; }
+const clretw::RecordDesc& templates::IOThread_V1::record() noexcept { return kRecord_IOThread_V1; }
+const clretw::RecordDesc& templates::ClrThreadPoolSuspend::record() noexcept { return kRecord_ClrThreadPoolSuspend; }
 const clretw::RecordDesc& templates::ThreadPoolWorkerThread::record() noexcept { return kRecord_ThreadPoolWorkerThread; }
+const clretw::RecordDesc& templates::ThreadPoolMinMaxThreads::record() noexcept { return kRecord_ThreadPoolMinMaxThreads; }
 const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentSample::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentSample; }
 const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentAdjustment::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment; }
-const clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return kRecord_RuntimeInformation; }
-const clretw::RecordDesc& templates::ExceptionThrown::record() noexcept { return kRecord_ExceptionThrown; }
+const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentStats::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentStats; }
+const clretw::RecordDesc& templates::ThreadPoolWork::record() noexcept { return kRecord_ThreadPoolWork; }
+const clretw::RecordDesc& templates::ThreadPoolIOWork::record() noexcept { return kRecord_ThreadPoolIOWork; }
+const clretw::RecordDesc& templates::ThreadPoolIOWorkEnqueue::record() noexcept { return kRecord_ThreadPoolIOWorkEnqueue; }
+const clretw::RecordDesc& templates::ThreadPoolWorkingThreadCount::record() noexcept { return kRecord_ThreadPoolWorkingThreadCount; }
+const clretw::RecordDesc& templates::ThreadStartWork::record() noexcept { return kRecord_ThreadStartWork; }
+const clretw::RecordDesc& templates::Exception::record() noexcept { return kRecord_Exception; }
+const clretw::RecordDesc& templates::ExceptionHandling::record() noexcept { return kRecord_ExceptionHandling; }
 const clretw::RecordDesc& templates::Contention::record() noexcept { return kRecord_Contention; }
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return kRecord_ThreadCreated; }
-const clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return kRecord_AppDomainMemAllocated; }
-const clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return kRecord_AppDomainMemSurvived; }
-const clretw::RecordDesc& templates::ThreadAppDomain::record() noexcept { return kRecord_ThreadAppDomain; }
-const clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return kRecord_StrongNameVerification; }
-const clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return kRecord_AuthenticodeVerification; }
-const clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return kRecord_ILStubGenerated; }
-const clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return kRecord_ILStubCacheHit; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return kRecord_AppDomainLoadUnload_V1; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return kRecord_AssemblyLoadUnload; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return kRecord_AssemblyLoadUnload_V1; }
+const clretw::RecordDesc& templates::ContentionStart_V2::record() noexcept { return kRecord_ContentionStart_V2; }
+const clretw::RecordDesc& templates::ContentionStop_V1::record() noexcept { return kRecord_ContentionStop_V1; }
+const clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return kRecord_DomainModuleLoadUnload; }
+const clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return kRecord_DomainModuleLoadUnload_V1; }
 const clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return kRecord_ModuleLoadUnload; }
 const clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return kRecord_ModuleLoadUnload_V1; }
 const clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return kRecord_ModuleLoadUnload_V2; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return kRecord_DomainModuleLoadUnload; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return kRecord_DomainModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleRange::record() noexcept { return kRecord_ModuleRange; }
+const clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return kRecord_AssemblyLoadUnload; }
+const clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return kRecord_AssemblyLoadUnload_V1; }
+const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
+const clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return kRecord_AppDomainLoadUnload_V1; }
+const clretw::RecordDesc& templates::AssemblyLoadStart::record() noexcept { return kRecord_AssemblyLoadStart; }
+const clretw::RecordDesc& templates::AssemblyLoadStop::record() noexcept { return kRecord_AssemblyLoadStop; }
+const clretw::RecordDesc& templates::ResolutionAttempted::record() noexcept { return kRecord_ResolutionAttempted; }
+const clretw::RecordDesc& templates::AssemblyLoadContextResolvingHandlerInvoked::record() noexcept { return kRecord_AssemblyLoadContextResolvingHandlerInvoked; }
+const clretw::RecordDesc& templates::AppDomainAssemblyResolveHandlerInvoked::record() noexcept { return kRecord_AppDomainAssemblyResolveHandlerInvoked; }
+const clretw::RecordDesc& templates::AssemblyLoadFromResolveHandlerInvoked::record() noexcept { return kRecord_AssemblyLoadFromResolveHandlerInvoked; }
+const clretw::RecordDesc& templates::KnownPathProbed::record() noexcept { return kRecord_KnownPathProbed; }
+const clretw::RecordDesc& templates::MethodDetails::record() noexcept { return kRecord_MethodDetails; }
+const clretw::RecordDesc& templates::TypeLoadStart::record() noexcept { return kRecord_TypeLoadStart; }
+const clretw::RecordDesc& templates::TypeLoadStop::record() noexcept { return kRecord_TypeLoadStop; }
 const clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return kRecord_MethodLoadUnload; }
 const clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return kRecord_MethodLoadUnload_V1; }
+const clretw::RecordDesc& templates::MethodLoadUnload_V2::record() noexcept { return kRecord_MethodLoadUnload_V2; }
+const clretw::RecordDesc& templates::R2RGetEntryPoint::record() noexcept { return kRecord_R2RGetEntryPoint; }
+const clretw::RecordDesc& templates::R2RGetEntryPointStart::record() noexcept { return kRecord_R2RGetEntryPointStart; }
 const clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return kRecord_MethodLoadUnloadVerbose; }
 const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V1; }
+const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V2::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V2; }
 const clretw::RecordDesc& templates::MethodJittingStarted::record() noexcept { return kRecord_MethodJittingStarted; }
+const clretw::RecordDesc& templates::MethodJittingStarted_V1::record() noexcept { return kRecord_MethodJittingStarted_V1; }
 const clretw::RecordDesc& templates::MethodJitInliningSucceeded::record() noexcept { return kRecord_MethodJitInliningSucceeded; }
 const clretw::RecordDesc& templates::MethodJitInliningFailed::record() noexcept { return kRecord_MethodJitInliningFailed; }
+const clretw::RecordDesc& templates::MethodJitInliningFailedAnsi::record() noexcept { return kRecord_MethodJitInliningFailedAnsi; }
+const clretw::RecordDesc& templates::MethodJitTailCallSucceeded::record() noexcept { return kRecord_MethodJitTailCallSucceeded; }
+const clretw::RecordDesc& templates::MethodJitTailCallFailed::record() noexcept { return kRecord_MethodJitTailCallFailed; }
+const clretw::RecordDesc& templates::MethodJitTailCallFailedAnsi::record() noexcept { return kRecord_MethodJitTailCallFailedAnsi; }
+const clretw::RecordDesc& templates::MethodJitMemoryAllocatedForCode::record() noexcept { return kRecord_MethodJitMemoryAllocatedForCode; }
+const clretw::RecordDesc& templates::MethodILToNativeMap::record() noexcept { return kRecord_MethodILToNativeMap; }
+const clretw::RecordDesc& templates::MethodILToNativeMap_V1::record() noexcept { return kRecord_MethodILToNativeMap_V1; }
+const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
+const clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return kRecord_AppDomainMemAllocated; }
+const clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return kRecord_AppDomainMemSurvived; }
+const clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return kRecord_ThreadCreated; }
+const clretw::RecordDesc& templates::ThreadTerminatedOrTransition::record() noexcept { return kRecord_ThreadTerminatedOrTransition; }
+const clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return kRecord_ILStubGenerated; }
+const clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return kRecord_ILStubCacheHit; }
+const clretw::RecordDesc& templates::ModuleRange::record() noexcept { return kRecord_ModuleRange; }
+const clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return kRecord_BulkType_Values; }
+const clretw::RecordDesc& templates::BulkType::record() noexcept { return kRecord_BulkType; }
+const clretw::RecordDesc& templates::GCBulkRootEdge_Values::record() noexcept { return kRecord_GCBulkRootEdge_Values; }
+const clretw::RecordDesc& templates::GCBulkRootEdge::record() noexcept { return kRecord_GCBulkRootEdge; }
+const clretw::RecordDesc& templates::GCBulkRootCCW_Values::record() noexcept { return kRecord_GCBulkRootCCW_Values; }
+const clretw::RecordDesc& templates::GCBulkRootCCW::record() noexcept { return kRecord_GCBulkRootCCW; }
+const clretw::RecordDesc& templates::GCBulkRCW_Values::record() noexcept { return kRecord_GCBulkRCW_Values; }
+const clretw::RecordDesc& templates::GCBulkRCW::record() noexcept { return kRecord_GCBulkRCW; }
+const clretw::RecordDesc& templates::GCBulkRootStaticVar_Values::record() noexcept { return kRecord_GCBulkRootStaticVar_Values; }
+const clretw::RecordDesc& templates::GCBulkRootStaticVar::record() noexcept { return kRecord_GCBulkRootStaticVar; }
+const clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge_Values::record() noexcept { return kRecord_GCBulkRootConditionalWeakTableElementEdge_Values; }
+const clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge::record() noexcept { return kRecord_GCBulkRootConditionalWeakTableElementEdge; }
+const clretw::RecordDesc& templates::GCBulkNode_Values::record() noexcept { return kRecord_GCBulkNode_Values; }
+const clretw::RecordDesc& templates::GCBulkNode::record() noexcept { return kRecord_GCBulkNode; }
+const clretw::RecordDesc& templates::GCBulkEdge_Values::record() noexcept { return kRecord_GCBulkEdge_Values; }
+const clretw::RecordDesc& templates::GCBulkEdge::record() noexcept { return kRecord_GCBulkEdge; }
+const clretw::RecordDesc& templates::GCSampledObjectAllocation::record() noexcept { return kRecord_GCSampledObjectAllocation; }
+const clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges_Values::record() noexcept { return kRecord_GCBulkSurvivingObjectRanges_Values; }
+const clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges::record() noexcept { return kRecord_GCBulkSurvivingObjectRanges; }
+const clretw::RecordDesc& templates::GCBulkMovedObjectRanges_Values::record() noexcept { return kRecord_GCBulkMovedObjectRanges_Values; }
+const clretw::RecordDesc& templates::GCBulkMovedObjectRanges::record() noexcept { return kRecord_GCBulkMovedObjectRanges; }
+const clretw::RecordDesc& templates::GCGenerationRange::record() noexcept { return kRecord_GCGenerationRange; }
+const clretw::RecordDesc& templates::CodeSymbols::record() noexcept { return kRecord_CodeSymbols; }
+const clretw::RecordDesc& templates::TieredCompilationEmpty::record() noexcept { return kRecord_TieredCompilationEmpty; }
+const clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return kRecord_TieredCompilationSettings; }
+const clretw::RecordDesc& templates::TieredCompilationResume::record() noexcept { return kRecord_TieredCompilationResume; }
+const clretw::RecordDesc& templates::TieredCompilationBackgroundJitStart::record() noexcept { return kRecord_TieredCompilationBackgroundJitStart; }
+const clretw::RecordDesc& templates::TieredCompilationBackgroundJitStop::record() noexcept { return kRecord_TieredCompilationBackgroundJitStop; }
+const clretw::RecordDesc& templates::JitInstrumentationData::record() noexcept { return kRecord_JitInstrumentationData; }
+const clretw::RecordDesc& templates::JitInstrumentationDataVerbose::record() noexcept { return kRecord_JitInstrumentationDataVerbose; }
+const clretw::RecordDesc& templates::ExecutionCheckpoint::record() noexcept { return kRecord_ExecutionCheckpoint; }
+const clretw::RecordDesc& templates::ProfilerMessage::record() noexcept { return kRecord_ProfilerMessage; }
+const clretw::RecordDesc& templates::YieldProcessorMeasurement::record() noexcept { return kRecord_YieldProcessorMeasurement; }
+const clretw::RecordDesc& templates::LockCreated::record() noexcept { return kRecord_LockCreated; }
+const clretw::RecordDesc& templates::GCSetting::record() noexcept { return kRecord_GCSetting; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
@@ -1835,7 +4542,7 @@ clretw::Result<GCEndView> GCEndView::from(const clretw::EventRecord& record) noe
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
 clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCRestartEEEndView>(kVersions_GCRestartEEEndView, payload, version, pointer_size);
@@ -1879,7 +4586,7 @@ clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
 clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCRestartEEBeginView>(kVersions_GCRestartEEBeginView, payload, version, pointer_size);
@@ -1890,7 +4597,7 @@ clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from(const clretw::Ev
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
 clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSuspendEEEndView>(kVersions_GCSuspendEEEndView, payload, version, pointer_size);
@@ -1901,7 +4608,7 @@ clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from(const clretw::EventR
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{1, &kRecord_GCSuspendEEBegin_V1}, };
+constexpr clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{0, &kRecord_GCSuspendEE}, {1, &kRecord_GCSuspendEE_V1}, };
 }  // namespace
 clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCSuspendEEBeginView>(kVersions_GCSuspendEEBeginView, payload, version, pointer_size);
@@ -1912,7 +4619,7 @@ clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from(const clretw::Ev
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, };
+constexpr clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, {4, &kRecord_GCAllocationTick_V4}, };
 }  // namespace
 clretw::Result<GCAllocationTickView> GCAllocationTickView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCAllocationTickView>(kVersions_GCAllocationTickView, payload, version, pointer_size);
@@ -1923,7 +4630,7 @@ clretw::Result<GCAllocationTickView> GCAllocationTickView::from(const clretw::Ev
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCCreateConcurrentThread}, };
 }  // namespace
 clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCCreateConcurrentThreadView>(kVersions_GCCreateConcurrentThreadView, payload, version, pointer_size);
@@ -1934,7 +4641,7 @@ clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from(
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCTerminateConcurrentThread}, };
 }  // namespace
 clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCTerminateConcurrentThreadView>(kVersions_GCTerminateConcurrentThreadView, payload, version, pointer_size);
@@ -1956,7 +4663,7 @@ clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from(const clretw::Even
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
 clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<GCFinalizersBeginView>(kVersions_GCFinalizersBeginView, payload, version, pointer_size);
@@ -1987,6 +4694,148 @@ clretw::Result<BulkTypeView> BulkTypeView::from(const clretw::EventRecord& recor
 
 
 namespace {
+constexpr clretw::ViewVersion kElements_GCBulkRootEdgeView_Values[] = {{0, &kRecord_GCBulkRootEdge_Values}, };
+}  // namespace
+
+GCBulkRootEdgeView_Values GCBulkRootEdgeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkRootEdgeView_Values>(kElements_GCBulkRootEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkRootEdgeView[] = {{0, &kRecord_GCBulkRootEdge}, };
+}  // namespace
+clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootEdgeView>(kVersions_GCBulkRootEdgeView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootEdgeView>(kVersions_GCBulkRootEdgeView, record, provider_guid, GCBulkRootEdge::id, GCBulkRootEdge::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values}, };
+}  // namespace
+
+GCBulkRootConditionalWeakTableElementEdgeView_Values GCBulkRootConditionalWeakTableElementEdgeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkRootConditionalWeakTableElementEdgeView_Values>(kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkRootConditionalWeakTableElementEdgeView[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge}, };
+}  // namespace
+clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootConditionalWeakTableElementEdgeView>(kVersions_GCBulkRootConditionalWeakTableElementEdgeView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootConditionalWeakTableElementEdgeView>(kVersions_GCBulkRootConditionalWeakTableElementEdgeView, record, provider_guid, GCBulkRootConditionalWeakTableElementEdge::id, GCBulkRootConditionalWeakTableElementEdge::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkNodeView_Values[] = {{0, &kRecord_GCBulkNode_Values}, };
+}  // namespace
+
+GCBulkNodeView_Values GCBulkNodeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkNodeView_Values>(kElements_GCBulkNodeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkNodeView[] = {{0, &kRecord_GCBulkNode}, };
+}  // namespace
+clretw::Result<GCBulkNodeView> GCBulkNodeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkNodeView>(kVersions_GCBulkNodeView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkNodeView> GCBulkNodeView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkNodeView>(kVersions_GCBulkNodeView, record, provider_guid, GCBulkNode::id, GCBulkNode::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkEdgeView_Values[] = {{0, &kRecord_GCBulkEdge_Values}, };
+}  // namespace
+
+GCBulkEdgeView_Values GCBulkEdgeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkEdgeView_Values>(kElements_GCBulkEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkEdgeView[] = {{0, &kRecord_GCBulkEdge}, };
+}  // namespace
+clretw::Result<GCBulkEdgeView> GCBulkEdgeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkEdgeView>(kVersions_GCBulkEdgeView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkEdgeView> GCBulkEdgeView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkEdgeView>(kVersions_GCBulkEdgeView, record, provider_guid, GCBulkEdge::id, GCBulkEdge::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCSampledObjectAllocationHighView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
+}  // namespace
+clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSampledObjectAllocationHighView>(kVersions_GCSampledObjectAllocationHighView, payload, version, pointer_size);
+}
+clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCSampledObjectAllocationHighView>(kVersions_GCSampledObjectAllocationHighView, record, provider_guid, GCSampledObjectAllocationHigh::id, GCSampledObjectAllocationHigh::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkSurvivingObjectRangesView_Values[] = {{0, &kRecord_GCBulkSurvivingObjectRanges_Values}, };
+}  // namespace
+
+GCBulkSurvivingObjectRangesView_Values GCBulkSurvivingObjectRangesView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkSurvivingObjectRangesView_Values>(kElements_GCBulkSurvivingObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkSurvivingObjectRangesView[] = {{0, &kRecord_GCBulkSurvivingObjectRanges}, };
+}  // namespace
+clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkSurvivingObjectRangesView>(kVersions_GCBulkSurvivingObjectRangesView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkSurvivingObjectRangesView>(kVersions_GCBulkSurvivingObjectRangesView, record, provider_guid, GCBulkSurvivingObjectRanges::id, GCBulkSurvivingObjectRanges::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkMovedObjectRangesView_Values[] = {{0, &kRecord_GCBulkMovedObjectRanges_Values}, };
+}  // namespace
+
+GCBulkMovedObjectRangesView_Values GCBulkMovedObjectRangesView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkMovedObjectRangesView_Values>(kElements_GCBulkMovedObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkMovedObjectRangesView[] = {{0, &kRecord_GCBulkMovedObjectRanges}, };
+}  // namespace
+clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkMovedObjectRangesView>(kVersions_GCBulkMovedObjectRangesView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkMovedObjectRangesView>(kVersions_GCBulkMovedObjectRangesView, record, provider_guid, GCBulkMovedObjectRanges::id, GCBulkMovedObjectRanges::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCGenerationRangeView[] = {{0, &kRecord_GCGenerationRange}, };
+}  // namespace
+clretw::Result<GCGenerationRangeView> GCGenerationRangeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGenerationRangeView>(kVersions_GCGenerationRangeView, payload, version, pointer_size);
+}
+clretw::Result<GCGenerationRangeView> GCGenerationRangeView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCGenerationRangeView>(kVersions_GCGenerationRangeView, record, provider_guid, GCGenerationRange::id, GCGenerationRange::name);
+}
+
+
+namespace {
 constexpr clretw::ViewVersion kVersions_GCSettingView[] = {{0, &kRecord_GCSetting}, };
 }  // namespace
 clretw::Result<GCSettingView> GCSettingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
@@ -1998,95 +4847,276 @@ clretw::Result<GCSettingView> GCSettingView::from(const clretw::EventRecord& rec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CreateWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_GCMarkStackRootsView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<CreateWorkerThreadView> CreateWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateWorkerThreadView>(kVersions_CreateWorkerThreadView, payload, version, pointer_size);
+clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkStackRootsView>(kVersions_GCMarkStackRootsView, payload, version, pointer_size);
 }
-clretw::Result<CreateWorkerThreadView> CreateWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<CreateWorkerThreadView>(kVersions_CreateWorkerThreadView, record, provider_guid, CreateWorkerThread::id, CreateWorkerThread::name);
+clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCMarkStackRootsView>(kVersions_GCMarkStackRootsView, record, provider_guid, GCMarkStackRoots::id, GCMarkStackRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TerminateWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_GCMarkFinalizeQueueRootsView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<TerminateWorkerThreadView> TerminateWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TerminateWorkerThreadView>(kVersions_TerminateWorkerThreadView, payload, version, pointer_size);
+clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkFinalizeQueueRootsView>(kVersions_GCMarkFinalizeQueueRootsView, payload, version, pointer_size);
 }
-clretw::Result<TerminateWorkerThreadView> TerminateWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<TerminateWorkerThreadView>(kVersions_TerminateWorkerThreadView, record, provider_guid, TerminateWorkerThread::id, TerminateWorkerThread::name);
+clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCMarkFinalizeQueueRootsView>(kVersions_GCMarkFinalizeQueueRootsView, record, provider_guid, GCMarkFinalizeQueueRoots::id, GCMarkFinalizeQueueRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RetireWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_GCMarkHandlesView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<RetireWorkerThreadView> RetireWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RetireWorkerThreadView>(kVersions_RetireWorkerThreadView, payload, version, pointer_size);
+clretw::Result<GCMarkHandlesView> GCMarkHandlesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkHandlesView>(kVersions_GCMarkHandlesView, payload, version, pointer_size);
 }
-clretw::Result<RetireWorkerThreadView> RetireWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<RetireWorkerThreadView>(kVersions_RetireWorkerThreadView, record, provider_guid, RetireWorkerThread::id, RetireWorkerThread::name);
+clretw::Result<GCMarkHandlesView> GCMarkHandlesView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCMarkHandlesView>(kVersions_GCMarkHandlesView, record, provider_guid, GCMarkHandles::id, GCMarkHandles::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_UnretireWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_GCMarkOlderGenerationRootsView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<UnretireWorkerThreadView> UnretireWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<UnretireWorkerThreadView>(kVersions_UnretireWorkerThreadView, payload, version, pointer_size);
+clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkOlderGenerationRootsView>(kVersions_GCMarkOlderGenerationRootsView, payload, version, pointer_size);
 }
-clretw::Result<UnretireWorkerThreadView> UnretireWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<UnretireWorkerThreadView>(kVersions_UnretireWorkerThreadView, record, provider_guid, UnretireWorkerThread::id, UnretireWorkerThread::name);
+clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCMarkOlderGenerationRootsView>(kVersions_GCMarkOlderGenerationRootsView, record, provider_guid, GCMarkOlderGenerationRoots::id, GCMarkOlderGenerationRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CreateIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_FinalizeObjectView[] = {{0, &kRecord_FinalizeObject}, };
 }  // namespace
-clretw::Result<CreateIOThreadView> CreateIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateIOThreadView>(kVersions_CreateIOThreadView, payload, version, pointer_size);
+clretw::Result<FinalizeObjectView> FinalizeObjectView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FinalizeObjectView>(kVersions_FinalizeObjectView, payload, version, pointer_size);
 }
-clretw::Result<CreateIOThreadView> CreateIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<CreateIOThreadView>(kVersions_CreateIOThreadView, record, provider_guid, CreateIOThread::id, CreateIOThread::name);
+clretw::Result<FinalizeObjectView> FinalizeObjectView::from(const clretw::EventRecord& record) noexcept {
+  return make<FinalizeObjectView>(kVersions_FinalizeObjectView, record, provider_guid, FinalizeObject::id, FinalizeObject::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TerminateIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_SetGCHandleView[] = {{0, &kRecord_SetGCHandle}, };
 }  // namespace
-clretw::Result<TerminateIOThreadView> TerminateIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TerminateIOThreadView>(kVersions_TerminateIOThreadView, payload, version, pointer_size);
+clretw::Result<SetGCHandleView> SetGCHandleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SetGCHandleView>(kVersions_SetGCHandleView, payload, version, pointer_size);
 }
-clretw::Result<TerminateIOThreadView> TerminateIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<TerminateIOThreadView>(kVersions_TerminateIOThreadView, record, provider_guid, TerminateIOThread::id, TerminateIOThread::name);
+clretw::Result<SetGCHandleView> SetGCHandleView::from(const clretw::EventRecord& record) noexcept {
+  return make<SetGCHandleView>(kVersions_SetGCHandleView, record, provider_guid, SetGCHandle::id, SetGCHandle::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RetireIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_DestroyGCHandleView[] = {{0, &kRecord_DestroyGCHandle}, };
 }  // namespace
-clretw::Result<RetireIOThreadView> RetireIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RetireIOThreadView>(kVersions_RetireIOThreadView, payload, version, pointer_size);
+clretw::Result<DestroyGCHandleView> DestroyGCHandleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DestroyGCHandleView>(kVersions_DestroyGCHandleView, payload, version, pointer_size);
 }
-clretw::Result<RetireIOThreadView> RetireIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<RetireIOThreadView>(kVersions_RetireIOThreadView, record, provider_guid, RetireIOThread::id, RetireIOThread::name);
+clretw::Result<DestroyGCHandleView> DestroyGCHandleView::from(const clretw::EventRecord& record) noexcept {
+  return make<DestroyGCHandleView>(kVersions_DestroyGCHandleView, record, provider_guid, DestroyGCHandle::id, DestroyGCHandle::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_UnretireIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr clretw::ViewVersion kVersions_GCSampledObjectAllocationLowView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
 }  // namespace
-clretw::Result<UnretireIOThreadView> UnretireIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<UnretireIOThreadView>(kVersions_UnretireIOThreadView, payload, version, pointer_size);
+clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSampledObjectAllocationLowView>(kVersions_GCSampledObjectAllocationLowView, payload, version, pointer_size);
 }
-clretw::Result<UnretireIOThreadView> UnretireIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<UnretireIOThreadView>(kVersions_UnretireIOThreadView, record, provider_guid, UnretireIOThread::id, UnretireIOThread::name);
+clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCSampledObjectAllocationLowView>(kVersions_GCSampledObjectAllocationLowView, record, provider_guid, GCSampledObjectAllocationLow::id, GCSampledObjectAllocationLow::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ThreadpoolSuspension}, };
+constexpr clretw::ViewVersion kVersions_PinObjectAtGCTimeView[] = {{0, &kRecord_PinObjectAtGCTime}, };
+}  // namespace
+clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PinObjectAtGCTimeView>(kVersions_PinObjectAtGCTimeView, payload, version, pointer_size);
+}
+clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::from(const clretw::EventRecord& record) noexcept {
+  return make<PinObjectAtGCTimeView>(kVersions_PinObjectAtGCTimeView, record, provider_guid, PinObjectAtGCTime::id, PinObjectAtGCTime::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCTriggeredView[] = {{0, &kRecord_GCTriggered}, };
+}  // namespace
+clretw::Result<GCTriggeredView> GCTriggeredView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCTriggeredView>(kVersions_GCTriggeredView, payload, version, pointer_size);
+}
+clretw::Result<GCTriggeredView> GCTriggeredView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCTriggeredView>(kVersions_GCTriggeredView, record, provider_guid, GCTriggered::id, GCTriggered::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkRootCCWView_Values[] = {{0, &kRecord_GCBulkRootCCW_Values}, };
+}  // namespace
+
+GCBulkRootCCWView_Values GCBulkRootCCWView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkRootCCWView_Values>(kElements_GCBulkRootCCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkRootCCWView[] = {{0, &kRecord_GCBulkRootCCW}, };
+}  // namespace
+clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootCCWView>(kVersions_GCBulkRootCCWView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootCCWView>(kVersions_GCBulkRootCCWView, record, provider_guid, GCBulkRootCCW::id, GCBulkRootCCW::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkRCWView_Values[] = {{0, &kRecord_GCBulkRCW_Values}, };
+}  // namespace
+
+GCBulkRCWView_Values GCBulkRCWView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkRCWView_Values>(kElements_GCBulkRCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkRCWView[] = {{0, &kRecord_GCBulkRCW}, };
+}  // namespace
+clretw::Result<GCBulkRCWView> GCBulkRCWView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRCWView>(kVersions_GCBulkRCWView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkRCWView> GCBulkRCWView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkRCWView>(kVersions_GCBulkRCWView, record, provider_guid, GCBulkRCW::id, GCBulkRCW::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCBulkRootStaticVarView_Values[] = {{0, &kRecord_GCBulkRootStaticVar_Values}, };
+}  // namespace
+
+GCBulkRootStaticVarView_Values GCBulkRootStaticVarView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCBulkRootStaticVarView_Values>(kElements_GCBulkRootStaticVarView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCBulkRootStaticVarView[] = {{0, &kRecord_GCBulkRootStaticVar}, };
+}  // namespace
+clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootStaticVarView>(kVersions_GCBulkRootStaticVarView, payload, version, pointer_size);
+}
+clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootStaticVarView>(kVersions_GCBulkRootStaticVarView, record, provider_guid, GCBulkRootStaticVar::id, GCBulkRootStaticVar::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCDynamicEventView[] = {{0, &kRecord_GCDynamicEvent}, };
+}  // namespace
+clretw::Result<GCDynamicEventView> GCDynamicEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCDynamicEventView>(kVersions_GCDynamicEventView, payload, version, pointer_size);
+}
+clretw::Result<GCDynamicEventView> GCDynamicEventView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCDynamicEventView>(kVersions_GCDynamicEventView, record, provider_guid, GCDynamicEvent::id, GCDynamicEvent::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_WorkerThreadCreateView[] = {{0, &kRecord_ClrWorkerThread}, };
+}  // namespace
+clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadCreateView>(kVersions_WorkerThreadCreateView, payload, version, pointer_size);
+}
+clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::from(const clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadCreateView>(kVersions_WorkerThreadCreateView, record, provider_guid, WorkerThreadCreate::id, WorkerThreadCreate::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_WorkerThreadTerminateView[] = {{0, &kRecord_ClrWorkerThread}, };
+}  // namespace
+clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadTerminateView>(kVersions_WorkerThreadTerminateView, payload, version, pointer_size);
+}
+clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::from(const clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadTerminateView>(kVersions_WorkerThreadTerminateView, record, provider_guid, WorkerThreadTerminate::id, WorkerThreadTerminate::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_WorkerThreadRetireView[] = {{0, &kRecord_ClrWorkerThread}, };
+}  // namespace
+clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadRetireView>(kVersions_WorkerThreadRetireView, payload, version, pointer_size);
+}
+clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::from(const clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadRetireView>(kVersions_WorkerThreadRetireView, record, provider_guid, WorkerThreadRetire::id, WorkerThreadRetire::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_WorkerThreadUnretireView[] = {{0, &kRecord_ClrWorkerThread}, };
+}  // namespace
+clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadUnretireView>(kVersions_WorkerThreadUnretireView, payload, version, pointer_size);
+}
+clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::from(const clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadUnretireView>(kVersions_WorkerThreadUnretireView, record, provider_guid, WorkerThreadUnretire::id, WorkerThreadUnretire::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_IOThreadCreateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+}  // namespace
+clretw::Result<IOThreadCreateView> IOThreadCreateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadCreateView>(kVersions_IOThreadCreateView, payload, version, pointer_size);
+}
+clretw::Result<IOThreadCreateView> IOThreadCreateView::from(const clretw::EventRecord& record) noexcept {
+  return make<IOThreadCreateView>(kVersions_IOThreadCreateView, record, provider_guid, IOThreadCreate::id, IOThreadCreate::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_IOThreadTerminateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+}  // namespace
+clretw::Result<IOThreadTerminateView> IOThreadTerminateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadTerminateView>(kVersions_IOThreadTerminateView, payload, version, pointer_size);
+}
+clretw::Result<IOThreadTerminateView> IOThreadTerminateView::from(const clretw::EventRecord& record) noexcept {
+  return make<IOThreadTerminateView>(kVersions_IOThreadTerminateView, record, provider_guid, IOThreadTerminate::id, IOThreadTerminate::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_IOThreadRetireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+}  // namespace
+clretw::Result<IOThreadRetireView> IOThreadRetireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadRetireView>(kVersions_IOThreadRetireView, payload, version, pointer_size);
+}
+clretw::Result<IOThreadRetireView> IOThreadRetireView::from(const clretw::EventRecord& record) noexcept {
+  return make<IOThreadRetireView>(kVersions_IOThreadRetireView, record, provider_guid, IOThreadRetire::id, IOThreadRetire::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_IOThreadUnretireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+}  // namespace
+clretw::Result<IOThreadUnretireView> IOThreadUnretireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadUnretireView>(kVersions_IOThreadUnretireView, payload, version, pointer_size);
+}
+clretw::Result<IOThreadUnretireView> IOThreadUnretireView::from(const clretw::EventRecord& record) noexcept {
+  return make<IOThreadUnretireView>(kVersions_IOThreadUnretireView, record, provider_guid, IOThreadUnretire::id, IOThreadUnretire::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
 }  // namespace
 clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadpoolSuspensionSuspendThreadView>(kVersions_ThreadpoolSuspensionSuspendThreadView, payload, version, pointer_size);
@@ -2097,7 +5127,7 @@ clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspen
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ThreadpoolSuspension}, };
+constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
 }  // namespace
 clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadpoolSuspensionResumeThreadView>(kVersions_ThreadpoolSuspensionResumeThreadView, payload, version, pointer_size);
@@ -2174,7 +5204,172 @@ clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerT
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, &kRecord_ExceptionThrown}, };
+constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentStatsView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentStats}, };
+}  // namespace
+clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, record, provider_guid, ThreadPoolWorkerThreadAdjustmentStats::id, ThreadPoolWorkerThreadAdjustmentStats::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadWaitView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+}  // namespace
+clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadWaitView>(kVersions_ThreadPoolWorkerThreadWaitView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadWaitView>(kVersions_ThreadPoolWorkerThreadWaitView, record, provider_guid, ThreadPoolWorkerThreadWait::id, ThreadPoolWorkerThreadWait::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_YieldProcessorMeasurementView[] = {{0, &kRecord_YieldProcessorMeasurement}, };
+}  // namespace
+clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<YieldProcessorMeasurementView>(kVersions_YieldProcessorMeasurementView, payload, version, pointer_size);
+}
+clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::from(const clretw::EventRecord& record) noexcept {
+  return make<YieldProcessorMeasurementView>(kVersions_YieldProcessorMeasurementView, record, provider_guid, YieldProcessorMeasurement::id, YieldProcessorMeasurement::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolMinMaxThreadsView[] = {{0, &kRecord_ThreadPoolMinMaxThreads}, };
+}  // namespace
+clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolMinMaxThreadsView>(kVersions_ThreadPoolMinMaxThreadsView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolMinMaxThreadsView>(kVersions_ThreadPoolMinMaxThreadsView, record, provider_guid, ThreadPoolMinMaxThreads::id, ThreadPoolMinMaxThreads::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolWorkingThreadCountView[] = {{0, &kRecord_ThreadPoolWorkingThreadCount}, };
+}  // namespace
+clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkingThreadCountView>(kVersions_ThreadPoolWorkingThreadCountView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkingThreadCountView>(kVersions_ThreadPoolWorkingThreadCountView, record, provider_guid, ThreadPoolWorkingThreadCount::id, ThreadPoolWorkingThreadCount::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolEnqueueView[] = {{0, &kRecord_ThreadPoolWork}, };
+}  // namespace
+clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolEnqueueView>(kVersions_ThreadPoolEnqueueView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolEnqueueView>(kVersions_ThreadPoolEnqueueView, record, provider_guid, ThreadPoolEnqueue::id, ThreadPoolEnqueue::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolDequeueView[] = {{0, &kRecord_ThreadPoolWork}, };
+}  // namespace
+clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolDequeueView>(kVersions_ThreadPoolDequeueView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolDequeueView>(kVersions_ThreadPoolDequeueView, record, provider_guid, ThreadPoolDequeue::id, ThreadPoolDequeue::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolIOEnqueueView[] = {{0, &kRecord_ThreadPoolIOWorkEnqueue}, };
+}  // namespace
+clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIOEnqueueView>(kVersions_ThreadPoolIOEnqueueView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIOEnqueueView>(kVersions_ThreadPoolIOEnqueueView, record, provider_guid, ThreadPoolIOEnqueue::id, ThreadPoolIOEnqueue::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolIODequeueView[] = {{0, &kRecord_ThreadPoolIOWork}, };
+}  // namespace
+clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIODequeueView>(kVersions_ThreadPoolIODequeueView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIODequeueView>(kVersions_ThreadPoolIODequeueView, record, provider_guid, ThreadPoolIODequeue::id, ThreadPoolIODequeue::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadPoolIOPackView[] = {{0, &kRecord_ThreadPoolIOWork}, };
+}  // namespace
+clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIOPackView>(kVersions_ThreadPoolIOPackView, payload, version, pointer_size);
+}
+clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIOPackView>(kVersions_ThreadPoolIOPackView, record, provider_guid, ThreadPoolIOPack::id, ThreadPoolIOPack::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadCreatingView[] = {{0, &kRecord_ThreadStartWork}, };
+}  // namespace
+clretw::Result<ThreadCreatingView> ThreadCreatingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadCreatingView>(kVersions_ThreadCreatingView, payload, version, pointer_size);
+}
+clretw::Result<ThreadCreatingView> ThreadCreatingView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadCreatingView>(kVersions_ThreadCreatingView, record, provider_guid, ThreadCreating::id, ThreadCreating::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ThreadRunningView[] = {{0, &kRecord_ThreadStartWork}, };
+}  // namespace
+clretw::Result<ThreadRunningView> ThreadRunningView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadRunningView>(kVersions_ThreadRunningView, payload, version, pointer_size);
+}
+clretw::Result<ThreadRunningView> ThreadRunningView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadRunningView>(kVersions_ThreadRunningView, record, provider_guid, ThreadRunning::id, ThreadRunning::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDetailsView[] = {{0, &kRecord_MethodDetails}, };
+}  // namespace
+clretw::Result<MethodDetailsView> MethodDetailsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDetailsView>(kVersions_MethodDetailsView, payload, version, pointer_size);
+}
+clretw::Result<MethodDetailsView> MethodDetailsView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDetailsView>(kVersions_MethodDetailsView, record, provider_guid, MethodDetails::id, MethodDetails::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TypeLoadStartView[] = {{0, &kRecord_TypeLoadStart}, };
+}  // namespace
+clretw::Result<TypeLoadStartView> TypeLoadStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeLoadStartView>(kVersions_TypeLoadStartView, payload, version, pointer_size);
+}
+clretw::Result<TypeLoadStartView> TypeLoadStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<TypeLoadStartView>(kVersions_TypeLoadStartView, record, provider_guid, TypeLoadStart::id, TypeLoadStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TypeLoadStopView[] = {{0, &kRecord_TypeLoadStop}, };
+}  // namespace
+clretw::Result<TypeLoadStopView> TypeLoadStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeLoadStopView>(kVersions_TypeLoadStopView, payload, version, pointer_size);
+}
+clretw::Result<TypeLoadStopView> TypeLoadStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<TypeLoadStopView>(kVersions_TypeLoadStopView, record, provider_guid, TypeLoadStop::id, TypeLoadStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, nullptr}, {1, &kRecord_Exception}, };
 }  // namespace
 clretw::Result<ExceptionThrownView> ExceptionThrownView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ExceptionThrownView>(kVersions_ExceptionThrownView, payload, version, pointer_size);
@@ -2185,24 +5380,24 @@ clretw::Result<ExceptionThrownView> ExceptionThrownView::from(const clretw::Even
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ContentionStartView[] = {{1, &kRecord_Contention}, };
+constexpr clretw::ViewVersion kVersions_ContentionView[] = {{0, nullptr}, {1, &kRecord_Contention}, {2, &kRecord_ContentionStart_V2}, };
 }  // namespace
-clretw::Result<ContentionStartView> ContentionStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionStartView>(kVersions_ContentionStartView, payload, version, pointer_size);
+clretw::Result<ContentionView> ContentionView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionView>(kVersions_ContentionView, payload, version, pointer_size);
 }
-clretw::Result<ContentionStartView> ContentionStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ContentionStartView>(kVersions_ContentionStartView, record, provider_guid, ContentionStart::id, ContentionStart::name);
+clretw::Result<ContentionView> ContentionView::from(const clretw::EventRecord& record) noexcept {
+  return make<ContentionView>(kVersions_ContentionView, record, provider_guid, Contention::id, Contention::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StackTraceView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr clretw::ViewVersion kVersions_CLRStackWalkView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<StackTraceView> StackTraceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, payload, version, pointer_size);
+clretw::Result<CLRStackWalkView> CLRStackWalkView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkView>(kVersions_CLRStackWalkView, payload, version, pointer_size);
 }
-clretw::Result<StackTraceView> StackTraceView::from(const clretw::EventRecord& record) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, record, provider_guid, StackTrace::id, StackTrace::name);
+clretw::Result<CLRStackWalkView> CLRStackWalkView::from(const clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkView>(kVersions_CLRStackWalkView, record, provider_guid, CLRStackWalk::id, CLRStackWalk::name);
 }
 
 
@@ -2240,7 +5435,7 @@ clretw::Result<ThreadCreatedView> ThreadCreatedView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadAppDomain}, };
+constexpr clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
 }  // namespace
 clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadTerminatedView>(kVersions_ThreadTerminatedView, payload, version, pointer_size);
@@ -2251,13 +5446,13 @@ clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from(const clretw::Ev
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadAppDomainEnterView[] = {{0, &kRecord_ThreadAppDomain}, };
+constexpr clretw::ViewVersion kVersions_ThreadDomainEnterView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
 }  // namespace
-clretw::Result<ThreadAppDomainEnterView> ThreadAppDomainEnterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadAppDomainEnterView>(kVersions_ThreadAppDomainEnterView, payload, version, pointer_size);
+clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDomainEnterView>(kVersions_ThreadDomainEnterView, payload, version, pointer_size);
 }
-clretw::Result<ThreadAppDomainEnterView> ThreadAppDomainEnterView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadAppDomainEnterView>(kVersions_ThreadAppDomainEnterView, record, provider_guid, ThreadAppDomainEnter::id, ThreadAppDomainEnter::name);
+clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::from(const clretw::EventRecord& record) noexcept {
+  return make<ThreadDomainEnterView>(kVersions_ThreadDomainEnterView, record, provider_guid, ThreadDomainEnter::id, ThreadDomainEnter::name);
 }
 
 
@@ -2284,7 +5479,18 @@ clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from(const clretw::EventR
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, };
+constexpr clretw::ViewVersion kVersions_LockCreatedView[] = {{0, &kRecord_LockCreated}, };
+}  // namespace
+clretw::Result<LockCreatedView> LockCreatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LockCreatedView>(kVersions_LockCreatedView, payload, version, pointer_size);
+}
+clretw::Result<LockCreatedView> LockCreatedView::from(const clretw::EventRecord& record) noexcept {
+  return make<LockCreatedView>(kVersions_LockCreatedView, record, provider_guid, LockCreated::id, LockCreated::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, {1, &kRecord_ContentionStop_V1}, };
 }  // namespace
 clretw::Result<ContentionStopView> ContentionStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ContentionStopView>(kVersions_ContentionStopView, payload, version, pointer_size);
@@ -2295,7 +5501,73 @@ clretw::Result<ContentionStopView> ContentionStopView::from(const clretw::EventR
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_DCStartCompleteV2View[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartCompleteV2View>(kVersions_DCStartCompleteV2View, payload, version, pointer_size);
+}
+clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<DCStartCompleteV2View>(kVersions_DCStartCompleteV2View, record, provider_guid, DCStartCompleteV2::id, DCStartCompleteV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DCEndCompleteV2View[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndCompleteV2View>(kVersions_DCEndCompleteV2View, payload, version, pointer_size);
+}
+clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<DCEndCompleteV2View>(kVersions_DCEndCompleteV2View, record, provider_guid, DCEndCompleteV2::id, DCEndCompleteV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDCStartV2View[] = {{0, &kRecord_MethodLoadUnload}, };
+}  // namespace
+clretw::Result<MethodDCStartV2View> MethodDCStartV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartV2View>(kVersions_MethodDCStartV2View, payload, version, pointer_size);
+}
+clretw::Result<MethodDCStartV2View> MethodDCStartV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartV2View>(kVersions_MethodDCStartV2View, record, provider_guid, MethodDCStartV2::id, MethodDCStartV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDCEndV2View[] = {{0, &kRecord_MethodLoadUnload}, };
+}  // namespace
+clretw::Result<MethodDCEndV2View> MethodDCEndV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndV2View>(kVersions_MethodDCEndV2View, payload, version, pointer_size);
+}
+clretw::Result<MethodDCEndV2View> MethodDCEndV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndV2View>(kVersions_MethodDCEndV2View, record, provider_guid, MethodDCEndV2::id, MethodDCEndV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDCStartVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
+}  // namespace
+clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartVerboseV2View>(kVersions_MethodDCStartVerboseV2View, payload, version, pointer_size);
+}
+clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartVerboseV2View>(kVersions_MethodDCStartVerboseV2View, record, provider_guid, MethodDCStartVerboseV2::id, MethodDCStartVerboseV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDCEndVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
+}  // namespace
+clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndVerboseV2View>(kVersions_MethodDCEndVerboseV2View, payload, version, pointer_size);
+}
+clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndVerboseV2View>(kVersions_MethodDCEndVerboseV2View, record, provider_guid, MethodDCEndVerboseV2::id, MethodDCEndVerboseV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
 }  // namespace
 clretw::Result<MethodLoadView> MethodLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodLoadView>(kVersions_MethodLoadView, payload, version, pointer_size);
@@ -2306,18 +5578,18 @@ clretw::Result<MethodLoadView> MethodLoadView::from(const clretw::EventRecord& r
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodUnLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodUnloadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
 }  // namespace
-clretw::Result<MethodUnLoadView> MethodUnLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnLoadView>(kVersions_MethodUnLoadView, payload, version, pointer_size);
+clretw::Result<MethodUnloadView> MethodUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnloadView>(kVersions_MethodUnloadView, payload, version, pointer_size);
 }
-clretw::Result<MethodUnLoadView> MethodUnLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodUnLoadView>(kVersions_MethodUnLoadView, record, provider_guid, MethodUnLoad::id, MethodUnLoad::name);
+clretw::Result<MethodUnloadView> MethodUnloadView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodUnloadView>(kVersions_MethodUnloadView, record, provider_guid, MethodUnload::id, MethodUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
 }  // namespace
 clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodLoadVerboseView>(kVersions_MethodLoadVerboseView, payload, version, pointer_size);
@@ -2328,24 +5600,57 @@ clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from(const clretw::
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodUnLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodUnloadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
 }  // namespace
-clretw::Result<MethodUnLoadVerboseView> MethodUnLoadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnLoadVerboseView>(kVersions_MethodUnLoadVerboseView, payload, version, pointer_size);
+clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnloadVerboseView>(kVersions_MethodUnloadVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodUnLoadVerboseView> MethodUnLoadVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodUnLoadVerboseView>(kVersions_MethodUnLoadVerboseView, record, provider_guid, MethodUnLoadVerbose::id, MethodUnLoadVerbose::name);
+clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodUnloadVerboseView>(kVersions_MethodUnloadVerboseView, record, provider_guid, MethodUnloadVerbose::id, MethodUnloadVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, };
+constexpr clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, {1, &kRecord_MethodJittingStarted_V1}, };
 }  // namespace
 clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodJittingStartedView>(kVersions_MethodJittingStartedView, payload, version, pointer_size);
 }
 clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from(const clretw::EventRecord& record) noexcept {
   return make<MethodJittingStartedView>(kVersions_MethodJittingStartedView, record, provider_guid, MethodJittingStarted::id, MethodJittingStarted::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodJitMemoryAllocatedForCodeView[] = {{0, &kRecord_MethodJitMemoryAllocatedForCode}, };
+}  // namespace
+clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitMemoryAllocatedForCodeView>(kVersions_MethodJitMemoryAllocatedForCodeView, payload, version, pointer_size);
+}
+clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodJitMemoryAllocatedForCodeView>(kVersions_MethodJitMemoryAllocatedForCodeView, record, provider_guid, MethodJitMemoryAllocatedForCode::id, MethodJitMemoryAllocatedForCode::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ModuleDCStartV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
+}  // namespace
+clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCStartV2View>(kVersions_ModuleDCStartV2View, payload, version, pointer_size);
+}
+clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<ModuleDCStartV2View>(kVersions_ModuleDCStartV2View, record, provider_guid, ModuleDCStartV2::id, ModuleDCStartV2::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ModuleDCEndV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
+}  // namespace
+clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCEndV2View>(kVersions_ModuleDCEndV2View, payload, version, pointer_size);
+}
+clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::from(const clretw::EventRecord& record) noexcept {
+  return make<ModuleDCEndV2View>(kVersions_ModuleDCEndV2View, record, provider_guid, ModuleDCEndV2::id, ModuleDCEndV2::name);
 }
 
 
@@ -2416,29 +5721,51 @@ clretw::Result<AppDomainLoadView> AppDomainLoadView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainUnLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_AppDomainUnloadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainUnLoadView> AppDomainUnLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainUnLoadView>(kVersions_AppDomainUnLoadView, payload, version, pointer_size);
+clretw::Result<AppDomainUnloadView> AppDomainUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainUnloadView>(kVersions_AppDomainUnloadView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainUnLoadView> AppDomainUnLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainUnLoadView>(kVersions_AppDomainUnLoadView, record, provider_guid, AppDomainUnLoad::id, AppDomainUnLoad::name);
+clretw::Result<AppDomainUnloadView> AppDomainUnloadView::from(const clretw::EventRecord& record) noexcept {
+  return make<AppDomainUnloadView>(kVersions_AppDomainUnloadView, record, provider_guid, AppDomainUnload::id, AppDomainUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeView[] = {{0, &kRecord_ModuleRange}, };
+constexpr clretw::ViewVersion kVersions_ModuleRangeLoadView[] = {{0, &kRecord_ModuleRange}, };
 }  // namespace
-clretw::Result<ModuleRangeView> ModuleRangeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeView>(kVersions_ModuleRangeView, payload, version, pointer_size);
+clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeLoadView>(kVersions_ModuleRangeLoadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeView> ModuleRangeView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeView>(kVersions_ModuleRangeView, record, provider_guid, ModuleRange::id, ModuleRange::name);
+clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::from(const clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeLoadView>(kVersions_ModuleRangeLoadView, record, provider_guid, ModuleRangeLoad::id, ModuleRangeLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{1, &kRecord_StrongNameVerification}, };
+constexpr clretw::ViewVersion kVersions_R2RGetEntryPointView[] = {{0, &kRecord_R2RGetEntryPoint}, };
+}  // namespace
+clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<R2RGetEntryPointView>(kVersions_R2RGetEntryPointView, payload, version, pointer_size);
+}
+clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::from(const clretw::EventRecord& record) noexcept {
+  return make<R2RGetEntryPointView>(kVersions_R2RGetEntryPointView, record, provider_guid, R2RGetEntryPoint::id, R2RGetEntryPoint::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_R2RGetEntryPointStartView[] = {{0, &kRecord_R2RGetEntryPointStart}, };
+}  // namespace
+clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<R2RGetEntryPointStartView>(kVersions_R2RGetEntryPointStartView, payload, version, pointer_size);
+}
+clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<R2RGetEntryPointStartView>(kVersions_R2RGetEntryPointStartView, record, provider_guid, R2RGetEntryPointStart::id, R2RGetEntryPointStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
 }  // namespace
 clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StrongNameVerificationStartView>(kVersions_StrongNameVerificationStartView, payload, version, pointer_size);
@@ -2449,7 +5776,7 @@ clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView:
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{1, &kRecord_StrongNameVerification}, };
+constexpr clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
 }  // namespace
 clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<StrongNameVerificationStopView>(kVersions_StrongNameVerificationStopView, payload, version, pointer_size);
@@ -2460,7 +5787,7 @@ clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::f
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{1, &kRecord_AuthenticodeVerification}, };
+constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
 }  // namespace
 clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AuthenticodeVerificationStartView>(kVersions_AuthenticodeVerificationStartView, payload, version, pointer_size);
@@ -2471,7 +5798,7 @@ clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartV
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{1, &kRecord_AuthenticodeVerification}, };
+constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
 }  // namespace
 clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AuthenticodeVerificationStopView>(kVersions_AuthenticodeVerificationStopView, payload, version, pointer_size);
@@ -2493,6 +5820,72 @@ clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::f
 
 
 namespace {
+constexpr clretw::ViewVersion kVersions_MethodJitInliningFailedAnsiView[] = {{0, &kRecord_MethodJitInliningFailedAnsi}, };
+}  // namespace
+clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningFailedAnsiView>(kVersions_MethodJitInliningFailedAnsiView, payload, version, pointer_size);
+}
+clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningFailedAnsiView>(kVersions_MethodJitInliningFailedAnsiView, record, provider_guid, MethodJitInliningFailedAnsi::id, MethodJitInliningFailedAnsi::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_RuntimeInformationStartView[] = {{0, &kRecord_RuntimeInformation}, };
+}  // namespace
+clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationStartView>(kVersions_RuntimeInformationStartView, payload, version, pointer_size);
+}
+clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationStartView>(kVersions_RuntimeInformationStartView, record, provider_guid, RuntimeInformationStart::id, RuntimeInformationStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodJitTailCallSucceededView[] = {{0, &kRecord_MethodJitTailCallSucceeded}, };
+}  // namespace
+clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallSucceededView>(kVersions_MethodJitTailCallSucceededView, payload, version, pointer_size);
+}
+clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallSucceededView>(kVersions_MethodJitTailCallSucceededView, record, provider_guid, MethodJitTailCallSucceeded::id, MethodJitTailCallSucceeded::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodJitTailCallFailedAnsiView[] = {{0, &kRecord_MethodJitTailCallFailedAnsi}, };
+}  // namespace
+clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallFailedAnsiView>(kVersions_MethodJitTailCallFailedAnsiView, payload, version, pointer_size);
+}
+clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallFailedAnsiView>(kVersions_MethodJitTailCallFailedAnsiView, record, provider_guid, MethodJitTailCallFailedAnsi::id, MethodJitTailCallFailedAnsi::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMap}, {1, &kRecord_MethodILToNativeMap_V1}, };
+}  // namespace
+clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodILToNativeMapView>(kVersions_MethodILToNativeMapView, payload, version, pointer_size);
+}
+clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodILToNativeMapView>(kVersions_MethodILToNativeMapView, record, provider_guid, MethodILToNativeMap::id, MethodILToNativeMap::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodJitTailCallFailedView[] = {{0, &kRecord_MethodJitTailCallFailed}, };
+}  // namespace
+clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallFailedView>(kVersions_MethodJitTailCallFailedView, payload, version, pointer_size);
+}
+clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallFailedView>(kVersions_MethodJitTailCallFailedView, record, provider_guid, MethodJitTailCallFailed::id, MethodJitTailCallFailed::name);
+}
+
+
+namespace {
 constexpr clretw::ViewVersion kVersions_MethodJitInliningFailedView[] = {{0, &kRecord_MethodJitInliningFailed}, };
 }  // namespace
 clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
@@ -2504,13 +5897,467 @@ clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from(co
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RuntimeInformationEventView[] = {{0, &kRecord_RuntimeInformation}, };
+constexpr clretw::ViewVersion kVersions_IncreaseMemoryPressureView[] = {{0, &kRecord_IncreaseMemoryPressure}, };
 }  // namespace
-clretw::Result<RuntimeInformationEventView> RuntimeInformationEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationEventView>(kVersions_RuntimeInformationEventView, payload, version, pointer_size);
+clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IncreaseMemoryPressureView>(kVersions_IncreaseMemoryPressureView, payload, version, pointer_size);
 }
-clretw::Result<RuntimeInformationEventView> RuntimeInformationEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationEventView>(kVersions_RuntimeInformationEventView, record, provider_guid, RuntimeInformationEvent::id, RuntimeInformationEvent::name);
+clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::from(const clretw::EventRecord& record) noexcept {
+  return make<IncreaseMemoryPressureView>(kVersions_IncreaseMemoryPressureView, record, provider_guid, IncreaseMemoryPressure::id, IncreaseMemoryPressure::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DecreaseMemoryPressureView[] = {{0, &kRecord_DecreaseMemoryPressure}, };
+}  // namespace
+clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DecreaseMemoryPressureView>(kVersions_DecreaseMemoryPressureView, payload, version, pointer_size);
+}
+clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::from(const clretw::EventRecord& record) noexcept {
+  return make<DecreaseMemoryPressureView>(kVersions_DecreaseMemoryPressureView, record, provider_guid, DecreaseMemoryPressure::id, DecreaseMemoryPressure::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCMarkWithTypeView[] = {{0, &kRecord_GCMarkWithType}, };
+}  // namespace
+clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkWithTypeView>(kVersions_GCMarkWithTypeView, payload, version, pointer_size);
+}
+clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCMarkWithTypeView>(kVersions_GCMarkWithTypeView, record, provider_guid, GCMarkWithType::id, GCMarkWithType::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCJoinView[] = {{2, &kRecord_GCJoin_V2}, };
+}  // namespace
+clretw::Result<GCJoinView> GCJoinView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCJoinView>(kVersions_GCJoinView, payload, version, pointer_size);
+}
+clretw::Result<GCJoinView> GCJoinView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCJoinView>(kVersions_GCJoinView, record, provider_guid, GCJoin::id, GCJoin::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCPerHeapHistoryView_Values[] = {{3, &kRecord_GCPerHeapHistory_V3_Values}, };
+}  // namespace
+
+GCPerHeapHistoryView_Values GCPerHeapHistoryView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCPerHeapHistoryView_Values>(kElements_GCPerHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{3, &kRecord_GCPerHeapHistory_V3}, };
+}  // namespace
+clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCPerHeapHistoryView>(kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
+}
+clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCPerHeapHistoryView>(kVersions_GCPerHeapHistoryView, record, provider_guid, GCPerHeapHistory::id, GCPerHeapHistory::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCGlobalHeapHistoryView_Values[] = {{2, nullptr}, {3, nullptr}, {4, &kRecord_GCGlobalHeap_V4_Values}, };
+}  // namespace
+
+GCGlobalHeapHistoryView_Values GCGlobalHeapHistoryView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCGlobalHeapHistoryView_Values>(kElements_GCGlobalHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{2, &kRecord_GCGlobalHeap_V2}, {3, &kRecord_GCGlobalHeap_V3}, {4, &kRecord_GCGlobalHeap_V4}, };
+}  // namespace
+clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGlobalHeapHistoryView>(kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
+}
+clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCGlobalHeapHistoryView>(kVersions_GCGlobalHeapHistoryView, record, provider_guid, GCGlobalHeapHistory::id, GCGlobalHeapHistory::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GenAwareBeginView[] = {{0, &kRecord_GenAwareTemplate}, };
+}  // namespace
+clretw::Result<GenAwareBeginView> GenAwareBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GenAwareBeginView>(kVersions_GenAwareBeginView, payload, version, pointer_size);
+}
+clretw::Result<GenAwareBeginView> GenAwareBeginView::from(const clretw::EventRecord& record) noexcept {
+  return make<GenAwareBeginView>(kVersions_GenAwareBeginView, record, provider_guid, GenAwareBegin::id, GenAwareBegin::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GenAwareEndView[] = {{0, &kRecord_GenAwareTemplate}, };
+}  // namespace
+clretw::Result<GenAwareEndView> GenAwareEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GenAwareEndView>(kVersions_GenAwareEndView, payload, version, pointer_size);
+}
+clretw::Result<GenAwareEndView> GenAwareEndView::from(const clretw::EventRecord& record) noexcept {
+  return make<GenAwareEndView>(kVersions_GenAwareEndView, record, provider_guid, GenAwareEnd::id, GenAwareEnd::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCLOHCompactView_Values[] = {{0, &kRecord_GCLOHCompact_Values}, };
+}  // namespace
+
+GCLOHCompactView_Values GCLOHCompactView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCLOHCompactView_Values>(kElements_GCLOHCompactView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCLOHCompactView[] = {{0, &kRecord_GCLOHCompact}, };
+}  // namespace
+clretw::Result<GCLOHCompactView> GCLOHCompactView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCLOHCompactView>(kVersions_GCLOHCompactView, payload, version, pointer_size);
+}
+clretw::Result<GCLOHCompactView> GCLOHCompactView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCLOHCompactView>(kVersions_GCLOHCompactView, record, provider_guid, GCLOHCompact::id, GCLOHCompact::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kElements_GCFitBucketInfoView_Values[] = {{0, &kRecord_GCFitBucketInfo_Values}, };
+}  // namespace
+
+GCFitBucketInfoView_Values GCFitBucketInfoView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+    unsigned pointer_size) noexcept {
+  return make_at<GCFitBucketInfoView_Values>(kElements_GCFitBucketInfoView_Values[vi].record, payload, begin, vi, version, pointer_size);
+}
+
+namespace {
+constexpr clretw::ViewVersion kVersions_GCFitBucketInfoView[] = {{0, &kRecord_GCFitBucketInfo}, };
+}  // namespace
+clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFitBucketInfoView>(kVersions_GCFitBucketInfoView, payload, version, pointer_size);
+}
+clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCFitBucketInfoView>(kVersions_GCFitBucketInfoView, record, provider_guid, GCFitBucketInfo::id, GCFitBucketInfo::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DebugIPCEventStartView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugIPCEventStartView>(kVersions_DebugIPCEventStartView, payload, version, pointer_size);
+}
+clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<DebugIPCEventStartView>(kVersions_DebugIPCEventStartView, record, provider_guid, DebugIPCEventStart::id, DebugIPCEventStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DebugIPCEventEndView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugIPCEventEndView>(kVersions_DebugIPCEventEndView, payload, version, pointer_size);
+}
+clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::from(const clretw::EventRecord& record) noexcept {
+  return make<DebugIPCEventEndView>(kVersions_DebugIPCEventEndView, record, provider_guid, DebugIPCEventEnd::id, DebugIPCEventEnd::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DebugExceptionProcessingStartView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugExceptionProcessingStartView>(kVersions_DebugExceptionProcessingStartView, payload, version, pointer_size);
+}
+clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<DebugExceptionProcessingStartView>(kVersions_DebugExceptionProcessingStartView, record, provider_guid, DebugExceptionProcessingStart::id, DebugExceptionProcessingStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DebugExceptionProcessingEndView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugExceptionProcessingEndView>(kVersions_DebugExceptionProcessingEndView, payload, version, pointer_size);
+}
+clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::from(const clretw::EventRecord& record) noexcept {
+  return make<DebugExceptionProcessingEndView>(kVersions_DebugExceptionProcessingEndView, record, provider_guid, DebugExceptionProcessingEnd::id, DebugExceptionProcessingEnd::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionCatchStartView[] = {{0, &kRecord_ExceptionHandling}, };
+}  // namespace
+clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionCatchStartView>(kVersions_ExceptionCatchStartView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionCatchStartView>(kVersions_ExceptionCatchStartView, record, provider_guid, ExceptionCatchStart::id, ExceptionCatchStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionCatchStopView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionCatchStopView>(kVersions_ExceptionCatchStopView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionCatchStopView>(kVersions_ExceptionCatchStopView, record, provider_guid, ExceptionCatchStop::id, ExceptionCatchStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionFinallyStartView[] = {{0, &kRecord_ExceptionHandling}, };
+}  // namespace
+clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFinallyStartView>(kVersions_ExceptionFinallyStartView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionFinallyStartView>(kVersions_ExceptionFinallyStartView, record, provider_guid, ExceptionFinallyStart::id, ExceptionFinallyStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionFinallyStopView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFinallyStopView>(kVersions_ExceptionFinallyStopView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionFinallyStopView>(kVersions_ExceptionFinallyStopView, record, provider_guid, ExceptionFinallyStop::id, ExceptionFinallyStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionFilterStartView[] = {{0, &kRecord_ExceptionHandling}, };
+}  // namespace
+clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFilterStartView>(kVersions_ExceptionFilterStartView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionFilterStartView>(kVersions_ExceptionFilterStartView, record, provider_guid, ExceptionFilterStart::id, ExceptionFilterStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionFilterStopView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFilterStopView>(kVersions_ExceptionFilterStopView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionFilterStopView>(kVersions_ExceptionFilterStopView, record, provider_guid, ExceptionFilterStop::id, ExceptionFilterStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExceptionThrownStopView[] = {{0, nullptr}, };
+}  // namespace
+clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionThrownStopView>(kVersions_ExceptionThrownStopView, payload, version, pointer_size);
+}
+clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExceptionThrownStopView>(kVersions_ExceptionThrownStopView, record, provider_guid, ExceptionThrownStop::id, ExceptionThrownStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_CodeSymbolsView[] = {{0, &kRecord_CodeSymbols}, };
+}  // namespace
+clretw::Result<CodeSymbolsView> CodeSymbolsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CodeSymbolsView>(kVersions_CodeSymbolsView, payload, version, pointer_size);
+}
+clretw::Result<CodeSymbolsView> CodeSymbolsView::from(const clretw::EventRecord& record) noexcept {
+  return make<CodeSymbolsView>(kVersions_CodeSymbolsView, record, provider_guid, CodeSymbols::id, CodeSymbols::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_EventSourceView[] = {{0, &kRecord_EventSource}, };
+}  // namespace
+clretw::Result<EventSourceView> EventSourceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventSourceView>(kVersions_EventSourceView, payload, version, pointer_size);
+}
+clretw::Result<EventSourceView> EventSourceView::from(const clretw::EventRecord& record) noexcept {
+  return make<EventSourceView>(kVersions_EventSourceView, record, provider_guid, EventSource::id, EventSource::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TieredCompilationSettingsView[] = {{0, &kRecord_TieredCompilationSettings}, };
+}  // namespace
+clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationSettingsView>(kVersions_TieredCompilationSettingsView, payload, version, pointer_size);
+}
+clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::from(const clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationSettingsView>(kVersions_TieredCompilationSettingsView, record, provider_guid, TieredCompilationSettings::id, TieredCompilationSettings::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TieredCompilationPauseView[] = {{0, &kRecord_TieredCompilationEmpty}, };
+}  // namespace
+clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationPauseView>(kVersions_TieredCompilationPauseView, payload, version, pointer_size);
+}
+clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::from(const clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationPauseView>(kVersions_TieredCompilationPauseView, record, provider_guid, TieredCompilationPause::id, TieredCompilationPause::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TieredCompilationResumeView[] = {{0, &kRecord_TieredCompilationResume}, };
+}  // namespace
+clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationResumeView>(kVersions_TieredCompilationResumeView, payload, version, pointer_size);
+}
+clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::from(const clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationResumeView>(kVersions_TieredCompilationResumeView, record, provider_guid, TieredCompilationResume::id, TieredCompilationResume::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStartView[] = {{0, &kRecord_TieredCompilationBackgroundJitStart}, };
+}  // namespace
+clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationBackgroundJitStartView>(kVersions_TieredCompilationBackgroundJitStartView, payload, version, pointer_size);
+}
+clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationBackgroundJitStartView>(kVersions_TieredCompilationBackgroundJitStartView, record, provider_guid, TieredCompilationBackgroundJitStart::id, TieredCompilationBackgroundJitStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStopView[] = {{0, &kRecord_TieredCompilationBackgroundJitStop}, };
+}  // namespace
+clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationBackgroundJitStopView>(kVersions_TieredCompilationBackgroundJitStopView, payload, version, pointer_size);
+}
+clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationBackgroundJitStopView>(kVersions_TieredCompilationBackgroundJitStopView, record, provider_guid, TieredCompilationBackgroundJitStop::id, TieredCompilationBackgroundJitStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_AssemblyLoadStartView[] = {{0, &kRecord_AssemblyLoadStart}, };
+}  // namespace
+clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadStartView>(kVersions_AssemblyLoadStartView, payload, version, pointer_size);
+}
+clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadStartView>(kVersions_AssemblyLoadStartView, record, provider_guid, AssemblyLoadStart::id, AssemblyLoadStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_AssemblyLoadStopView[] = {{0, &kRecord_AssemblyLoadStop}, };
+}  // namespace
+clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadStopView>(kVersions_AssemblyLoadStopView, payload, version, pointer_size);
+}
+clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::from(const clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadStopView>(kVersions_AssemblyLoadStopView, record, provider_guid, AssemblyLoadStop::id, AssemblyLoadStop::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ResolutionAttemptedView[] = {{0, &kRecord_ResolutionAttempted}, };
+}  // namespace
+clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ResolutionAttemptedView>(kVersions_ResolutionAttemptedView, payload, version, pointer_size);
+}
+clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::from(const clretw::EventRecord& record) noexcept {
+  return make<ResolutionAttemptedView>(kVersions_ResolutionAttemptedView, record, provider_guid, ResolutionAttempted::id, ResolutionAttempted::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_AssemblyLoadContextResolvingHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadContextResolvingHandlerInvoked}, };
+}  // namespace
+clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadContextResolvingHandlerInvokedView>(kVersions_AssemblyLoadContextResolvingHandlerInvokedView, payload, version, pointer_size);
+}
+clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::from(const clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadContextResolvingHandlerInvokedView>(kVersions_AssemblyLoadContextResolvingHandlerInvokedView, record, provider_guid, AssemblyLoadContextResolvingHandlerInvoked::id, AssemblyLoadContextResolvingHandlerInvoked::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_AppDomainAssemblyResolveHandlerInvokedView[] = {{0, &kRecord_AppDomainAssemblyResolveHandlerInvoked}, };
+}  // namespace
+clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainAssemblyResolveHandlerInvokedView>(kVersions_AppDomainAssemblyResolveHandlerInvokedView, payload, version, pointer_size);
+}
+clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::from(const clretw::EventRecord& record) noexcept {
+  return make<AppDomainAssemblyResolveHandlerInvokedView>(kVersions_AppDomainAssemblyResolveHandlerInvokedView, record, provider_guid, AppDomainAssemblyResolveHandlerInvoked::id, AppDomainAssemblyResolveHandlerInvoked::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_AssemblyLoadFromResolveHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadFromResolveHandlerInvoked}, };
+}  // namespace
+clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadFromResolveHandlerInvokedView>(kVersions_AssemblyLoadFromResolveHandlerInvokedView, payload, version, pointer_size);
+}
+clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::from(const clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadFromResolveHandlerInvokedView>(kVersions_AssemblyLoadFromResolveHandlerInvokedView, record, provider_guid, AssemblyLoadFromResolveHandlerInvoked::id, AssemblyLoadFromResolveHandlerInvoked::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_KnownPathProbedView[] = {{0, &kRecord_KnownPathProbed}, };
+}  // namespace
+clretw::Result<KnownPathProbedView> KnownPathProbedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<KnownPathProbedView>(kVersions_KnownPathProbedView, payload, version, pointer_size);
+}
+clretw::Result<KnownPathProbedView> KnownPathProbedView::from(const clretw::EventRecord& record) noexcept {
+  return make<KnownPathProbedView>(kVersions_KnownPathProbedView, record, provider_guid, KnownPathProbed::id, KnownPathProbed::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_JitInstrumentationDataView[] = {{0, &kRecord_JitInstrumentationData}, };
+}  // namespace
+clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JitInstrumentationDataView>(kVersions_JitInstrumentationDataView, payload, version, pointer_size);
+}
+clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::from(const clretw::EventRecord& record) noexcept {
+  return make<JitInstrumentationDataView>(kVersions_JitInstrumentationDataView, record, provider_guid, JitInstrumentationData::id, JitInstrumentationData::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_JitInstrumentationDataVerboseView[] = {{0, &kRecord_JitInstrumentationDataVerbose}, };
+}  // namespace
+clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JitInstrumentationDataVerboseView>(kVersions_JitInstrumentationDataVerboseView, payload, version, pointer_size);
+}
+clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::from(const clretw::EventRecord& record) noexcept {
+  return make<JitInstrumentationDataVerboseView>(kVersions_JitInstrumentationDataVerboseView, record, provider_guid, JitInstrumentationDataVerbose::id, JitInstrumentationDataVerbose::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ProfilerMessageView[] = {{0, &kRecord_ProfilerMessage}, };
+}  // namespace
+clretw::Result<ProfilerMessageView> ProfilerMessageView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProfilerMessageView>(kVersions_ProfilerMessageView, payload, version, pointer_size);
+}
+clretw::Result<ProfilerMessageView> ProfilerMessageView::from(const clretw::EventRecord& record) noexcept {
+  return make<ProfilerMessageView>(kVersions_ProfilerMessageView, record, provider_guid, ProfilerMessage::id, ProfilerMessage::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExecutionCheckpointView[] = {{0, &kRecord_ExecutionCheckpoint}, };
+}  // namespace
+clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecutionCheckpointView>(kVersions_ExecutionCheckpointView, payload, version, pointer_size);
+}
+clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExecutionCheckpointView>(kVersions_ExecutionCheckpointView, record, provider_guid, ExecutionCheckpoint::id, ExecutionCheckpoint::name);
 }
 
 

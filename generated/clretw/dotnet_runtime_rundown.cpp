@@ -9,46 +9,16 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
-    {0x1, "DesktopClr"},
-    {0x2, "CoreClr"},
+constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+    {0x4, "ColdRange"},
 };
-constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", false, kEntries_kMap_RuntimeSkuMap};
-
-
-constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
-    {0x1, "ManagedExe"},
-    {0x2, "HostedClr"},
-    {0x4, "IjwDll"},
-    {0x8, "ComActivated"},
-};
-constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
-
-
-constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
-    {0x1, "ConcurrentGC"},
-    {0x2, "LoaderOptimizationSingleDomain"},
-    {0x4, "LoaderOptimizationMultiDomain"},
-    {0x10, "LoaderSafeMode"},
-    {0x100, "LoaderSetPreference"},
-    {0x1000, "ServerGC"},
-    {0x2000, "HoardGCVM"},
-    {0x4000, "SingleVersionHostingInterface"},
-    {0x10000, "LegacyImpersonation"},
-    {0x20000, "DisableCommitThreadStack"},
-    {0x40000, "AlwaysFlowImpersonation"},
-    {0x80000, "TrimGCCommit"},
-    {0x100000, "Etw"},
-    {0x200000, "ServerBuild"},
-    {0x400000, "Arm"},
-};
-constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
 
 
 constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
     {0x1, "Default"},
     {0x2, "Executable"},
-    {0x4, "AppDomain"},
+    {0x4, "Shared"},
 };
 constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
 
@@ -58,6 +28,7 @@ constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
     {0x2, "Dynamic"},
     {0x4, "Native"},
     {0x8, "Collectible"},
+    {0x10, "ReadyToRun"},
 };
 constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
 
@@ -68,6 +39,8 @@ constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x4, "Dynamic"},
     {0x8, "Manifest"},
     {0x10, "IbcOptimized"},
+    {0x20, "ReadyToRunModule"},
+    {0x40, "PartialReadyToRunModule"},
 };
 constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
 
@@ -78,26 +51,87 @@ constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x4, "HasSharedGenericCode"},
     {0x8, "Jitted"},
     {0x10, "JitHelper"},
+    {0x20, "ProfilerRejectedPrecompiledCode"},
+    {0x40, "ReadyToRunRejectedPrecompiledCode"},
     {0x10000000, "ColdSection"},
+    {0x80, "MinOptJitted"},
+    {0x100, "Optimized"},
+    {0x180, "QuickJitted"},
+    {0x200, "OptimizedTier1"},
+    {0x280, "OptimizedTier1OSR"},
+    {0x300, "InstrumentedTier"},
+    {0x380, "InstrumentedTierOptimized"},
 };
 constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
-    {0x4, "ColdRange"},
+constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
+    {0x1, "ManagedExe"},
+    {0x2, "HostedClr"},
+    {0x4, "IjwDll"},
+    {0x8, "ComActivated"},
+    {0x10, "Other"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", false, kEntries_kMap_ModuleRangeTypeMap};
+constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
+    {0x1, "DesktopClr"},
+    {0x2, "CoreClr"},
+    {0x4, "Mono"},
+};
+constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", true, kEntries_kMap_RuntimeSkuMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
+    {0x1, "CONCURRENT_GC"},
+    {0x2, "LOADER_OPTIMIZATION_SINGLE_DOMAIN"},
+    {0x4, "LOADER_OPTIMIZATION_MULTI_DOMAIN"},
+    {0x10, "LOADER_SAFEMODE"},
+    {0x100, "LOADER_SETPREFERENCE"},
+    {0x1000, "SERVER_GC"},
+    {0x2000, "HOARD_GC_VM"},
+    {0x4000, "SINGLE_VERSION_HOSTING_INTERFACE"},
+    {0x10000, "LEGACY_IMPERSONATION"},
+    {0x20000, "DISABLE_COMMITTHREADSTACK"},
+    {0x40000, "ALWAYSFLOW_IMPERSONATION"},
+    {0x80000, "TRIM_GC_COMMIT"},
+    {0x100000, "ETW"},
+    {0x200000, "SERVER_BUILD"},
+    {0x400000, "ARM"},
+};
+constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_ThreadFlagsMap[] = {
+    {0x1, "GCSpecial"},
+    {0x2, "Finalizer"},
+    {0x4, "ThreadPoolWorker"},
+};
+constexpr clretw::MapDesc kMap_ThreadFlagsMap{"ThreadFlagsMap", true, kEntries_kMap_ThreadFlagsMap};
+
+
+constexpr clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] = {
+    {0x0, "None"},
+    {0x1, "QuickJit"},
+    {0x2, "QuickJitForLoops"},
+    {0x4, "TieredPGO"},
+    {0x8, "ReadyToRun"},
+};
+constexpr clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
 
 
 constexpr const clretw::MapDesc* kMaps[] = {
-    &kMap_RuntimeSkuMap,
-    &kMap_StartupModeMap,
-    &kMap_StartupFlagsMap,
+    &kMap_ModuleRangeTypeMap,
     &kMap_AppDomainFlagsMap,
     &kMap_AssemblyFlagsMap,
     &kMap_ModuleFlagsMap,
     &kMap_MethodFlagsMap,
-    &kMap_ModuleRangeTypeMap,
+    &kMap_StartupModeMap,
+    &kMap_RuntimeSkuMap,
+    &kMap_StartupFlagsMap,
+    &kMap_ThreadFlagsMap,
+    &kMap_TieredCompilationSettingsFlagsMap,
 };
 
 // ---------------------------------------------------------------------------
@@ -105,7 +139,436 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ClrStackWalk", line 920
+// "GCSettingsRundown", line 1992
+constexpr clretw::FieldDesc kFieldsGCSettingsRundown[] = {
+    {.name = "HardLimit", .type = clretw::InType::UInt64},
+    {.name = "LOHThreshold", .type = clretw::InType::UInt64},
+    {.name = "PhysicalMemoryConfig", .type = clretw::InType::UInt64},
+    {.name = "Gen0MinBudgetConfig", .type = clretw::InType::UInt64},
+    {.name = "Gen0MaxBudgetConfig", .type = clretw::InType::UInt64},
+    {.name = "HighMemPercentConfig", .type = clretw::InType::UInt32},
+    {.name = "BitSettings", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesGCSettingsRundown[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 4}, {0, 48, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 4}, {0, 48, 2}}};
+constexpr clretw::Segment kSegmentsGCSettingsRundown[2][1] = {{{50, clretw::kNoField}}, {{50, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_GCSettingsRundown{
+    .name = "GCSettingsRundown",
+    .fields = kFieldsGCSettingsRundown,
+    .layout = {{kPlacesGCSettingsRundown[0], kSegmentsGCSettingsRundown[0], 50}, {kPlacesGCSettingsRundown[1], kSegmentsGCSettingsRundown[1], 50}},
+
+    .line = 1992};
+
+// "RuntimeInformationRundown", line 2002
+constexpr clretw::FieldDesc kFieldsRuntimeInformationRundown[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Sku", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
+    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
+    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
+    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
+    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
+    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
+    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
+    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
+    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
+    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
+    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
+    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
+    {.name = "ComObjectGuid", .type = clretw::InType::Guid},
+    {.name = "RuntimeDllPath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesRuntimeInformationRundown[2][15] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsRuntimeInformationRundown[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_RuntimeInformationRundown{
+    .name = "RuntimeInformationRundown",
+    .fields = kFieldsRuntimeInformationRundown,
+    .layout = {{kPlacesRuntimeInformationRundown[0], kSegmentsRuntimeInformationRundown[0], 41}, {kPlacesRuntimeInformationRundown[1], kSegmentsRuntimeInformationRundown[1], 41}},
+
+    .line = 2002};
+
+// "DomainModuleLoadUnloadRundown", line 2019
+constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown[] = {
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnloadRundown[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsDomainModuleLoadUnloadRundown[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
+    .name = "DomainModuleLoadUnloadRundown",
+    .fields = kFieldsDomainModuleLoadUnloadRundown,
+    .layout = {{kPlacesDomainModuleLoadUnloadRundown[0], kSegmentsDomainModuleLoadUnloadRundown[0], 32}, {kPlacesDomainModuleLoadUnloadRundown[1], kSegmentsDomainModuleLoadUnloadRundown[1], 32}},
+
+    .line = 2019};
+
+// "DomainModuleLoadUnloadRundown_V1", line 2028
+constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown_V1[] = {
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnloadRundown_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
+constexpr clretw::Segment kSegmentsDomainModuleLoadUnloadRundown_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
+    .name = "DomainModuleLoadUnloadRundown_V1",
+    .fields = kFieldsDomainModuleLoadUnloadRundown_V1,
+    .layout = {{kPlacesDomainModuleLoadUnloadRundown_V1[0], kSegmentsDomainModuleLoadUnloadRundown_V1[0], 34}, {kPlacesDomainModuleLoadUnloadRundown_V1[1], kSegmentsDomainModuleLoadUnloadRundown_V1[1], 34}},
+
+    .line = 2028};
+
+// "ModuleLoadUnloadRundown", line 2038
+constexpr clretw::FieldDesc kFieldsModuleLoadUnloadRundown[] = {
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesModuleLoadUnloadRundown[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsModuleLoadUnloadRundown[2][3] = {{{24, 4}, {0, 5}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
+    .name = "ModuleLoadUnloadRundown",
+    .fields = kFieldsModuleLoadUnloadRundown,
+    .layout = {{kPlacesModuleLoadUnloadRundown[0], kSegmentsModuleLoadUnloadRundown[0], 24}, {kPlacesModuleLoadUnloadRundown[1], kSegmentsModuleLoadUnloadRundown[1], 24}},
+
+    .line = 2038};
+
+// "ModuleLoadUnloadRundown_V1", line 2046
+constexpr clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V1[] = {
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesModuleLoadUnloadRundown_V1[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
+constexpr clretw::Segment kSegmentsModuleLoadUnloadRundown_V1[2][3] = {{{24, 4}, {0, 5}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
+    .name = "ModuleLoadUnloadRundown_V1",
+    .fields = kFieldsModuleLoadUnloadRundown_V1,
+    .layout = {{kPlacesModuleLoadUnloadRundown_V1[0], kSegmentsModuleLoadUnloadRundown_V1[0], 26}, {kPlacesModuleLoadUnloadRundown_V1[1], kSegmentsModuleLoadUnloadRundown_V1[1], 26}},
+
+    .line = 2046};
+
+// "ModuleLoadUnloadRundown_V2", line 2055
+constexpr clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V2[] = {
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ManagedPdbSignature", .type = clretw::InType::Guid},
+    {.name = "ManagedPdbAge", .type = clretw::InType::UInt32},
+    {.name = "ManagedPdbBuildPath", .type = clretw::InType::UnicodeString},
+    {.name = "NativePdbSignature", .type = clretw::InType::Guid},
+    {.name = "NativePdbAge", .type = clretw::InType::UInt32},
+    {.name = "NativePdbBuildPath", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesModuleLoadUnloadRundown_V2[2][13] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsModuleLoadUnloadRundown_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
+    .name = "ModuleLoadUnloadRundown_V2",
+    .fields = kFieldsModuleLoadUnloadRundown_V2,
+    .layout = {{kPlacesModuleLoadUnloadRundown_V2[0], kSegmentsModuleLoadUnloadRundown_V2[0], 66}, {kPlacesModuleLoadUnloadRundown_V2[1], kSegmentsModuleLoadUnloadRundown_V2[1], 66}},
+
+    .line = 2055};
+
+// "AssemblyLoadUnloadRundown", line 2070
+constexpr clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown[] = {
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAssemblyLoadUnloadRundown[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadUnloadRundown[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
+    .name = "AssemblyLoadUnloadRundown",
+    .fields = kFieldsAssemblyLoadUnloadRundown,
+    .layout = {{kPlacesAssemblyLoadUnloadRundown[0], kSegmentsAssemblyLoadUnloadRundown[0], 20}, {kPlacesAssemblyLoadUnloadRundown[1], kSegmentsAssemblyLoadUnloadRundown[1], 20}},
+
+    .line = 2070};
+
+// "AssemblyLoadUnloadRundown_V1", line 2076
+constexpr clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown_V1[] = {
+    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesAssemblyLoadUnloadRundown_V1[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
+constexpr clretw::Segment kSegmentsAssemblyLoadUnloadRundown_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
+    .name = "AssemblyLoadUnloadRundown_V1",
+    .fields = kFieldsAssemblyLoadUnloadRundown_V1,
+    .layout = {{kPlacesAssemblyLoadUnloadRundown_V1[0], kSegmentsAssemblyLoadUnloadRundown_V1[0], 30}, {kPlacesAssemblyLoadUnloadRundown_V1[1], kSegmentsAssemblyLoadUnloadRundown_V1[1], 30}},
+
+    .line = 2076};
+
+// "AppDomainLoadUnloadRundown", line 2084
+constexpr clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown[] = {
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesAppDomainLoadUnloadRundown[2][3] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsAppDomainLoadUnloadRundown[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
+    .name = "AppDomainLoadUnloadRundown",
+    .fields = kFieldsAppDomainLoadUnloadRundown,
+    .layout = {{kPlacesAppDomainLoadUnloadRundown[0], kSegmentsAppDomainLoadUnloadRundown[0], 12}, {kPlacesAppDomainLoadUnloadRundown[1], kSegmentsAppDomainLoadUnloadRundown[1], 12}},
+
+    .line = 2084};
+
+// "AppDomainLoadUnloadRundown_V1", line 2089
+constexpr clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown_V1[] = {
+    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesAppDomainLoadUnloadRundown_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr clretw::Segment kSegmentsAppDomainLoadUnloadRundown_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
+    .name = "AppDomainLoadUnloadRundown_V1",
+    .fields = kFieldsAppDomainLoadUnloadRundown_V1,
+    .layout = {{kPlacesAppDomainLoadUnloadRundown_V1[0], kSegmentsAppDomainLoadUnloadRundown_V1[0], 18}, {kPlacesAppDomainLoadUnloadRundown_V1[1], kSegmentsAppDomainLoadUnloadRundown_V1[1], 18}},
+
+    .line = 2089};
+
+// "MethodLoadUnloadRundown", line 2096
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundown[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundown[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadRundown[2][1] = {{{36, clretw::kNoField}}, {{36, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown{
+    .name = "MethodLoadUnloadRundown",
+    .fields = kFieldsMethodLoadUnloadRundown,
+    .layout = {{kPlacesMethodLoadUnloadRundown[0], kSegmentsMethodLoadUnloadRundown[0], 36}, {kPlacesMethodLoadUnloadRundown[1], kSegmentsMethodLoadUnloadRundown[1], 36}},
+
+    .line = 2096};
+
+// "MethodLoadUnloadRundown_V1", line 2104
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V1[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundown_V1[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadRundown_V1[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V1{
+    .name = "MethodLoadUnloadRundown_V1",
+    .fields = kFieldsMethodLoadUnloadRundown_V1,
+    .layout = {{kPlacesMethodLoadUnloadRundown_V1[0], kSegmentsMethodLoadUnloadRundown_V1[0], 38}, {kPlacesMethodLoadUnloadRundown_V1[1], kSegmentsMethodLoadUnloadRundown_V1[1], 38}},
+
+    .line = 2104};
+
+// "MethodLoadUnloadRundown_V2", line 2113
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V2[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundown_V2[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadRundown_V2[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V2{
+    .name = "MethodLoadUnloadRundown_V2",
+    .fields = kFieldsMethodLoadUnloadRundown_V2,
+    .layout = {{kPlacesMethodLoadUnloadRundown_V2[0], kSegmentsMethodLoadUnloadRundown_V2[0], 46}, {kPlacesMethodLoadUnloadRundown_V2[1], kSegmentsMethodLoadUnloadRundown_V2[1], 46}},
+
+    .line = 2113};
+
+// "MethodLoadUnloadRundownVerbose", line 2123
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose[2][9] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
+    .name = "MethodLoadUnloadRundownVerbose",
+    .fields = kFieldsMethodLoadUnloadRundownVerbose,
+    .layout = {{kPlacesMethodLoadUnloadRundownVerbose[0], kSegmentsMethodLoadUnloadRundownVerbose[0], 36}, {kPlacesMethodLoadUnloadRundownVerbose[1], kSegmentsMethodLoadUnloadRundownVerbose[1], 36}},
+
+    .line = 2123};
+
+// "MethodLoadUnloadRundownVerbose_V1", line 2134
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V1[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose_V1[2][10] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
+    .name = "MethodLoadUnloadRundownVerbose_V1",
+    .fields = kFieldsMethodLoadUnloadRundownVerbose_V1,
+    .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V1[0], kSegmentsMethodLoadUnloadRundownVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadRundownVerbose_V1[1], kSegmentsMethodLoadUnloadRundownVerbose_V1[1], 38}},
+
+    .line = 2134};
+
+// "MethodLoadUnloadRundownVerbose_V2", line 2146
+constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V2[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+};
+constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose_V2[2][11] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}}};
+constexpr clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose_V2[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
+    .name = "MethodLoadUnloadRundownVerbose_V2",
+    .fields = kFieldsMethodLoadUnloadRundownVerbose_V2,
+    .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V2[0], kSegmentsMethodLoadUnloadRundownVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadRundownVerbose_V2[1], kSegmentsMethodLoadUnloadRundownVerbose_V2[1], 46}},
+
+    .line = 2146};
+
+// "MethodILToNativeMapRundown", line 2159
+constexpr clretw::FieldDesc kFieldsMethodILToNativeMapRundown[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesMethodILToNativeMapRundown[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
+constexpr clretw::Segment kSegmentsMethodILToNativeMapRundown[2][3] = {{{19, 4}, {0, 5}, {2, clretw::kNoField}}, {{19, 4}, {0, 5}, {2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
+    .name = "MethodILToNativeMapRundown",
+    .fields = kFieldsMethodILToNativeMapRundown,
+    .layout = {{kPlacesMethodILToNativeMapRundown[0], kSegmentsMethodILToNativeMapRundown[0], 21}, {kPlacesMethodILToNativeMapRundown[1], kSegmentsMethodILToNativeMapRundown[1], 21}},
+
+    .line = 2159};
+
+// "MethodILToNativeMapRundown_V1", line 2168
+constexpr clretw::FieldDesc kFieldsMethodILToNativeMapRundown_V1[] = {
+    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "ILVersionID", .type = clretw::InType::UInt64},
+};
+constexpr clretw::FieldPlace kPlacesMethodILToNativeMapRundown_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}}};
+constexpr clretw::Segment kSegmentsMethodILToNativeMapRundown_V1[2][3] = {{{19, 4}, {0, 5}, {10, clretw::kNoField}}, {{19, 4}, {0, 5}, {10, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
+    .name = "MethodILToNativeMapRundown_V1",
+    .fields = kFieldsMethodILToNativeMapRundown_V1,
+    .layout = {{kPlacesMethodILToNativeMapRundown_V1[0], kSegmentsMethodILToNativeMapRundown_V1[0], 29}, {kPlacesMethodILToNativeMapRundown_V1[1], kSegmentsMethodILToNativeMapRundown_V1[1], 29}},
+
+    .line = 2168};
+
+// "DCStartEnd", line 2178
+constexpr clretw::FieldDesc kFieldsDCStartEnd[] = {
+    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+};
+constexpr clretw::FieldPlace kPlacesDCStartEnd[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr clretw::Segment kSegmentsDCStartEnd[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_DCStartEnd{
+    .name = "DCStartEnd",
+    .fields = kFieldsDCStartEnd,
+    .layout = {{kPlacesDCStartEnd[0], kSegmentsDCStartEnd[0], 2}, {kPlacesDCStartEnd[1], kSegmentsDCStartEnd[1], 2}},
+
+    .line = 2178};
+
+// "ClrStackWalk", line 2181
 constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
     {.name = "Reserved1", .type = clretw::InType::UInt8},
@@ -122,375 +585,97 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 920};
+    .line = 2181};
 
-// "RuntimeInformation", line 928
-constexpr clretw::FieldDesc kFieldsRuntimeInformation[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "SKU", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
-    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
-    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
-    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
-    {.name = "ComObjectGUID", .type = clretw::InType::Guid},
-    {.name = "RuntimeDLLPath", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_RuntimeInformation{
-    .name = "RuntimeInformation",
-    .fields = kFieldsRuntimeInformation,
-    .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
-
-    .line = 928};
-
-// "AppDomainLoadUnload", line 945
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
+// "ThreadCreatedRundown", line 2188
+constexpr clretw::FieldDesc kFieldsThreadCreatedRundown[] = {
+    {.name = "ManagedThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
-    .name = "AppDomainLoadUnload",
-    .fields = kFieldsAppDomainLoadUnload,
-    .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
-
-    .line = 945};
-
-// "AppDomainLoadUnload_V1", line 950
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
+    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_ThreadFlagsMap},
+    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
+    {.name = "OSThreadID", .type = clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
-    .name = "AppDomainLoadUnload_V1",
-    .fields = kFieldsAppDomainLoadUnload_V1,
-    .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
+constexpr clretw::FieldPlace kPlacesThreadCreatedRundown[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}}};
+constexpr clretw::Segment kSegmentsThreadCreatedRundown[2][1] = {{{30, clretw::kNoField}}, {{30, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ThreadCreatedRundown{
+    .name = "ThreadCreatedRundown",
+    .fields = kFieldsThreadCreatedRundown,
+    .layout = {{kPlacesThreadCreatedRundown[0], kSegmentsThreadCreatedRundown[0], 30}, {kPlacesThreadCreatedRundown[1], kSegmentsThreadCreatedRundown[1], 30}},
 
-    .line = 950};
+    .line = 2188};
 
-// "AssemblyLoadUnload", line 957
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
-    .name = "AssemblyLoadUnload",
-    .fields = kFieldsAssemblyLoadUnload,
-    .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
-
-    .line = 957};
-
-// "AssemblyLoadUnload_V1", line 963
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-};
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
-    .name = "AssemblyLoadUnload_V1",
-    .fields = kFieldsAssemblyLoadUnload_V1,
-    .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
-
-    .line = 963};
-
-// "ModuleLoadUnload", line 971
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
-    .name = "ModuleLoadUnload",
-    .fields = kFieldsModuleLoadUnload,
-    .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
-
-    .line = 971};
-
-// "ModuleLoadUnload_V1", line 979
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-};
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
-    .name = "ModuleLoadUnload_V1",
-    .fields = kFieldsModuleLoadUnload_V1,
-    .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
-
-    .line = 979};
-
-// "ModuleLoadUnload_V2", line 988
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ManagedPdbSignature", .type = clretw::InType::Guid},
-    {.name = "ManagedPdbAge", .type = clretw::InType::UInt32},
-    {.name = "ManagedPdbBuildPath", .type = clretw::InType::UnicodeString},
-    {.name = "NativePdbSignature", .type = clretw::InType::Guid},
-    {.name = "NativePdbAge", .type = clretw::InType::UInt32},
-    {.name = "NativePdbBuildPath", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
-    .name = "ModuleLoadUnload_V2",
-    .fields = kFieldsModuleLoadUnload_V2,
-    .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
-
-    .line = 988};
-
-// "DomainModuleLoadUnload", line 1003
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
-    .name = "DomainModuleLoadUnload",
-    .fields = kFieldsDomainModuleLoadUnload,
-    .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
-
-    .line = 1003};
-
-// "DomainModuleLoadUnload_V1", line 1012
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-};
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
-    .name = "DomainModuleLoadUnload_V1",
-    .fields = kFieldsDomainModuleLoadUnload_V1,
-    .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
-
-    .line = 1012};
-
-// "ModuleRange", line 1022
-constexpr clretw::FieldDesc kFieldsModuleRange[] = {
+// "ModuleRangeRundown", line 2196
+constexpr clretw::FieldDesc kFieldsModuleRangeRundown[] = {
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
     {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
     {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt32, .map = &kMap_ModuleRangeTypeMap},
+    {.name = "RangeSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+    {.name = "RangeType", .type = clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesModuleRange[2][5] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}}};
-constexpr clretw::Segment kSegmentsModuleRange[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRange{
-    .name = "ModuleRange",
-    .fields = kFieldsModuleRange,
-    .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 22}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 22}},
+constexpr clretw::FieldPlace kPlacesModuleRangeRundown[2][5] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}}};
+constexpr clretw::Segment kSegmentsModuleRangeRundown[2][1] = {{{19, clretw::kNoField}}, {{19, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ModuleRangeRundown{
+    .name = "ModuleRangeRundown",
+    .fields = kFieldsModuleRangeRundown,
+    .layout = {{kPlacesModuleRangeRundown[0], kSegmentsModuleRangeRundown[0], 19}, {kPlacesModuleRangeRundown[1], kSegmentsModuleRangeRundown[1], 19}},
 
-    .line = 1022};
+    .line = 2196};
 
-// "MethodLoadUnload", line 1029
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-};
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, clretw::kNoField}}, {{36, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
-    .name = "MethodLoadUnload",
-    .fields = kFieldsMethodLoadUnload,
-    .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
-
-    .line = 1029};
-
-// "MethodLoadUnload_V1", line 1037
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+// "TieredCompilationSettings", line 2203
+constexpr clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Flags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
-    .name = "MethodLoadUnload_V1",
-    .fields = kFieldsMethodLoadUnload_V1,
-    .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
+constexpr clretw::FieldPlace kPlacesTieredCompilationSettings[2][2] = {
+    {{0, 0, 2}, {0, 2, 4}},
+    {{0, 0, 2}, {0, 2, 4}}};
+constexpr clretw::Segment kSegmentsTieredCompilationSettings[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_TieredCompilationSettings{
+    .name = "TieredCompilationSettings",
+    .fields = kFieldsTieredCompilationSettings,
+    .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
 
-    .line = 1037};
+    .line = 2203};
 
-// "MethodLoadUnloadVerbose", line 1046
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-};
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
-    .name = "MethodLoadUnloadVerbose",
-    .fields = kFieldsMethodLoadUnloadVerbose,
-    .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
-
-    .line = 1046};
-
-// "MethodLoadUnloadVerbose_V1", line 1057
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+// "ExecutionCheckpointRundown", line 2207
+constexpr clretw::FieldDesc kFieldsExecutionCheckpointRundown[] = {
     {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+    {.name = "Name", .type = clretw::InType::UnicodeString},
+    {.name = "Timestamp", .type = clretw::InType::Int64},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
-    .name = "MethodLoadUnloadVerbose_V1",
-    .fields = kFieldsMethodLoadUnloadVerbose_V1,
-    .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
+constexpr clretw::FieldPlace kPlacesExecutionCheckpointRundown[2][3] = {
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}},
+    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}}};
+constexpr clretw::Segment kSegmentsExecutionCheckpointRundown[2][2] = {{{2, 1}, {8, clretw::kNoField}}, {{2, 1}, {8, clretw::kNoField}}};
+constexpr clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
+    .name = "ExecutionCheckpointRundown",
+    .fields = kFieldsExecutionCheckpointRundown,
+    .layout = {{kPlacesExecutionCheckpointRundown[0], kSegmentsExecutionCheckpointRundown[0], 10}, {kPlacesExecutionCheckpointRundown[1], kSegmentsExecutionCheckpointRundown[1], 10}},
 
-    .line = 1057};
-
-// "ThreadCreated", line 1069
-constexpr clretw::FieldDesc kFieldsThreadCreated[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32},
-    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
-    {.name = "OSThreadID", .type = clretw::InType::UInt32},
-};
-constexpr clretw::FieldPlace kPlacesThreadCreated[2][5] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}}};
-constexpr clretw::Segment kSegmentsThreadCreated[2][1] = {{{28, clretw::kNoField}}, {{28, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadCreated{
-    .name = "ThreadCreated",
-    .fields = kFieldsThreadCreated,
-    .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 28}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 28}},
-
-    .line = 1069};
-
-// "DCMarker_V1", line 1076
-constexpr clretw::FieldDesc kFieldsDCMarker_V1[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-};
-constexpr clretw::FieldPlace kPlacesDCMarker_V1[2][1] = {
-    {{0, 0, 2}},
-    {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsDCMarker_V1[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DCMarker_V1{
-    .name = "DCMarker_V1",
-    .fields = kFieldsDCMarker_V1,
-    .layout = {{kPlacesDCMarker_V1[0], kSegmentsDCMarker_V1[0], 2}, {kPlacesDCMarker_V1[1], kSegmentsDCMarker_V1[1], 2}},
-
-    .line = 1076};
+    .line = 2207};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
 constexpr clretw::KeywordDesc kKeywords[] = {
+    {"GCRundownKeyword", 0x1, "GC"},
     {"LoaderRundownKeyword", 0x8, "Loader"},
     {"JitRundownKeyword", 0x10, "Jit"},
     {"NGenRundownKeyword", 0x20, "NGen"},
-    {"StartRundownKeyword", 0x40, "StartRundown"},
-    {"EndRundownKeyword", 0x100, "EndRundown"},
+    {"StartRundownKeyword", 0x40, "Start"},
+    {"EndRundownKeyword", 0x100, "End"},
     {"AppDomainResourceManagementRundownKeyword", 0x800, "AppDomainResourceManagement"},
-    {"PerfTrackKeyword", 0x20000000, "PerfTrack"},
+    {"ThreadingKeyword", 0x10000, "Threading"},
+    {"JittedMethodILToNativeMapRundownKeyword", 0x20000, "JittedMethodILToNativeMapRundown"},
+    {"OverrideAndSuppressNGenEventsRundownKeyword", 0x40000, "OverrideAndSuppressNGenEvents"},
+    {"PerfTrackRundownKeyword", 0x20000000, "PerfTrack"},
     {"StackKeyword", 0x40000000, "Stack"},
+    {"CompilationKeyword", 0x1000000000, "Compilation"},
 };
 
 constexpr clretw::LevelDesc kLevels[] = {
@@ -505,162 +690,216 @@ constexpr clretw::LevelDesc kLevels[] = {
 constexpr clretw::TaskDesc kTasks[] = {
     {"CLRMethodRundown", 1, "Method"},
     {"CLRLoaderRundown", 2, "Loader"},
-    {"CLRStack", 3, "ClrStack"},
-    {"CLRRuntimeInformationRundown", 4, "RuntimeInformation"},
-    {"CLRPerfTrackRundown", 5, "PerfTrack"},
-    {"AppDomainResourceManagementRundown", 6, "AppDomainResourceManagement"},
+    {"CLRStackRundown", 11, "ClrStack"},
+    {"CLRRuntimeInformationRundown", 19, "Runtime"},
+    {"CLRPerfTrackRundown", 20, "ClrPerfTrack"},
+    {"TieredCompilationRundown", 31, "TieredCompilation"},
+    {"ExecutionCheckpointRundown", 35, "ExecutionCheckpoint"},
+    {"CLRGCRundown", 40, "GC"},
 };
 
 constexpr clretw::OpcodeDesc kOpcodes[] = {
-    {"DCStartComplete", 1, 14, "DCStartComplete"},
-    {"DCEndComplete", 1, 15, "DCEndComplete"},
-    {"DCStartInit", 1, 16, "DCStartInit"},
-    {"DCEndInit", 1, 17, "DCEndInit"},
+    {"MethodDCStart", 1, 35, "DCStart"},
+    {"MethodDCEnd", 1, 36, "DCStop"},
     {"MethodDCStartVerbose", 1, 39, "DCStartVerbose"},
-    {"MethodDCEndVerbose", 1, 40, "DCEndVerbose"},
+    {"MethodDCEndVerbose", 1, 40, "DCStopVerbose"},
+    {"MethodDCStartILToNativeMap", 1, 41, "MethodDCStartILToNativeMap"},
+    {"MethodDCEndILToNativeMap", 1, 42, "MethodDCEndILToNativeMap"},
+    {"DCStartComplete", 1, 14, "DCStartComplete"},
+    {"DCEndComplete", 1, 15, "DCStopComplete"},
+    {"DCStartInit", 1, 16, "DCStartInit"},
+    {"DCEndInit", 1, 17, "DCStopInit"},
     {"ModuleDCStart", 2, 35, "ModuleDCStart"},
-    {"ModuleDCEnd", 2, 36, "ModuleDCEnd"},
+    {"ModuleDCEnd", 2, 36, "ModuleDCStop"},
     {"AssemblyDCStart", 2, 39, "AssemblyDCStart"},
-    {"AssemblyDCEnd", 2, 40, "AssemblyDCEnd"},
+    {"AssemblyDCEnd", 2, 40, "AssemblyDCStop"},
     {"AppDomainDCStart", 2, 43, "AppDomainDCStart"},
-    {"AppDomainDCEnd", 2, 44, "AppDomainDCEnd"},
+    {"AppDomainDCEnd", 2, 44, "AppDomainDCStop"},
     {"DomainModuleDCStart", 2, 46, "DomainModuleDCStart"},
-    {"DomainModuleDCEnd", 2, 47, "DomainModuleDCEnd"},
-    {"CLRStackWalk", 3, 82, "StackWalk"},
-    {"ThreadDC", 6, 11, "ThreadDC"},
+    {"DomainModuleDCEnd", 2, 47, "DomainModuleDCStop"},
+    {"ThreadDC", 2, 48, "ThreadDCStop"},
+    {"CLRStackWalk", 11, 82, "Walk"},
+    {"ModuleRangeDCStart", 20, 10, "ModuleRangeDCStart"},
+    {"ModuleRangeDCEnd", 20, 11, "ModuleRangeDCEnd"},
+    {"SettingsDCStart", 31, 11, "SettingsDCStart"},
+    {"ExecutionCheckpointDCEnd", 35, 11, "ExecutionCheckpointDCEnd"},
+    {"GCSettingsRundown", 40, 10, "GCSettingsRundown"},
 };
 
 constexpr clretw::EventDesc kEvents[] = {
-    {.id = 82, .version = 0, .level = 0, .opcode = 82, .task = 3, .keywords = 0x40000000,
-     .symbol = "StackTrace", .name = "ClrStack/StackWalk", .task_name = "CLRStack", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 1082},
-    {.id = 137, .version = 0, .level = 4, .opcode = 3, .task = 1, .keywords = 0x70,
-     .symbol = "MethodDCStart", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1084},
-    {.id = 137, .version = 1, .level = 4, .opcode = 3, .task = 1, .keywords = 0x70,
-     .symbol = "MethodDCStart_V1", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1085},
-    {.id = 138, .version = 0, .level = 4, .opcode = 4, .task = 1, .keywords = 0x130,
-     .symbol = "MethodDCEnd", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1086},
-    {.id = 138, .version = 1, .level = 4, .opcode = 4, .task = 1, .keywords = 0x130,
-     .symbol = "MethodDCEnd_V1", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1087},
-    {.id = 141, .version = 0, .level = 5, .opcode = 39, .task = 1, .keywords = 0x70,
+    {.id = 0, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
+     .symbol = "CLRStackWalkDCStart", .name = "ClrStack/Walk", .task_name = "CLRStackRundown", .opcode_name = "CLRStackWalk",
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2214},
+    {.id = 10, .version = 0, .level = 4, .opcode = 10, .task = 40, .keywords = 0x0,
+     .symbol = "GCSettingsRundown", .name = "GC/GCSettingsRundown", .task_name = "CLRGCRundown", .opcode_name = "GCSettingsRundown",
+     .message = "", .payload = &kRecord_GCSettingsRundown, .line = 2215},
+    {.id = 141, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCStart", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2216},
+    {.id = 141, .version = 1, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCStart_V1", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2217},
+    {.id = 141, .version = 2, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCStart_V2", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2218},
+    {.id = 142, .version = 0, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCEnd", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2219},
+    {.id = 142, .version = 1, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCEnd_V1", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2220},
+    {.id = 142, .version = 2, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCEnd_V2", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2221},
+    {.id = 143, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1088},
-    {.id = 141, .version = 1, .level = 5, .opcode = 39, .task = 1, .keywords = 0x70,
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2222},
+    {.id = 143, .version = 1, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose_V1", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1089},
-    {.id = 142, .version = 0, .level = 5, .opcode = 40, .task = 1, .keywords = 0x130,
-     .symbol = "MethodDCEndVerbose", .name = "Method/DCEndVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1090},
-    {.id = 142, .version = 1, .level = 5, .opcode = 40, .task = 1, .keywords = 0x130,
-     .symbol = "MethodDCEndVerbose_V1", .name = "Method/DCEndVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1091},
-    {.id = 145, .version = 0, .level = 4, .opcode = 14, .task = 1, .keywords = 0x878,
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2223},
+    {.id = 143, .version = 2, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCStartVerbose_V2", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2224},
+    {.id = 144, .version = 0, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCEndVerbose", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2225},
+    {.id = 144, .version = 1, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCEndVerbose_V1", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2226},
+    {.id = 144, .version = 2, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
+     .symbol = "MethodDCEndVerbose_V2", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2227},
+    {.id = 145, .version = 0, .level = 4, .opcode = 14, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartComplete", .name = "Method/DCStartComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCStartComplete",
-     .message = "", .line = 1094},
-    {.id = 145, .version = 1, .level = 4, .opcode = 14, .task = 1, .keywords = 0x878,
+     .message = "", .line = 2228},
+    {.id = 145, .version = 1, .level = 4, .opcode = 14, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartComplete_V1", .name = "Method/DCStartComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCStartComplete",
-     .message = "", .payload = &kRecord_DCMarker_V1, .line = 1095},
-    {.id = 146, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x938,
-     .symbol = "DCEndComplete", .name = "Method/DCEndComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
-     .message = "", .line = 1096},
-    {.id = 146, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x938,
-     .symbol = "DCEndComplete_V1", .name = "Method/DCEndComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
-     .message = "", .payload = &kRecord_DCMarker_V1, .line = 1097},
-    {.id = 147, .version = 1, .level = 4, .opcode = 16, .task = 1, .keywords = 0x878,
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2229},
+    {.id = 146, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x20038,
+     .symbol = "DCEndComplete", .name = "Method/DCStopComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
+     .message = "", .line = 2230},
+    {.id = 146, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x20038,
+     .symbol = "DCEndComplete_V1", .name = "Method/DCStopComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2231},
+    {.id = 147, .version = 0, .level = 4, .opcode = 16, .task = 1, .keywords = 0x20038,
+     .symbol = "DCStartInit", .name = "Method/DCStartInit", .task_name = "CLRMethodRundown", .opcode_name = "DCStartInit",
+     .message = "", .line = 2232},
+    {.id = 147, .version = 1, .level = 4, .opcode = 16, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartInit_V1", .name = "Method/DCStartInit", .task_name = "CLRMethodRundown", .opcode_name = "DCStartInit",
-     .message = "", .payload = &kRecord_DCMarker_V1, .line = 1098},
-    {.id = 148, .version = 0, .level = 4, .opcode = 17, .task = 1, .keywords = 0x938,
-     .symbol = "DCEndInit", .name = "Method/DCEndInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
-     .message = "", .line = 1099},
-    {.id = 148, .version = 1, .level = 4, .opcode = 17, .task = 1, .keywords = 0x938,
-     .symbol = "DCEndInit_V1", .name = "Method/DCEndInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
-     .message = "", .payload = &kRecord_DCMarker_V1, .line = 1100},
-    {.id = 151, .version = 0, .level = 4, .opcode = 46, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2233},
+    {.id = 148, .version = 0, .level = 4, .opcode = 17, .task = 1, .keywords = 0x20038,
+     .symbol = "DCEndInit", .name = "Method/DCStopInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
+     .message = "", .line = 2234},
+    {.id = 148, .version = 1, .level = 4, .opcode = 17, .task = 1, .keywords = 0x20038,
+     .symbol = "DCEndInit_V1", .name = "Method/DCStopInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2235},
+    {.id = 149, .version = 0, .level = 5, .opcode = 41, .task = 1, .keywords = 0x20000,
+     .symbol = "MethodDCStartILToNativeMap", .name = "Method/MethodDCStartILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartILToNativeMap",
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2236},
+    {.id = 149, .version = 1, .level = 5, .opcode = 41, .task = 1, .keywords = 0x20000,
+     .symbol = "MethodDCStartILToNativeMap_V1", .name = "Method/MethodDCStartILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartILToNativeMap",
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2237},
+    {.id = 150, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x20000,
+     .symbol = "MethodDCEndILToNativeMap", .name = "Method/MethodDCEndILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndILToNativeMap",
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2238},
+    {.id = 150, .version = 1, .level = 5, .opcode = 42, .task = 1, .keywords = 0x20000,
+     .symbol = "MethodDCEndILToNativeMap_V1", .name = "Method/MethodDCEndILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndILToNativeMap",
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2239},
+    {.id = 151, .version = 0, .level = 4, .opcode = 46, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCStart", .name = "Loader/DomainModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCStart",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1101},
-    {.id = 151, .version = 1, .level = 4, .opcode = 46, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2240},
+    {.id = 151, .version = 1, .level = 4, .opcode = 46, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCStart_V1", .name = "Loader/DomainModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCStart",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1102},
-    {.id = 152, .version = 0, .level = 4, .opcode = 47, .task = 2, .keywords = 0x108,
-     .symbol = "DomainModuleDCEnd", .name = "Loader/DomainModuleDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1103},
-    {.id = 152, .version = 1, .level = 4, .opcode = 47, .task = 2, .keywords = 0x108,
-     .symbol = "DomainModuleDCEnd_V1", .name = "Loader/DomainModuleDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1104},
-    {.id = 153, .version = 0, .level = 4, .opcode = 35, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2241},
+    {.id = 152, .version = 0, .level = 4, .opcode = 47, .task = 2, .keywords = 0x8,
+     .symbol = "DomainModuleDCEnd", .name = "Loader/DomainModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2242},
+    {.id = 152, .version = 1, .level = 4, .opcode = 47, .task = 2, .keywords = 0x8,
+     .symbol = "DomainModuleDCEnd_V1", .name = "Loader/DomainModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2243},
+    {.id = 153, .version = 0, .level = 4, .opcode = 35, .task = 2, .keywords = 0x8,
      .symbol = "ModuleDCStart", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1105},
-    {.id = 153, .version = 1, .level = 4, .opcode = 35, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2244},
+    {.id = 153, .version = 1, .level = 4, .opcode = 35, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCStart_V1", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1106},
-    {.id = 153, .version = 2, .level = 4, .opcode = 35, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2245},
+    {.id = 153, .version = 2, .level = 4, .opcode = 35, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCStart_V2", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1107},
-    {.id = 154, .version = 0, .level = 4, .opcode = 36, .task = 2, .keywords = 0x108,
-     .symbol = "ModuleDCEnd", .name = "Loader/ModuleDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1108},
-    {.id = 154, .version = 1, .level = 4, .opcode = 36, .task = 2, .keywords = 0x108,
-     .symbol = "ModuleDCEnd_V1", .name = "Loader/ModuleDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1109},
-    {.id = 154, .version = 2, .level = 4, .opcode = 36, .task = 2, .keywords = 0x108,
-     .symbol = "ModuleDCEnd_V2", .name = "Loader/ModuleDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1110},
-    {.id = 155, .version = 0, .level = 4, .opcode = 39, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2246},
+    {.id = 154, .version = 0, .level = 4, .opcode = 36, .task = 2, .keywords = 0x8,
+     .symbol = "ModuleDCEnd", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2247},
+    {.id = 154, .version = 1, .level = 4, .opcode = 36, .task = 2, .keywords = 0x20000008,
+     .symbol = "ModuleDCEnd_V1", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2248},
+    {.id = 154, .version = 2, .level = 4, .opcode = 36, .task = 2, .keywords = 0x20000008,
+     .symbol = "ModuleDCEnd_V2", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2249},
+    {.id = 155, .version = 0, .level = 4, .opcode = 39, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCStart", .name = "Loader/AssemblyDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCStart",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1111},
-    {.id = 155, .version = 1, .level = 4, .opcode = 39, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2250},
+    {.id = 155, .version = 1, .level = 4, .opcode = 39, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCStart_V1", .name = "Loader/AssemblyDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCStart",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1112},
-    {.id = 156, .version = 0, .level = 4, .opcode = 40, .task = 2, .keywords = 0x108,
-     .symbol = "AssemblyDCEnd", .name = "Loader/AssemblyDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1113},
-    {.id = 156, .version = 1, .level = 4, .opcode = 40, .task = 2, .keywords = 0x108,
-     .symbol = "AssemblyDCEnd_V1", .name = "Loader/AssemblyDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1114},
-    {.id = 157, .version = 0, .level = 4, .opcode = 43, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2251},
+    {.id = 156, .version = 0, .level = 4, .opcode = 40, .task = 2, .keywords = 0x8,
+     .symbol = "AssemblyDCEnd", .name = "Loader/AssemblyDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2252},
+    {.id = 156, .version = 1, .level = 4, .opcode = 40, .task = 2, .keywords = 0x8,
+     .symbol = "AssemblyDCEnd_V1", .name = "Loader/AssemblyDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2253},
+    {.id = 157, .version = 0, .level = 4, .opcode = 43, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCStart", .name = "Loader/AppDomainDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCStart",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1115},
-    {.id = 157, .version = 1, .level = 4, .opcode = 43, .task = 2, .keywords = 0x48,
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2254},
+    {.id = 157, .version = 1, .level = 4, .opcode = 43, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCStart_V1", .name = "Loader/AppDomainDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCStart",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1116},
-    {.id = 158, .version = 0, .level = 4, .opcode = 44, .task = 2, .keywords = 0x108,
-     .symbol = "AppDomainDCEnd", .name = "Loader/AppDomainDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1117},
-    {.id = 158, .version = 1, .level = 4, .opcode = 44, .task = 2, .keywords = 0x108,
-     .symbol = "AppDomainDCEnd_V1", .name = "Loader/AppDomainDCEnd", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1118},
-    {.id = 159, .version = 0, .level = 4, .opcode = 11, .task = 6, .keywords = 0x800,
-     .symbol = "ThreadDC", .name = "AppDomainResourceManagement/ThreadDC", .task_name = "AppDomainResourceManagementRundown", .opcode_name = "ThreadDC",
-     .message = "", .payload = &kRecord_ThreadCreated, .line = 1120},
-    {.id = 160, .version = 0, .level = 4, .opcode = 3, .task = 5, .keywords = 0x20000000,
-     .symbol = "ModuleRangeDCStart", .name = "PerfTrack/DCStart", .task_name = "CLRPerfTrackRundown", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_ModuleRange, .line = 1121},
-    {.id = 161, .version = 0, .level = 4, .opcode = 4, .task = 5, .keywords = 0x20000000,
-     .symbol = "ModuleRangeDCEnd", .name = "PerfTrack/DCStop", .task_name = "CLRPerfTrackRundown", .opcode_name = "win:DC_Stop",
-     .message = "", .payload = &kRecord_ModuleRange, .line = 1122},
-    {.id = 187, .version = 0, .level = 4, .opcode = 3, .task = 4, .keywords = 0x0,
-     .symbol = "RuntimeInformationDCStart", .name = "RuntimeInformation/DCStart", .task_name = "CLRRuntimeInformationRundown", .opcode_name = "win:DC_Start",
-     .message = "", .payload = &kRecord_RuntimeInformation, .line = 1123},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2255},
+    {.id = 158, .version = 0, .level = 4, .opcode = 44, .task = 2, .keywords = 0x8,
+     .symbol = "AppDomainDCEnd", .name = "Loader/AppDomainDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2256},
+    {.id = 158, .version = 1, .level = 4, .opcode = 44, .task = 2, .keywords = 0x8,
+     .symbol = "AppDomainDCEnd_V1", .name = "Loader/AppDomainDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2257},
+    {.id = 159, .version = 0, .level = 4, .opcode = 48, .task = 2, .keywords = 0x10800,
+     .symbol = "ThreadDC", .name = "Loader/ThreadDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ThreadDC",
+     .message = "", .payload = &kRecord_ThreadCreatedRundown, .line = 2258},
+    {.id = 160, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
+     .symbol = "ModuleRangeDCStart", .name = "ClrPerfTrack/ModuleRangeDCStart", .task_name = "CLRPerfTrackRundown", .opcode_name = "ModuleRangeDCStart",
+     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2259},
+    {.id = 161, .version = 0, .level = 4, .opcode = 11, .task = 20, .keywords = 0x20000000,
+     .symbol = "ModuleRangeDCEnd", .name = "ClrPerfTrack/ModuleRangeDCEnd", .task_name = "CLRPerfTrackRundown", .opcode_name = "ModuleRangeDCEnd",
+     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2260},
+    {.id = 187, .version = 0, .level = 4, .opcode = 1, .task = 19, .keywords = 0x0,
+     .symbol = "RuntimeInformationDCStart", .name = "Runtime/Start", .task_name = "CLRRuntimeInformationRundown", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_RuntimeInformationRundown, .line = 2261},
+    {.id = 280, .version = 0, .level = 4, .opcode = 11, .task = 31, .keywords = 0x1000000000,
+     .symbol = "TieredCompilationSettingsDCStart", .name = "TieredCompilation/SettingsDCStart", .task_name = "TieredCompilationRundown", .opcode_name = "SettingsDCStart",
+     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 2262},
+    {.id = 300, .version = 0, .level = 4, .opcode = 11, .task = 35, .keywords = 0x0,
+     .symbol = "ExecutionCheckpointDCEnd", .name = "ExecutionCheckpoint/ExecutionCheckpointDCEnd", .task_name = "ExecutionCheckpointRundown", .opcode_name = "ExecutionCheckpointDCEnd",
+     .message = "", .payload = &kRecord_ExecutionCheckpointRundown, .line = 2263},
 };
 
 constexpr std::uint16_t kNone = clretw::kNoEvent;
 constexpr std::uint16_t kFirstVersion[] = {
+    0, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 1, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, 0, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 1, 3, kNone, kNone, 5, 7, kNone,
-    kNone, 9, 11, 13, 14, kNone, kNone, 16, 18, 20, 23, 26, 28, 30, 32, 34,
-    35, 36, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 37,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 2, 5, 8,
+    11, 14, 16, 18, 20, 22, 24, 26, 28, 30, 33, 36, 38, 40, 42, 44,
+    45, 46, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 47, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 48, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 49,
 };
 
 }  // namespace
@@ -680,19 +919,9 @@ constexpr clretw::ProviderDesc provider{
 // ---------------------------------------------------------------------------
 // Map names
 
-
-std::string_view to_string(RuntimeSkuMap value) noexcept { return kMap_RuntimeSkuMap.find(static_cast<std::uint64_t>(value)); }
-
-std::string to_string(StartupModeMap value) {
+std::string to_string(ModuleRangeTypeMap value) {
   std::string s;
-  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-std::string to_string(StartupFlagsMap value) {
-  std::string s;
-  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  kMap_ModuleRangeTypeMap.format(static_cast<std::uint64_t>(value), s);
   return s;
 }
 
@@ -725,46 +954,96 @@ std::string to_string(MethodFlagsMap value) {
 }
 
 
+std::string to_string(StartupModeMap value) {
+  std::string s;
+  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
 
-std::string_view to_string(ModuleRangeTypeMap value) noexcept { return kMap_ModuleRangeTypeMap.find(static_cast<std::uint64_t>(value)); }
+
+std::string to_string(RuntimeSkuMap value) {
+  std::string s;
+  kMap_RuntimeSkuMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(StartupFlagsMap value) {
+  std::string s;
+  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(ThreadFlagsMap value) {
+  std::string s;
+  kMap_ThreadFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
+
+std::string to_string(TieredCompilationSettingsFlagsMap value) {
+  std::string s;
+  kMap_TieredCompilationSettingsFlagsMap.format(static_cast<std::uint64_t>(value), s);
+  return s;
+}
+
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
+const clretw::RecordDesc& templates::GCSettingsRundown::record() noexcept { return kRecord_GCSettingsRundown; }
+const clretw::RecordDesc& templates::RuntimeInformationRundown::record() noexcept { return kRecord_RuntimeInformationRundown; }
+const clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown::record() noexcept { return kRecord_DomainModuleLoadUnloadRundown; }
+const clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown_V1::record() noexcept { return kRecord_DomainModuleLoadUnloadRundown_V1; }
+const clretw::RecordDesc& templates::ModuleLoadUnloadRundown::record() noexcept { return kRecord_ModuleLoadUnloadRundown; }
+const clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V1::record() noexcept { return kRecord_ModuleLoadUnloadRundown_V1; }
+const clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V2::record() noexcept { return kRecord_ModuleLoadUnloadRundown_V2; }
+const clretw::RecordDesc& templates::AssemblyLoadUnloadRundown::record() noexcept { return kRecord_AssemblyLoadUnloadRundown; }
+const clretw::RecordDesc& templates::AssemblyLoadUnloadRundown_V1::record() noexcept { return kRecord_AssemblyLoadUnloadRundown_V1; }
+const clretw::RecordDesc& templates::AppDomainLoadUnloadRundown::record() noexcept { return kRecord_AppDomainLoadUnloadRundown; }
+const clretw::RecordDesc& templates::AppDomainLoadUnloadRundown_V1::record() noexcept { return kRecord_AppDomainLoadUnloadRundown_V1; }
+const clretw::RecordDesc& templates::MethodLoadUnloadRundown::record() noexcept { return kRecord_MethodLoadUnloadRundown; }
+const clretw::RecordDesc& templates::MethodLoadUnloadRundown_V1::record() noexcept { return kRecord_MethodLoadUnloadRundown_V1; }
+const clretw::RecordDesc& templates::MethodLoadUnloadRundown_V2::record() noexcept { return kRecord_MethodLoadUnloadRundown_V2; }
+const clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose::record() noexcept { return kRecord_MethodLoadUnloadRundownVerbose; }
+const clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadRundownVerbose_V1; }
+const clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V2::record() noexcept { return kRecord_MethodLoadUnloadRundownVerbose_V2; }
+const clretw::RecordDesc& templates::MethodILToNativeMapRundown::record() noexcept { return kRecord_MethodILToNativeMapRundown; }
+const clretw::RecordDesc& templates::MethodILToNativeMapRundown_V1::record() noexcept { return kRecord_MethodILToNativeMapRundown_V1; }
+const clretw::RecordDesc& templates::DCStartEnd::record() noexcept { return kRecord_DCStartEnd; }
 const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return kRecord_RuntimeInformation; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return kRecord_AppDomainLoadUnload_V1; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return kRecord_AssemblyLoadUnload; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return kRecord_AssemblyLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return kRecord_ModuleLoadUnload; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return kRecord_ModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return kRecord_ModuleLoadUnload_V2; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return kRecord_DomainModuleLoadUnload; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return kRecord_DomainModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleRange::record() noexcept { return kRecord_ModuleRange; }
-const clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return kRecord_MethodLoadUnload; }
-const clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return kRecord_MethodLoadUnload_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return kRecord_MethodLoadUnloadVerbose; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V1; }
-const clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return kRecord_ThreadCreated; }
-const clretw::RecordDesc& templates::DCMarker_V1::record() noexcept { return kRecord_DCMarker_V1; }
+const clretw::RecordDesc& templates::ThreadCreatedRundown::record() noexcept { return kRecord_ThreadCreatedRundown; }
+const clretw::RecordDesc& templates::ModuleRangeRundown::record() noexcept { return kRecord_ModuleRangeRundown; }
+const clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return kRecord_TieredCompilationSettings; }
+const clretw::RecordDesc& templates::ExecutionCheckpointRundown::record() noexcept { return kRecord_ExecutionCheckpointRundown; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StackTraceView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr clretw::ViewVersion kVersions_CLRStackWalkDCStartView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<StackTraceView> StackTraceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, payload, version, pointer_size);
+clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkDCStartView>(kVersions_CLRStackWalkDCStartView, payload, version, pointer_size);
 }
-clretw::Result<StackTraceView> StackTraceView::from(const clretw::EventRecord& record) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, record, provider_guid, StackTrace::id, StackTrace::name);
+clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkDCStartView>(kVersions_CLRStackWalkDCStartView, record, provider_guid, CLRStackWalkDCStart::id, CLRStackWalkDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_GCSettingsRundownView[] = {{0, &kRecord_GCSettingsRundown}, };
+}  // namespace
+clretw::Result<GCSettingsRundownView> GCSettingsRundownView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingsRundownView>(kVersions_GCSettingsRundownView, payload, version, pointer_size);
+}
+clretw::Result<GCSettingsRundownView> GCSettingsRundownView::from(const clretw::EventRecord& record) noexcept {
+  return make<GCSettingsRundownView>(kVersions_GCSettingsRundownView, record, provider_guid, GCSettingsRundown::id, GCSettingsRundown::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
 }  // namespace
 clretw::Result<MethodDCStartView> MethodDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartView>(kVersions_MethodDCStartView, payload, version, pointer_size);
@@ -775,7 +1054,7 @@ clretw::Result<MethodDCStartView> MethodDCStartView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
 }  // namespace
 clretw::Result<MethodDCEndView> MethodDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndView>(kVersions_MethodDCEndView, payload, version, pointer_size);
@@ -786,7 +1065,7 @@ clretw::Result<MethodDCEndView> MethodDCEndView::from(const clretw::EventRecord&
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
 }  // namespace
 clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCStartVerboseView>(kVersions_MethodDCStartVerboseView, payload, version, pointer_size);
@@ -797,7 +1076,7 @@ clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from(const cl
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
 }  // namespace
 clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<MethodDCEndVerboseView>(kVersions_MethodDCEndVerboseView, payload, version, pointer_size);
@@ -808,7 +1087,7 @@ clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from(const clretw
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
+constexpr clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
 clretw::Result<DCStartCompleteView> DCStartCompleteView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCStartCompleteView>(kVersions_DCStartCompleteView, payload, version, pointer_size);
@@ -819,7 +1098,7 @@ clretw::Result<DCStartCompleteView> DCStartCompleteView::from(const clretw::Even
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
+constexpr clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
 clretw::Result<DCEndCompleteView> DCEndCompleteView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCEndCompleteView>(kVersions_DCEndCompleteView, payload, version, pointer_size);
@@ -830,7 +1109,7 @@ clretw::Result<DCEndCompleteView> DCEndCompleteView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartInitView[] = {{1, &kRecord_DCMarker_V1}, };
+constexpr clretw::ViewVersion kVersions_DCStartInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
 clretw::Result<DCStartInitView> DCStartInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCStartInitView>(kVersions_DCStartInitView, payload, version, pointer_size);
@@ -841,7 +1120,7 @@ clretw::Result<DCStartInitView> DCStartInitView::from(const clretw::EventRecord&
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
+constexpr clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
 clretw::Result<DCEndInitView> DCEndInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DCEndInitView>(kVersions_DCEndInitView, payload, version, pointer_size);
@@ -852,7 +1131,29 @@ clretw::Result<DCEndInitView> DCEndInitView::from(const clretw::EventRecord& rec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_MethodDCStartILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
+}  // namespace
+clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartILToNativeMapView>(kVersions_MethodDCStartILToNativeMapView, payload, version, pointer_size);
+}
+clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartILToNativeMapView>(kVersions_MethodDCStartILToNativeMapView, record, provider_guid, MethodDCStartILToNativeMap::id, MethodDCStartILToNativeMap::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_MethodDCEndILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
+}  // namespace
+clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndILToNativeMapView>(kVersions_MethodDCEndILToNativeMapView, payload, version, pointer_size);
+}
+clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::from(const clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndILToNativeMapView>(kVersions_MethodDCEndILToNativeMapView, record, provider_guid, MethodDCEndILToNativeMap::id, MethodDCEndILToNativeMap::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
 }  // namespace
 clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DomainModuleDCStartView>(kVersions_DomainModuleDCStartView, payload, version, pointer_size);
@@ -863,7 +1164,7 @@ clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from(const clre
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
 }  // namespace
 clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<DomainModuleDCEndView>(kVersions_DomainModuleDCEndView, payload, version, pointer_size);
@@ -874,7 +1175,7 @@ clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from(const clretw::
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
 }  // namespace
 clretw::Result<ModuleDCStartView> ModuleDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleDCStartView>(kVersions_ModuleDCStartView, payload, version, pointer_size);
@@ -885,7 +1186,7 @@ clretw::Result<ModuleDCStartView> ModuleDCStartView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
 }  // namespace
 clretw::Result<ModuleDCEndView> ModuleDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleDCEndView>(kVersions_ModuleDCEndView, payload, version, pointer_size);
@@ -896,7 +1197,7 @@ clretw::Result<ModuleDCEndView> ModuleDCEndView::from(const clretw::EventRecord&
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
 }  // namespace
 clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyDCStartView>(kVersions_AssemblyDCStartView, payload, version, pointer_size);
@@ -907,7 +1208,7 @@ clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from(const clretw::Even
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
 }  // namespace
 clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AssemblyDCEndView>(kVersions_AssemblyDCEndView, payload, version, pointer_size);
@@ -918,7 +1219,7 @@ clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from(const clretw::EventRec
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
 }  // namespace
 clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainDCStartView>(kVersions_AppDomainDCStartView, payload, version, pointer_size);
@@ -929,7 +1230,7 @@ clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from(const clretw::Ev
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
 }  // namespace
 clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<AppDomainDCEndView>(kVersions_AppDomainDCEndView, payload, version, pointer_size);
@@ -940,7 +1241,7 @@ clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from(const clretw::EventR
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreated}, };
+constexpr clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreatedRundown}, };
 }  // namespace
 clretw::Result<ThreadDCView> ThreadDCView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ThreadDCView>(kVersions_ThreadDCView, payload, version, pointer_size);
@@ -951,7 +1252,7 @@ clretw::Result<ThreadDCView> ThreadDCView::from(const clretw::EventRecord& recor
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRange}, };
+constexpr clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRangeRundown}, };
 }  // namespace
 clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleRangeDCStartView>(kVersions_ModuleRangeDCStartView, payload, version, pointer_size);
@@ -962,7 +1263,7 @@ clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from(const clretw
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRange}, };
+constexpr clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRangeRundown}, };
 }  // namespace
 clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<ModuleRangeDCEndView>(kVersions_ModuleRangeDCEndView, payload, version, pointer_size);
@@ -973,13 +1274,35 @@ clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from(const clretw::Ev
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformation}, };
+constexpr clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformationRundown}, };
 }  // namespace
 clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
   return make<RuntimeInformationDCStartView>(kVersions_RuntimeInformationDCStartView, payload, version, pointer_size);
 }
 clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from(const clretw::EventRecord& record) noexcept {
   return make<RuntimeInformationDCStartView>(kVersions_RuntimeInformationDCStartView, record, provider_guid, RuntimeInformationDCStart::id, RuntimeInformationDCStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_TieredCompilationSettingsDCStartView[] = {{0, &kRecord_TieredCompilationSettings}, };
+}  // namespace
+clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationSettingsDCStartView>(kVersions_TieredCompilationSettingsDCStartView, payload, version, pointer_size);
+}
+clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::from(const clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationSettingsDCStartView>(kVersions_TieredCompilationSettingsDCStartView, record, provider_guid, TieredCompilationSettingsDCStart::id, TieredCompilationSettingsDCStart::name);
+}
+
+
+namespace {
+constexpr clretw::ViewVersion kVersions_ExecutionCheckpointDCEndView[] = {{0, &kRecord_ExecutionCheckpointRundown}, };
+}  // namespace
+clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecutionCheckpointDCEndView>(kVersions_ExecutionCheckpointDCEndView, payload, version, pointer_size);
+}
+clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::from(const clretw::EventRecord& record) noexcept {
+  return make<ExecutionCheckpointDCEndView>(kVersions_ExecutionCheckpointDCEndView, record, provider_guid, ExecutionCheckpointDCEnd::id, ExecutionCheckpointDCEnd::name);
 }
 
 

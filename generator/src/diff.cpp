@@ -359,7 +359,11 @@ class Differ {
       attr("outType", g.out_type_text, f.out_type_text);
       attr("count", g.count_text, f.count_text);
       attr("length", g.length_text, f.length_text);
-      attr("map", g.map_name, f.map_name);
+      if (g.map_name.empty() && !f.map_name.empty())  // values get names: printing and the accessor's type change
+        add(ChangeClass::warning, "field-map-added", item, "field " + name + ": map (none) -> " + quoted(f.map_name), g.loc,
+            f.loc);
+      else
+        attr("map", g.map_name, f.map_name);
       if (f.is_struct) field_list(g.members, f.members, prefix + f.name + ".", item, g.loc, f.loc);
     }
     for (const Field& g : a)

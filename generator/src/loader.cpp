@@ -3,6 +3,7 @@
 #include <pugixml.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
@@ -157,6 +158,39 @@ class Loader {
     const std::size_t line = static_cast<std::size_t>(it - line_starts_.begin());
     return {static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(static_cast<std::size_t>(offset) - line_starts_[line - 1] + 1)};
   }
+  // The comments just before an element (blank lines allowed, nothing else), oldest first.
+  static std::string note_of(const pugi::xml_node& n) {
+    std::vector<std::string> parts;
+    for (pugi::xml_node c = n.previous_sibling(); c && c.type() == pugi::node_comment; c = c.previous_sibling())
+      parts.push_back(trim_comment(c.value()));
+    std::string note;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) note += (note.empty() ? "" : "\n") + *it;
+    return note;
+  }
+  // Trimmed, and the lines after the first dedented by their common indent, so
+  // that a note reads the same wherever the comment was indented.
+  static std::string trim_comment(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    std::vector<std::string_view> lines;
+    for (std::size_t start = 0; start <= text.size();) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      std::string_view l = text.substr(start, end - start);
+      while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\r')) l.remove_suffix(1);
+      lines.push_back(l);
+      start = end + 1;
+    }
+    std::size_t indent = std::string_view::npos;
+    for (std::size_t i = 1; i < lines.size(); ++i)
+      if (!lines[i].empty()) indent = std::min(indent, lines[i].find_first_not_of(" \t"));
+    std::string out(lines[0]);
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      out += '\n';
+      if (!lines[i].empty()) out += lines[i].substr(indent);
+    }
+    return out;
+  }
+
   // Elements are located at their '<'.
   Loc loc_of(const pugi::xml_node& n) const {
     Loc l = loc_of(n.offset_debug());
@@ -166,7 +200,7 @@ class Loader {
 
   std::optional<Manifest> load() {
     pugi::xml_document doc;
-    pugi::xml_parse_result r = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+    pugi::xml_parse_result r = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_comments, pugi::encoding_utf8);
     if (!r) {
       report(diags_, "M001", path_, loc_of(r.offset), std::string("malformed XML: ") + r.description());
       return std::nullopt;
@@ -174,6 +208,7 @@ class Loader {
     Manifest m;
     m.path = path_;
     pugi::xml_node root = doc.document_element();
+    m.note = note_of(root);
     if (!root || local_name(root.name()) != "instrumentationManifest") {
       report(diags_, "M002", path_, root ? loc_of(root) : Loc{1, 1},
              std::string("root element is <") + (root ? root.name() : "") + ">, expected <instrumentationManifest>");
@@ -250,6 +285,7 @@ class Loader {
     check_attributes(n, {"name", "guid", "symbol", "resourceFileName", "messageFileName", "parameterFileName", "message"});
     Provider p;
     p.loc = loc_of(n);
+    p.note = note_of(n);
     p.name = required(n, "name", "provider");
     p.guid_text = required(n, "guid", "provider");
     p.symbol = attr(n, "symbol");
@@ -286,6 +322,7 @@ class Loader {
       check_attributes(n, {"name", "mask", "symbol", "message"});
       Keyword k;
       k.loc = loc_of(n);
+      k.note = note_of(n);
       k.name = required(n, "name", "keyword");
       k.mask_text = required(n, "mask", "keyword");
       k.mask = number(n, "mask", k.mask_text, UINT64_MAX, "keyword");
@@ -305,6 +342,7 @@ class Loader {
       check_attributes(n, {"name", "value", "symbol", "message"});
       Opcode o;
       o.loc = loc_of(n);
+      o.note = note_of(n);
       o.name = required(n, "name", "opcode");
       o.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", "opcode"), 255, "opcode"));
       o.symbol = attr(n, "symbol");
@@ -323,6 +361,7 @@ class Loader {
       check_attributes(n, {"name", "value", "symbol", "eventGUID", "message"});
       Task t;
       t.loc = loc_of(n);
+      t.note = note_of(n);
       t.name = required(n, "name", "task");
       t.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", "task"), 65535, "task"));
       t.symbol = attr(n, "symbol");
@@ -347,6 +386,7 @@ class Loader {
       check_attributes(n, {"name", "value", "symbol", "message"});
       Level l;
       l.loc = loc_of(n);
+      l.note = note_of(n);
       l.name = required(n, "name", "level");
       l.value = static_cast<std::uint32_t>(number(n, "value", required(n, "value", "level"), 255, "level"));
       l.symbol = attr(n, "symbol");
@@ -366,6 +406,7 @@ class Loader {
       check_attributes(n, {"name", "chid", "type", "symbol", "value", "message", "enabled", "isolation", "access"});
       Channel c;
       c.loc = loc_of(n);
+      c.note = note_of(n);
       c.imported = name == "importChannel";
       c.name = required(n, "name", "channel");
       c.chid = attr(n, "chid");
@@ -388,6 +429,7 @@ class Loader {
       check_attributes(n, {"name", "prefix", "removePrefix"});
       Map m;
       m.loc = loc_of(n);
+      m.note = note_of(n);
       m.bitmap = kind == "bitMap";
       m.name = required(n, "name", std::string(kind));
       for (pugi::xml_node e : n.children()) {
@@ -399,6 +441,7 @@ class Loader {
         check_attributes(e, {"value", "message", "symbol"});
         MapEntry me;
         me.loc = loc_of(e);
+        me.note = note_of(e);
         me.value_text = required(e, "value", "map entry");
         me.value = number(e, "value", me.value_text, UINT64_MAX, "map entry");
         me.message_ref = attr(e, "message");
@@ -417,6 +460,7 @@ class Loader {
     }
     Field f;
     f.loc = loc_of(n);
+    f.note = note_of(n);
     f.is_struct = kind == "struct";
     f.name = required(n, "name", std::string(kind));
     f.count_text = attr(n, "count");
@@ -454,6 +498,7 @@ class Loader {
       check_attributes(n, {"tid", "name"});
       Template t;
       t.loc = loc_of(n);
+      t.note = note_of(n);
       t.tid = required(n, "tid", "template");
       for (pugi::xml_node c : n.children())
         if (c.type() == pugi::node_element) field(c, t.fields, "template");
@@ -472,6 +517,7 @@ class Loader {
                            "channel", "notLogged"});
       Event e;
       e.loc = loc_of(n);
+      e.note = note_of(n);
       e.value_text = required(n, "value", "event");
       e.value = static_cast<std::uint32_t>(number(n, "value", e.value_text, 65535, "event"));
       e.version_text = attr(n, "version");
@@ -516,6 +562,7 @@ class Loader {
           check_attributes(s, {"id", "value", "stringType"});
           StringEntry e;
           e.loc = loc_of(s);
+          e.note = note_of(s);
           e.id = required(s, "id", "string");
           e.value = attr(s, "value");
           e.culture = attr(r, "culture");

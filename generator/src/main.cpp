@@ -11,10 +11,12 @@
 #include "clretw/gen/emit_cpp.h"
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/loader.h"
+#include "clretw/gen/merge.h"
 #include "clretw/gen/report_formats.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/schema_builder.h"
 #include "clretw/gen/validate.h"
+#include "clretw/gen/writer.h"
 
 namespace fs = std::filesystem;
 using namespace clretw::gen;
@@ -185,6 +187,49 @@ int diff(const DiffOptions& o) {
   return run.status;
 }
 
+struct MergeOptions {
+  std::string base, update, output;
+  bool check = false, quiet = false;
+};
+
+// Loads and resolves a manifest as written (no fix-ups: they apply when generating).
+std::optional<Manifest> load_resolved(const std::string& path, Diagnostics& diags) {
+  auto m = load_manifest(path, diags);
+  if (m) resolve(*m);
+  return m;
+}
+
+int merge(const MergeOptions& o) {
+  Diagnostics diags;
+  auto base = load_resolved(o.base, diags);
+  auto update = load_resolved(o.update, diags);
+  std::cerr << format_gcc(diags);
+  if (!base || !update) return clretw::gen::unreadable(diags) ? 2 : 1;
+  if (diags.has_errors()) return 1;
+  const MergeResult r = merge_manifests(*base, *update);
+  if (!o.quiet) {
+    for (const std::string& k : r.kept) std::printf("kept from %s: %s\n", o.base.c_str(), k.c_str());
+    for (const std::string& k : r.dropped) std::printf("dropped from %s: %s\n", o.base.c_str(), k.c_str());
+  }
+  const std::string text = write_manifest(r.manifest);
+  const std::string target = o.output.empty() ? o.base : o.output;
+  bool exists = false;
+  const std::string old = read_file(target, exists);
+  const bool same = exists && old == text;
+  if (!o.quiet)
+    std::printf("clretw-gen merge: %zu fact(s) kept from %s, %zu dropped; %s %s\n", r.kept.size(), o.base.c_str(),
+                r.dropped.size(), target.c_str(), same ? "unchanged" : o.check ? "out of date" : "written");
+  if (same) return 0;
+  if (o.check) return 1;
+  std::ofstream out(target, std::ios::binary);
+  out << text;
+  if (!out) {
+    std::cerr << "clretw-gen merge: cannot write " << target << "\n";
+    return 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,6 +284,20 @@ int main(int argc, char** argv) {
       "or breaking (a field of an existing event version changed, an id reused, an event version removed, a keyword\n"
       "bit reassigned ...). Exit status: 0 nothing breaking, 1 breaking changes, 2 unreadable input.");
 
+  MergeOptions mo;
+  CLI::App* mrg = app.add_subcommand("merge", "Carry a newer manifest's facts into a manifest that has notes and additions");
+  mrg->add_option("base", mo.base, "The manifest to update (e.g. manifest/ClrEtwBuiltin.man)")->required()->check(CLI::ExistingFile);
+  mrg->add_option("update", mo.update, "The newer manifest (e.g. the runtime's ClrEtwAll.man)")->required()->check(CLI::ExistingFile);
+  mrg->add_option("-o,--output", mo.output, "Write the result here instead of over BASE");
+  mrg->add_flag("--check", mo.check, "Write nothing; exit 1 if the result differs from the output file");
+  mrg->add_flag("-q,--quiet", mo.quiet, "Print nothing but errors");
+  mrg->footer(
+      "Every fact of UPDATE is taken as it stands. From BASE, the comments of every element still there are kept,\n"
+      "and so is everything UPDATE lacks where it does not collide (providers, keywords, tasks, opcodes, maps, map\n"
+      "entries, templates, events), and the map a field names where UPDATE's field names none. Each kept or\n"
+      "dropped item is printed. The result is written in clretw's canonical form (event messages left out).\n"
+      "Exit status: 0 written or unchanged, 1 errors in the input (or --check found a difference), 2 unreadable input.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -246,5 +305,6 @@ int main(int argc, char** argv) {
   }
   if (val->parsed()) return validate(v);
   if (dif->parsed()) return diff(d);
+  if (mrg->parsed()) return merge(mo);
   return generate(g);
 }

@@ -66,7 +66,7 @@ const std::vector<Rule>& rules() {
       {"M406", "map-on-non-integer", Severity::error, "a map on a field that is not win:UInt8, UInt16 or UInt32"},
       {"M407", "zero-count", Severity::warning, "a constant count or length of 0: the item is always empty"},
       // Maps.
-      {"M501", "bitmap-not-power-of-two", Severity::error, "a bitMap entry value has more than one bit set"},
+      {"M501", "bitmap-not-power-of-two", Severity::warning, "a bitMap entry value has more than one bit set"},
       {"M502", "empty-map", Severity::error, "a valueMap or bitMap has no entries"},
       {"M503", "duplicate-map-value", Severity::error, "two entries of one map share a value"},
       {"M504", "map-entry-without-message", Severity::error, "a map entry has no message, so its value has no name"},

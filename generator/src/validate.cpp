@@ -490,7 +490,8 @@ class Validator {
               .hint = "decoders show it only when the value is 0 (clretw does); others ignore it";
         else if (mp.bitmap && readable(e.loc) && !std::has_single_bit(e.value))
           report("M501", e.loc, "entry " + e.value_text + " of " + what + " has more than one bit set").hint =
-              "a bitMap names bits: each value must be a power of two; use a valueMap for enumerations";
+              "clretw prints such an entry when all of its bits are set, before entries of fewer bits (a named value inside "
+              "a bit field); other decoders may name its bits one by one. For a plain enumeration use a valueMap";
         auto [it, inserted] = seen.emplace(e.value, &e);
         if (!inserted)
           conflict("M503", e.loc, "entry " + e.value_text + " of " + what + " has the same value as entry " +

@@ -1,6 +1,7 @@
 #include "clretw/schema.h"
 
 #include <array>
+#include <bit>
 #include <utility>
 
 #include "clretw/format.h"
@@ -109,15 +110,24 @@ void MapDesc::format(std::uint64_t value, std::string& out) const {
     out += zero.empty() ? std::string_view("0") : zero;
     return;
   }
+  // An entry names its bits when all of them are set, unless a wider entry
+  // whose bits are all set covers one of them: an entry of several bits names
+  // a value of a bit field (MethodFlags' optimization tier, 0x180 QuickJitted),
+  // and hides the entries that name parts of it (0x80, 0x100).
+  auto set = [value](const MapEntry& e) { return e.value != 0 && (value & e.value) == e.value; };
   std::uint64_t rest = value;
   bool first = true;
   for (const MapEntry& e : entries) {
-    if (e.value != 0 && (value & e.value) == e.value) {
-      if (!first) out += ", ";
-      out += e.name;
-      first = false;
-      rest &= ~e.value;
-    }
+    if (!set(e)) continue;
+    const int width = std::popcount(e.value);
+    bool hidden = false;
+    for (const MapEntry& wider : entries)
+      hidden |= (wider.value & e.value) != 0 && std::popcount(wider.value) > width && set(wider);
+    if (hidden) continue;
+    if (!first) out += ", ";
+    out += e.name;
+    first = false;
+    rest &= ~e.value;
   }
   if (rest) {
     if (!first) out += ", ";

@@ -22,7 +22,7 @@ int summarize(const std::string& path, std::string& out) {
 
   clretw::Dispatcher dispatch({&clretw::catalog()});
   dispatch.on<rt::GCStart>([&](const rt::GCStartView& gc, const clretw::EventRecord&) {
-    out += "GC #" + std::to_string(gc.Count()) + " gen " + std::to_string(gc.Depth()) + " " +
+    out += "GC #" + std::to_string(gc.Count()) + " gen " + std::to_string(gc.Depth().value_or(0)) + " " +
            std::string(rt::to_string(gc.Reason())) + "\n";
   });
   dispatch.on<rt::GCAllocationTick>([&](const rt::GCAllocationTickView& a, const clretw::EventRecord&) {

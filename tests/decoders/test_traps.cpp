@@ -46,7 +46,7 @@ TEST_CASE("AssemblyLoad v1 inserts BindingID in the middle: v0 and v1 decode eac
   CHECK(a->AppDomainID() == 0x2222);
   CHECK_FALSE(a->BindingID().has_value());
   CHECK(a->AssemblyFlags() == rt::AssemblyFlagsMap::Dynamic);
-  CHECK(a->AssemblyName() == "System.Private.CoreLib");
+  CHECK(a->FullyQualifiedAssemblyName() == "System.Private.CoreLib");
   CHECK_FALSE(a->ClrInstanceID().has_value());
   CHECK(a->trailing_bytes() == 0);
 
@@ -57,7 +57,7 @@ TEST_CASE("AssemblyLoad v1 inserts BindingID in the middle: v0 and v1 decode eac
   CHECK(b->AssemblyID() == 0x1111);
   CHECK(b->BindingID() == 0x3333u);
   CHECK(b->AssemblyFlags() == rt::AssemblyFlagsMap::Dynamic);
-  CHECK(b->AssemblyName() == "System.Private.CoreLib");
+  CHECK(b->FullyQualifiedAssemblyName() == "System.Private.CoreLib");
   CHECK(b->ClrInstanceID() == 7);
 
   // The v1 bytes read as v0 would put BindingID into AssemblyFlags: the version decides.
@@ -73,7 +73,7 @@ TEST_CASE("StackWalk carries FrameCount frames, not the manifest's count=2") {
     Bytes8 p;
     p.u16(3).u8(0).u8(0).u32(5);
     for (std::uint64_t ip = 0; ip < 5; ++ip) p.ptr(0x7FF00000 + ip * 0x10, ps);
-    auto v = rt::StackTraceView::verify(p.b, 0, ps);
+    auto v = rt::CLRStackWalkView::verify(p.b, 0, ps);
     REQUIRE(v);
     CHECK(v->FrameCount() == 5);
     REQUIRE(v->Stack().size() == 5);
@@ -82,15 +82,15 @@ TEST_CASE("StackWalk carries FrameCount frames, not the manifest's count=2") {
     CHECK(v->trailing_bytes() == 0);
 
     p.b[4] = 6;  // FrameCount says one frame more than the payload holds
-    auto bad = rt::StackTraceView::verify(p.b, 0, ps);
+    auto bad = rt::CLRStackWalkView::verify(p.b, 0, ps);
     REQUIRE_FALSE(bad);
     CHECK(bad.error().code == Errc::count_too_large);
     CHECK(bad.error().field == "Stack");
   }
-  // The rundown provider's StackWalk is fixed too.
+  // The rundown provider's StackWalk (event 0) is fixed too.
   Bytes8 r;
   r.u16(1).u8(0).u8(0).u32(3).u64(1).u64(2).u64(3);
-  auto rv = dotnet_runtime_rundown::StackTraceView::verify(r.b, 0, 8);
+  auto rv = dotnet_runtime_rundown::CLRStackWalkDCStartView::verify(r.b, 0, 8);
   REQUIRE(rv);
   CHECK(rv->Stack().size() == 3);
 }
@@ -137,7 +137,7 @@ TEST_CASE("a pointer followed by more fields, at pointer size 4 and 8") {
     auto v = rt::GCAllocationTickView::verify(p.b, 3, ps);
     REQUIRE(v);
     CHECK(v->AllocationAmount64() == 104096u);
-    CHECK(v->TypeId() == (0x7FFEA911EA28 & (ps == 4 ? 0xFFFFFFFF : ~0ull)));
+    CHECK(v->TypeID() == (0x7FFEA911EA28 & (ps == 4 ? 0xFFFFFFFF : ~0ull)));
     REQUIRE(v->TypeName().has_value());
     CHECK(v->TypeName()->to_utf8() == "System.Object[]");
     CHECK(v->HeapIndex() == 0u);
@@ -178,7 +178,7 @@ TEST_CASE("a map field prints by name; a bitmap with unknown bits prints them in
   std::string text;
   REQUIRE(format_fields(*start->payload, gc.b, 8, text, Format::text));
   CHECK(text == "Count=1 Depth=0 Reason=AllocLarge Type=BackgroundGC ClrInstanceID=3 ClientSequenceNumber=0");
-  CHECK(rt::to_string(rt::GCReasonMap::InducedNotForced) == "InducedNotForced");
+  CHECK(rt::to_string(rt::GCReasonMap::InducedNoForce) == "InducedNoForce");
   CHECK(rt::to_string(static_cast<rt::GCReasonMap>(42)).empty());
 
   CHECK(rt::to_string(rt::AppDomainFlagsMap::Default | rt::AppDomainFlagsMap::Executable) == "Default, Executable");
@@ -195,7 +195,7 @@ TEST_CASE("a map field prints by name; a bitmap with unknown bits prints them in
 
 TEST_CASE("descriptor tables: lookups by GUID and name, display names, keywords") {
   const Catalog& c = clretw::catalog();
-  REQUIRE(c.providers.size() == 3);  // runtime, rundown (ClrEtwBuiltin.man), sample profiler (DotNETCoreEventPipe.man)
+  REQUIRE(c.providers.size() == 6);  // runtime, rundown, stress, private, Mono profiler, sample profiler
   const Guid runtime = *Guid::parse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4");
   EventLookup l = c.find(runtime, 1, 2);
   REQUIRE(l);
@@ -203,7 +203,7 @@ TEST_CASE("descriptor tables: lookups by GUID and name, display names, keywords"
   CHECK(l.event->symbol == "GCStart_V2");
   CHECK(l.event->level == 4);
   CHECK(l.event->keywords == 0x1);
-  CHECK(c.find("microsoft-windows-dotnetruntimerundown", 82, 0));
+  CHECK(c.find("microsoft-windows-dotnetruntimerundown", 144, 0).event->symbol == "MethodDCEndVerbose");
   CHECK_FALSE(c.find(runtime, 65000, 0));
   CHECK(c.find(runtime, 1, 200).event->version == 2);  // newer than known: newest layout
   CHECK(dotnet_runtime::GCStart::id == 1);

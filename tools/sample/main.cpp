@@ -105,15 +105,15 @@ class Sample {
 constexpr std::uint64_t kMain = 1001, kGc = 1002, kWorker = 1003;
 
 void startup(Sample& s) {
-  rt::payload::RuntimeInformationEvent info;
+  rt::payload::RuntimeInformationStart info;
   info.ClrInstanceID = 9;
-  info.SKU = static_cast<rt::RuntimeSkuMap>(2);
+  info.Sku = static_cast<rt::RuntimeSkuMap>(2);
   info.BclMajorVersion = 8;
   info.VMMajorVersion = 8;
   info.VMBuildNumber = 24;
   info.CommandLine = "dotnet Shop.Api.dll --urls http://localhost:5000";
-  info.RuntimeDLLPath = "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.0/libcoreclr.so";
-  s.emit<rt::RuntimeInformationEvent>(0, info, kMain);
+  info.RuntimeDllPath = "/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.0/libcoreclr.so";
+  s.emit<rt::RuntimeInformationStart>(0, info, kMain);
 
   rt::payload::AppDomainLoad_V1 domain;
   domain.AppDomainID = 0x7F3A2C00A000;
@@ -130,7 +130,7 @@ void startup(Sample& s) {
     a.AssemblyID = 0x7F3A2C100000 + i * 0x1000;
     a.AppDomainID = domain.AppDomainID;
     a.BindingID = i + 1;
-    a.AssemblyName = assemblies[i];
+    a.FullyQualifiedAssemblyName = assemblies[i];
     a.ClrInstanceID = 9;
     s.emit<rt::AssemblyLoad>(1, a, kMain);
     rt::payload::ModuleLoad_V2 m;
@@ -146,16 +146,16 @@ void startup(Sample& s) {
 }
 
 void jit(Sample& s, std::uint64_t id, const char* ns, const char* name, const char* sig) {
-  rt::payload::MethodJittingStarted j;
+  rt::payload::MethodJittingStarted_V1 j;
   j.MethodID = id;
   j.ModuleID = 0x7F3A2D010000;
   j.MethodToken = 0x06000000 + static_cast<std::uint32_t>(id & 0xFFF);
   j.MethodILSize = 42 + static_cast<std::uint32_t>(id % 300);
-  j.MethodNameSpace = ns;
+  j.MethodNamespace = ns;
   j.MethodName = name;
   j.MethodSignature = sig;
   j.ClrInstanceID = 9;
-  s.emit<rt::MethodJittingStarted>(0, j, kWorker);
+  s.emit<rt::MethodJittingStarted>(1, j, kWorker);
   rt::payload::MethodLoadVerbose_V1 m;
   m.MethodID = id;
   m.ModuleID = j.ModuleID;
@@ -163,7 +163,7 @@ void jit(Sample& s, std::uint64_t id, const char* ns, const char* name, const ch
   m.MethodSize = 0x1A0;
   m.MethodToken = j.MethodToken;
   m.MethodFlags = static_cast<rt::MethodFlagsMap>(0x8);
-  m.MethodNameSpace = ns;
+  m.MethodNamespace = ns;
   m.MethodName = name;
   m.MethodSignature = sig;
   m.ClrInstanceID = 9;
@@ -182,7 +182,7 @@ void request(Sample& s, std::uint64_t n) {
     a.AllocationKind = k == 2 && n % 5 == 0 ? static_cast<rt::GCAllocationKindMap>(1) : rt::GCAllocationKindMap{};
     a.ClrInstanceID = 9;
     a.AllocationAmount64 = a.AllocationAmount;
-    a.TypeId = s.ptr(0x7F3A41000000 + static_cast<std::uint64_t>(k) * 0x100);
+    a.TypeID = s.ptr(0x7F3A41000000 + static_cast<std::uint64_t>(k) * 0x100);
     a.TypeName = kTypes[(n + static_cast<std::uint64_t>(k)) % 5];
     a.Address = s.ptr(0x7F3900000000 + n * 0x20000 + static_cast<std::uint64_t>(k) * 0x100);
     s.emit<rt::GCAllocationTick>(3, a, kWorker, stack);
@@ -192,7 +192,7 @@ void request(Sample& s, std::uint64_t n) {
     suspend.Reason = static_cast<rt::GCSuspendEEReasonMap>(1);
     suspend.Count = static_cast<std::uint32_t>(n / 4);
     s.emit<rt::GCSuspendEEBegin>(1, suspend, kGc);
-    s.emit<rt::GCSuspendEEEnd>(1, clretw::EmptyPayload{}, kGc);
+    s.emit<rt::GCSuspendEEEnd>(1, rt::payload::GCSuspendEEEnd_V1{.ClrInstanceID = 9}, kGc);
     rt::payload::GCStart_V2 start;
     start.Count = static_cast<std::uint32_t>(n / 4 + 1);
     start.Depth = n % 16 == 15 ? 2 : 0;
@@ -216,21 +216,22 @@ void request(Sample& s, std::uint64_t n) {
     end.Depth = start.Depth;
     end.ClrInstanceID = 9;
     s.emit<rt::GCEnd>(1, end, kGc);
-    s.emit<rt::GCRestartEEBegin>(1, clretw::EmptyPayload{}, kGc);
-    s.emit<rt::GCRestartEEEnd>(1, clretw::EmptyPayload{}, kGc);
+    s.emit<rt::GCRestartEEBegin>(1, rt::payload::GCRestartEEBegin_V1{.ClrInstanceID = 9}, kGc);
+    s.emit<rt::GCRestartEEEnd>(1, rt::payload::GCRestartEEEnd_V1{.ClrInstanceID = 9}, kGc);
   }
   if (n % 10 == 6) {
-    rt::payload::ExceptionThrown ex;
+    rt::payload::ExceptionThrown_V1 ex;
     ex.ExceptionType = "System.Collections.Generic.KeyNotFoundException";
     ex.ExceptionMessage = "The given key 'ORD-" + std::to_string(n) + "' was not present in the dictionary.";
-    ex.EIPCodeThrow = s.ptr(0x7F3A400012F0);
-    ex.ExceptionHR = 0x80131577;
+    ex.ExceptionEIP = s.ptr(0x7F3A400012F0);
+    ex.ExceptionHRESULT = 0x80131577;
     ex.ExceptionFlags = static_cast<rt::ExceptionThrownFlagsMap>(0x10);
-    s.emit<rt::ExceptionThrown>(0, ex, kWorker, stack);
+    ex.ClrInstanceID = 9;
+    s.emit<rt::ExceptionThrown>(1, ex, kWorker, stack);
   }
   if (n % 12 == 11) {
     rt::payload::ContentionStart_V1 c;
-    s.emit<rt::ContentionStart>(1, c, kMain);
+    s.emit<rt::Contention>(1, c, kMain);
     s.advance(25'000);  // 2.5 ms waiting for the lock
     s.emit<rt::ContentionStop>(0, c, kMain);
   }

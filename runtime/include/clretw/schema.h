@@ -85,7 +85,9 @@ struct MapDesc {
   // The entry name for a value map; empty when the value has no entry.
   std::string_view find(std::uint64_t value) const noexcept;
   // Value map: the entry name, or the number. Bitmap: set flags joined with
-  // ", " in entry order, unknown bits as one hex number; "0" when no bit is set.
+  // ", " in entry order, unknown bits as one hex number; "0" when no bit is set
+  // (or the name of a 0 entry). An entry of several bits names that value of a
+  // bit field and hides the narrower entries inside it.
   void format(std::uint64_t value, std::string& out) const;
 };
 

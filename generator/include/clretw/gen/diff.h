@@ -7,7 +7,8 @@
 //   compatible  decoders built from OLD decode NEW's events as before
 //               (new providers, events, versions, keywords, tasks, opcodes, maps, map entries)
 //   warning     decoding is unchanged but what users see or filter on moves
-//               (a map entry renamed or removed, an event's level or channel, a task/opcode renamed)
+//               (a map entry renamed or removed, an event's level or channel, a task/opcode renamed,
+//                a map given to a field that had none: its values print by name, its accessor returns the enum)
 //   breaking    decoders or consumers built from OLD go wrong on NEW
 //               (a field of an existing event version changed, an id reused for another event or renamed,
 //                a removed event version, provider, keyword, task, opcode or map, a keyword bit

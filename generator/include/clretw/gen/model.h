@@ -4,7 +4,9 @@
 // The loader fills it from XML, the fix-up overlay edits it, the resolver
 // links references, the validator and differ read it, the schema builder lays
 // it out and the emitters render it. Names and raw attribute text are kept as
-// the manifest spells them; every node remembers where it came from.
+// the manifest spells them; every node remembers where it came from, and the
+// comment that precedes it (its note), so that a manifest can be rewritten
+// without losing what its authors wrote beside the facts.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,7 @@ struct Keyword {
   std::string name, symbol, message_ref, message;
   std::string mask_text;
   std::uint64_t mask = 0;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -32,6 +35,7 @@ struct Level {
   std::string name, symbol, message_ref, message;
   std::uint32_t value = 0;
   bool standard = false;  // one of win:LogAlways .. win:Verbose
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -39,6 +43,7 @@ struct Opcode {
   std::string name, symbol, message_ref, message;
   std::uint32_t value = 0;
   bool standard = false;  // win:Info, win:Start, ...
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -46,6 +51,7 @@ struct Task {
   std::string name, symbol, message_ref, message, event_guid;
   std::uint32_t value = 0;
   std::vector<Opcode> opcodes;  // opcodes declared inside the task
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -53,12 +59,14 @@ struct Channel {
   std::string name, chid, type, symbol, message_ref, message;
   std::optional<std::uint32_t> value;
   bool imported = false;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
 struct MapEntry {
   std::string value_text, message_ref, message;
   std::uint64_t value = 0;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -66,6 +74,7 @@ struct Map {
   std::string name;
   bool bitmap = false;
   std::vector<MapEntry> entries;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -82,12 +91,14 @@ struct Field {
   int count_field = kUnresolved;
   int length_field = kUnresolved;
   std::optional<std::uint32_t> count_const, length_const;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
 struct Template {
   std::string tid;
   std::vector<Field> fields;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -103,6 +114,7 @@ struct Event {
   std::uint32_t level_value = 0, task_value = 0, opcode_value = 0;
   std::uint64_t keyword_mask = 0;
   std::string opcode_message;  // resolved display text of the opcode
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
@@ -117,6 +129,7 @@ struct Provider {
   std::vector<Map> maps;
   std::vector<Template> templates;
   std::vector<Event> events;
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 
   const Template* find_template(const std::string& tid) const;
@@ -127,11 +140,13 @@ struct Provider {
 struct StringEntry {
   std::string id, value;
   std::string culture;  // of the <resources> it is in
+  std::string note;  // the comment(s) just before the element: the project's own notes
   Loc loc;
 };
 
 struct Manifest {
   std::string path;  // as given on the command line (used in diagnostics)
+  std::string note;  // the comment before the root element
   std::vector<Provider> providers;
   std::vector<StringEntry> strings;
   std::map<std::string, std::size_t> string_index;  // id -> strings[i]
