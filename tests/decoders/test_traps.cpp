@@ -193,6 +193,23 @@ TEST_CASE("a map field prints by name; a bitmap with unknown bits prints them in
                 "\"AppDomainName\":\"clrhost\",\"AppDomainIndex\":1,\"ClrInstanceID\":3}");
 }
 
+TEST_CASE("values the runtime names in its sources print by name with the built-in decoders") {
+  namespace rt = dotnet_runtime;
+  // MethodFlags bits 7-9: the JIT optimization tier, one entry per value, hiding the one-bit entries inside it.
+  CHECK(rt::to_string(static_cast<rt::MethodFlagsMap>(0x8 | 0x80)) == "Jitted, MinOptJitted");
+  CHECK(rt::to_string(static_cast<rt::MethodFlagsMap>(0x8 | 0x180)) == "Jitted, QuickJitted");
+  CHECK(rt::to_string(static_cast<rt::MethodFlagsMap>(0x2 | 0x8 | 0x200)) == "Generic, Jitted, OptimizedTier1");
+  CHECK(rt::to_string(static_cast<rt::MethodFlagsMap>(0x280)) == "OptimizedTier1OSR");
+  CHECK(rt::to_string(static_cast<rt::MethodFlagsMap>(0x380)) == "InstrumentedTierOptimized");
+  CHECK(rt::to_string(static_cast<rt::MethodFlagsMap>(0x8 | 0x400)) == "Jitted, 0x400");
+  CHECK(rt::to_string(static_cast<rt::AssemblyFlagsMap>(0x10 | 0x8)) == "Collectible, ReadyToRun");
+  CHECK(rt::to_string(static_cast<rt::GCHeapCompactMechanismMap>(0x80000002)) == "compact_high_frag");
+  CHECK(rt::to_string(static_cast<rt::GCHeapExpandMechanismMap>(0)) == "not_specified");
+  CHECK(rt::to_string(static_cast<rt::GCGlobalMechanismsMap>(0x16)) == "Compaction, Promotion, CardBundles");
+  // The rundown provider's MethodFlagsMap has the same names.
+  CHECK(dotnet_runtime_rundown::to_string(static_cast<dotnet_runtime_rundown::MethodFlagsMap>(0x188)) == "Jitted, QuickJitted");
+}
+
 TEST_CASE("descriptor tables: lookups by GUID and name, display names, keywords") {
   const Catalog& c = clretw::catalog();
   REQUIRE(c.providers.size() == 6);  // runtime, rundown, stress, private, Mono profiler, sample profiler

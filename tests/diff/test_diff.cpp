@@ -75,7 +75,7 @@ TEST_CASE("each manifest pair gives exactly its expected report") {
         "map-entry-renamed", "event-added", "event-removed", "event-version-added", "event-version-removed",
         "event-id-reused", "event-renamed", "field-added", "field-removed", "field-moved", "field-changed",
         "event-level-changed", "event-keywords-added", "event-keywords-removed", "event-task-changed",
-        "event-opcode-changed", "event-opcode-renamed", "event-channel-changed"}) {
+        "event-opcode-changed", "event-opcode-renamed", "event-channel-changed", "field-map-added"}) {
     const std::string k = kind;
     CAPTURE(k);
     CHECK(kinds.count(k));
