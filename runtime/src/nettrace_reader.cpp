@@ -294,6 +294,10 @@ struct Reader::Impl {
     Cursor c(block, 16);
     info.sync_timestamp = c.i64();
     info.frequency = c.i64();
+    if (c.ok && info.frequency <= 0) {
+      err = block_damage("timestamp frequency " + std::to_string(info.frequency) + " (must be positive)");
+      return &err;
+    }
     info.pointer_size = c.u32();
     const std::uint32_t count = c.u32();
     for (std::uint32_t i = 0; i < count && c.ok; ++i) {

@@ -5,7 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <map>
 #include <random>
@@ -352,6 +356,37 @@ TEST_CASE("corrupted bytes never crash the reader or the decoders") {
     }
   }
   CHECK(true);  // reaching here without a sanitizer report is the assertion
+}
+
+TEST_CASE("inputs the fuzzer found (tests/trace/regressions) read to an end without undefined behaviour") {
+  // Each file is a fuzz_nettrace input: one byte of reader options, then the trace.
+  std::size_t files = 0;
+  EventDescriber describer({&clretw::catalog()});
+  for (const auto& e : std::filesystem::directory_iterator(std::string(CLRETW_TESTS_DIR) + "/trace/regressions")) {
+    CAPTURE(e.path().string());
+    std::ifstream in(e.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(!bytes.empty());
+    ReaderOptions options;
+    options.sorted = bytes[0] & 1;
+    const std::string trace = bytes.substr(1);
+    auto r = Reader::open_memory(as_bytes(trace), options);
+    ++files;
+    if (!r) continue;
+    for (int guard = 0; guard < 100000; ++guard) {
+      auto next = (*r)->next();
+      if (!next || !*next) break;
+      std::string line;
+      format_event(**next, describer, (*r)->info().milliseconds((**next).timestamp), LineFormat::text, line);
+    }
+  }
+  CHECK(files >= 1);
+  // ms-overflow.bin: a timestamp and sync time 2^63 apart made the difference overflow.
+  TraceInfo info;
+  info.sync_timestamp = INT64_MIN + 7;
+  info.frequency = 10'000'000;
+  CHECK(std::isfinite(info.milliseconds(INT64_MAX)));
+  CHECK(info.milliseconds(INT64_MIN + 7 + 10'000'000) == 1000.0);
 }
 
 TEST_CASE("files that are not nettrace, or of an unknown version, are refused clearly") {

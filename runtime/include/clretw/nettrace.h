@@ -83,9 +83,11 @@ struct TraceInfo {
   std::uint32_t sampling_rate = 0;
   std::vector<std::pair<std::string, std::string>> properties;  // V6 key/value pairs
 
-  // Milliseconds since the sync time, as TraceEvent computes them.
+  // Milliseconds since the sync time, as TraceEvent computes them. The difference is
+  // taken modulo 2^64, so timestamps of a damaged trace give a wrong time, never overflow.
   double milliseconds(std::int64_t timestamp) const noexcept {
-    return static_cast<double>(timestamp - sync_timestamp) * 1000.0 / static_cast<double>(frequency);
+    const auto ticks = static_cast<std::int64_t>(static_cast<std::uint64_t>(timestamp) - static_cast<std::uint64_t>(sync_timestamp));
+    return static_cast<double>(ticks) * 1000.0 / static_cast<double>(frequency);
   }
 };
 

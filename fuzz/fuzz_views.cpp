@@ -1,0 +1,73 @@
+// libFuzzer harness: every generated view of the built-in decoders. The input
+// picks an event version (2 bytes) and a pointer size (1 byte); the rest is the
+// payload. The view and owning decode() must agree whether the payload is
+// well-formed; when it is, decode(), the dynamic decoder and every accessor of
+// the view must return the same values field by field.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "clretw/decode.h"
+#include "clretw/events.h"
+#include "dyn.h"
+
+namespace {
+
+struct Entry {
+  std::string label;
+  unsigned version;
+  bool (*check)(clretw::Bytes payload, unsigned version, unsigned ps, std::string& problem);
+};
+
+std::vector<Entry> entries() {
+  std::vector<Entry> out;
+  clretw::for_each_event_version([&]<class E, class P>(unsigned version) {
+    out.push_back({std::string(E::name) + " v" + std::to_string(version), version,
+                   [](clretw::Bytes payload, unsigned v, unsigned ps, std::string& problem) {
+                     auto view = E::View::verify(payload, v, ps);
+                     auto owned = P::decode(payload, ps);
+                     if (!view) {
+                       if (owned) problem = "decode() accepts what the view rejects: " + view.error().message();
+                       return problem.empty();
+                     }
+                     if (!owned) {
+                       problem = "the view accepts what decode() rejects: " + owned.error().message();
+                       return false;
+                     }
+                     const clretw::DynRecord from_view = clretw::test::view_record(*view);
+                     if (auto d = clretw::test::compare(clretw::test::struct_record(*owned), from_view); !d.empty()) {
+                       problem = "view vs decode(): " + d;
+                       return false;
+                     }
+                     auto dynamic = clretw::decode_dynamic(P::record(), payload, ps);
+                     if (!dynamic) {
+                       problem = "the dynamic decoder rejects what the view accepts: " + dynamic.error().message();
+                       return false;
+                     }
+                     if (auto d = clretw::test::compare(*dynamic, from_view); !d.empty()) {
+                       problem = "view vs dynamic decoder: " + d;
+                       return false;
+                     }
+                     return true;
+                   }});
+  });
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::vector<Entry> all = entries();
+  if (size < 3) return 0;
+  const Entry& e = all[(data[0] | (data[1] << 8)) % all.size()];
+  const unsigned ps = (data[2] & 1) ? 4 : 8;
+  std::string problem;
+  if (!e.check(clretw::Bytes(data + 3, size - 3), e.version, ps, problem)) {
+    std::fprintf(stderr, "%s at pointer size %u: %s\n", e.label.c_str(), ps, problem.c_str());
+    std::abort();
+  }
+  return 0;
+}

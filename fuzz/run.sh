@@ -1,0 +1,48 @@
+#!/bin/sh
+# Runs the libFuzzer harnesses, each for a bounded time, on seed corpora made here.
+#   fuzz/run.sh BUILD_DIR SECONDS [WORK_DIR] [-- LIBFUZZER_OPTIONS...]
+# BUILD_DIR is a clang build with -DCLRETW_FUZZ=ON. Seeds: the traces in ../shared/traces
+# (when present) and clretw-sample's output for the nettrace reader; one payload per event
+# version for the views; the real and test manifests for the loader. A finding stops the run
+# with the fuzzer's report and exit status 1; crash inputs are left in WORK_DIR.
+set -eu
+[ $# -ge 2 ] || { echo "usage: fuzz/run.sh BUILD_DIR SECONDS [WORK_DIR] [-- LIBFUZZER_OPTIONS...]" >&2; exit 2; }
+build=$1 seconds=$2
+shift 2
+work="$build/fuzz-work"
+if [ $# -gt 0 ] && [ "$1" != -- ]; then work=$1; shift; fi
+[ $# -gt 0 ] && [ "$1" = -- ] && shift
+src=$(cd "$(dirname "$0")/.." && pwd)
+shared="$src/../shared"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/seeds-nettrace" "$work/seeds-views" "$work/seeds-manifest"
+
+# Seeds. The nettrace harness reads its options from the first byte.
+seed_trace() { { printf '\000'; cat "$1"; } > "$work/seeds-nettrace/$(basename "$1")"; }
+if [ -d "$shared/traces" ]; then
+  for t in "$shared"/traces/*.nettrace; do
+    [ "$(wc -c < "$t")" -le 1048576 ] && seed_trace "$t"
+  done
+fi
+"$build/fuzz/fuzz_views_seeds" "$work/seeds-views" >/dev/null
+for m in "$src"/tests/manifests/*.man "$src"/tests/validate/invalid/*.man "$src"/tests/diff/*/*.man "$src"/tests/merge/*.man; do
+  cp "$m" "$work/seeds-manifest/$(echo "$m" | sed "s|$src/||; s|/|_|g")"
+done
+
+status=0
+run() {  # run NAME MAX_LEN
+  name=$1 max_len=$2
+  shift 2
+  echo "== fuzz_$name: ${seconds}s"
+  if ! "$build/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+       -print_final_stats=1 -artifact_prefix="$work/$name-" "$@" "$work/$name" "$work/seeds-$name" 2> "$work/$name.log"; then
+    tail -n 60 "$work/$name.log"
+    status=1
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$work/$name.log" | tr '\n' ' '
+  echo
+}
+run nettrace 65536 "$@"
+run views 4096 "$@"
+run manifest 262144 "$@"
+exit $status
