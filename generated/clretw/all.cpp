@@ -9,15 +9,15 @@
 namespace clretw {
 namespace {
 
-constexpr const clretw::ProviderDesc* kProviders[] = {
-    &dotnet_runtime::provider,
-    &dotnet_runtime_rundown::provider,
-    &dotnet_core_sample_profiler::provider,
+constexpr const ::clretw::ProviderDesc* kProviders[] = {
+    &::clretw::dotnet_runtime::provider,
+    &::clretw::dotnet_runtime_rundown::provider,
+    &::clretw::dotnet_core_sample_profiler::provider,
 };
-constexpr clretw::Catalog kCatalog{kProviders};
+constexpr ::clretw::Catalog kCatalog{kProviders};
 
 }  // namespace
 
-const clretw::Catalog& catalog() noexcept { return kCatalog; }
+const ::clretw::Catalog& catalog() noexcept { return kCatalog; }
 
 }  // namespace clretw

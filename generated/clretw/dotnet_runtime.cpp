@@ -9,7 +9,7 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
     {0x0, "AllocSmall"},
     {0x1, "Induced"},
     {0x2, "LowMemory"},
@@ -19,33 +19,33 @@ constexpr clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
     {0x6, "OutOfSpaceLOH"},
     {0x7, "InducedNotForced"},
 };
-constexpr clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
+constexpr ::clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCTypeMap[] = {
     {0x0, "NonConcurrentGC"},
     {0x1, "BackgroundGC"},
     {0x2, "ForegroundGC"},
 };
-constexpr clretw::MapDesc kMap_GCTypeMap{"GCTypeMap", false, kEntries_kMap_GCTypeMap};
+constexpr ::clretw::MapDesc kMap_GCTypeMap{"GCTypeMap", false, kEntries_kMap_GCTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCSegmentTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCSegmentTypeMap[] = {
     {0x0, "SmallObjectHeap"},
     {0x1, "LargeObjectHeap"},
     {0x2, "ReadOnlyHeap"},
 };
-constexpr clretw::MapDesc kMap_GCSegmentTypeMap{"GCSegmentTypeMap", false, kEntries_kMap_GCSegmentTypeMap};
+constexpr ::clretw::MapDesc kMap_GCSegmentTypeMap{"GCSegmentTypeMap", false, kEntries_kMap_GCSegmentTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCAllocationKindMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCAllocationKindMap[] = {
     {0x0, "Small"},
     {0x1, "Large"},
 };
-constexpr clretw::MapDesc kMap_GCAllocationKindMap{"GCAllocationKindMap", false, kEntries_kMap_GCAllocationKindMap};
+constexpr ::clretw::MapDesc kMap_GCAllocationKindMap{"GCAllocationKindMap", false, kEntries_kMap_GCAllocationKindMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
     {0x0, "SuspendOther"},
     {0x1, "SuspendForGC"},
     {0x2, "SuspendForAppDomainShutdown"},
@@ -55,26 +55,26 @@ constexpr clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
     {0x6, "SuspendForGCPrep"},
     {0x7, "SuspendForDebuggerSweep"},
 };
-constexpr clretw::MapDesc kMap_GCSuspendEEReasonMap{"GCSuspendEEReasonMap", false, kEntries_kMap_GCSuspendEEReasonMap};
+constexpr ::clretw::MapDesc kMap_GCSuspendEEReasonMap{"GCSuspendEEReasonMap", false, kEntries_kMap_GCSuspendEEReasonMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
     {0x1, "DesktopClr"},
     {0x2, "CoreClr"},
 };
-constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", false, kEntries_kMap_RuntimeSkuMap};
+constexpr ::clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", false, kEntries_kMap_RuntimeSkuMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
     {0x1, "ManagedExe"},
     {0x2, "HostedClr"},
     {0x4, "IjwDll"},
     {0x8, "ComActivated"},
 };
-constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
+constexpr ::clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x1, "ConcurrentGC"},
     {0x2, "LoaderOptimizationSingleDomain"},
     {0x4, "LoaderOptimizationMultiDomain"},
@@ -91,54 +91,54 @@ constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x200000, "ServerBuild"},
     {0x400000, "Arm"},
 };
-constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+constexpr ::clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ExceptionThrownFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ExceptionThrownFlagsMap[] = {
     {0x1, "HasInnerException"},
     {0x2, "Nested"},
     {0x4, "ReThrown"},
     {0x8, "CorruptedState"},
     {0x10, "CLSCompliant"},
 };
-constexpr clretw::MapDesc kMap_ExceptionThrownFlagsMap{"ExceptionThrownFlagsMap", true, kEntries_kMap_ExceptionThrownFlagsMap};
+constexpr ::clretw::MapDesc kMap_ExceptionThrownFlagsMap{"ExceptionThrownFlagsMap", true, kEntries_kMap_ExceptionThrownFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ContentionFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ContentionFlagsMap[] = {
     {0x0, "Managed"},
     {0x1, "Native"},
 };
-constexpr clretw::MapDesc kMap_ContentionFlagsMap{"ContentionFlagsMap", false, kEntries_kMap_ContentionFlagsMap};
+constexpr ::clretw::MapDesc kMap_ContentionFlagsMap{"ContentionFlagsMap", false, kEntries_kMap_ContentionFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
     {0x1, "Default"},
     {0x2, "Executable"},
     {0x4, "AppDomain"},
 };
-constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
+constexpr ::clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Dynamic"},
     {0x4, "Native"},
     {0x8, "Collectible"},
 };
-constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
+constexpr ::clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Native"},
     {0x4, "Dynamic"},
     {0x8, "Manifest"},
     {0x10, "IbcOptimized"},
 };
-constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
+constexpr ::clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x1, "Dynamic"},
     {0x2, "Generic"},
     {0x4, "HasSharedGenericCode"},
@@ -146,16 +146,16 @@ constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x10, "JitHelper"},
     {0x10000000, "ColdSection"},
 };
-constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
+constexpr ::clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
     {0x4, "ColdRange"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", false, kEntries_kMap_ModuleRangeTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", false, kEntries_kMap_ModuleRangeTypeMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_GCReasonMap,
     &kMap_GCTypeMap,
     &kMap_GCSegmentTypeMap,
@@ -179,17 +179,17 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "GCStart", line 259
-constexpr clretw::FieldDesc kFieldsGCStart[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
+constexpr ::clretw::FieldDesc kFieldsGCStart[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesGCStart[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCStart[2][4] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}}};
-constexpr clretw::Segment kSegmentsGCStart[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCStart{
+constexpr ::clretw::Segment kSegmentsGCStart[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCStart{
     .name = "GCStart",
     .fields = kFieldsGCStart,
     .layout = {{kPlacesGCStart[0], kSegmentsGCStart[0], 16}, {kPlacesGCStart[1], kSegmentsGCStart[1], 16}},
@@ -197,18 +197,18 @@ constexpr clretw::RecordDesc kRecord_GCStart{
     .line = 259};
 
 // "GCStart_V1", line 266
-constexpr clretw::FieldDesc kFieldsGCStart_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCStart_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCStart_V1[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesGCStart_V1[2][5] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsGCStart_V1[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCStart_V1{
+constexpr ::clretw::Segment kSegmentsGCStart_V1[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCStart_V1{
     .name = "GCStart_V1",
     .fields = kFieldsGCStart_V1,
     .layout = {{kPlacesGCStart_V1[0], kSegmentsGCStart_V1[0], 18}, {kPlacesGCStart_V1[1], kSegmentsGCStart_V1[1], 18}},
@@ -216,19 +216,19 @@ constexpr clretw::RecordDesc kRecord_GCStart_V1{
     .line = 266};
 
 // "GCStart_V2", line 273
-constexpr clretw::FieldDesc kFieldsGCStart_V2[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ClientSequenceNumber", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCStart_V2[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ClientSequenceNumber", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCStart_V2[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesGCStart_V2[2][6] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 8}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 8}}};
-constexpr clretw::Segment kSegmentsGCStart_V2[2][1] = {{{26, clretw::kNoField}}, {{26, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCStart_V2{
+constexpr ::clretw::Segment kSegmentsGCStart_V2[2][1] = {{{26, ::clretw::kNoField}}, {{26, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCStart_V2{
     .name = "GCStart_V2",
     .fields = kFieldsGCStart_V2,
     .layout = {{kPlacesGCStart_V2[0], kSegmentsGCStart_V2[0], 26}, {kPlacesGCStart_V2[1], kSegmentsGCStart_V2[1], 26}},
@@ -236,15 +236,15 @@ constexpr clretw::RecordDesc kRecord_GCStart_V2{
     .line = 273};
 
 // "GCEnd", line 281
-constexpr clretw::FieldDesc kFieldsGCEnd[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCEnd[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCEnd[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCEnd[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCEnd[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCEnd{
+constexpr ::clretw::Segment kSegmentsGCEnd[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCEnd{
     .name = "GCEnd",
     .fields = kFieldsGCEnd,
     .layout = {{kPlacesGCEnd[0], kSegmentsGCEnd[0], 8}, {kPlacesGCEnd[1], kSegmentsGCEnd[1], 8}},
@@ -252,16 +252,16 @@ constexpr clretw::RecordDesc kRecord_GCEnd{
     .line = 281};
 
 // "GCEnd_V1", line 285
-constexpr clretw::FieldDesc kFieldsGCEnd_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCEnd_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCEnd_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCEnd_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCEnd_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCEnd_V1{
+constexpr ::clretw::Segment kSegmentsGCEnd_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCEnd_V1{
     .name = "GCEnd_V1",
     .fields = kFieldsGCEnd_V1,
     .layout = {{kPlacesGCEnd_V1[0], kSegmentsGCEnd_V1[0], 10}, {kPlacesGCEnd_V1[1], kSegmentsGCEnd_V1[1], 10}},
@@ -269,26 +269,26 @@ constexpr clretw::RecordDesc kRecord_GCEnd_V1{
     .line = 285};
 
 // "GCHeapStats", line 290
-constexpr clretw::FieldDesc kFieldsGCHeapStats[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
-    {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
-    {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
-    {.name = "GCHandleCount", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCHeapStats[] = {
+    {.name = "GenerationSize0", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize1", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize1", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize2", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize2", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize3", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize3", .type = ::clretw::InType::UInt64},
+    {.name = "FinalizationPromotedSize", .type = ::clretw::InType::UInt64},
+    {.name = "FinalizationPromotedCount", .type = ::clretw::InType::UInt64},
+    {.name = "PinnedObjectCount", .type = ::clretw::InType::UInt32},
+    {.name = "SinkBlockCount", .type = ::clretw::InType::UInt32},
+    {.name = "GCHandleCount", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapStats[2][13] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapStats[2][13] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}}};
-constexpr clretw::Segment kSegmentsGCHeapStats[2][1] = {{{92, clretw::kNoField}}, {{92, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapStats{
+constexpr ::clretw::Segment kSegmentsGCHeapStats[2][1] = {{{92, ::clretw::kNoField}}, {{92, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapStats{
     .name = "GCHeapStats",
     .fields = kFieldsGCHeapStats,
     .layout = {{kPlacesGCHeapStats[0], kSegmentsGCHeapStats[0], 92}, {kPlacesGCHeapStats[1], kSegmentsGCHeapStats[1], 92}},
@@ -296,27 +296,27 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats{
     .line = 290};
 
 // "GCHeapStats_V1", line 306
-constexpr clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
-    {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
-    {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
-    {.name = "GCHandleCount", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
+    {.name = "GenerationSize0", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize1", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize1", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize2", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize2", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize3", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize3", .type = ::clretw::InType::UInt64},
+    {.name = "FinalizationPromotedSize", .type = ::clretw::InType::UInt64},
+    {.name = "FinalizationPromotedCount", .type = ::clretw::InType::UInt64},
+    {.name = "PinnedObjectCount", .type = ::clretw::InType::UInt32},
+    {.name = "SinkBlockCount", .type = ::clretw::InType::UInt32},
+    {.name = "GCHandleCount", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapStats_V1[2][14] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapStats_V1[2][14] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}}};
-constexpr clretw::Segment kSegmentsGCHeapStats_V1[2][1] = {{{94, clretw::kNoField}}, {{94, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapStats_V1{
+constexpr ::clretw::Segment kSegmentsGCHeapStats_V1[2][1] = {{{94, ::clretw::kNoField}}, {{94, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V1{
     .name = "GCHeapStats_V1",
     .fields = kFieldsGCHeapStats_V1,
     .layout = {{kPlacesGCHeapStats_V1[0], kSegmentsGCHeapStats_V1[0], 94}, {kPlacesGCHeapStats_V1[1], kSegmentsGCHeapStats_V1[1], 94}},
@@ -324,29 +324,29 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats_V1{
     .line = 306};
 
 // "GCHeapStats_V2", line 322
-constexpr clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64},
-    {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
-    {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
-    {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
-    {.name = "GCHandleCount", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "GenerationSize4", .type = clretw::InType::UInt64},
-    {.name = "TotalPromotedSize4", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
+    {.name = "GenerationSize0", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize1", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize1", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize2", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize2", .type = ::clretw::InType::UInt64},
+    {.name = "GenerationSize3", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize3", .type = ::clretw::InType::UInt64},
+    {.name = "FinalizationPromotedSize", .type = ::clretw::InType::UInt64},
+    {.name = "FinalizationPromotedCount", .type = ::clretw::InType::UInt64},
+    {.name = "PinnedObjectCount", .type = ::clretw::InType::UInt32},
+    {.name = "SinkBlockCount", .type = ::clretw::InType::UInt32},
+    {.name = "GCHandleCount", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "GenerationSize4", .type = ::clretw::InType::UInt64},
+    {.name = "TotalPromotedSize4", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapStats_V2[2][16] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapStats_V2[2][16] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}, {0, 94, 8}, {0, 102, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}, {0, 94, 8}, {0, 102, 8}}};
-constexpr clretw::Segment kSegmentsGCHeapStats_V2[2][1] = {{{110, clretw::kNoField}}, {{110, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapStats_V2{
+constexpr ::clretw::Segment kSegmentsGCHeapStats_V2[2][1] = {{{110, ::clretw::kNoField}}, {{110, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V2{
     .name = "GCHeapStats_V2",
     .fields = kFieldsGCHeapStats_V2,
     .layout = {{kPlacesGCHeapStats_V2[0], kSegmentsGCHeapStats_V2[0], 110}, {kPlacesGCHeapStats_V2[1], kSegmentsGCHeapStats_V2[1], 110}},
@@ -354,16 +354,16 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats_V2{
     .line = 322};
 
 // "GCCreateSegment", line 340
-constexpr clretw::FieldDesc kFieldsGCCreateSegment[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Size", .type = clretw::InType::UInt64},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
+constexpr ::clretw::FieldDesc kFieldsGCCreateSegment[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Size", .type = ::clretw::InType::UInt64},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesGCCreateSegment[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCCreateSegment[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}}};
-constexpr clretw::Segment kSegmentsGCCreateSegment[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCCreateSegment{
+constexpr ::clretw::Segment kSegmentsGCCreateSegment[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCCreateSegment{
     .name = "GCCreateSegment",
     .fields = kFieldsGCCreateSegment,
     .layout = {{kPlacesGCCreateSegment[0], kSegmentsGCCreateSegment[0], 20}, {kPlacesGCCreateSegment[1], kSegmentsGCCreateSegment[1], 20}},
@@ -371,17 +371,17 @@ constexpr clretw::RecordDesc kRecord_GCCreateSegment{
     .line = 340};
 
 // "GCCreateSegment_V1", line 345
-constexpr clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Size", .type = clretw::InType::UInt64},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Size", .type = ::clretw::InType::UInt64},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCCreateSegment_V1[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCCreateSegment_V1[2][4] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsGCCreateSegment_V1[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCCreateSegment_V1{
+constexpr ::clretw::Segment kSegmentsGCCreateSegment_V1[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .name = "GCCreateSegment_V1",
     .fields = kFieldsGCCreateSegment_V1,
     .layout = {{kPlacesGCCreateSegment_V1[0], kSegmentsGCCreateSegment_V1[0], 22}, {kPlacesGCCreateSegment_V1[1], kSegmentsGCCreateSegment_V1[1], 22}},
@@ -389,14 +389,14 @@ constexpr clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .line = 345};
 
 // "GCFreeSegment", line 351
-constexpr clretw::FieldDesc kFieldsGCFreeSegment[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCFreeSegment[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCFreeSegment[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCFreeSegment[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsGCFreeSegment[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFreeSegment{
+constexpr ::clretw::Segment kSegmentsGCFreeSegment[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFreeSegment{
     .name = "GCFreeSegment",
     .fields = kFieldsGCFreeSegment,
     .layout = {{kPlacesGCFreeSegment[0], kSegmentsGCFreeSegment[0], 8}, {kPlacesGCFreeSegment[1], kSegmentsGCFreeSegment[1], 8}},
@@ -404,15 +404,15 @@ constexpr clretw::RecordDesc kRecord_GCFreeSegment{
     .line = 351};
 
 // "GCFreeSegment_V1", line 354
-constexpr clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCFreeSegment_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCFreeSegment_V1[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCFreeSegment_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFreeSegment_V1{
+constexpr ::clretw::Segment kSegmentsGCFreeSegment_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .name = "GCFreeSegment_V1",
     .fields = kFieldsGCFreeSegment_V1,
     .layout = {{kPlacesGCFreeSegment_V1[0], kSegmentsGCFreeSegment_V1[0], 10}, {kPlacesGCFreeSegment_V1[1], kSegmentsGCFreeSegment_V1[1], 10}},
@@ -420,15 +420,15 @@ constexpr clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .line = 354};
 
 // "GCSuspendEEBegin_V1", line 359
-constexpr clretw::FieldDesc kFieldsGCSuspendEEBegin_V1[] = {
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
-    {.name = "Count", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCSuspendEEBegin_V1[] = {
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCSuspendEEBegin_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCSuspendEEBegin_V1[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCSuspendEEBegin_V1[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSuspendEEBegin_V1{
+constexpr ::clretw::Segment kSegmentsGCSuspendEEBegin_V1[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSuspendEEBegin_V1{
     .name = "GCSuspendEEBegin_V1",
     .fields = kFieldsGCSuspendEEBegin_V1,
     .layout = {{kPlacesGCSuspendEEBegin_V1[0], kSegmentsGCSuspendEEBegin_V1[0], 8}, {kPlacesGCSuspendEEBegin_V1[1], kSegmentsGCSuspendEEBegin_V1[1], 8}},
@@ -436,15 +436,15 @@ constexpr clretw::RecordDesc kRecord_GCSuspendEEBegin_V1{
     .line = 359};
 
 // "GCAllocationTick", line 364
-constexpr clretw::FieldDesc kFieldsGCAllocationTick[] = {
-    {.name = "AllocationSize", .type = clretw::InType::UInt32},
-    {.name = "Kind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick[] = {
+    {.name = "AllocationSize", .type = ::clretw::InType::UInt32},
+    {.name = "Kind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick{
+constexpr ::clretw::Segment kSegmentsGCAllocationTick[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick{
     .name = "GCAllocationTick",
     .fields = kFieldsGCAllocationTick,
     .layout = {{kPlacesGCAllocationTick[0], kSegmentsGCAllocationTick[0], 8}, {kPlacesGCAllocationTick[1], kSegmentsGCAllocationTick[1], 8}},
@@ -452,16 +452,16 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick{
     .line = 364};
 
 // "GCAllocationTick_V1", line 368
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V1{
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .name = "GCAllocationTick_V1",
     .fields = kFieldsGCAllocationTick_V1,
     .layout = {{kPlacesGCAllocationTick_V1[0], kSegmentsGCAllocationTick_V1[0], 10}, {kPlacesGCAllocationTick_V1[1], kSegmentsGCAllocationTick_V1[1], 10}},
@@ -469,17 +469,17 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .line = 368};
 
 // "GCAllocationTick_V2", line 373
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AllocationAmount64", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V2[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V2[2][4] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V2[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V2{
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V2[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .name = "GCAllocationTick_V2",
     .fields = kFieldsGCAllocationTick_V2,
     .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 18}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 18}},
@@ -487,21 +487,21 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .line = 373};
 
 // "GCAllocationTick_V3", line 379
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64},
-    {.name = "TypeId", .type = clretw::InType::Pointer},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "HeapIndex", .type = clretw::InType::UInt32},
-    {.name = "Address", .type = clretw::InType::Pointer},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AllocationAmount64", .type = ::clretw::InType::UInt64},
+    {.name = "TypeId", .type = ::clretw::InType::Pointer},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "HeapIndex", .type = ::clretw::InType::UInt32},
+    {.name = "Address", .type = ::clretw::InType::Pointer},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V3[2][8] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, clretw::kVariable}, {1, 0, 4}, {1, 4, 8}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V3[2][2] = {{{22, 5}, {8, clretw::kNoField}}, {{26, 5}, {12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V3{
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V3[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 8}}};
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V3[2][2] = {{{22, 5}, {8, ::clretw::kNoField}}, {{26, 5}, {12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .name = "GCAllocationTick_V3",
     .fields = kFieldsGCAllocationTick_V3,
     .layout = {{kPlacesGCAllocationTick_V3[0], kSegmentsGCAllocationTick_V3[0], 30}, {kPlacesGCAllocationTick_V3[1], kSegmentsGCAllocationTick_V3[1], 38}},
@@ -509,14 +509,14 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .line = 379};
 
 // "GCFinalizersEnd", line 389
-constexpr clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCFinalizersEnd[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCFinalizersEnd[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 4}}};
-constexpr clretw::Segment kSegmentsGCFinalizersEnd[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFinalizersEnd{
+constexpr ::clretw::Segment kSegmentsGCFinalizersEnd[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd{
     .name = "GCFinalizersEnd",
     .fields = kFieldsGCFinalizersEnd,
     .layout = {{kPlacesGCFinalizersEnd[0], kSegmentsGCFinalizersEnd[0], 4}, {kPlacesGCFinalizersEnd[1], kSegmentsGCFinalizersEnd[1], 4}},
@@ -524,15 +524,15 @@ constexpr clretw::RecordDesc kRecord_GCFinalizersEnd{
     .line = 389};
 
 // "GCFinalizersEnd_V1", line 392
-constexpr clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCFinalizersEnd_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCFinalizersEnd_V1[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGCFinalizersEnd_V1[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
+constexpr ::clretw::Segment kSegmentsGCFinalizersEnd_V1[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .name = "GCFinalizersEnd_V1",
     .fields = kFieldsGCFinalizersEnd_V1,
     .layout = {{kPlacesGCFinalizersEnd_V1[0], kSegmentsGCFinalizersEnd_V1[0], 6}, {kPlacesGCFinalizersEnd_V1[1], kSegmentsGCFinalizersEnd_V1[1], 6}},
@@ -540,16 +540,16 @@ constexpr clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .line = 392};
 
 // "GCSetting", line 397
-constexpr clretw::FieldDesc kFieldsGCSetting[] = {
-    {.name = "ServerGC", .type = clretw::InType::Boolean},
-    {.name = "SegmentSize", .type = clretw::InType::UInt64},
-    {.name = "LargeObjectSegmentSize", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCSetting[] = {
+    {.name = "ServerGC", .type = ::clretw::InType::Boolean},
+    {.name = "SegmentSize", .type = ::clretw::InType::UInt64},
+    {.name = "LargeObjectSegmentSize", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCSetting[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCSetting[2][3] = {
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}},
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}}};
-constexpr clretw::Segment kSegmentsGCSetting[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSetting{
+constexpr ::clretw::Segment kSegmentsGCSetting[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSetting{
     .name = "GCSetting",
     .fields = kFieldsGCSetting,
     .layout = {{kPlacesGCSetting[0], kSegmentsGCSetting[0], 20}, {kPlacesGCSetting[1], kSegmentsGCSetting[1], 20}},
@@ -557,21 +557,21 @@ constexpr clretw::RecordDesc kRecord_GCSetting{
     .line = 397};
 
 // "Values", line 406
-constexpr clretw::FieldDesc kFieldsBulkType_Values[] = {
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeNameID", .type = clretw::InType::UInt32},
-    {.name = "Flags", .type = clretw::InType::UInt32},
-    {.name = "CorElementType", .type = clretw::InType::UInt8},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "TypeParameterCount", .type = clretw::InType::UInt32},
-    {.name = "TypeParameters", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64, .count = {clretw::Extent::Kind::field, 6}},
+constexpr ::clretw::FieldDesc kFieldsBulkType_Values[] = {
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeNameID", .type = ::clretw::InType::UInt32},
+    {.name = "Flags", .type = ::clretw::InType::UInt32},
+    {.name = "CorElementType", .type = ::clretw::InType::UInt8},
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
+    {.name = "TypeParameterCount", .type = ::clretw::InType::UInt32},
+    {.name = "TypeParameters", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64, .count = {::clretw::Extent::Kind::field, 6}},
 };
-constexpr clretw::FieldPlace kPlacesBulkType_Values[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsBulkType_Values[2][3] = {{{25, 5}, {4, 7}, {0, clretw::kNoField}}, {{25, 5}, {4, 7}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BulkType_Values{
+constexpr ::clretw::FieldPlace kPlacesBulkType_Values[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsBulkType_Values[2][3] = {{{25, 5}, {4, 7}, {0, ::clretw::kNoField}}, {{25, 5}, {4, 7}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BulkType_Values{
     .name = "Values",
     .fields = kFieldsBulkType_Values,
     .layout = {{kPlacesBulkType_Values[0], kSegmentsBulkType_Values[0], 29}, {kPlacesBulkType_Values[1], kSegmentsBulkType_Values[1], 29}},
@@ -579,16 +579,16 @@ constexpr clretw::RecordDesc kRecord_BulkType_Values{
     .line = 406};
 
 // "BulkType", line 403
-constexpr clretw::FieldDesc kFieldsBulkType[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_BulkType_Values},
+constexpr ::clretw::FieldDesc kFieldsBulkType[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_BulkType_Values},
 };
-constexpr clretw::FieldPlace kPlacesBulkType[2][3] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsBulkType[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BulkType{
+constexpr ::clretw::FieldPlace kPlacesBulkType[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsBulkType[2][2] = {{{6, 2}, {0, ::clretw::kNoField}}, {{6, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BulkType{
     .name = "BulkType",
     .fields = kFieldsBulkType,
     .layout = {{kPlacesBulkType[0], kSegmentsBulkType[0], 6}, {kPlacesBulkType[1], kSegmentsBulkType[1], 6}},
@@ -596,15 +596,15 @@ constexpr clretw::RecordDesc kRecord_BulkType{
     .line = 403};
 
 // "ThreadPoolThreadCount", line 418
-constexpr clretw::FieldDesc kFieldsThreadPoolThreadCount[] = {
-    {.name = "Count", .type = clretw::InType::UInt64},
-    {.name = "NumRetired", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolThreadCount[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt64},
+    {.name = "NumRetired", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolThreadCount[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolThreadCount[2][2] = {
     {{0, 0, 8}, {0, 8, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsThreadPoolThreadCount[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolThreadCount{
+constexpr ::clretw::Segment kSegmentsThreadPoolThreadCount[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolThreadCount{
     .name = "ThreadPoolThreadCount",
     .fields = kFieldsThreadPoolThreadCount,
     .layout = {{kPlacesThreadPoolThreadCount[0], kSegmentsThreadPoolThreadCount[0], 16}, {kPlacesThreadPoolThreadCount[1], kSegmentsThreadPoolThreadCount[1], 16}},
@@ -612,15 +612,15 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolThreadCount{
     .line = 418};
 
 // "ThreadpoolSuspension", line 423
-constexpr clretw::FieldDesc kFieldsThreadpoolSuspension[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt32},
-    {.name = "CPUUtilization", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsThreadpoolSuspension[] = {
+    {.name = "ThreadID", .type = ::clretw::InType::UInt32},
+    {.name = "CPUUtilization", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesThreadpoolSuspension[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadpoolSuspension[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsThreadpoolSuspension[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadpoolSuspension{
+constexpr ::clretw::Segment kSegmentsThreadpoolSuspension[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadpoolSuspension{
     .name = "ThreadpoolSuspension",
     .fields = kFieldsThreadpoolSuspension,
     .layout = {{kPlacesThreadpoolSuspension[0], kSegmentsThreadpoolSuspension[0], 8}, {kPlacesThreadpoolSuspension[1], kSegmentsThreadpoolSuspension[1], 8}},
@@ -628,15 +628,15 @@ constexpr clretw::RecordDesc kRecord_ThreadpoolSuspension{
     .line = 423};
 
 // "ThreadPoolWorkerThread", line 427
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
-    {.name = "ActiveWorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "RetiredWorkerThreadCount", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
+    {.name = "ActiveWorkerThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "RetiredWorkerThreadCount", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThread[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThread[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThread[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThread[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .name = "ThreadPoolWorkerThread",
     .fields = kFieldsThreadPoolWorkerThread,
     .layout = {{kPlacesThreadPoolWorkerThread[0], kSegmentsThreadPoolWorkerThread[0], 8}, {kPlacesThreadPoolWorkerThread[1], kSegmentsThreadPoolWorkerThread[1], 8}},
@@ -644,14 +644,14 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .line = 427};
 
 // "ThreadPoolWorkerThreadAdjustmentSample", line 431
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
-    {.name = "Throughput", .type = clretw::InType::Double},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
+    {.name = "Throughput", .type = ::clretw::InType::Double},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentSample[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentSample[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentSample[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentSample[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .name = "ThreadPoolWorkerThreadAdjustmentSample",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentSample,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentSample[0], kSegmentsThreadPoolWorkerThreadAdjustmentSample[0], 8}, {kPlacesThreadPoolWorkerThreadAdjustmentSample[1], kSegmentsThreadPoolWorkerThreadAdjustmentSample[1], 8}},
@@ -659,16 +659,16 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .line = 431};
 
 // "ThreadPoolWorkerThreadAdjustmentAdjustment", line 434
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
-    {.name = "AverageThroughput", .type = clretw::InType::Double},
-    {.name = "NewWorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
+    {.name = "AverageThroughput", .type = ::clretw::InType::Double},
+    {.name = "NewWorkerThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[2][3] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}},
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
     .name = "ThreadPoolWorkerThreadAdjustmentAdjustment",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentAdjustment,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[0], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[0], 16}, {kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[1], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[1], 16}},
@@ -676,28 +676,28 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
     .line = 434};
 
 // "RuntimeInformation", line 441
-constexpr clretw::FieldDesc kFieldsRuntimeInformation[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "SKU", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
-    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
-    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
-    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
-    {.name = "ComObjectGUID", .type = clretw::InType::Guid},
-    {.name = "RuntimeDLLPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsRuntimeInformation[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "SKU", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
+    {.name = "BclMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "BclQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "StartupFlags", .type = ::clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
+    {.name = "StartupMode", .type = ::clretw::InType::UInt8, .map = &kMap_StartupModeMap},
+    {.name = "CommandLine", .type = ::clretw::InType::UnicodeString},
+    {.name = "ComObjectGUID", .type = ::clretw::InType::Guid},
+    {.name = "RuntimeDLLPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_RuntimeInformation{
+constexpr ::clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, ::clretw::kNoField}}, {{25, 12}, {16, 14}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_RuntimeInformation{
     .name = "RuntimeInformation",
     .fields = kFieldsRuntimeInformation,
     .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
@@ -705,18 +705,18 @@ constexpr clretw::RecordDesc kRecord_RuntimeInformation{
     .line = 441};
 
 // "ExceptionThrown", line 459
-constexpr clretw::FieldDesc kFieldsExceptionThrown[] = {
-    {.name = "ExceptionType", .type = clretw::InType::UnicodeString},
-    {.name = "ExceptionMessage", .type = clretw::InType::UnicodeString},
-    {.name = "EIPCodeThrow", .type = clretw::InType::Pointer},
-    {.name = "ExceptionHR", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ExceptionFlags", .type = clretw::InType::UInt8, .map = &kMap_ExceptionThrownFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsExceptionThrown[] = {
+    {.name = "ExceptionType", .type = ::clretw::InType::UnicodeString},
+    {.name = "ExceptionMessage", .type = ::clretw::InType::UnicodeString},
+    {.name = "EIPCodeThrow", .type = ::clretw::InType::Pointer},
+    {.name = "ExceptionHR", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ExceptionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ExceptionThrownFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesExceptionThrown[2][5] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 1}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 8}, {2, 8, 4}, {2, 12, 1}}};
-constexpr clretw::Segment kSegmentsExceptionThrown[2][3] = {{{0, 0}, {0, 1}, {9, clretw::kNoField}}, {{0, 0}, {0, 1}, {13, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExceptionThrown{
+constexpr ::clretw::FieldPlace kPlacesExceptionThrown[2][5] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 1}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 8}, {2, 8, 4}, {2, 12, 1}}};
+constexpr ::clretw::Segment kSegmentsExceptionThrown[2][3] = {{{0, 0}, {0, 1}, {9, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {13, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ExceptionThrown{
     .name = "ExceptionThrown",
     .fields = kFieldsExceptionThrown,
     .layout = {{kPlacesExceptionThrown[0], kSegmentsExceptionThrown[0], 9}, {kPlacesExceptionThrown[1], kSegmentsExceptionThrown[1], 13}},
@@ -724,14 +724,14 @@ constexpr clretw::RecordDesc kRecord_ExceptionThrown{
     .line = 459};
 
 // "Contention", line 466
-constexpr clretw::FieldDesc kFieldsContention[] = {
-    {.name = "Flags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsContention[] = {
+    {.name = "Flags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesContention[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesContention[2][1] = {
     {{0, 0, 1}},
     {{0, 0, 1}}};
-constexpr clretw::Segment kSegmentsContention[2][1] = {{{1, clretw::kNoField}}, {{1, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Contention{
+constexpr ::clretw::Segment kSegmentsContention[2][1] = {{{1, ::clretw::kNoField}}, {{1, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Contention{
     .name = "Contention",
     .fields = kFieldsContention,
     .layout = {{kPlacesContention[0], kSegmentsContention[0], 1}, {kPlacesContention[1], kSegmentsContention[1], 1}},
@@ -739,18 +739,18 @@ constexpr clretw::RecordDesc kRecord_Contention{
     .line = 466};
 
 // "ClrStackWalk", line 469
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt8},
+    {.name = "Reserved2", .type = ::clretw::InType::UInt8},
+    {.name = "FrameCount", .type = ::clretw::InType::UInt32},
+    {.name = "Stack", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+constexpr ::clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, ::clretw::kNoField}}, {{8, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
@@ -758,18 +758,18 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
     .line = 469};
 
 // "ThreadCreated", line 476
-constexpr clretw::FieldDesc kFieldsThreadCreated[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32},
-    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
-    {.name = "OSThreadID", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsThreadCreated[] = {
+    {.name = "ThreadID", .type = ::clretw::InType::UInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Flags", .type = ::clretw::InType::UInt32},
+    {.name = "ManagedThreadIndex", .type = ::clretw::InType::UInt32},
+    {.name = "OSThreadID", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesThreadCreated[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesThreadCreated[2][5] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}}};
-constexpr clretw::Segment kSegmentsThreadCreated[2][1] = {{{28, clretw::kNoField}}, {{28, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadCreated{
+constexpr ::clretw::Segment kSegmentsThreadCreated[2][1] = {{{28, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadCreated{
     .name = "ThreadCreated",
     .fields = kFieldsThreadCreated,
     .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 28}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 28}},
@@ -777,15 +777,15 @@ constexpr clretw::RecordDesc kRecord_ThreadCreated{
     .line = 476};
 
 // "AppDomainMemAllocated", line 483
-constexpr clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Allocated", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Allocated", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainMemAllocated[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesAppDomainMemAllocated[2][2] = {
     {{0, 0, 8}, {0, 8, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsAppDomainMemAllocated[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainMemAllocated{
+constexpr ::clretw::Segment kSegmentsAppDomainMemAllocated[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainMemAllocated{
     .name = "AppDomainMemAllocated",
     .fields = kFieldsAppDomainMemAllocated,
     .layout = {{kPlacesAppDomainMemAllocated[0], kSegmentsAppDomainMemAllocated[0], 16}, {kPlacesAppDomainMemAllocated[1], kSegmentsAppDomainMemAllocated[1], 16}},
@@ -793,16 +793,16 @@ constexpr clretw::RecordDesc kRecord_AppDomainMemAllocated{
     .line = 483};
 
 // "AppDomainMemSurvived", line 487
-constexpr clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Survived", .type = clretw::InType::UInt64},
-    {.name = "ProcessSurvived", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Survived", .type = ::clretw::InType::UInt64},
+    {.name = "ProcessSurvived", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainMemSurvived[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesAppDomainMemSurvived[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsAppDomainMemSurvived[2][1] = {{{24, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainMemSurvived{
+constexpr ::clretw::Segment kSegmentsAppDomainMemSurvived[2][1] = {{{24, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainMemSurvived{
     .name = "AppDomainMemSurvived",
     .fields = kFieldsAppDomainMemSurvived,
     .layout = {{kPlacesAppDomainMemSurvived[0], kSegmentsAppDomainMemSurvived[0], 24}, {kPlacesAppDomainMemSurvived[1], kSegmentsAppDomainMemSurvived[1], 24}},
@@ -810,15 +810,15 @@ constexpr clretw::RecordDesc kRecord_AppDomainMemSurvived{
     .line = 487};
 
 // "ThreadAppDomain", line 492
-constexpr clretw::FieldDesc kFieldsThreadAppDomain[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsThreadAppDomain[] = {
+    {.name = "ThreadID", .type = ::clretw::InType::UInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesThreadAppDomain[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadAppDomain[2][2] = {
     {{0, 0, 8}, {0, 8, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsThreadAppDomain[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadAppDomain{
+constexpr ::clretw::Segment kSegmentsThreadAppDomain[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadAppDomain{
     .name = "ThreadAppDomain",
     .fields = kFieldsThreadAppDomain,
     .layout = {{kPlacesThreadAppDomain[0], kSegmentsThreadAppDomain[0], 16}, {kPlacesThreadAppDomain[1], kSegmentsThreadAppDomain[1], 16}},
@@ -826,16 +826,16 @@ constexpr clretw::RecordDesc kRecord_ThreadAppDomain{
     .line = 492};
 
 // "StrongNameVerification", line 496
-constexpr clretw::FieldDesc kFieldsStrongNameVerification[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsStrongNameVerification[] = {
+    {.name = "VerificationFlags", .type = ::clretw::InType::UInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesStrongNameVerification[2][3] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsStrongNameVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_StrongNameVerification{
+constexpr ::clretw::FieldPlace kPlacesStrongNameVerification[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsStrongNameVerification[2][2] = {{{8, 2}, {0, ::clretw::kNoField}}, {{8, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StrongNameVerification{
     .name = "StrongNameVerification",
     .fields = kFieldsStrongNameVerification,
     .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
@@ -843,16 +843,16 @@ constexpr clretw::RecordDesc kRecord_StrongNameVerification{
     .line = 496};
 
 // "AuthenticodeVerification", line 501
-constexpr clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ModulePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
+    {.name = "VerificationFlags", .type = ::clretw::InType::UInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ModulePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAuthenticodeVerification[2][3] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAuthenticodeVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AuthenticodeVerification{
+constexpr ::clretw::FieldPlace kPlacesAuthenticodeVerification[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAuthenticodeVerification[2][2] = {{{8, 2}, {0, ::clretw::kNoField}}, {{8, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification{
     .name = "AuthenticodeVerification",
     .fields = kFieldsAuthenticodeVerification,
     .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
@@ -860,24 +860,24 @@ constexpr clretw::RecordDesc kRecord_AuthenticodeVerification{
     .line = 501};
 
 // "ILStubGenerated", line 507
-constexpr clretw::FieldDesc kFieldsILStubGenerated[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubFlags", .type = clretw::InType::UInt64},
-    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ManagedInteropMethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "NativeMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "StubMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "StubMethodILCode", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsILStubGenerated[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "StubMethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "StubFlags", .type = ::clretw::InType::UInt64},
+    {.name = "ManagedInteropMethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ManagedInteropMethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "NativeMethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "StubMethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "StubMethodILCode", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesILStubGenerated[2][11] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsILStubGenerated[2][7] = {{{30, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}, {{30, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ILStubGenerated{
+constexpr ::clretw::FieldPlace kPlacesILStubGenerated[2][11] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsILStubGenerated[2][7] = {{{30, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, ::clretw::kNoField}}, {{30, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ILStubGenerated{
     .name = "ILStubGenerated",
     .fields = kFieldsILStubGenerated,
     .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 30}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 30}},
@@ -885,20 +885,20 @@ constexpr clretw::RecordDesc kRecord_ILStubGenerated{
     .line = 507};
 
 // "ILStubCacheHit", line 520
-constexpr clretw::FieldDesc kFieldsILStubCacheHit[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ManagedInteropMethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsILStubCacheHit[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "StubMethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ManagedInteropMethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ManagedInteropMethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesILStubCacheHit[2][7] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsILStubCacheHit[2][4] = {{{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ILStubCacheHit{
+constexpr ::clretw::FieldPlace kPlacesILStubCacheHit[2][7] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsILStubCacheHit[2][4] = {{{22, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{22, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ILStubCacheHit{
     .name = "ILStubCacheHit",
     .fields = kFieldsILStubCacheHit,
     .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
@@ -906,16 +906,16 @@ constexpr clretw::RecordDesc kRecord_ILStubCacheHit{
     .line = 520};
 
 // "AppDomainLoadUnload", line 529
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, ::clretw::kNoField}}, {{12, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .name = "AppDomainLoadUnload",
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
@@ -923,18 +923,18 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .line = 529};
 
 // "AppDomainLoadUnload_V1", line 534
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainIndex", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, ::clretw::kNoField}}, {{12, 2}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .name = "AppDomainLoadUnload_V1",
     .fields = kFieldsAppDomainLoadUnload_V1,
     .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
@@ -942,17 +942,17 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .line = 534};
 
 // "AssemblyLoadUnload", line 542
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, ::clretw::kNoField}}, {{20, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .name = "AssemblyLoadUnload",
     .fields = kFieldsAssemblyLoadUnload,
     .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
@@ -960,19 +960,19 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .line = 542};
 
 // "AssemblyLoadUnload_V1", line 549
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "BindingID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, ::clretw::kNoField}}, {{28, 4}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .name = "AssemblyLoadUnload_V1",
     .fields = kFieldsAssemblyLoadUnload_V1,
     .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
@@ -980,19 +980,19 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .line = 549};
 
 // "ModuleLoadUnload", line 559
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload{
     .name = "ModuleLoadUnload",
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
@@ -1000,20 +1000,20 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
     .line = 559};
 
 // "ModuleLoadUnload_V1", line 567
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .name = "ModuleLoadUnload_V1",
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
@@ -1021,26 +1021,26 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .line = 567};
 
 // "ModuleLoadUnload_V2", line 576
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ManagedPdbSignature", .type = clretw::InType::Guid},
-    {.name = "ManagedPdbAge", .type = clretw::InType::UInt32},
-    {.name = "ManagedPdbBuildPath", .type = clretw::InType::UnicodeString},
-    {.name = "NativePdbSignature", .type = clretw::InType::Guid},
-    {.name = "NativePdbAge", .type = clretw::InType::UInt32},
-    {.name = "NativePdbBuildPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ManagedPdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "ManagedPdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "ManagedPdbBuildPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "NativePdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "NativePdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "NativePdbBuildPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .name = "ModuleLoadUnload_V2",
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
@@ -1048,20 +1048,20 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .line = 576};
 
 // "DomainModuleLoadUnload", line 591
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .name = "DomainModuleLoadUnload",
     .fields = kFieldsDomainModuleLoadUnload,
     .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
@@ -1069,21 +1069,21 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .line = 591};
 
 // "DomainModuleLoadUnload_V1", line 600
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .name = "DomainModuleLoadUnload_V1",
     .fields = kFieldsDomainModuleLoadUnload_V1,
     .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
@@ -1091,18 +1091,18 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .line = 600};
 
 // "ModuleRange", line 611
-constexpr clretw::FieldDesc kFieldsModuleRange[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt32, .map = &kMap_ModuleRangeTypeMap},
+constexpr ::clretw::FieldDesc kFieldsModuleRange[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeBegin", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeSize", .type = ::clretw::InType::UInt32},
+    {.name = "RangeType", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleRangeTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesModuleRange[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesModuleRange[2][5] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}}};
-constexpr clretw::Segment kSegmentsModuleRange[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRange{
+constexpr ::clretw::Segment kSegmentsModuleRange[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleRange{
     .name = "ModuleRange",
     .fields = kFieldsModuleRange,
     .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 22}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 22}},
@@ -1110,19 +1110,19 @@ constexpr clretw::RecordDesc kRecord_ModuleRange{
     .line = 611};
 
 // "MethodLoadUnload", line 619
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, clretw::kNoField}}, {{36, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, ::clretw::kNoField}}, {{36, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload{
     .name = "MethodLoadUnload",
     .fields = kFieldsMethodLoadUnload,
     .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
@@ -1130,20 +1130,20 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
     .line = 619};
 
 // "MethodLoadUnload_V1", line 627
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, ::clretw::kNoField}}, {{38, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .name = "MethodLoadUnload_V1",
     .fields = kFieldsMethodLoadUnload_V1,
     .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
@@ -1151,22 +1151,22 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .line = 627};
 
 // "MethodLoadUnloadVerbose", line 636
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .name = "MethodLoadUnloadVerbose",
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
@@ -1174,23 +1174,23 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .line = 636};
 
 // "MethodLoadUnloadVerbose_V1", line 647
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .name = "MethodLoadUnloadVerbose_V1",
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
@@ -1198,21 +1198,21 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .line = 647};
 
 // "MethodJittingStarted", line 659
-constexpr clretw::FieldDesc kFieldsMethodJittingStarted[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodILSize", .type = clretw::InType::UInt32},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodILSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJittingStarted[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJittingStarted[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJittingStarted{
+constexpr ::clretw::FieldPlace kPlacesMethodJittingStarted[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJittingStarted[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {2, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted{
     .name = "MethodJittingStarted",
     .fields = kFieldsMethodJittingStarted,
     .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 26}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 26}},
@@ -1220,20 +1220,20 @@ constexpr clretw::RecordDesc kRecord_MethodJittingStarted{
     .line = 659};
 
 // "MethodJitInliningSucceeded", line 669
-constexpr clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
-    {.name = "MethodBeingCompiledNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeName", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
+    {.name = "MethodBeingCompiledNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNameSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningSucceeded[2][7] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningSucceeded[2][8] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
+constexpr ::clretw::FieldPlace kPlacesMethodJitInliningSucceeded[2][7] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodJitInliningSucceeded[2][8] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .name = "MethodJitInliningSucceeded",
     .fields = kFieldsMethodJitInliningSucceeded,
     .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 0}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 0}},
@@ -1241,22 +1241,22 @@ constexpr clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .line = 669};
 
 // "MethodJitInliningFailed", line 678
-constexpr clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
-    {.name = "MethodBeingCompiledNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeName", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "FailAlways", .type = clretw::InType::Boolean},
-    {.name = "FailReason", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
+    {.name = "MethodBeingCompiledNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "FailAlways", .type = ::clretw::InType::Boolean},
+    {.name = "FailReason", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningFailed[2][9] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}, {7, 4, clretw::kVariable}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}, {7, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningFailed[2][9] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {4, 8}, {0, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {4, 8}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitInliningFailed{
+constexpr ::clretw::FieldPlace kPlacesMethodJitInliningFailed[2][9] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, 4}, {7, 4, ::clretw::kVariable}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, 4}, {7, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodJitInliningFailed[2][9] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {4, 8}, {0, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {4, 8}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .name = "MethodJitInliningFailed",
     .fields = kFieldsMethodJitInliningFailed,
     .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 4}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 4}},
@@ -1266,7 +1266,7 @@ constexpr clretw::RecordDesc kRecord_MethodJitInliningFailed{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"GCKeyword", 0x1, "GC"},
     {"LoaderKeyword", 0x8, "Loader"},
     {"JitKeyword", 0x10, "Jit"},
@@ -1285,7 +1285,7 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"StackKeyword", 0x40000000, "Stack"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -1294,7 +1294,7 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"GarbageCollection", 1, "GC"},
     {"WorkerThreadCreation", 2, "WorkerThreadCreation"},
     {"IOThreadCreation", 3, "IOThreadCreation"},
@@ -1318,7 +1318,7 @@ constexpr clretw::TaskDesc kTasks[] = {
     {"Type", 21, "Type"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"GCAllocationTick", 1, 11, "AllocationTick"},
     {"GCCreateConcurrentThread", 1, 12, "CreateConcurrentThread"},
     {"GCTerminateConcurrentThread", 1, 13, "TerminateConcurrentThread"},
@@ -1362,7 +1362,7 @@ constexpr clretw::OpcodeDesc kOpcodes[] = {
     {"BulkType", 21, 11, "BulkType"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
      .message = "", .payload = &kRecord_GCStart, .line = 691},
@@ -1644,8 +1644,8 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_RuntimeInformation, .line = 804},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, 0, 3, 5, 7, 10, 12, 14, 16, 18, 19, 23, 25, 27, 29, 31,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 32, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 33, 34, 35, 36, 37, 38, 39, 40,
@@ -1662,7 +1662,7 @@ constexpr std::uint16_t kFirstVersion[] = {
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-Windows-DotNETRuntime",
     .guid = provider_guid,
     .symbol = "MICROSOFT_WINDOWS_DOTNETRUNTIME_PROVIDER",
@@ -1678,839 +1678,902 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCTypeMap value) noexcept { return kMap_GCTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCTypeMap value) noexcept { return kMap_GCTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCSegmentTypeMap value) noexcept { return kMap_GCSegmentTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCSegmentTypeMap value) noexcept { return kMap_GCSegmentTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCAllocationKindMap value) noexcept { return kMap_GCAllocationKindMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCAllocationKindMap value) noexcept { return kMap_GCAllocationKindMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCSuspendEEReasonMap value) noexcept { return kMap_GCSuspendEEReasonMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCSuspendEEReasonMap value) noexcept { return kMap_GCSuspendEEReasonMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(RuntimeSkuMap value) noexcept { return kMap_RuntimeSkuMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(RuntimeSkuMap value) noexcept { return kMap_RuntimeSkuMap.find(static_cast<::std::uint64_t>(value)); }
 
-std::string to_string(StartupModeMap value) {
-  std::string s;
-  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupModeMap value) {
+  ::std::string s;
+  kMap_StartupModeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(StartupFlagsMap value) {
-  std::string s;
-  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupFlagsMap value) {
+  ::std::string s;
+  kMap_StartupFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ExceptionThrownFlagsMap value) {
-  std::string s;
-  kMap_ExceptionThrownFlagsMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-
-std::string_view to_string(ContentionFlagsMap value) noexcept { return kMap_ContentionFlagsMap.find(static_cast<std::uint64_t>(value)); }
-
-std::string to_string(AppDomainFlagsMap value) {
-  std::string s;
-  kMap_AppDomainFlagsMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-std::string to_string(AssemblyFlagsMap value) {
-  std::string s;
-  kMap_AssemblyFlagsMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-std::string to_string(ModuleFlagsMap value) {
-  std::string s;
-  kMap_ModuleFlagsMap.format(static_cast<std::uint64_t>(value), s);
-  return s;
-}
-
-
-std::string to_string(MethodFlagsMap value) {
-  std::string s;
-  kMap_MethodFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ExceptionThrownFlagsMap value) {
+  ::std::string s;
+  kMap_ExceptionThrownFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
 
-std::string_view to_string(ModuleRangeTypeMap value) noexcept { return kMap_ModuleRangeTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ContentionFlagsMap value) noexcept { return kMap_ContentionFlagsMap.find(static_cast<::std::uint64_t>(value)); }
+
+::std::string to_string(AppDomainFlagsMap value) {
+  ::std::string s;
+  kMap_AppDomainFlagsMap.format(static_cast<::std::uint64_t>(value), s);
+  return s;
+}
+
+
+::std::string to_string(AssemblyFlagsMap value) {
+  ::std::string s;
+  kMap_AssemblyFlagsMap.format(static_cast<::std::uint64_t>(value), s);
+  return s;
+}
+
+
+::std::string to_string(ModuleFlagsMap value) {
+  ::std::string s;
+  kMap_ModuleFlagsMap.format(static_cast<::std::uint64_t>(value), s);
+  return s;
+}
+
+
+::std::string to_string(MethodFlagsMap value) {
+  ::std::string s;
+  kMap_MethodFlagsMap.format(static_cast<::std::uint64_t>(value), s);
+  return s;
+}
+
+
+
+::std::string_view to_string(ModuleRangeTypeMap value) noexcept { return kMap_ModuleRangeTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::GCStart::record() noexcept { return kRecord_GCStart; }
-const clretw::RecordDesc& templates::GCStart_V1::record() noexcept { return kRecord_GCStart_V1; }
-const clretw::RecordDesc& templates::GCStart_V2::record() noexcept { return kRecord_GCStart_V2; }
-const clretw::RecordDesc& templates::GCEnd::record() noexcept { return kRecord_GCEnd; }
-const clretw::RecordDesc& templates::GCEnd_V1::record() noexcept { return kRecord_GCEnd_V1; }
-const clretw::RecordDesc& templates::GCHeapStats::record() noexcept { return kRecord_GCHeapStats; }
-const clretw::RecordDesc& templates::GCHeapStats_V1::record() noexcept { return kRecord_GCHeapStats_V1; }
-const clretw::RecordDesc& templates::GCHeapStats_V2::record() noexcept { return kRecord_GCHeapStats_V2; }
-const clretw::RecordDesc& templates::GCCreateSegment::record() noexcept { return kRecord_GCCreateSegment; }
-const clretw::RecordDesc& templates::GCCreateSegment_V1::record() noexcept { return kRecord_GCCreateSegment_V1; }
-const clretw::RecordDesc& templates::GCFreeSegment::record() noexcept { return kRecord_GCFreeSegment; }
-const clretw::RecordDesc& templates::GCFreeSegment_V1::record() noexcept { return kRecord_GCFreeSegment_V1; }
-const clretw::RecordDesc& templates::GCSuspendEEBegin_V1::record() noexcept { return kRecord_GCSuspendEEBegin_V1; }
-const clretw::RecordDesc& templates::GCAllocationTick::record() noexcept { return kRecord_GCAllocationTick; }
-const clretw::RecordDesc& templates::GCAllocationTick_V1::record() noexcept { return kRecord_GCAllocationTick_V1; }
-const clretw::RecordDesc& templates::GCAllocationTick_V2::record() noexcept { return kRecord_GCAllocationTick_V2; }
-const clretw::RecordDesc& templates::GCAllocationTick_V3::record() noexcept { return kRecord_GCAllocationTick_V3; }
-const clretw::RecordDesc& templates::GCFinalizersEnd::record() noexcept { return kRecord_GCFinalizersEnd; }
-const clretw::RecordDesc& templates::GCFinalizersEnd_V1::record() noexcept { return kRecord_GCFinalizersEnd_V1; }
-const clretw::RecordDesc& templates::GCSetting::record() noexcept { return kRecord_GCSetting; }
-const clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return kRecord_BulkType_Values; }
-const clretw::RecordDesc& templates::BulkType::record() noexcept { return kRecord_BulkType; }
-const clretw::RecordDesc& templates::ThreadPoolThreadCount::record() noexcept { return kRecord_ThreadPoolThreadCount; }
-const clretw::RecordDesc& templates::ThreadpoolSuspension::record() noexcept { return kRecord_ThreadpoolSuspension; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThread::record() noexcept { return kRecord_ThreadPoolWorkerThread; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentSample::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentSample; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentAdjustment::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment; }
-const clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return kRecord_RuntimeInformation; }
-const clretw::RecordDesc& templates::ExceptionThrown::record() noexcept { return kRecord_ExceptionThrown; }
-const clretw::RecordDesc& templates::Contention::record() noexcept { return kRecord_Contention; }
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return kRecord_ThreadCreated; }
-const clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return kRecord_AppDomainMemAllocated; }
-const clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return kRecord_AppDomainMemSurvived; }
-const clretw::RecordDesc& templates::ThreadAppDomain::record() noexcept { return kRecord_ThreadAppDomain; }
-const clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return kRecord_StrongNameVerification; }
-const clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return kRecord_AuthenticodeVerification; }
-const clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return kRecord_ILStubGenerated; }
-const clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return kRecord_ILStubCacheHit; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return kRecord_AppDomainLoadUnload_V1; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return kRecord_AssemblyLoadUnload; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return kRecord_AssemblyLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return kRecord_ModuleLoadUnload; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return kRecord_ModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return kRecord_ModuleLoadUnload_V2; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return kRecord_DomainModuleLoadUnload; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return kRecord_DomainModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleRange::record() noexcept { return kRecord_ModuleRange; }
-const clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return kRecord_MethodLoadUnload; }
-const clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return kRecord_MethodLoadUnload_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return kRecord_MethodLoadUnloadVerbose; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V1; }
-const clretw::RecordDesc& templates::MethodJittingStarted::record() noexcept { return kRecord_MethodJittingStarted; }
-const clretw::RecordDesc& templates::MethodJitInliningSucceeded::record() noexcept { return kRecord_MethodJitInliningSucceeded; }
-const clretw::RecordDesc& templates::MethodJitInliningFailed::record() noexcept { return kRecord_MethodJitInliningFailed; }
+const ::clretw::RecordDesc& templates::GCStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart; }
+const ::clretw::RecordDesc& templates::GCStart_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart_V1; }
+const ::clretw::RecordDesc& templates::GCStart_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart_V2; }
+const ::clretw::RecordDesc& templates::GCEnd::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCEnd; }
+const ::clretw::RecordDesc& templates::GCEnd_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCEnd_V1; }
+const ::clretw::RecordDesc& templates::GCHeapStats::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats; }
+const ::clretw::RecordDesc& templates::GCHeapStats_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats_V1; }
+const ::clretw::RecordDesc& templates::GCHeapStats_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats_V2; }
+const ::clretw::RecordDesc& templates::GCCreateSegment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateSegment; }
+const ::clretw::RecordDesc& templates::GCCreateSegment_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateSegment_V1; }
+const ::clretw::RecordDesc& templates::GCFreeSegment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFreeSegment; }
+const ::clretw::RecordDesc& templates::GCFreeSegment_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFreeSegment_V1; }
+const ::clretw::RecordDesc& templates::GCSuspendEEBegin_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSuspendEEBegin_V1; }
+const ::clretw::RecordDesc& templates::GCAllocationTick::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V1; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V2; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V3; }
+const ::clretw::RecordDesc& templates::GCFinalizersEnd::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFinalizersEnd; }
+const ::clretw::RecordDesc& templates::GCFinalizersEnd_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFinalizersEnd_V1; }
+const ::clretw::RecordDesc& templates::GCSetting::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSetting; }
+const ::clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_BulkType_Values; }
+const ::clretw::RecordDesc& templates::BulkType::record() noexcept { return ::clretw::dotnet_runtime::kRecord_BulkType; }
+const ::clretw::RecordDesc& templates::ThreadPoolThreadCount::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolThreadCount; }
+const ::clretw::RecordDesc& templates::ThreadpoolSuspension::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadpoolSuspension; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentSample::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentSample; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentAdjustment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment; }
+const ::clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return ::clretw::dotnet_runtime::kRecord_RuntimeInformation; }
+const ::clretw::RecordDesc& templates::ExceptionThrown::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ExceptionThrown; }
+const ::clretw::RecordDesc& templates::Contention::record() noexcept { return ::clretw::dotnet_runtime::kRecord_Contention; }
+const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrStackWalk; }
+const ::clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadCreated; }
+const ::clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainMemAllocated; }
+const ::clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainMemSurvived; }
+const ::clretw::RecordDesc& templates::ThreadAppDomain::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadAppDomain; }
+const ::clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return ::clretw::dotnet_runtime::kRecord_StrongNameVerification; }
+const ::clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AuthenticodeVerification; }
+const ::clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ILStubGenerated; }
+const ::clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ILStubCacheHit; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V2; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleRange::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleRange; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V1; }
+const ::clretw::RecordDesc& templates::MethodJittingStarted::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJittingStarted; }
+const ::clretw::RecordDesc& templates::MethodJitInliningSucceeded::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningSucceeded; }
+const ::clretw::RecordDesc& templates::MethodJitInliningFailed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningFailed; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCStartView[] = {{0, &kRecord_GCStart}, {1, &kRecord_GCStart_V1}, {2, &kRecord_GCStart_V2}, };
+constexpr ::clretw::ViewVersion kVersions_GCStartView[] = {{0, &kRecord_GCStart}, {1, &kRecord_GCStart_V1}, {2, &kRecord_GCStart_V2}, };
 }  // namespace
-clretw::Result<GCStartView> GCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCStartView>(kVersions_GCStartView, payload, version, pointer_size);
+::clretw::Result<GCStartView> GCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCStartView>(::clretw::dotnet_runtime::kVersions_GCStartView, payload, version, pointer_size);
 }
-clretw::Result<GCStartView> GCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCStartView>(kVersions_GCStartView, record, provider_guid, GCStart::id, GCStart::name);
+::clretw::Result<GCStartView> GCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCStartView>(::clretw::dotnet_runtime::kVersions_GCStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCStart::id,
+                         ::clretw::dotnet_runtime::GCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCEndView[] = {{0, &kRecord_GCEnd}, {1, &kRecord_GCEnd_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCEndView[] = {{0, &kRecord_GCEnd}, {1, &kRecord_GCEnd_V1}, };
 }  // namespace
-clretw::Result<GCEndView> GCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCEndView>(kVersions_GCEndView, payload, version, pointer_size);
+::clretw::Result<GCEndView> GCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCEndView>(::clretw::dotnet_runtime::kVersions_GCEndView, payload, version, pointer_size);
 }
-clretw::Result<GCEndView> GCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCEndView>(kVersions_GCEndView, record, provider_guid, GCEnd::id, GCEnd::name);
+::clretw::Result<GCEndView> GCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCEndView>(::clretw::dotnet_runtime::kVersions_GCEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCEnd::id,
+                         ::clretw::dotnet_runtime::GCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, nullptr}, };
 }  // namespace
-clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCRestartEEEndView>(kVersions_GCRestartEEEndView, payload, version, pointer_size);
+::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCRestartEEEndView>(::clretw::dotnet_runtime::kVersions_GCRestartEEEndView, payload, version, pointer_size);
 }
-clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCRestartEEEndView>(kVersions_GCRestartEEEndView, record, provider_guid, GCRestartEEEnd::id, GCRestartEEEnd::name);
+::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCRestartEEEndView>(::clretw::dotnet_runtime::kVersions_GCRestartEEEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEEnd::id,
+                         ::clretw::dotnet_runtime::GCRestartEEEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCHeapStatsView[] = {{0, &kRecord_GCHeapStats}, {1, &kRecord_GCHeapStats_V1}, {2, &kRecord_GCHeapStats_V2}, };
+constexpr ::clretw::ViewVersion kVersions_GCHeapStatsView[] = {{0, &kRecord_GCHeapStats}, {1, &kRecord_GCHeapStats_V1}, {2, &kRecord_GCHeapStats_V2}, };
 }  // namespace
-clretw::Result<GCHeapStatsView> GCHeapStatsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCHeapStatsView>(kVersions_GCHeapStatsView, payload, version, pointer_size);
+::clretw::Result<GCHeapStatsView> GCHeapStatsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCHeapStatsView>(::clretw::dotnet_runtime::kVersions_GCHeapStatsView, payload, version, pointer_size);
 }
-clretw::Result<GCHeapStatsView> GCHeapStatsView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCHeapStatsView>(kVersions_GCHeapStatsView, record, provider_guid, GCHeapStats::id, GCHeapStats::name);
+::clretw::Result<GCHeapStatsView> GCHeapStatsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCHeapStatsView>(::clretw::dotnet_runtime::kVersions_GCHeapStatsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCHeapStats::id,
+                         ::clretw::dotnet_runtime::GCHeapStats::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCCreateSegmentView[] = {{0, &kRecord_GCCreateSegment}, {1, &kRecord_GCCreateSegment_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCCreateSegmentView[] = {{0, &kRecord_GCCreateSegment}, {1, &kRecord_GCCreateSegment_V1}, };
 }  // namespace
-clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCCreateSegmentView>(kVersions_GCCreateSegmentView, payload, version, pointer_size);
+::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCCreateSegmentView>(::clretw::dotnet_runtime::kVersions_GCCreateSegmentView, payload, version, pointer_size);
 }
-clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCCreateSegmentView>(kVersions_GCCreateSegmentView, record, provider_guid, GCCreateSegment::id, GCCreateSegment::name);
+::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCCreateSegmentView>(::clretw::dotnet_runtime::kVersions_GCCreateSegmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateSegment::id,
+                         ::clretw::dotnet_runtime::GCCreateSegment::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFreeSegmentView[] = {{0, &kRecord_GCFreeSegment}, {1, &kRecord_GCFreeSegment_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCFreeSegmentView[] = {{0, &kRecord_GCFreeSegment}, {1, &kRecord_GCFreeSegment_V1}, };
 }  // namespace
-clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFreeSegmentView>(kVersions_GCFreeSegmentView, payload, version, pointer_size);
+::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFreeSegmentView>(::clretw::dotnet_runtime::kVersions_GCFreeSegmentView, payload, version, pointer_size);
 }
-clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFreeSegmentView>(kVersions_GCFreeSegmentView, record, provider_guid, GCFreeSegment::id, GCFreeSegment::name);
+::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFreeSegmentView>(::clretw::dotnet_runtime::kVersions_GCFreeSegmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFreeSegment::id,
+                         ::clretw::dotnet_runtime::GCFreeSegment::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, nullptr}, };
 }  // namespace
-clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCRestartEEBeginView>(kVersions_GCRestartEEBeginView, payload, version, pointer_size);
+::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCRestartEEBeginView>(::clretw::dotnet_runtime::kVersions_GCRestartEEBeginView, payload, version, pointer_size);
 }
-clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCRestartEEBeginView>(kVersions_GCRestartEEBeginView, record, provider_guid, GCRestartEEBegin::id, GCRestartEEBegin::name);
+::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCRestartEEBeginView>(::clretw::dotnet_runtime::kVersions_GCRestartEEBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEBegin::id,
+                         ::clretw::dotnet_runtime::GCRestartEEBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, nullptr}, };
 }  // namespace
-clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSuspendEEEndView>(kVersions_GCSuspendEEEndView, payload, version, pointer_size);
+::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSuspendEEEndView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEEndView, payload, version, pointer_size);
 }
-clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSuspendEEEndView>(kVersions_GCSuspendEEEndView, record, provider_guid, GCSuspendEEEnd::id, GCSuspendEEEnd::name);
+::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSuspendEEEndView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEEnd::id,
+                         ::clretw::dotnet_runtime::GCSuspendEEEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{1, &kRecord_GCSuspendEEBegin_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{1, &kRecord_GCSuspendEEBegin_V1}, };
 }  // namespace
-clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSuspendEEBeginView>(kVersions_GCSuspendEEBeginView, payload, version, pointer_size);
+::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSuspendEEBeginView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEBeginView, payload, version, pointer_size);
 }
-clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSuspendEEBeginView>(kVersions_GCSuspendEEBeginView, record, provider_guid, GCSuspendEEBegin::id, GCSuspendEEBegin::name);
+::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSuspendEEBeginView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEBegin::id,
+                         ::clretw::dotnet_runtime::GCSuspendEEBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, };
+constexpr ::clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, };
 }  // namespace
-clretw::Result<GCAllocationTickView> GCAllocationTickView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCAllocationTickView>(kVersions_GCAllocationTickView, payload, version, pointer_size);
+::clretw::Result<GCAllocationTickView> GCAllocationTickView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCAllocationTickView>(::clretw::dotnet_runtime::kVersions_GCAllocationTickView, payload, version, pointer_size);
 }
-clretw::Result<GCAllocationTickView> GCAllocationTickView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCAllocationTickView>(kVersions_GCAllocationTickView, record, provider_guid, GCAllocationTick::id, GCAllocationTick::name);
+::clretw::Result<GCAllocationTickView> GCAllocationTickView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCAllocationTickView>(::clretw::dotnet_runtime::kVersions_GCAllocationTickView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCAllocationTick::id,
+                         ::clretw::dotnet_runtime::GCAllocationTick::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, nullptr}, };
 }  // namespace
-clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCCreateConcurrentThreadView>(kVersions_GCCreateConcurrentThreadView, payload, version, pointer_size);
+::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCCreateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCCreateConcurrentThreadView, payload, version, pointer_size);
 }
-clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCCreateConcurrentThreadView>(kVersions_GCCreateConcurrentThreadView, record, provider_guid, GCCreateConcurrentThread::id, GCCreateConcurrentThread::name);
+::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCCreateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCCreateConcurrentThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateConcurrentThread::id,
+                         ::clretw::dotnet_runtime::GCCreateConcurrentThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, nullptr}, };
 }  // namespace
-clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCTerminateConcurrentThreadView>(kVersions_GCTerminateConcurrentThreadView, payload, version, pointer_size);
+::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCTerminateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCTerminateConcurrentThreadView, payload, version, pointer_size);
 }
-clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCTerminateConcurrentThreadView>(kVersions_GCTerminateConcurrentThreadView, record, provider_guid, GCTerminateConcurrentThread::id, GCTerminateConcurrentThread::name);
+::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCTerminateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCTerminateConcurrentThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::id,
+                         ::clretw::dotnet_runtime::GCTerminateConcurrentThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFinalizersEndView[] = {{0, &kRecord_GCFinalizersEnd}, {1, &kRecord_GCFinalizersEnd_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCFinalizersEndView[] = {{0, &kRecord_GCFinalizersEnd}, {1, &kRecord_GCFinalizersEnd_V1}, };
 }  // namespace
-clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFinalizersEndView>(kVersions_GCFinalizersEndView, payload, version, pointer_size);
+::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFinalizersEndView>(::clretw::dotnet_runtime::kVersions_GCFinalizersEndView, payload, version, pointer_size);
 }
-clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFinalizersEndView>(kVersions_GCFinalizersEndView, record, provider_guid, GCFinalizersEnd::id, GCFinalizersEnd::name);
+::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFinalizersEndView>(::clretw::dotnet_runtime::kVersions_GCFinalizersEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersEnd::id,
+                         ::clretw::dotnet_runtime::GCFinalizersEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, nullptr}, };
 }  // namespace
-clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFinalizersBeginView>(kVersions_GCFinalizersBeginView, payload, version, pointer_size);
+::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFinalizersBeginView>(::clretw::dotnet_runtime::kVersions_GCFinalizersBeginView, payload, version, pointer_size);
 }
-clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFinalizersBeginView>(kVersions_GCFinalizersBeginView, record, provider_guid, GCFinalizersBegin::id, GCFinalizersBegin::name);
+::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFinalizersBeginView>(::clretw::dotnet_runtime::kVersions_GCFinalizersBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersBegin::id,
+                         ::clretw::dotnet_runtime::GCFinalizersBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_BulkTypeView_Values[] = {{0, &kRecord_BulkType_Values}, };
+constexpr ::clretw::ViewVersion kElements_BulkTypeView_Values[] = {{0, &kRecord_BulkType_Values}, };
 }  // namespace
 
-BulkTypeView_Values BulkTypeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+BulkTypeView_Values BulkTypeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<BulkTypeView_Values>(kElements_BulkTypeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<BulkTypeView_Values>(::clretw::dotnet_runtime::kElements_BulkTypeView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BulkTypeView[] = {{0, &kRecord_BulkType}, };
+constexpr ::clretw::ViewVersion kVersions_BulkTypeView[] = {{0, &kRecord_BulkType}, };
 }  // namespace
-clretw::Result<BulkTypeView> BulkTypeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BulkTypeView>(kVersions_BulkTypeView, payload, version, pointer_size);
+::clretw::Result<BulkTypeView> BulkTypeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BulkTypeView>(::clretw::dotnet_runtime::kVersions_BulkTypeView, payload, version, pointer_size);
 }
-clretw::Result<BulkTypeView> BulkTypeView::from(const clretw::EventRecord& record) noexcept {
-  return make<BulkTypeView>(kVersions_BulkTypeView, record, provider_guid, BulkType::id, BulkType::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_GCSettingView[] = {{0, &kRecord_GCSetting}, };
-}  // namespace
-clretw::Result<GCSettingView> GCSettingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSettingView>(kVersions_GCSettingView, payload, version, pointer_size);
-}
-clretw::Result<GCSettingView> GCSettingView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSettingView>(kVersions_GCSettingView, record, provider_guid, GCSetting::id, GCSetting::name);
+::clretw::Result<BulkTypeView> BulkTypeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BulkTypeView>(::clretw::dotnet_runtime::kVersions_BulkTypeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::BulkType::id,
+                         ::clretw::dotnet_runtime::BulkType::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CreateWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_GCSettingView[] = {{0, &kRecord_GCSetting}, };
 }  // namespace
-clretw::Result<CreateWorkerThreadView> CreateWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateWorkerThreadView>(kVersions_CreateWorkerThreadView, payload, version, pointer_size);
+::clretw::Result<GCSettingView> GCSettingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingView>(::clretw::dotnet_runtime::kVersions_GCSettingView, payload, version, pointer_size);
 }
-clretw::Result<CreateWorkerThreadView> CreateWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<CreateWorkerThreadView>(kVersions_CreateWorkerThreadView, record, provider_guid, CreateWorkerThread::id, CreateWorkerThread::name);
+::clretw::Result<GCSettingView> GCSettingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSettingView>(::clretw::dotnet_runtime::kVersions_GCSettingView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSetting::id,
+                         ::clretw::dotnet_runtime::GCSetting::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TerminateWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_CreateWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<TerminateWorkerThreadView> TerminateWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TerminateWorkerThreadView>(kVersions_TerminateWorkerThreadView, payload, version, pointer_size);
+::clretw::Result<CreateWorkerThreadView> CreateWorkerThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CreateWorkerThreadView>(::clretw::dotnet_runtime::kVersions_CreateWorkerThreadView, payload, version, pointer_size);
 }
-clretw::Result<TerminateWorkerThreadView> TerminateWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<TerminateWorkerThreadView>(kVersions_TerminateWorkerThreadView, record, provider_guid, TerminateWorkerThread::id, TerminateWorkerThread::name);
+::clretw::Result<CreateWorkerThreadView> CreateWorkerThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CreateWorkerThreadView>(::clretw::dotnet_runtime::kVersions_CreateWorkerThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CreateWorkerThread::id,
+                         ::clretw::dotnet_runtime::CreateWorkerThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RetireWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_TerminateWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<RetireWorkerThreadView> RetireWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RetireWorkerThreadView>(kVersions_RetireWorkerThreadView, payload, version, pointer_size);
+::clretw::Result<TerminateWorkerThreadView> TerminateWorkerThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TerminateWorkerThreadView>(::clretw::dotnet_runtime::kVersions_TerminateWorkerThreadView, payload, version, pointer_size);
 }
-clretw::Result<RetireWorkerThreadView> RetireWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<RetireWorkerThreadView>(kVersions_RetireWorkerThreadView, record, provider_guid, RetireWorkerThread::id, RetireWorkerThread::name);
+::clretw::Result<TerminateWorkerThreadView> TerminateWorkerThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TerminateWorkerThreadView>(::clretw::dotnet_runtime::kVersions_TerminateWorkerThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TerminateWorkerThread::id,
+                         ::clretw::dotnet_runtime::TerminateWorkerThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_UnretireWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_RetireWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<UnretireWorkerThreadView> UnretireWorkerThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<UnretireWorkerThreadView>(kVersions_UnretireWorkerThreadView, payload, version, pointer_size);
+::clretw::Result<RetireWorkerThreadView> RetireWorkerThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RetireWorkerThreadView>(::clretw::dotnet_runtime::kVersions_RetireWorkerThreadView, payload, version, pointer_size);
 }
-clretw::Result<UnretireWorkerThreadView> UnretireWorkerThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<UnretireWorkerThreadView>(kVersions_UnretireWorkerThreadView, record, provider_guid, UnretireWorkerThread::id, UnretireWorkerThread::name);
+::clretw::Result<RetireWorkerThreadView> RetireWorkerThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RetireWorkerThreadView>(::clretw::dotnet_runtime::kVersions_RetireWorkerThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RetireWorkerThread::id,
+                         ::clretw::dotnet_runtime::RetireWorkerThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CreateIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_UnretireWorkerThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<CreateIOThreadView> CreateIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateIOThreadView>(kVersions_CreateIOThreadView, payload, version, pointer_size);
+::clretw::Result<UnretireWorkerThreadView> UnretireWorkerThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UnretireWorkerThreadView>(::clretw::dotnet_runtime::kVersions_UnretireWorkerThreadView, payload, version, pointer_size);
 }
-clretw::Result<CreateIOThreadView> CreateIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<CreateIOThreadView>(kVersions_CreateIOThreadView, record, provider_guid, CreateIOThread::id, CreateIOThread::name);
+::clretw::Result<UnretireWorkerThreadView> UnretireWorkerThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<UnretireWorkerThreadView>(::clretw::dotnet_runtime::kVersions_UnretireWorkerThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::UnretireWorkerThread::id,
+                         ::clretw::dotnet_runtime::UnretireWorkerThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TerminateIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_CreateIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<TerminateIOThreadView> TerminateIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TerminateIOThreadView>(kVersions_TerminateIOThreadView, payload, version, pointer_size);
+::clretw::Result<CreateIOThreadView> CreateIOThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CreateIOThreadView>(::clretw::dotnet_runtime::kVersions_CreateIOThreadView, payload, version, pointer_size);
 }
-clretw::Result<TerminateIOThreadView> TerminateIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<TerminateIOThreadView>(kVersions_TerminateIOThreadView, record, provider_guid, TerminateIOThread::id, TerminateIOThread::name);
+::clretw::Result<CreateIOThreadView> CreateIOThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CreateIOThreadView>(::clretw::dotnet_runtime::kVersions_CreateIOThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CreateIOThread::id,
+                         ::clretw::dotnet_runtime::CreateIOThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RetireIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_TerminateIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<RetireIOThreadView> RetireIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RetireIOThreadView>(kVersions_RetireIOThreadView, payload, version, pointer_size);
+::clretw::Result<TerminateIOThreadView> TerminateIOThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TerminateIOThreadView>(::clretw::dotnet_runtime::kVersions_TerminateIOThreadView, payload, version, pointer_size);
 }
-clretw::Result<RetireIOThreadView> RetireIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<RetireIOThreadView>(kVersions_RetireIOThreadView, record, provider_guid, RetireIOThread::id, RetireIOThread::name);
+::clretw::Result<TerminateIOThreadView> TerminateIOThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TerminateIOThreadView>(::clretw::dotnet_runtime::kVersions_TerminateIOThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TerminateIOThread::id,
+                         ::clretw::dotnet_runtime::TerminateIOThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_UnretireIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_RetireIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<UnretireIOThreadView> UnretireIOThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<UnretireIOThreadView>(kVersions_UnretireIOThreadView, payload, version, pointer_size);
+::clretw::Result<RetireIOThreadView> RetireIOThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RetireIOThreadView>(::clretw::dotnet_runtime::kVersions_RetireIOThreadView, payload, version, pointer_size);
 }
-clretw::Result<UnretireIOThreadView> UnretireIOThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<UnretireIOThreadView>(kVersions_UnretireIOThreadView, record, provider_guid, UnretireIOThread::id, UnretireIOThread::name);
+::clretw::Result<RetireIOThreadView> RetireIOThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RetireIOThreadView>(::clretw::dotnet_runtime::kVersions_RetireIOThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RetireIOThread::id,
+                         ::clretw::dotnet_runtime::RetireIOThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ThreadpoolSuspension}, };
+constexpr ::clretw::ViewVersion kVersions_UnretireIOThreadView[] = {{0, &kRecord_ThreadPoolThreadCount}, };
 }  // namespace
-clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadpoolSuspensionSuspendThreadView>(kVersions_ThreadpoolSuspensionSuspendThreadView, payload, version, pointer_size);
+::clretw::Result<UnretireIOThreadView> UnretireIOThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<UnretireIOThreadView>(::clretw::dotnet_runtime::kVersions_UnretireIOThreadView, payload, version, pointer_size);
 }
-clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadpoolSuspensionSuspendThreadView>(kVersions_ThreadpoolSuspensionSuspendThreadView, record, provider_guid, ThreadpoolSuspensionSuspendThread::id, ThreadpoolSuspensionSuspendThread::name);
+::clretw::Result<UnretireIOThreadView> UnretireIOThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<UnretireIOThreadView>(::clretw::dotnet_runtime::kVersions_UnretireIOThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::UnretireIOThread::id,
+                         ::clretw::dotnet_runtime::UnretireIOThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ThreadpoolSuspension}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ThreadpoolSuspension}, };
 }  // namespace
-clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadpoolSuspensionResumeThreadView>(kVersions_ThreadpoolSuspensionResumeThreadView, payload, version, pointer_size);
+::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadpoolSuspensionSuspendThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionSuspendThreadView, payload, version, pointer_size);
 }
-clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadpoolSuspensionResumeThreadView>(kVersions_ThreadpoolSuspensionResumeThreadView, record, provider_guid, ThreadpoolSuspensionResumeThread::id, ThreadpoolSuspensionResumeThread::name);
+::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadpoolSuspensionSuspendThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionSuspendThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::id,
+                         ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ThreadpoolSuspension}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadStartView>(kVersions_ThreadPoolWorkerThreadStartView, payload, version, pointer_size);
+::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadpoolSuspensionResumeThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionResumeThreadView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadStartView>(kVersions_ThreadPoolWorkerThreadStartView, record, provider_guid, ThreadPoolWorkerThreadStart::id, ThreadPoolWorkerThreadStart::name);
+::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadpoolSuspensionResumeThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionResumeThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::id,
+                         ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadStopView>(kVersions_ThreadPoolWorkerThreadStopView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStartView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadStopView>(kVersions_ThreadPoolWorkerThreadStopView, record, provider_guid, ThreadPoolWorkerThreadStop::id, ThreadPoolWorkerThreadStop::name);
+::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStartView>(kVersions_ThreadPoolWorkerThreadRetirementStartView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStopView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStartView>(kVersions_ThreadPoolWorkerThreadRetirementStartView, record, provider_guid, ThreadPoolWorkerThreadRetirementStart::id, ThreadPoolWorkerThreadRetirementStart::name);
+::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStopView>(kVersions_ThreadPoolWorkerThreadRetirementStopView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStartView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStopView>(kVersions_ThreadPoolWorkerThreadRetirementStopView, record, provider_guid, ThreadPoolWorkerThreadRetirementStop::id, ThreadPoolWorkerThreadRetirementStop::name);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentSampleView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentSample}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStopView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, record, provider_guid, ThreadPoolWorkerThreadAdjustmentSample::id, ThreadPoolWorkerThreadAdjustmentSample::name);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentSampleView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentSample}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, record, provider_guid, ThreadPoolWorkerThreadAdjustmentAdjustment::id, ThreadPoolWorkerThreadAdjustmentAdjustment::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, &kRecord_ExceptionThrown}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
 }  // namespace
-clretw::Result<ExceptionThrownView> ExceptionThrownView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionThrownView>(kVersions_ExceptionThrownView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionThrownView> ExceptionThrownView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionThrownView>(kVersions_ExceptionThrownView, record, provider_guid, ExceptionThrown::id, ExceptionThrown::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ContentionStartView[] = {{1, &kRecord_Contention}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, &kRecord_ExceptionThrown}, };
 }  // namespace
-clretw::Result<ContentionStartView> ContentionStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionStartView>(kVersions_ContentionStartView, payload, version, pointer_size);
+::clretw::Result<ExceptionThrownView> ExceptionThrownView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionThrownView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownView, payload, version, pointer_size);
 }
-clretw::Result<ContentionStartView> ContentionStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ContentionStartView>(kVersions_ContentionStartView, record, provider_guid, ContentionStart::id, ContentionStart::name);
+::clretw::Result<ExceptionThrownView> ExceptionThrownView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionThrownView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrown::id,
+                         ::clretw::dotnet_runtime::ExceptionThrown::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StackTraceView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr ::clretw::ViewVersion kVersions_ContentionStartView[] = {{1, &kRecord_Contention}, };
 }  // namespace
-clretw::Result<StackTraceView> StackTraceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, payload, version, pointer_size);
+::clretw::Result<ContentionStartView> ContentionStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionStartView>(::clretw::dotnet_runtime::kVersions_ContentionStartView, payload, version, pointer_size);
 }
-clretw::Result<StackTraceView> StackTraceView::from(const clretw::EventRecord& record) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, record, provider_guid, StackTrace::id, StackTrace::name);
+::clretw::Result<ContentionStartView> ContentionStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ContentionStartView>(::clretw::dotnet_runtime::kVersions_ContentionStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ContentionStart::id,
+                         ::clretw::dotnet_runtime::ContentionStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainMemAllocatedView[] = {{0, &kRecord_AppDomainMemAllocated}, };
+constexpr ::clretw::ViewVersion kVersions_StackTraceView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainMemAllocatedView>(kVersions_AppDomainMemAllocatedView, payload, version, pointer_size);
+::clretw::Result<StackTraceView> StackTraceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackTraceView>(::clretw::dotnet_runtime::kVersions_StackTraceView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainMemAllocatedView>(kVersions_AppDomainMemAllocatedView, record, provider_guid, AppDomainMemAllocated::id, AppDomainMemAllocated::name);
+::clretw::Result<StackTraceView> StackTraceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StackTraceView>(::clretw::dotnet_runtime::kVersions_StackTraceView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StackTrace::id,
+                         ::clretw::dotnet_runtime::StackTrace::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainMemSurvivedView[] = {{0, &kRecord_AppDomainMemSurvived}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainMemAllocatedView[] = {{0, &kRecord_AppDomainMemAllocated}, };
 }  // namespace
-clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainMemSurvivedView>(kVersions_AppDomainMemSurvivedView, payload, version, pointer_size);
+::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainMemAllocatedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemAllocatedView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainMemSurvivedView>(kVersions_AppDomainMemSurvivedView, record, provider_guid, AppDomainMemSurvived::id, AppDomainMemSurvived::name);
+::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainMemAllocatedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemAllocatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemAllocated::id,
+                         ::clretw::dotnet_runtime::AppDomainMemAllocated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadCreatedView[] = {{0, &kRecord_ThreadCreated}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainMemSurvivedView[] = {{0, &kRecord_AppDomainMemSurvived}, };
 }  // namespace
-clretw::Result<ThreadCreatedView> ThreadCreatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadCreatedView>(kVersions_ThreadCreatedView, payload, version, pointer_size);
+::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainMemSurvivedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemSurvivedView, payload, version, pointer_size);
 }
-clretw::Result<ThreadCreatedView> ThreadCreatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadCreatedView>(kVersions_ThreadCreatedView, record, provider_guid, ThreadCreated::id, ThreadCreated::name);
+::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainMemSurvivedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemSurvivedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemSurvived::id,
+                         ::clretw::dotnet_runtime::AppDomainMemSurvived::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadAppDomain}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadCreatedView[] = {{0, &kRecord_ThreadCreated}, };
 }  // namespace
-clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadTerminatedView>(kVersions_ThreadTerminatedView, payload, version, pointer_size);
+::clretw::Result<ThreadCreatedView> ThreadCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadCreatedView>(::clretw::dotnet_runtime::kVersions_ThreadCreatedView, payload, version, pointer_size);
 }
-clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadTerminatedView>(kVersions_ThreadTerminatedView, record, provider_guid, ThreadTerminated::id, ThreadTerminated::name);
+::clretw::Result<ThreadCreatedView> ThreadCreatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadCreatedView>(::clretw::dotnet_runtime::kVersions_ThreadCreatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreated::id,
+                         ::clretw::dotnet_runtime::ThreadCreated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadAppDomainEnterView[] = {{0, &kRecord_ThreadAppDomain}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadAppDomain}, };
 }  // namespace
-clretw::Result<ThreadAppDomainEnterView> ThreadAppDomainEnterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadAppDomainEnterView>(kVersions_ThreadAppDomainEnterView, payload, version, pointer_size);
+::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadTerminatedView>(::clretw::dotnet_runtime::kVersions_ThreadTerminatedView, payload, version, pointer_size);
 }
-clretw::Result<ThreadAppDomainEnterView> ThreadAppDomainEnterView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadAppDomainEnterView>(kVersions_ThreadAppDomainEnterView, record, provider_guid, ThreadAppDomainEnter::id, ThreadAppDomainEnter::name);
+::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadTerminatedView>(::clretw::dotnet_runtime::kVersions_ThreadTerminatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadTerminated::id,
+                         ::clretw::dotnet_runtime::ThreadTerminated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ILStubGeneratedView[] = {{0, &kRecord_ILStubGenerated}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadAppDomainEnterView[] = {{0, &kRecord_ThreadAppDomain}, };
 }  // namespace
-clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ILStubGeneratedView>(kVersions_ILStubGeneratedView, payload, version, pointer_size);
+::clretw::Result<ThreadAppDomainEnterView> ThreadAppDomainEnterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadAppDomainEnterView>(::clretw::dotnet_runtime::kVersions_ThreadAppDomainEnterView, payload, version, pointer_size);
 }
-clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ILStubGeneratedView>(kVersions_ILStubGeneratedView, record, provider_guid, ILStubGenerated::id, ILStubGenerated::name);
+::clretw::Result<ThreadAppDomainEnterView> ThreadAppDomainEnterView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadAppDomainEnterView>(::clretw::dotnet_runtime::kVersions_ThreadAppDomainEnterView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadAppDomainEnter::id,
+                         ::clretw::dotnet_runtime::ThreadAppDomainEnter::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ILStubCacheHitView[] = {{0, &kRecord_ILStubCacheHit}, };
+constexpr ::clretw::ViewVersion kVersions_ILStubGeneratedView[] = {{0, &kRecord_ILStubGenerated}, };
 }  // namespace
-clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ILStubCacheHitView>(kVersions_ILStubCacheHitView, payload, version, pointer_size);
+::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ILStubGeneratedView>(::clretw::dotnet_runtime::kVersions_ILStubGeneratedView, payload, version, pointer_size);
 }
-clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from(const clretw::EventRecord& record) noexcept {
-  return make<ILStubCacheHitView>(kVersions_ILStubCacheHitView, record, provider_guid, ILStubCacheHit::id, ILStubCacheHit::name);
+::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ILStubGeneratedView>(::clretw::dotnet_runtime::kVersions_ILStubGeneratedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubGenerated::id,
+                         ::clretw::dotnet_runtime::ILStubGenerated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, };
+constexpr ::clretw::ViewVersion kVersions_ILStubCacheHitView[] = {{0, &kRecord_ILStubCacheHit}, };
 }  // namespace
-clretw::Result<ContentionStopView> ContentionStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionStopView>(kVersions_ContentionStopView, payload, version, pointer_size);
+::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ILStubCacheHitView>(::clretw::dotnet_runtime::kVersions_ILStubCacheHitView, payload, version, pointer_size);
 }
-clretw::Result<ContentionStopView> ContentionStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ContentionStopView>(kVersions_ContentionStopView, record, provider_guid, ContentionStop::id, ContentionStop::name);
+::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ILStubCacheHitView>(::clretw::dotnet_runtime::kVersions_ILStubCacheHitView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubCacheHit::id,
+                         ::clretw::dotnet_runtime::ILStubCacheHit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, };
 }  // namespace
-clretw::Result<MethodLoadView> MethodLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodLoadView>(kVersions_MethodLoadView, payload, version, pointer_size);
+::clretw::Result<ContentionStopView> ContentionStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionStopView>(::clretw::dotnet_runtime::kVersions_ContentionStopView, payload, version, pointer_size);
 }
-clretw::Result<MethodLoadView> MethodLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodLoadView>(kVersions_MethodLoadView, record, provider_guid, MethodLoad::id, MethodLoad::name);
+::clretw::Result<ContentionStopView> ContentionStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ContentionStopView>(::clretw::dotnet_runtime::kVersions_ContentionStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ContentionStop::id,
+                         ::clretw::dotnet_runtime::ContentionStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodUnLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
 }  // namespace
-clretw::Result<MethodUnLoadView> MethodUnLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnLoadView>(kVersions_MethodUnLoadView, payload, version, pointer_size);
+::clretw::Result<MethodLoadView> MethodLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodLoadView>(::clretw::dotnet_runtime::kVersions_MethodLoadView, payload, version, pointer_size);
 }
-clretw::Result<MethodUnLoadView> MethodUnLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodUnLoadView>(kVersions_MethodUnLoadView, record, provider_guid, MethodUnLoad::id, MethodUnLoad::name);
+::clretw::Result<MethodLoadView> MethodLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodLoadView>(::clretw::dotnet_runtime::kVersions_MethodLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoad::id,
+                         ::clretw::dotnet_runtime::MethodLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodUnLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
 }  // namespace
-clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodLoadVerboseView>(kVersions_MethodLoadVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodUnLoadView> MethodUnLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnLoadView>(::clretw::dotnet_runtime::kVersions_MethodUnLoadView, payload, version, pointer_size);
 }
-clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodLoadVerboseView>(kVersions_MethodLoadVerboseView, record, provider_guid, MethodLoadVerbose::id, MethodLoadVerbose::name);
+::clretw::Result<MethodUnLoadView> MethodUnLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodUnLoadView>(::clretw::dotnet_runtime::kVersions_MethodUnLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnLoad::id,
+                         ::clretw::dotnet_runtime::MethodUnLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodUnLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
 }  // namespace
-clretw::Result<MethodUnLoadVerboseView> MethodUnLoadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnLoadVerboseView>(kVersions_MethodUnLoadVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodLoadVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodUnLoadVerboseView> MethodUnLoadVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodUnLoadVerboseView>(kVersions_MethodUnLoadVerboseView, record, provider_guid, MethodUnLoadVerbose::id, MethodUnLoadVerbose::name);
+::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodLoadVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoadVerbose::id,
+                         ::clretw::dotnet_runtime::MethodLoadVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, };
+constexpr ::clretw::ViewVersion kVersions_MethodUnLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
 }  // namespace
-clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJittingStartedView>(kVersions_MethodJittingStartedView, payload, version, pointer_size);
+::clretw::Result<MethodUnLoadVerboseView> MethodUnLoadVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodUnLoadVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJittingStartedView>(kVersions_MethodJittingStartedView, record, provider_guid, MethodJittingStarted::id, MethodJittingStarted::name);
+::clretw::Result<MethodUnLoadVerboseView> MethodUnLoadVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodUnLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodUnLoadVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnLoadVerbose::id,
+                         ::clretw::dotnet_runtime::MethodUnLoadVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleLoadView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, };
 }  // namespace
-clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleLoadView>(kVersions_DomainModuleLoadView, payload, version, pointer_size);
+::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJittingStartedView>(::clretw::dotnet_runtime::kVersions_MethodJittingStartedView, payload, version, pointer_size);
 }
-clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<DomainModuleLoadView>(kVersions_DomainModuleLoadView, record, provider_guid, DomainModuleLoad::id, DomainModuleLoad::name);
+::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJittingStartedView>(::clretw::dotnet_runtime::kVersions_MethodJittingStartedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJittingStarted::id,
+                         ::clretw::dotnet_runtime::MethodJittingStarted::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleLoadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_DomainModuleLoadView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
 }  // namespace
-clretw::Result<ModuleLoadView> ModuleLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleLoadView>(kVersions_ModuleLoadView, payload, version, pointer_size);
+::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleLoadView>(::clretw::dotnet_runtime::kVersions_DomainModuleLoadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleLoadView> ModuleLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleLoadView>(kVersions_ModuleLoadView, record, provider_guid, ModuleLoad::id, ModuleLoad::name);
+::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleLoadView>(::clretw::dotnet_runtime::kVersions_DomainModuleLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DomainModuleLoad::id,
+                         ::clretw::dotnet_runtime::DomainModuleLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleUnloadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleLoadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
 }  // namespace
-clretw::Result<ModuleUnloadView> ModuleUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleUnloadView>(kVersions_ModuleUnloadView, payload, version, pointer_size);
+::clretw::Result<ModuleLoadView> ModuleLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleLoadView>(::clretw::dotnet_runtime::kVersions_ModuleLoadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleUnloadView> ModuleUnloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleUnloadView>(kVersions_ModuleUnloadView, record, provider_guid, ModuleUnload::id, ModuleUnload::name);
+::clretw::Result<ModuleLoadView> ModuleLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleLoadView>(::clretw::dotnet_runtime::kVersions_ModuleLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleLoad::id,
+                         ::clretw::dotnet_runtime::ModuleLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyLoadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleUnloadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
 }  // namespace
-clretw::Result<AssemblyLoadView> AssemblyLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadView>(kVersions_AssemblyLoadView, payload, version, pointer_size);
+::clretw::Result<ModuleUnloadView> ModuleUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleUnloadView>(::clretw::dotnet_runtime::kVersions_ModuleUnloadView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyLoadView> AssemblyLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadView>(kVersions_AssemblyLoadView, record, provider_guid, AssemblyLoad::id, AssemblyLoad::name);
+::clretw::Result<ModuleUnloadView> ModuleUnloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleUnloadView>(::clretw::dotnet_runtime::kVersions_ModuleUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleUnload::id,
+                         ::clretw::dotnet_runtime::ModuleUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyUnloadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyLoadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyUnloadView>(kVersions_AssemblyUnloadView, payload, version, pointer_size);
+::clretw::Result<AssemblyLoadView> AssemblyLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyUnloadView>(kVersions_AssemblyUnloadView, record, provider_guid, AssemblyUnload::id, AssemblyUnload::name);
+::clretw::Result<AssemblyLoadView> AssemblyLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoad::id,
+                         ::clretw::dotnet_runtime::AssemblyLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyUnloadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainLoadView> AppDomainLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainLoadView>(kVersions_AppDomainLoadView, payload, version, pointer_size);
+::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyUnloadView>(::clretw::dotnet_runtime::kVersions_AssemblyUnloadView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainLoadView> AppDomainLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainLoadView>(kVersions_AppDomainLoadView, record, provider_guid, AppDomainLoad::id, AppDomainLoad::name);
+::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyUnloadView>(::clretw::dotnet_runtime::kVersions_AssemblyUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyUnload::id,
+                         ::clretw::dotnet_runtime::AssemblyUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainUnLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainUnLoadView> AppDomainUnLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainUnLoadView>(kVersions_AppDomainUnLoadView, payload, version, pointer_size);
+::clretw::Result<AppDomainLoadView> AppDomainLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainLoadView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainUnLoadView> AppDomainUnLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainUnLoadView>(kVersions_AppDomainUnLoadView, record, provider_guid, AppDomainUnLoad::id, AppDomainUnLoad::name);
+::clretw::Result<AppDomainLoadView> AppDomainLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainLoad::id,
+                         ::clretw::dotnet_runtime::AppDomainLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeView[] = {{0, &kRecord_ModuleRange}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainUnLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<ModuleRangeView> ModuleRangeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeView>(kVersions_ModuleRangeView, payload, version, pointer_size);
+::clretw::Result<AppDomainUnLoadView> AppDomainUnLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainUnLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainUnLoadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeView> ModuleRangeView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeView>(kVersions_ModuleRangeView, record, provider_guid, ModuleRange::id, ModuleRange::name);
+::clretw::Result<AppDomainUnLoadView> AppDomainUnLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainUnLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainUnLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainUnLoad::id,
+                         ::clretw::dotnet_runtime::AppDomainUnLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{1, &kRecord_StrongNameVerification}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeView[] = {{0, &kRecord_ModuleRange}, };
 }  // namespace
-clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StrongNameVerificationStartView>(kVersions_StrongNameVerificationStartView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeView> ModuleRangeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeView>(::clretw::dotnet_runtime::kVersions_ModuleRangeView, payload, version, pointer_size);
 }
-clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<StrongNameVerificationStartView>(kVersions_StrongNameVerificationStartView, record, provider_guid, StrongNameVerificationStart::id, StrongNameVerificationStart::name);
+::clretw::Result<ModuleRangeView> ModuleRangeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeView>(::clretw::dotnet_runtime::kVersions_ModuleRangeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleRange::id,
+                         ::clretw::dotnet_runtime::ModuleRange::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{1, &kRecord_StrongNameVerification}, };
+constexpr ::clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{1, &kRecord_StrongNameVerification}, };
 }  // namespace
-clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StrongNameVerificationStopView>(kVersions_StrongNameVerificationStopView, payload, version, pointer_size);
+::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StrongNameVerificationStartView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStartView, payload, version, pointer_size);
 }
-clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<StrongNameVerificationStopView>(kVersions_StrongNameVerificationStopView, record, provider_guid, StrongNameVerificationStop::id, StrongNameVerificationStop::name);
+::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StrongNameVerificationStartView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStart::id,
+                         ::clretw::dotnet_runtime::StrongNameVerificationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{1, &kRecord_AuthenticodeVerification}, };
+constexpr ::clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{1, &kRecord_StrongNameVerification}, };
 }  // namespace
-clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AuthenticodeVerificationStartView>(kVersions_AuthenticodeVerificationStartView, payload, version, pointer_size);
+::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StrongNameVerificationStopView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStopView, payload, version, pointer_size);
 }
-clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AuthenticodeVerificationStartView>(kVersions_AuthenticodeVerificationStartView, record, provider_guid, AuthenticodeVerificationStart::id, AuthenticodeVerificationStart::name);
+::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StrongNameVerificationStopView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStop::id,
+                         ::clretw::dotnet_runtime::StrongNameVerificationStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{1, &kRecord_AuthenticodeVerification}, };
+constexpr ::clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{1, &kRecord_AuthenticodeVerification}, };
 }  // namespace
-clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AuthenticodeVerificationStopView>(kVersions_AuthenticodeVerificationStopView, payload, version, pointer_size);
+::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AuthenticodeVerificationStartView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStartView, payload, version, pointer_size);
 }
-clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<AuthenticodeVerificationStopView>(kVersions_AuthenticodeVerificationStopView, record, provider_guid, AuthenticodeVerificationStop::id, AuthenticodeVerificationStop::name);
+::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AuthenticodeVerificationStartView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::id,
+                         ::clretw::dotnet_runtime::AuthenticodeVerificationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitInliningSucceededView[] = {{0, &kRecord_MethodJitInliningSucceeded}, };
+constexpr ::clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{1, &kRecord_AuthenticodeVerification}, };
 }  // namespace
-clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningSucceededView>(kVersions_MethodJitInliningSucceededView, payload, version, pointer_size);
+::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AuthenticodeVerificationStopView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStopView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningSucceededView>(kVersions_MethodJitInliningSucceededView, record, provider_guid, MethodJitInliningSucceeded::id, MethodJitInliningSucceeded::name);
+::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AuthenticodeVerificationStopView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::id,
+                         ::clretw::dotnet_runtime::AuthenticodeVerificationStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitInliningFailedView[] = {{0, &kRecord_MethodJitInliningFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitInliningSucceededView[] = {{0, &kRecord_MethodJitInliningSucceeded}, };
 }  // namespace
-clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningFailedView>(kVersions_MethodJitInliningFailedView, payload, version, pointer_size);
+::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningSucceededView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningFailedView>(kVersions_MethodJitInliningFailedView, record, provider_guid, MethodJitInliningFailed::id, MethodJitInliningFailed::name);
+::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningSucceededView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::id,
+                         ::clretw::dotnet_runtime::MethodJitInliningSucceeded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RuntimeInformationEventView[] = {{0, &kRecord_RuntimeInformation}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitInliningFailedView[] = {{0, &kRecord_MethodJitInliningFailed}, };
 }  // namespace
-clretw::Result<RuntimeInformationEventView> RuntimeInformationEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationEventView>(kVersions_RuntimeInformationEventView, payload, version, pointer_size);
+::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedView, payload, version, pointer_size);
 }
-clretw::Result<RuntimeInformationEventView> RuntimeInformationEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationEventView>(kVersions_RuntimeInformationEventView, record, provider_guid, RuntimeInformationEvent::id, RuntimeInformationEvent::name);
+::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailed::id,
+                         ::clretw::dotnet_runtime::MethodJitInliningFailed::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_RuntimeInformationEventView[] = {{0, &kRecord_RuntimeInformation}, };
+}  // namespace
+::clretw::Result<RuntimeInformationEventView> RuntimeInformationEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationEventView>(::clretw::dotnet_runtime::kVersions_RuntimeInformationEventView, payload, version, pointer_size);
+}
+::clretw::Result<RuntimeInformationEventView> RuntimeInformationEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationEventView>(::clretw::dotnet_runtime::kVersions_RuntimeInformationEventView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RuntimeInformationEvent::id,
+                         ::clretw::dotnet_runtime::RuntimeInformationEvent::name);
 }
 
 

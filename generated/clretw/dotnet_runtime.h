@@ -17,23 +17,23 @@
 
 namespace clretw::dotnet_runtime {
 
-inline constexpr std::string_view provider_name = "Microsoft-Windows-DotNETRuntime";
-inline constexpr clretw::Guid provider_guid = {0xe13c0d23, 0xccbc, 0x4e12, {0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4}};
+inline constexpr ::std::string_view provider_name = "Microsoft-Windows-DotNETRuntime";
+inline constexpr ::clretw::Guid provider_guid = {0xe13c0d23, 0xccbc, 0x4e12, {0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_runtime.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   GCKeyword = 0x1,
   LoaderKeyword = 0x8,
@@ -54,7 +54,7 @@ enum class Keywords : std::uint64_t {
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -63,7 +63,7 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   GarbageCollection = 1,
   WorkerThreadCreation = 2,
@@ -89,7 +89,7 @@ enum class Task : std::uint16_t {
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -104,7 +104,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task GarbageCollection.
-enum class GarbageCollectionOpcode : std::uint8_t {
+enum class GarbageCollectionOpcode : ::std::uint8_t {
   GCAllocationTick = 11,
   GCCreateConcurrentThread = 12,
   GCTerminateConcurrentThread = 13,
@@ -121,13 +121,13 @@ enum class GarbageCollectionOpcode : std::uint8_t {
 };
 
 // Opcodes of task ThreadpoolSuspension.
-enum class ThreadpoolSuspensionOpcode : std::uint8_t {
+enum class ThreadpoolSuspensionOpcode : ::std::uint8_t {
   ThreadpoolSuspensionSuspendThread = 11,
   ThreadpoolSuspensionResumeThread = 12,
 };
 
 // Opcodes of task CLRMethod.
-enum class CLRMethodOpcode : std::uint8_t {
+enum class CLRMethodOpcode : ::std::uint8_t {
   MethodLoad = 33,
   MethodUnLoad = 34,
   MethodLoadVerbose = 37,
@@ -138,7 +138,7 @@ enum class CLRMethodOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRLoader.
-enum class CLRLoaderOpcode : std::uint8_t {
+enum class CLRLoaderOpcode : ::std::uint8_t {
   ModuleLoad = 33,
   ModuleUnload = 34,
   AssemblyLoad = 37,
@@ -149,12 +149,12 @@ enum class CLRLoaderOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRStack.
-enum class CLRStackOpcode : std::uint8_t {
+enum class CLRStackOpcode : ::std::uint8_t {
   CLRStackWalk = 82,
 };
 
 // Opcodes of task AppDomainResourceManagement.
-enum class AppDomainResourceManagementOpcode : std::uint8_t {
+enum class AppDomainResourceManagementOpcode : ::std::uint8_t {
   AppDomainMemAllocated = 48,
   AppDomainMemSurvived = 49,
   ThreadCreated = 50,
@@ -163,24 +163,24 @@ enum class AppDomainResourceManagementOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRILStub.
-enum class CLRILStubOpcode : std::uint8_t {
+enum class CLRILStubOpcode : ::std::uint8_t {
   ILStubGenerated = 88,
   ILStubCacheHit = 89,
 };
 
 // Opcodes of task ThreadPoolWorkerThreadAdjustment.
-enum class ThreadPoolWorkerThreadAdjustmentOpcode : std::uint8_t {
+enum class ThreadPoolWorkerThreadAdjustmentOpcode : ::std::uint8_t {
   Sample = 100,
   Adjustment = 101,
 };
 
 // Opcodes of task CLRPerfTrack.
-enum class CLRPerfTrackOpcode : std::uint8_t {
+enum class CLRPerfTrackOpcode : ::std::uint8_t {
   ModuleRangeLoad = 11,
 };
 
 // Opcodes of task Type.
-enum class TypeOpcode : std::uint8_t {
+enum class TypeOpcode : ::std::uint8_t {
   BulkType = 11,
 };
 
@@ -188,7 +188,7 @@ enum class TypeOpcode : std::uint8_t {
 // Maps
 
 /// Value map GCReasonMap (ClrEtwBuiltin.man:154).
-enum class GCReasonMap : std::uint32_t {
+enum class GCReasonMap : ::std::uint32_t {
   AllocSmall = 0x0,
   Induced = 0x1,
   LowMemory = 0x2,
@@ -200,39 +200,39 @@ enum class GCReasonMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCReasonMap value) noexcept;
+::std::string_view to_string(GCReasonMap value) noexcept;
 
 /// Value map GCTypeMap (ClrEtwBuiltin.man:164).
-enum class GCTypeMap : std::uint32_t {
+enum class GCTypeMap : ::std::uint32_t {
   NonConcurrentGC = 0x0,
   BackgroundGC = 0x1,
   ForegroundGC = 0x2,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCTypeMap value) noexcept;
+::std::string_view to_string(GCTypeMap value) noexcept;
 
 /// Value map GCSegmentTypeMap (ClrEtwBuiltin.man:169).
-enum class GCSegmentTypeMap : std::uint32_t {
+enum class GCSegmentTypeMap : ::std::uint32_t {
   SmallObjectHeap = 0x0,
   LargeObjectHeap = 0x1,
   ReadOnlyHeap = 0x2,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCSegmentTypeMap value) noexcept;
+::std::string_view to_string(GCSegmentTypeMap value) noexcept;
 
 /// Value map GCAllocationKindMap (ClrEtwBuiltin.man:174).
-enum class GCAllocationKindMap : std::uint32_t {
+enum class GCAllocationKindMap : ::std::uint32_t {
   Small = 0x0,
   Large = 0x1,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCAllocationKindMap value) noexcept;
+::std::string_view to_string(GCAllocationKindMap value) noexcept;
 
 /// Value map GCSuspendEEReasonMap (ClrEtwBuiltin.man:178).
-enum class GCSuspendEEReasonMap : std::uint32_t {
+enum class GCSuspendEEReasonMap : ::std::uint32_t {
   SuspendOther = 0x0,
   SuspendForGC = 0x1,
   SuspendForAppDomainShutdown = 0x2,
@@ -244,19 +244,19 @@ enum class GCSuspendEEReasonMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCSuspendEEReasonMap value) noexcept;
+::std::string_view to_string(GCSuspendEEReasonMap value) noexcept;
 
 /// Value map RuntimeSkuMap (ClrEtwBuiltin.man:188).
-enum class RuntimeSkuMap : std::uint32_t {
+enum class RuntimeSkuMap : ::std::uint32_t {
   DesktopClr = 0x1,
   CoreClr = 0x2,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(RuntimeSkuMap value) noexcept;
+::std::string_view to_string(RuntimeSkuMap value) noexcept;
 
 /// Bit map StartupModeMap (ClrEtwBuiltin.man:192).
-enum class StartupModeMap : std::uint32_t {
+enum class StartupModeMap : ::std::uint32_t {
   ManagedExe = 0x1,
   HostedClr = 0x2,
   IjwDll = 0x4,
@@ -264,11 +264,11 @@ enum class StartupModeMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(StartupModeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(StartupModeMap value);
+::std::string to_string(StartupModeMap value);
 
 
 /// Bit map StartupFlagsMap (ClrEtwBuiltin.man:199).
-enum class StartupFlagsMap : std::uint32_t {
+enum class StartupFlagsMap : ::std::uint32_t {
   ConcurrentGC = 0x1,
   LoaderOptimizationSingleDomain = 0x2,
   LoaderOptimizationMultiDomain = 0x4,
@@ -287,11 +287,11 @@ enum class StartupFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(StartupFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(StartupFlagsMap value);
+::std::string to_string(StartupFlagsMap value);
 
 
 /// Bit map ExceptionThrownFlagsMap (ClrEtwBuiltin.man:216).
-enum class ExceptionThrownFlagsMap : std::uint32_t {
+enum class ExceptionThrownFlagsMap : ::std::uint32_t {
   HasInnerException = 0x1,
   Nested = 0x2,
   ReThrown = 0x4,
@@ -300,31 +300,31 @@ enum class ExceptionThrownFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(ExceptionThrownFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ExceptionThrownFlagsMap value);
+::std::string to_string(ExceptionThrownFlagsMap value);
 
 
 /// Value map ContentionFlagsMap (ClrEtwBuiltin.man:223).
-enum class ContentionFlagsMap : std::uint32_t {
+enum class ContentionFlagsMap : ::std::uint32_t {
   Managed = 0x0,
   Native = 0x1,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ContentionFlagsMap value) noexcept;
+::std::string_view to_string(ContentionFlagsMap value) noexcept;
 
 /// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:227).
-enum class AppDomainFlagsMap : std::uint32_t {
+enum class AppDomainFlagsMap : ::std::uint32_t {
   Default = 0x1,
   Executable = 0x2,
   AppDomain = 0x4,
 };
 constexpr bool clretw_flag_enum(AppDomainFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AppDomainFlagsMap value);
+::std::string to_string(AppDomainFlagsMap value);
 
 
 /// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:232).
-enum class AssemblyFlagsMap : std::uint32_t {
+enum class AssemblyFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Dynamic = 0x2,
   Native = 0x4,
@@ -332,11 +332,11 @@ enum class AssemblyFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(AssemblyFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AssemblyFlagsMap value);
+::std::string to_string(AssemblyFlagsMap value);
 
 
 /// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:238).
-enum class ModuleFlagsMap : std::uint32_t {
+enum class ModuleFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Native = 0x2,
   Dynamic = 0x4,
@@ -345,11 +345,11 @@ enum class ModuleFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(ModuleFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ModuleFlagsMap value);
+::std::string to_string(ModuleFlagsMap value);
 
 
 /// Bit map MethodFlagsMap (ClrEtwBuiltin.man:246).
-enum class MethodFlagsMap : std::uint32_t {
+enum class MethodFlagsMap : ::std::uint32_t {
   Dynamic = 0x1,
   Generic = 0x2,
   HasSharedGenericCode = 0x4,
@@ -359,16 +359,16 @@ enum class MethodFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(MethodFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(MethodFlagsMap value);
+::std::string to_string(MethodFlagsMap value);
 
 
 /// Value map ModuleRangeTypeMap (ClrEtwBuiltin.man:254).
-enum class ModuleRangeTypeMap : std::uint32_t {
+enum class ModuleRangeTypeMap : ::std::uint32_t {
   ColdRange = 0x4,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ModuleRangeTypeMap value) noexcept;
+::std::string_view to_string(ModuleRangeTypeMap value) noexcept;
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
@@ -379,17 +379,17 @@ namespace templates {
 
 /// Template GCStart (ClrEtwBuiltin.man:259).
 struct GCStart {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint32_t Depth{};  // win:UInt32
-  GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
-  GCTypeMap Type{};  // win:UInt32, map GCTypeMap
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint32_t Depth{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime::GCTypeMap Type{};  // win:UInt32, map GCTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCStart> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCStart>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCStart>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -415,18 +415,18 @@ struct GCStart {
 
 /// Template GCStart_V1 (ClrEtwBuiltin.man:266).
 struct GCStart_V1 {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint32_t Depth{};  // win:UInt32
-  GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
-  GCTypeMap Type{};  // win:UInt32, map GCTypeMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint32_t Depth{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime::GCTypeMap Type{};  // win:UInt32, map GCTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCStart_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCStart_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCStart_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCStart_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -453,19 +453,19 @@ struct GCStart_V1 {
 
 /// Template GCStart_V2 (ClrEtwBuiltin.man:273).
 struct GCStart_V2 {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint32_t Depth{};  // win:UInt32
-  GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
-  GCTypeMap Type{};  // win:UInt32, map GCTypeMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ClientSequenceNumber{};  // win:UInt64
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint32_t Depth{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
+  ::clretw::dotnet_runtime::GCTypeMap Type{};  // win:UInt32, map GCTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ClientSequenceNumber{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCStart_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCStart_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCStart_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -493,15 +493,15 @@ struct GCStart_V2 {
 
 /// Template GCEnd (ClrEtwBuiltin.man:281).
 struct GCEnd {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint32_t Depth{};  // win:UInt32
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint32_t Depth{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCEnd> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCEnd>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCEnd>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -525,16 +525,16 @@ struct GCEnd {
 
 /// Template GCEnd_V1 (ClrEtwBuiltin.man:285).
 struct GCEnd_V1 {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint32_t Depth{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint32_t Depth{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCEnd_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCEnd_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCEnd_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -559,26 +559,26 @@ struct GCEnd_V1 {
 
 /// Template GCHeapStats (ClrEtwBuiltin.man:290).
 struct GCHeapStats {
-  std::uint64_t GenerationSize0{};  // win:UInt64
-  std::uint64_t TotalPromotedSize0{};  // win:UInt64
-  std::uint64_t GenerationSize1{};  // win:UInt64
-  std::uint64_t TotalPromotedSize1{};  // win:UInt64
-  std::uint64_t GenerationSize2{};  // win:UInt64
-  std::uint64_t TotalPromotedSize2{};  // win:UInt64
-  std::uint64_t GenerationSize3{};  // win:UInt64
-  std::uint64_t TotalPromotedSize3{};  // win:UInt64
-  std::uint64_t FinalizationPromotedSize{};  // win:UInt64
-  std::uint64_t FinalizationPromotedCount{};  // win:UInt64
-  std::uint32_t PinnedObjectCount{};  // win:UInt32
-  std::uint32_t SinkBlockCount{};  // win:UInt32
-  std::uint32_t GCHandleCount{};  // win:UInt32
+  ::std::uint64_t GenerationSize0{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize0{};  // win:UInt64
+  ::std::uint64_t GenerationSize1{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize1{};  // win:UInt64
+  ::std::uint64_t GenerationSize2{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize2{};  // win:UInt64
+  ::std::uint64_t GenerationSize3{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize3{};  // win:UInt64
+  ::std::uint64_t FinalizationPromotedSize{};  // win:UInt64
+  ::std::uint64_t FinalizationPromotedCount{};  // win:UInt64
+  ::std::uint32_t PinnedObjectCount{};  // win:UInt32
+  ::std::uint32_t SinkBlockCount{};  // win:UInt32
+  ::std::uint32_t GCHandleCount{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapStats> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapStats>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapStats> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapStats>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -613,27 +613,27 @@ struct GCHeapStats {
 
 /// Template GCHeapStats_V1 (ClrEtwBuiltin.man:306).
 struct GCHeapStats_V1 {
-  std::uint64_t GenerationSize0{};  // win:UInt64
-  std::uint64_t TotalPromotedSize0{};  // win:UInt64
-  std::uint64_t GenerationSize1{};  // win:UInt64
-  std::uint64_t TotalPromotedSize1{};  // win:UInt64
-  std::uint64_t GenerationSize2{};  // win:UInt64
-  std::uint64_t TotalPromotedSize2{};  // win:UInt64
-  std::uint64_t GenerationSize3{};  // win:UInt64
-  std::uint64_t TotalPromotedSize3{};  // win:UInt64
-  std::uint64_t FinalizationPromotedSize{};  // win:UInt64
-  std::uint64_t FinalizationPromotedCount{};  // win:UInt64
-  std::uint32_t PinnedObjectCount{};  // win:UInt32
-  std::uint32_t SinkBlockCount{};  // win:UInt32
-  std::uint32_t GCHandleCount{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t GenerationSize0{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize0{};  // win:UInt64
+  ::std::uint64_t GenerationSize1{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize1{};  // win:UInt64
+  ::std::uint64_t GenerationSize2{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize2{};  // win:UInt64
+  ::std::uint64_t GenerationSize3{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize3{};  // win:UInt64
+  ::std::uint64_t FinalizationPromotedSize{};  // win:UInt64
+  ::std::uint64_t FinalizationPromotedCount{};  // win:UInt64
+  ::std::uint32_t PinnedObjectCount{};  // win:UInt32
+  ::std::uint32_t SinkBlockCount{};  // win:UInt32
+  ::std::uint32_t GCHandleCount{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapStats_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapStats_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapStats_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapStats_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -669,29 +669,29 @@ struct GCHeapStats_V1 {
 
 /// Template GCHeapStats_V2 (ClrEtwBuiltin.man:322).
 struct GCHeapStats_V2 {
-  std::uint64_t GenerationSize0{};  // win:UInt64
-  std::uint64_t TotalPromotedSize0{};  // win:UInt64
-  std::uint64_t GenerationSize1{};  // win:UInt64
-  std::uint64_t TotalPromotedSize1{};  // win:UInt64
-  std::uint64_t GenerationSize2{};  // win:UInt64
-  std::uint64_t TotalPromotedSize2{};  // win:UInt64
-  std::uint64_t GenerationSize3{};  // win:UInt64
-  std::uint64_t TotalPromotedSize3{};  // win:UInt64
-  std::uint64_t FinalizationPromotedSize{};  // win:UInt64
-  std::uint64_t FinalizationPromotedCount{};  // win:UInt64
-  std::uint32_t PinnedObjectCount{};  // win:UInt32
-  std::uint32_t SinkBlockCount{};  // win:UInt32
-  std::uint32_t GCHandleCount{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t GenerationSize4{};  // win:UInt64
-  std::uint64_t TotalPromotedSize4{};  // win:UInt64
+  ::std::uint64_t GenerationSize0{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize0{};  // win:UInt64
+  ::std::uint64_t GenerationSize1{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize1{};  // win:UInt64
+  ::std::uint64_t GenerationSize2{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize2{};  // win:UInt64
+  ::std::uint64_t GenerationSize3{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize3{};  // win:UInt64
+  ::std::uint64_t FinalizationPromotedSize{};  // win:UInt64
+  ::std::uint64_t FinalizationPromotedCount{};  // win:UInt64
+  ::std::uint32_t PinnedObjectCount{};  // win:UInt32
+  ::std::uint32_t SinkBlockCount{};  // win:UInt32
+  ::std::uint32_t GCHandleCount{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t GenerationSize4{};  // win:UInt64
+  ::std::uint64_t TotalPromotedSize4{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapStats_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapStats_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapStats_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapStats_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -729,16 +729,16 @@ struct GCHeapStats_V2 {
 
 /// Template GCCreateSegment (ClrEtwBuiltin.man:340).
 struct GCCreateSegment {
-  std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t Size{};  // win:UInt64
-  GCSegmentTypeMap Type{};  // win:UInt32, map GCSegmentTypeMap
+  ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t Size{};  // win:UInt64
+  ::clretw::dotnet_runtime::GCSegmentTypeMap Type{};  // win:UInt32, map GCSegmentTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCCreateSegment> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCCreateSegment>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCCreateSegment> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCCreateSegment>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -763,17 +763,17 @@ struct GCCreateSegment {
 
 /// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:345).
 struct GCCreateSegment_V1 {
-  std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t Size{};  // win:UInt64
-  GCSegmentTypeMap Type{};  // win:UInt32, map GCSegmentTypeMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t Size{};  // win:UInt64
+  ::clretw::dotnet_runtime::GCSegmentTypeMap Type{};  // win:UInt32, map GCSegmentTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCCreateSegment_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCCreateSegment_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCCreateSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCCreateSegment_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -799,14 +799,14 @@ struct GCCreateSegment_V1 {
 
 /// Template GCFreeSegment (ClrEtwBuiltin.man:351).
 struct GCFreeSegment {
-  std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFreeSegment> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFreeSegment>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFreeSegment> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFreeSegment>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -829,15 +829,15 @@ struct GCFreeSegment {
 
 /// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:354).
 struct GCFreeSegment_V1 {
-  std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFreeSegment_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFreeSegment_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFreeSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFreeSegment_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -861,15 +861,15 @@ struct GCFreeSegment_V1 {
 
 /// Template GCSuspendEEBegin_V1 (ClrEtwBuiltin.man:359).
 struct GCSuspendEEBegin_V1 {
-  GCSuspendEEReasonMap Reason{};  // win:UInt32, map GCSuspendEEReasonMap
-  std::uint32_t Count{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt32, map GCSuspendEEReasonMap
+  ::std::uint32_t Count{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCSuspendEEBegin_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCSuspendEEBegin_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCSuspendEEBegin_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCSuspendEEBegin_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -893,15 +893,15 @@ struct GCSuspendEEBegin_V1 {
 
 /// Template GCAllocationTick (ClrEtwBuiltin.man:364).
 struct GCAllocationTick {
-  std::uint32_t AllocationSize{};  // win:UInt32
-  GCAllocationKindMap Kind{};  // win:UInt32, map GCAllocationKindMap
+  ::std::uint32_t AllocationSize{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCAllocationKindMap Kind{};  // win:UInt32, map GCAllocationKindMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCAllocationTick> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCAllocationTick>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCAllocationTick> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCAllocationTick>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -925,16 +925,16 @@ struct GCAllocationTick {
 
 /// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:368).
 struct GCAllocationTick_V1 {
-  std::uint32_t AllocationAmount{};  // win:UInt32
-  GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t AllocationAmount{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCAllocationTick_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCAllocationTick_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCAllocationTick_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCAllocationTick_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -959,17 +959,17 @@ struct GCAllocationTick_V1 {
 
 /// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:373).
 struct GCAllocationTick_V2 {
-  std::uint32_t AllocationAmount{};  // win:UInt32
-  GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t AllocationAmount64{};  // win:UInt64
+  ::std::uint32_t AllocationAmount{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AllocationAmount64{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCAllocationTick_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCAllocationTick_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCAllocationTick_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCAllocationTick_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -995,21 +995,21 @@ struct GCAllocationTick_V2 {
 
 /// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:379).
 struct GCAllocationTick_V3 {
-  std::uint32_t AllocationAmount{};  // win:UInt32
-  GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t AllocationAmount64{};  // win:UInt64
-  std::uint64_t TypeId{};  // win:Pointer
-  std::string TypeName{};  // win:UnicodeString
-  std::uint32_t HeapIndex{};  // win:UInt32
-  std::uint64_t Address{};  // win:Pointer
+  ::std::uint32_t AllocationAmount{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AllocationAmount64{};  // win:UInt64
+  ::std::uint64_t TypeId{};  // win:Pointer
+  ::std::string TypeName{};  // win:UnicodeString
+  ::std::uint32_t HeapIndex{};  // win:UInt32
+  ::std::uint64_t Address{};  // win:Pointer
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCAllocationTick_V3> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCAllocationTick_V3>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCAllocationTick_V3> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCAllocationTick_V3>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1039,14 +1039,14 @@ struct GCAllocationTick_V3 {
 
 /// Template GCFinalizersEnd (ClrEtwBuiltin.man:389).
 struct GCFinalizersEnd {
-  std::uint32_t Count{};  // win:UInt32
+  ::std::uint32_t Count{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFinalizersEnd> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFinalizersEnd>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFinalizersEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFinalizersEnd>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1069,15 +1069,15 @@ struct GCFinalizersEnd {
 
 /// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:392).
 struct GCFinalizersEnd_V1 {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFinalizersEnd_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFinalizersEnd_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFinalizersEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFinalizersEnd_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1102,15 +1102,15 @@ struct GCFinalizersEnd_V1 {
 /// Template GCSetting (ClrEtwBuiltin.man:397).
 struct GCSetting {
   bool ServerGC{};  // win:Boolean
-  std::uint64_t SegmentSize{};  // win:UInt64
-  std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
+  ::std::uint64_t SegmentSize{};  // win:UInt64
+  ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCSetting> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCSetting>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCSetting> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCSetting>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1135,21 +1135,21 @@ struct GCSetting {
 
 /// Element of struct Values (ClrEtwBuiltin.man:406).
 struct BulkType_Values {
-  std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t TypeNameID{};  // win:UInt32
-  std::uint32_t Flags{};  // win:UInt32
-  std::uint8_t CorElementType{};  // win:UInt8
-  std::string Name{};  // win:UnicodeString
-  std::uint32_t TypeParameterCount{};  // win:UInt32
-  std::vector<std::uint64_t> TypeParameters{};  // win:UInt64 -> win:HexInt64, count TypeParameterCount
+  ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t TypeNameID{};  // win:UInt32
+  ::std::uint32_t Flags{};  // win:UInt32
+  ::std::uint8_t CorElementType{};  // win:UInt8
+  ::std::string Name{};  // win:UnicodeString
+  ::std::uint32_t TypeParameterCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> TypeParameters{};  // win:UInt64 -> win:HexInt64, count TypeParameterCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BulkType_Values> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BulkType_Values>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BulkType_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BulkType_Values>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1179,16 +1179,16 @@ struct BulkType_Values {
 
 /// Template BulkType (ClrEtwBuiltin.man:403).
 struct BulkType {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::vector<BulkType_Values> Values{};  // struct, count Count
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::vector<::clretw::dotnet_runtime::templates::BulkType_Values> Values{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BulkType> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BulkType>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BulkType> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BulkType>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1213,15 +1213,15 @@ struct BulkType {
 
 /// Template ThreadPoolThreadCount (ClrEtwBuiltin.man:418).
 struct ThreadPoolThreadCount {
-  std::uint64_t Count{};  // win:UInt64
-  std::uint64_t NumRetired{};  // win:UInt64
+  ::std::uint64_t Count{};  // win:UInt64
+  ::std::uint64_t NumRetired{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadPoolThreadCount> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadPoolThreadCount>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadPoolThreadCount> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadPoolThreadCount>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1245,15 +1245,15 @@ struct ThreadPoolThreadCount {
 
 /// Template ThreadpoolSuspension (ClrEtwBuiltin.man:423).
 struct ThreadpoolSuspension {
-  std::uint32_t ThreadID{};  // win:UInt32
-  std::uint32_t CPUUtilization{};  // win:UInt32
+  ::std::uint32_t ThreadID{};  // win:UInt32
+  ::std::uint32_t CPUUtilization{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadpoolSuspension> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadpoolSuspension>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadpoolSuspension> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadpoolSuspension>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1277,15 +1277,15 @@ struct ThreadpoolSuspension {
 
 /// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:427).
 struct ThreadPoolWorkerThread {
-  std::uint32_t ActiveWorkerThreadCount{};  // win:UInt32
-  std::uint32_t RetiredWorkerThreadCount{};  // win:UInt32
+  ::std::uint32_t ActiveWorkerThreadCount{};  // win:UInt32
+  ::std::uint32_t RetiredWorkerThreadCount{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadPoolWorkerThread> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadPoolWorkerThread>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadPoolWorkerThread>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1311,12 +1311,12 @@ struct ThreadPoolWorkerThread {
 struct ThreadPoolWorkerThreadAdjustmentSample {
   double Throughput{};  // win:Double
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadPoolWorkerThreadAdjustmentSample> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentSample>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSample> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentSample>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1340,15 +1340,15 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
 /// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:434).
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   double AverageThroughput{};  // win:Double
-  std::uint32_t NewWorkerThreadCount{};  // win:UInt32
-  std::uint32_t Reason{};  // win:UInt32
+  ::std::uint32_t NewWorkerThreadCount{};  // win:UInt32
+  ::std::uint32_t Reason{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustment> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentAdjustment>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustment> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentAdjustment>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1373,28 +1373,28 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
 
 /// Template RuntimeInformation (ClrEtwBuiltin.man:441).
 struct RuntimeInformation {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  RuntimeSkuMap SKU{};  // win:UInt16, map RuntimeSkuMap
-  std::uint16_t BclMajorVersion{};  // win:UInt16
-  std::uint16_t BclMinorVersion{};  // win:UInt16
-  std::uint16_t BclBuildNumber{};  // win:UInt16
-  std::uint16_t BclQfeNumber{};  // win:UInt16
-  std::uint16_t VMMajorVersion{};  // win:UInt16
-  std::uint16_t VMMinorVersion{};  // win:UInt16
-  std::uint16_t VMBuildNumber{};  // win:UInt16
-  std::uint16_t VMQfeNumber{};  // win:UInt16
-  StartupFlagsMap StartupFlags{};  // win:UInt32, map StartupFlagsMap
-  StartupModeMap StartupMode{};  // win:UInt8, map StartupModeMap
-  std::string CommandLine{};  // win:UnicodeString
-  clretw::Guid ComObjectGUID{};  // win:GUID
-  std::string RuntimeDLLPath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::dotnet_runtime::RuntimeSkuMap SKU{};  // win:UInt16, map RuntimeSkuMap
+  ::std::uint16_t BclMajorVersion{};  // win:UInt16
+  ::std::uint16_t BclMinorVersion{};  // win:UInt16
+  ::std::uint16_t BclBuildNumber{};  // win:UInt16
+  ::std::uint16_t BclQfeNumber{};  // win:UInt16
+  ::std::uint16_t VMMajorVersion{};  // win:UInt16
+  ::std::uint16_t VMMinorVersion{};  // win:UInt16
+  ::std::uint16_t VMBuildNumber{};  // win:UInt16
+  ::std::uint16_t VMQfeNumber{};  // win:UInt16
+  ::clretw::dotnet_runtime::StartupFlagsMap StartupFlags{};  // win:UInt32, map StartupFlagsMap
+  ::clretw::dotnet_runtime::StartupModeMap StartupMode{};  // win:UInt8, map StartupModeMap
+  ::std::string CommandLine{};  // win:UnicodeString
+  ::clretw::Guid ComObjectGUID{};  // win:GUID
+  ::std::string RuntimeDLLPath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<RuntimeInformation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<RuntimeInformation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<RuntimeInformation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<RuntimeInformation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1431,18 +1431,18 @@ struct RuntimeInformation {
 
 /// Template ExceptionThrown (ClrEtwBuiltin.man:459).
 struct ExceptionThrown {
-  std::string ExceptionType{};  // win:UnicodeString
-  std::string ExceptionMessage{};  // win:UnicodeString
-  std::uint64_t EIPCodeThrow{};  // win:Pointer
-  std::uint32_t ExceptionHR{};  // win:UInt32 -> win:HexInt32
-  ExceptionThrownFlagsMap ExceptionFlags{};  // win:UInt8, map ExceptionThrownFlagsMap
+  ::std::string ExceptionType{};  // win:UnicodeString
+  ::std::string ExceptionMessage{};  // win:UnicodeString
+  ::std::uint64_t EIPCodeThrow{};  // win:Pointer
+  ::std::uint32_t ExceptionHR{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime::ExceptionThrownFlagsMap ExceptionFlags{};  // win:UInt8, map ExceptionThrownFlagsMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ExceptionThrown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ExceptionThrown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ExceptionThrown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ExceptionThrown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1469,14 +1469,14 @@ struct ExceptionThrown {
 
 /// Template Contention (ClrEtwBuiltin.man:466).
 struct Contention {
-  ContentionFlagsMap Flags{};  // win:UInt8, map ContentionFlagsMap
+  ::clretw::dotnet_runtime::ContentionFlagsMap Flags{};  // win:UInt8, map ContentionFlagsMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Contention> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Contention>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Contention> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Contention>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1499,18 +1499,18 @@ struct Contention {
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:469).
 struct ClrStackWalk {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint8_t Reserved1{};  // win:UInt8
-  std::uint8_t Reserved2{};  // win:UInt8
-  std::uint32_t FrameCount{};  // win:UInt32
-  std::vector<std::uint64_t> Stack{};  // win:Pointer, count FrameCount
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint8_t Reserved1{};  // win:UInt8
+  ::std::uint8_t Reserved2{};  // win:UInt8
+  ::std::uint32_t FrameCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClrStackWalk> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1537,18 +1537,18 @@ struct ClrStackWalk {
 
 /// Template ThreadCreated (ClrEtwBuiltin.man:476).
 struct ThreadCreated {
-  std::uint64_t ThreadID{};  // win:UInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t Flags{};  // win:UInt32
-  std::uint32_t ManagedThreadIndex{};  // win:UInt32
-  std::uint32_t OSThreadID{};  // win:UInt32
+  ::std::uint64_t ThreadID{};  // win:UInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t Flags{};  // win:UInt32
+  ::std::uint32_t ManagedThreadIndex{};  // win:UInt32
+  ::std::uint32_t OSThreadID{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadCreated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadCreated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadCreated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1575,15 +1575,15 @@ struct ThreadCreated {
 
 /// Template AppDomainMemAllocated (ClrEtwBuiltin.man:483).
 struct AppDomainMemAllocated {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t Allocated{};  // win:UInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t Allocated{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainMemAllocated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainMemAllocated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainMemAllocated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainMemAllocated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1607,16 +1607,16 @@ struct AppDomainMemAllocated {
 
 /// Template AppDomainMemSurvived (ClrEtwBuiltin.man:487).
 struct AppDomainMemSurvived {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t Survived{};  // win:UInt64
-  std::uint64_t ProcessSurvived{};  // win:UInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t Survived{};  // win:UInt64
+  ::std::uint64_t ProcessSurvived{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainMemSurvived> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainMemSurvived>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainMemSurvived> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainMemSurvived>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1641,15 +1641,15 @@ struct AppDomainMemSurvived {
 
 /// Template ThreadAppDomain (ClrEtwBuiltin.man:492).
 struct ThreadAppDomain {
-  std::uint64_t ThreadID{};  // win:UInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ThreadID{};  // win:UInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadAppDomain> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadAppDomain>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadAppDomain> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadAppDomain>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1673,16 +1673,16 @@ struct ThreadAppDomain {
 
 /// Template StrongNameVerification (ClrEtwBuiltin.man:496).
 struct StrongNameVerification {
-  std::uint32_t VerificationFlags{};  // win:UInt32
-  std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
-  std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
+  ::std::uint32_t VerificationFlags{};  // win:UInt32
+  ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
+  ::std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<StrongNameVerification> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<StrongNameVerification>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StrongNameVerification> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<StrongNameVerification>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1707,16 +1707,16 @@ struct StrongNameVerification {
 
 /// Template AuthenticodeVerification (ClrEtwBuiltin.man:501).
 struct AuthenticodeVerification {
-  std::uint32_t VerificationFlags{};  // win:UInt32
-  std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
-  std::string ModulePath{};  // win:UnicodeString
+  ::std::uint32_t VerificationFlags{};  // win:UInt32
+  ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
+  ::std::string ModulePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AuthenticodeVerification> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AuthenticodeVerification>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AuthenticodeVerification> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AuthenticodeVerification>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1741,24 +1741,24 @@ struct AuthenticodeVerification {
 
 /// Template ILStubGenerated (ClrEtwBuiltin.man:507).
 struct ILStubGenerated {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t StubMethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t StubFlags{};  // win:UInt64
-  std::uint32_t ManagedInteropMethodToken{};  // win:UInt32 -> win:HexInt32
-  std::string ManagedInteropMethodNameSpace{};  // win:UnicodeString
-  std::string ManagedInteropMethodName{};  // win:UnicodeString
-  std::string ManagedInteropMethodSignature{};  // win:UnicodeString
-  std::string NativeMethodSignature{};  // win:UnicodeString
-  std::string StubMethodSignature{};  // win:UnicodeString
-  std::string StubMethodILCode{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t StubMethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t StubFlags{};  // win:UInt64
+  ::std::uint32_t ManagedInteropMethodToken{};  // win:UInt32 -> win:HexInt32
+  ::std::string ManagedInteropMethodNameSpace{};  // win:UnicodeString
+  ::std::string ManagedInteropMethodName{};  // win:UnicodeString
+  ::std::string ManagedInteropMethodSignature{};  // win:UnicodeString
+  ::std::string NativeMethodSignature{};  // win:UnicodeString
+  ::std::string StubMethodSignature{};  // win:UnicodeString
+  ::std::string StubMethodILCode{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ILStubGenerated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ILStubGenerated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ILStubGenerated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ILStubGenerated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1791,20 +1791,20 @@ struct ILStubGenerated {
 
 /// Template ILStubCacheHit (ClrEtwBuiltin.man:520).
 struct ILStubCacheHit {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t StubMethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t ManagedInteropMethodToken{};  // win:UInt32 -> win:HexInt32
-  std::string ManagedInteropMethodNameSpace{};  // win:UnicodeString
-  std::string ManagedInteropMethodName{};  // win:UnicodeString
-  std::string ManagedInteropMethodSignature{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t StubMethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t ManagedInteropMethodToken{};  // win:UInt32 -> win:HexInt32
+  ::std::string ManagedInteropMethodNameSpace{};  // win:UnicodeString
+  ::std::string ManagedInteropMethodName{};  // win:UnicodeString
+  ::std::string ManagedInteropMethodSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ILStubCacheHit> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ILStubCacheHit>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ILStubCacheHit> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ILStubCacheHit>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1833,16 +1833,16 @@ struct ILStubCacheHit {
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:529).
 struct AppDomainLoadUnload {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
-  std::string AppDomainName{};  // win:UnicodeString
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
+  ::std::string AppDomainName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1867,18 +1867,18 @@ struct AppDomainLoadUnload {
 
 /// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:534).
 struct AppDomainLoadUnload_V1 {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
-  std::string AppDomainName{};  // win:UnicodeString
-  std::uint32_t AppDomainIndex{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
+  ::std::string AppDomainName{};  // win:UnicodeString
+  ::std::uint32_t AppDomainIndex{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1905,17 +1905,17 @@ struct AppDomainLoadUnload_V1 {
 
 /// Template AssemblyLoadUnload (ClrEtwBuiltin.man:542).
 struct AssemblyLoadUnload {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
-  std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
+  ::std::string AssemblyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1941,19 +1941,19 @@ struct AssemblyLoadUnload {
 
 /// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:549).
 struct AssemblyLoadUnload_V1 {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t BindingID{};  // win:UInt64 -> win:HexInt64
-  AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
-  std::string AssemblyName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t BindingID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
+  ::std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1981,19 +1981,19 @@ struct AssemblyLoadUnload_V1 {
 
 /// Template ModuleLoadUnload (ClrEtwBuiltin.man:559).
 struct ModuleLoadUnload {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2021,20 +2021,20 @@ struct ModuleLoadUnload {
 
 /// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:567).
 struct ModuleLoadUnload_V1 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2063,26 +2063,26 @@ struct ModuleLoadUnload_V1 {
 
 /// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:576).
 struct ModuleLoadUnload_V2 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  clretw::Guid ManagedPdbSignature{};  // win:GUID
-  std::uint32_t ManagedPdbAge{};  // win:UInt32
-  std::string ManagedPdbBuildPath{};  // win:UnicodeString
-  clretw::Guid NativePdbSignature{};  // win:GUID
-  std::uint32_t NativePdbAge{};  // win:UInt32
-  std::string NativePdbBuildPath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::Guid ManagedPdbSignature{};  // win:GUID
+  ::std::uint32_t ManagedPdbAge{};  // win:UInt32
+  ::std::string ManagedPdbBuildPath{};  // win:UnicodeString
+  ::clretw::Guid NativePdbSignature{};  // win:GUID
+  ::std::uint32_t NativePdbAge{};  // win:UInt32
+  ::std::string NativePdbBuildPath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnload_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnload_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnload_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2117,20 +2117,20 @@ struct ModuleLoadUnload_V2 {
 
 /// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:591).
 struct DomainModuleLoadUnload {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DomainModuleLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DomainModuleLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DomainModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DomainModuleLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2159,21 +2159,21 @@ struct DomainModuleLoadUnload {
 
 /// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:600).
 struct DomainModuleLoadUnload_V1 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DomainModuleLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DomainModuleLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DomainModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DomainModuleLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2203,18 +2203,18 @@ struct DomainModuleLoadUnload_V1 {
 
 /// Template ModuleRange (ClrEtwBuiltin.man:611).
 struct ModuleRange {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize{};  // win:UInt32
-  ModuleRangeTypeMap RangeType{};  // win:UInt32, map ModuleRangeTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t RangeSize{};  // win:UInt32
+  ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType{};  // win:UInt32, map ModuleRangeTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleRange> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleRange>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleRange> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleRange>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2241,19 +2241,19 @@ struct ModuleRange {
 
 /// Template MethodLoadUnload (ClrEtwBuiltin.man:619).
 struct MethodLoadUnload {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2281,20 +2281,20 @@ struct MethodLoadUnload {
 
 /// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:627).
 struct MethodLoadUnload_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2323,22 +2323,22 @@ struct MethodLoadUnload_V1 {
 
 /// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:636).
 struct MethodLoadUnloadVerbose {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNameSpace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNameSpace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadVerbose> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadVerbose>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadVerbose>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2369,23 +2369,23 @@ struct MethodLoadUnloadVerbose {
 
 /// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:647).
 struct MethodLoadUnloadVerbose_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNameSpace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNameSpace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadVerbose_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadVerbose_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadVerbose_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2417,21 +2417,21 @@ struct MethodLoadUnloadVerbose_V1 {
 
 /// Template MethodJittingStarted (ClrEtwBuiltin.man:659).
 struct MethodJittingStarted {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodILSize{};  // win:UInt32
-  std::string MethodNameSpace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t MethodILSize{};  // win:UInt32
+  ::std::string MethodNameSpace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodJittingStarted> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodJittingStarted>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodJittingStarted> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodJittingStarted>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2461,20 +2461,20 @@ struct MethodJittingStarted {
 
 /// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:669).
 struct MethodJitInliningSucceeded {
-  std::string MethodBeingCompiledNameSpace{};  // win:UnicodeString
-  std::string MethodBeingCompiledName{};  // win:UnicodeString
-  std::string InlinerNamespace{};  // win:UnicodeString
-  std::string InlinerName{};  // win:UnicodeString
-  std::string InlinerNameSignature{};  // win:UnicodeString
-  std::string InlineeName{};  // win:UnicodeString
-  std::string InlineeNameSignature{};  // win:UnicodeString
+  ::std::string MethodBeingCompiledNameSpace{};  // win:UnicodeString
+  ::std::string MethodBeingCompiledName{};  // win:UnicodeString
+  ::std::string InlinerNamespace{};  // win:UnicodeString
+  ::std::string InlinerName{};  // win:UnicodeString
+  ::std::string InlinerNameSignature{};  // win:UnicodeString
+  ::std::string InlineeName{};  // win:UnicodeString
+  ::std::string InlineeNameSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodJitInliningSucceeded> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodJitInliningSucceeded>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodJitInliningSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodJitInliningSucceeded>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2503,22 +2503,22 @@ struct MethodJitInliningSucceeded {
 
 /// Template MethodJitInliningFailed (ClrEtwBuiltin.man:678).
 struct MethodJitInliningFailed {
-  std::string MethodBeingCompiledNameSpace{};  // win:UnicodeString
-  std::string MethodBeingCompiledName{};  // win:UnicodeString
-  std::string InlinerNamespace{};  // win:UnicodeString
-  std::string InlinerName{};  // win:UnicodeString
-  std::string InlinerNameSignature{};  // win:UnicodeString
-  std::string InlineeName{};  // win:UnicodeString
-  std::string InlineeNameSignature{};  // win:UnicodeString
+  ::std::string MethodBeingCompiledNameSpace{};  // win:UnicodeString
+  ::std::string MethodBeingCompiledName{};  // win:UnicodeString
+  ::std::string InlinerNamespace{};  // win:UnicodeString
+  ::std::string InlinerName{};  // win:UnicodeString
+  ::std::string InlinerNameSignature{};  // win:UnicodeString
+  ::std::string InlineeName{};  // win:UnicodeString
+  ::std::string InlineeNameSignature{};  // win:UnicodeString
   bool FailAlways{};  // win:Boolean
-  std::string FailReason{};  // win:UnicodeString
+  ::std::string FailReason{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodJitInliningFailed> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodJitInliningFailed>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodJitInliningFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodJitInliningFailed>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2551,99 +2551,99 @@ struct MethodJitInliningFailed {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using GCStart = templates::GCStart;  // GCStart v0
-using GCStart_V1 = templates::GCStart_V1;  // GCStart v1
-using GCStart_V2 = templates::GCStart_V2;  // GCStart v2
-using GCEnd = templates::GCEnd;  // GCEnd v0
-using GCEnd_V1 = templates::GCEnd_V1;  // GCEnd v1
-using GCRestartEEEnd = clretw::EmptyPayload;  // GCRestartEEEnd v0
-using GCRestartEEEnd_V1 = clretw::EmptyPayload;  // GCRestartEEEnd v1
-using GCHeapStats = templates::GCHeapStats;  // GCHeapStats v0
-using GCHeapStats_V1 = templates::GCHeapStats_V1;  // GCHeapStats v1
-using GCHeapStats_V2 = templates::GCHeapStats_V2;  // GCHeapStats v2
-using GCCreateSegment = templates::GCCreateSegment;  // GCCreateSegment v0
-using GCCreateSegment_V1 = templates::GCCreateSegment_V1;  // GCCreateSegment v1
-using GCFreeSegment = templates::GCFreeSegment;  // GCFreeSegment v0
-using GCFreeSegment_V1 = templates::GCFreeSegment_V1;  // GCFreeSegment v1
-using GCRestartEEBegin = clretw::EmptyPayload;  // GCRestartEEBegin v0
-using GCRestartEEBegin_V1 = clretw::EmptyPayload;  // GCRestartEEBegin v1
-using GCSuspendEEEnd = clretw::EmptyPayload;  // GCSuspendEEEnd v0
-using GCSuspendEEEnd_V1 = clretw::EmptyPayload;  // GCSuspendEEEnd v1
-using GCSuspendEEBegin_V1 = templates::GCSuspendEEBegin_V1;  // GCSuspendEEBegin v1
-using GCAllocationTick = templates::GCAllocationTick;  // GCAllocationTick v0
-using GCAllocationTick_V1 = templates::GCAllocationTick_V1;  // GCAllocationTick v1
-using GCAllocationTick_V2 = templates::GCAllocationTick_V2;  // GCAllocationTick v2
-using GCAllocationTick_V3 = templates::GCAllocationTick_V3;  // GCAllocationTick v3
-using GCCreateConcurrentThread = clretw::EmptyPayload;  // GCCreateConcurrentThread v0
-using GCCreateConcurrentThread_V1 = clretw::EmptyPayload;  // GCCreateConcurrentThread v1
-using GCTerminateConcurrentThread = clretw::EmptyPayload;  // GCTerminateConcurrentThread v0
-using GCTerminateConcurrentThread_V1 = clretw::EmptyPayload;  // GCTerminateConcurrentThread v1
-using GCFinalizersEnd = templates::GCFinalizersEnd;  // GCFinalizersEnd v0
-using GCFinalizersEnd_V1 = templates::GCFinalizersEnd_V1;  // GCFinalizersEnd v1
-using GCFinalizersBegin = clretw::EmptyPayload;  // GCFinalizersBegin v0
-using GCFinalizersBegin_V1 = clretw::EmptyPayload;  // GCFinalizersBegin v1
-using BulkType = templates::BulkType;  // BulkType v0
-using GCSetting = templates::GCSetting;  // GCSetting v0
-using CreateWorkerThread = templates::ThreadPoolThreadCount;  // CreateWorkerThread v0
-using TerminateWorkerThread = templates::ThreadPoolThreadCount;  // TerminateWorkerThread v0
-using RetireWorkerThread = templates::ThreadPoolThreadCount;  // RetireWorkerThread v0
-using UnretireWorkerThread = templates::ThreadPoolThreadCount;  // UnretireWorkerThread v0
-using CreateIOThread = templates::ThreadPoolThreadCount;  // CreateIOThread v0
-using TerminateIOThread = templates::ThreadPoolThreadCount;  // TerminateIOThread v0
-using RetireIOThread = templates::ThreadPoolThreadCount;  // RetireIOThread v0
-using UnretireIOThread = templates::ThreadPoolThreadCount;  // UnretireIOThread v0
-using ThreadpoolSuspensionSuspendThread = templates::ThreadpoolSuspension;  // ThreadpoolSuspensionSuspendThread v0
-using ThreadpoolSuspensionResumeThread = templates::ThreadpoolSuspension;  // ThreadpoolSuspensionResumeThread v0
-using ThreadPoolWorkerThreadStart = templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadStart v0
-using ThreadPoolWorkerThreadStop = templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadStop v0
-using ThreadPoolWorkerThreadRetirementStart = templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadRetirementStart v0
-using ThreadPoolWorkerThreadRetirementStop = templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadRetirementStop v0
-using ThreadPoolWorkerThreadAdjustmentSample = templates::ThreadPoolWorkerThreadAdjustmentSample;  // ThreadPoolWorkerThreadAdjustmentSample v0
-using ThreadPoolWorkerThreadAdjustmentAdjustment = templates::ThreadPoolWorkerThreadAdjustmentAdjustment;  // ThreadPoolWorkerThreadAdjustmentAdjustment v0
-using ExceptionThrown = templates::ExceptionThrown;  // ExceptionThrown v0
-using ContentionStart_V1 = templates::Contention;  // ContentionStart v1
-using StackTrace = templates::ClrStackWalk;  // StackTrace v0
-using AppDomainMemAllocated = templates::AppDomainMemAllocated;  // AppDomainMemAllocated v0
-using AppDomainMemSurvived = templates::AppDomainMemSurvived;  // AppDomainMemSurvived v0
-using ThreadCreated = templates::ThreadCreated;  // ThreadCreated v0
-using ThreadTerminated = templates::ThreadAppDomain;  // ThreadTerminated v0
-using ThreadAppDomainEnter = templates::ThreadAppDomain;  // ThreadAppDomainEnter v0
-using ILStubGenerated = templates::ILStubGenerated;  // ILStubGenerated v0
-using ILStubCacheHit = templates::ILStubCacheHit;  // ILStubCacheHit v0
-using ContentionStop = templates::Contention;  // ContentionStop v0
-using MethodLoad = templates::MethodLoadUnload;  // MethodLoad v0
-using MethodLoad_V1 = templates::MethodLoadUnload_V1;  // MethodLoad v1
-using MethodUnLoad = templates::MethodLoadUnload;  // MethodUnLoad v0
-using MethodUnLoad_V1 = templates::MethodLoadUnload_V1;  // MethodUnLoad v1
-using MethodLoadVerbose = templates::MethodLoadUnloadVerbose;  // MethodLoadVerbose v0
-using MethodLoadVerbose_V1 = templates::MethodLoadUnloadVerbose_V1;  // MethodLoadVerbose v1
-using MethodUnLoadVerbose = templates::MethodLoadUnloadVerbose;  // MethodUnLoadVerbose v0
-using MethodUnLoadVerbose_V1 = templates::MethodLoadUnloadVerbose_V1;  // MethodUnLoadVerbose v1
-using MethodJittingStarted = templates::MethodJittingStarted;  // MethodJittingStarted v0
-using DomainModuleLoad = templates::DomainModuleLoadUnload;  // DomainModuleLoad v0
-using DomainModuleLoad_V1 = templates::DomainModuleLoadUnload_V1;  // DomainModuleLoad v1
-using ModuleLoad = templates::ModuleLoadUnload;  // ModuleLoad v0
-using ModuleLoad_V1 = templates::ModuleLoadUnload_V1;  // ModuleLoad v1
-using ModuleLoad_V2 = templates::ModuleLoadUnload_V2;  // ModuleLoad v2
-using ModuleUnload = templates::ModuleLoadUnload;  // ModuleUnload v0
-using ModuleUnload_V1 = templates::ModuleLoadUnload_V1;  // ModuleUnload v1
-using ModuleUnload_V2 = templates::ModuleLoadUnload_V2;  // ModuleUnload v2
-using AssemblyLoad = templates::AssemblyLoadUnload;  // AssemblyLoad v0
-using AssemblyLoad_V1 = templates::AssemblyLoadUnload_V1;  // AssemblyLoad v1
-using AssemblyUnload = templates::AssemblyLoadUnload;  // AssemblyUnload v0
-using AssemblyUnload_V1 = templates::AssemblyLoadUnload_V1;  // AssemblyUnload v1
-using AppDomainLoad = templates::AppDomainLoadUnload;  // AppDomainLoad v0
-using AppDomainLoad_V1 = templates::AppDomainLoadUnload_V1;  // AppDomainLoad v1
-using AppDomainUnLoad = templates::AppDomainLoadUnload;  // AppDomainUnLoad v0
-using AppDomainUnLoad_V1 = templates::AppDomainLoadUnload_V1;  // AppDomainUnLoad v1
-using ModuleRange = templates::ModuleRange;  // ModuleRange v0
-using StrongNameVerificationStart_V1 = templates::StrongNameVerification;  // StrongNameVerificationStart v1
-using StrongNameVerificationStop_V1 = templates::StrongNameVerification;  // StrongNameVerificationStop v1
-using AuthenticodeVerificationStart_V1 = templates::AuthenticodeVerification;  // AuthenticodeVerificationStart v1
-using AuthenticodeVerificationStop_V1 = templates::AuthenticodeVerification;  // AuthenticodeVerificationStop v1
-using MethodJitInliningSucceeded = templates::MethodJitInliningSucceeded;  // MethodJitInliningSucceeded v0
-using MethodJitInliningFailed = templates::MethodJitInliningFailed;  // MethodJitInliningFailed v0
-using RuntimeInformationEvent = templates::RuntimeInformation;  // RuntimeInformationEvent v0
+using GCStart = ::clretw::dotnet_runtime::templates::GCStart;  // GCStart v0
+using GCStart_V1 = ::clretw::dotnet_runtime::templates::GCStart_V1;  // GCStart v1
+using GCStart_V2 = ::clretw::dotnet_runtime::templates::GCStart_V2;  // GCStart v2
+using GCEnd = ::clretw::dotnet_runtime::templates::GCEnd;  // GCEnd v0
+using GCEnd_V1 = ::clretw::dotnet_runtime::templates::GCEnd_V1;  // GCEnd v1
+using GCRestartEEEnd = ::clretw::EmptyPayload;  // GCRestartEEEnd v0
+using GCRestartEEEnd_V1 = ::clretw::EmptyPayload;  // GCRestartEEEnd v1
+using GCHeapStats = ::clretw::dotnet_runtime::templates::GCHeapStats;  // GCHeapStats v0
+using GCHeapStats_V1 = ::clretw::dotnet_runtime::templates::GCHeapStats_V1;  // GCHeapStats v1
+using GCHeapStats_V2 = ::clretw::dotnet_runtime::templates::GCHeapStats_V2;  // GCHeapStats v2
+using GCCreateSegment = ::clretw::dotnet_runtime::templates::GCCreateSegment;  // GCCreateSegment v0
+using GCCreateSegment_V1 = ::clretw::dotnet_runtime::templates::GCCreateSegment_V1;  // GCCreateSegment v1
+using GCFreeSegment = ::clretw::dotnet_runtime::templates::GCFreeSegment;  // GCFreeSegment v0
+using GCFreeSegment_V1 = ::clretw::dotnet_runtime::templates::GCFreeSegment_V1;  // GCFreeSegment v1
+using GCRestartEEBegin = ::clretw::EmptyPayload;  // GCRestartEEBegin v0
+using GCRestartEEBegin_V1 = ::clretw::EmptyPayload;  // GCRestartEEBegin v1
+using GCSuspendEEEnd = ::clretw::EmptyPayload;  // GCSuspendEEEnd v0
+using GCSuspendEEEnd_V1 = ::clretw::EmptyPayload;  // GCSuspendEEEnd v1
+using GCSuspendEEBegin_V1 = ::clretw::dotnet_runtime::templates::GCSuspendEEBegin_V1;  // GCSuspendEEBegin v1
+using GCAllocationTick = ::clretw::dotnet_runtime::templates::GCAllocationTick;  // GCAllocationTick v0
+using GCAllocationTick_V1 = ::clretw::dotnet_runtime::templates::GCAllocationTick_V1;  // GCAllocationTick v1
+using GCAllocationTick_V2 = ::clretw::dotnet_runtime::templates::GCAllocationTick_V2;  // GCAllocationTick v2
+using GCAllocationTick_V3 = ::clretw::dotnet_runtime::templates::GCAllocationTick_V3;  // GCAllocationTick v3
+using GCCreateConcurrentThread = ::clretw::EmptyPayload;  // GCCreateConcurrentThread v0
+using GCCreateConcurrentThread_V1 = ::clretw::EmptyPayload;  // GCCreateConcurrentThread v1
+using GCTerminateConcurrentThread = ::clretw::EmptyPayload;  // GCTerminateConcurrentThread v0
+using GCTerminateConcurrentThread_V1 = ::clretw::EmptyPayload;  // GCTerminateConcurrentThread v1
+using GCFinalizersEnd = ::clretw::dotnet_runtime::templates::GCFinalizersEnd;  // GCFinalizersEnd v0
+using GCFinalizersEnd_V1 = ::clretw::dotnet_runtime::templates::GCFinalizersEnd_V1;  // GCFinalizersEnd v1
+using GCFinalizersBegin = ::clretw::EmptyPayload;  // GCFinalizersBegin v0
+using GCFinalizersBegin_V1 = ::clretw::EmptyPayload;  // GCFinalizersBegin v1
+using BulkType = ::clretw::dotnet_runtime::templates::BulkType;  // BulkType v0
+using GCSetting = ::clretw::dotnet_runtime::templates::GCSetting;  // GCSetting v0
+using CreateWorkerThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // CreateWorkerThread v0
+using TerminateWorkerThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // TerminateWorkerThread v0
+using RetireWorkerThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // RetireWorkerThread v0
+using UnretireWorkerThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // UnretireWorkerThread v0
+using CreateIOThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // CreateIOThread v0
+using TerminateIOThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // TerminateIOThread v0
+using RetireIOThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // RetireIOThread v0
+using UnretireIOThread = ::clretw::dotnet_runtime::templates::ThreadPoolThreadCount;  // UnretireIOThread v0
+using ThreadpoolSuspensionSuspendThread = ::clretw::dotnet_runtime::templates::ThreadpoolSuspension;  // ThreadpoolSuspensionSuspendThread v0
+using ThreadpoolSuspensionResumeThread = ::clretw::dotnet_runtime::templates::ThreadpoolSuspension;  // ThreadpoolSuspensionResumeThread v0
+using ThreadPoolWorkerThreadStart = ::clretw::dotnet_runtime::templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadStart v0
+using ThreadPoolWorkerThreadStop = ::clretw::dotnet_runtime::templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadStop v0
+using ThreadPoolWorkerThreadRetirementStart = ::clretw::dotnet_runtime::templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadRetirementStart v0
+using ThreadPoolWorkerThreadRetirementStop = ::clretw::dotnet_runtime::templates::ThreadPoolWorkerThread;  // ThreadPoolWorkerThreadRetirementStop v0
+using ThreadPoolWorkerThreadAdjustmentSample = ::clretw::dotnet_runtime::templates::ThreadPoolWorkerThreadAdjustmentSample;  // ThreadPoolWorkerThreadAdjustmentSample v0
+using ThreadPoolWorkerThreadAdjustmentAdjustment = ::clretw::dotnet_runtime::templates::ThreadPoolWorkerThreadAdjustmentAdjustment;  // ThreadPoolWorkerThreadAdjustmentAdjustment v0
+using ExceptionThrown = ::clretw::dotnet_runtime::templates::ExceptionThrown;  // ExceptionThrown v0
+using ContentionStart_V1 = ::clretw::dotnet_runtime::templates::Contention;  // ContentionStart v1
+using StackTrace = ::clretw::dotnet_runtime::templates::ClrStackWalk;  // StackTrace v0
+using AppDomainMemAllocated = ::clretw::dotnet_runtime::templates::AppDomainMemAllocated;  // AppDomainMemAllocated v0
+using AppDomainMemSurvived = ::clretw::dotnet_runtime::templates::AppDomainMemSurvived;  // AppDomainMemSurvived v0
+using ThreadCreated = ::clretw::dotnet_runtime::templates::ThreadCreated;  // ThreadCreated v0
+using ThreadTerminated = ::clretw::dotnet_runtime::templates::ThreadAppDomain;  // ThreadTerminated v0
+using ThreadAppDomainEnter = ::clretw::dotnet_runtime::templates::ThreadAppDomain;  // ThreadAppDomainEnter v0
+using ILStubGenerated = ::clretw::dotnet_runtime::templates::ILStubGenerated;  // ILStubGenerated v0
+using ILStubCacheHit = ::clretw::dotnet_runtime::templates::ILStubCacheHit;  // ILStubCacheHit v0
+using ContentionStop = ::clretw::dotnet_runtime::templates::Contention;  // ContentionStop v0
+using MethodLoad = ::clretw::dotnet_runtime::templates::MethodLoadUnload;  // MethodLoad v0
+using MethodLoad_V1 = ::clretw::dotnet_runtime::templates::MethodLoadUnload_V1;  // MethodLoad v1
+using MethodUnLoad = ::clretw::dotnet_runtime::templates::MethodLoadUnload;  // MethodUnLoad v0
+using MethodUnLoad_V1 = ::clretw::dotnet_runtime::templates::MethodLoadUnload_V1;  // MethodUnLoad v1
+using MethodLoadVerbose = ::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose;  // MethodLoadVerbose v0
+using MethodLoadVerbose_V1 = ::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose_V1;  // MethodLoadVerbose v1
+using MethodUnLoadVerbose = ::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose;  // MethodUnLoadVerbose v0
+using MethodUnLoadVerbose_V1 = ::clretw::dotnet_runtime::templates::MethodLoadUnloadVerbose_V1;  // MethodUnLoadVerbose v1
+using MethodJittingStarted = ::clretw::dotnet_runtime::templates::MethodJittingStarted;  // MethodJittingStarted v0
+using DomainModuleLoad = ::clretw::dotnet_runtime::templates::DomainModuleLoadUnload;  // DomainModuleLoad v0
+using DomainModuleLoad_V1 = ::clretw::dotnet_runtime::templates::DomainModuleLoadUnload_V1;  // DomainModuleLoad v1
+using ModuleLoad = ::clretw::dotnet_runtime::templates::ModuleLoadUnload;  // ModuleLoad v0
+using ModuleLoad_V1 = ::clretw::dotnet_runtime::templates::ModuleLoadUnload_V1;  // ModuleLoad v1
+using ModuleLoad_V2 = ::clretw::dotnet_runtime::templates::ModuleLoadUnload_V2;  // ModuleLoad v2
+using ModuleUnload = ::clretw::dotnet_runtime::templates::ModuleLoadUnload;  // ModuleUnload v0
+using ModuleUnload_V1 = ::clretw::dotnet_runtime::templates::ModuleLoadUnload_V1;  // ModuleUnload v1
+using ModuleUnload_V2 = ::clretw::dotnet_runtime::templates::ModuleLoadUnload_V2;  // ModuleUnload v2
+using AssemblyLoad = ::clretw::dotnet_runtime::templates::AssemblyLoadUnload;  // AssemblyLoad v0
+using AssemblyLoad_V1 = ::clretw::dotnet_runtime::templates::AssemblyLoadUnload_V1;  // AssemblyLoad v1
+using AssemblyUnload = ::clretw::dotnet_runtime::templates::AssemblyLoadUnload;  // AssemblyUnload v0
+using AssemblyUnload_V1 = ::clretw::dotnet_runtime::templates::AssemblyLoadUnload_V1;  // AssemblyUnload v1
+using AppDomainLoad = ::clretw::dotnet_runtime::templates::AppDomainLoadUnload;  // AppDomainLoad v0
+using AppDomainLoad_V1 = ::clretw::dotnet_runtime::templates::AppDomainLoadUnload_V1;  // AppDomainLoad v1
+using AppDomainUnLoad = ::clretw::dotnet_runtime::templates::AppDomainLoadUnload;  // AppDomainUnLoad v0
+using AppDomainUnLoad_V1 = ::clretw::dotnet_runtime::templates::AppDomainLoadUnload_V1;  // AppDomainUnLoad v1
+using ModuleRange = ::clretw::dotnet_runtime::templates::ModuleRange;  // ModuleRange v0
+using StrongNameVerificationStart_V1 = ::clretw::dotnet_runtime::templates::StrongNameVerification;  // StrongNameVerificationStart v1
+using StrongNameVerificationStop_V1 = ::clretw::dotnet_runtime::templates::StrongNameVerification;  // StrongNameVerificationStop v1
+using AuthenticodeVerificationStart_V1 = ::clretw::dotnet_runtime::templates::AuthenticodeVerification;  // AuthenticodeVerificationStart v1
+using AuthenticodeVerificationStop_V1 = ::clretw::dotnet_runtime::templates::AuthenticodeVerification;  // AuthenticodeVerificationStop v1
+using MethodJitInliningSucceeded = ::clretw::dotnet_runtime::templates::MethodJitInliningSucceeded;  // MethodJitInliningSucceeded v0
+using MethodJitInliningFailed = ::clretw::dotnet_runtime::templates::MethodJitInliningFailed;  // MethodJitInliningFailed v0
+using RuntimeInformationEvent = ::clretw::dotnet_runtime::templates::RuntimeInformation;  // RuntimeInformationEvent v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -2655,104 +2655,104 @@ using RuntimeInformationEvent = templates::RuntimeInformation;  // RuntimeInform
 ///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:691)
 ///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:692)
 ///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:693)
-class GCStartView : public clretw::ViewBase<1> {
+class GCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt32
-  std::uint32_t Depth() const noexcept { return get<std::uint32_t>(k_Depth); }
+  ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth); }
   // win:UInt32, map GCReasonMap
-  GCReasonMap Reason() const noexcept { return get<GCReasonMap>(k_Reason); }
+  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCReasonMap>(k_Reason); }
   // win:UInt32, map GCTypeMap
-  GCTypeMap Type() const noexcept { return get<GCTypeMap>(k_Type); }
+  ::clretw::dotnet_runtime::GCTypeMap Type() const noexcept { return get<::clretw::dotnet_runtime::GCTypeMap>(k_Type); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 (from v2)
-  std::optional<std::uint64_t> ClientSequenceNumber() const noexcept { return get_opt<std::uint64_t>(k_ClientSequenceNumber[vi_]); }
+  ::std::optional<::std::uint64_t> ClientSequenceNumber() const noexcept { return get_opt<::std::uint64_t>(k_ClientSequenceNumber[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("Depth", Depth());
-    f("Reason", Reason());
-    f("Type", Type());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ClientSequenceNumber", ClientSequenceNumber());
+    f("Count", this->Count());
+    f("Depth", this->Depth());
+    f("Reason", this->Reason());
+    f("Type", this->Type());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ClientSequenceNumber", this->ClientSequenceNumber());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCStartView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Depth = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Reason = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_Type = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Depth = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(4, 0, 16, 2, 2),  // v1
-      clretw::loc(4, 0, 16, 2, 2),  // v2
+      ::clretw::loc(4, 0, 16, 2, 2),  // v1
+      ::clretw::loc(4, 0, 16, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ClientSequenceNumber[3] = {
+  static constexpr ::clretw::FieldLoc k_ClientSequenceNumber[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(5, 0, 18, 8, 8),  // v2
+      ::clretw::loc(5, 0, 18, 8, 8),  // v2
   };
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
 ///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:694)
 ///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:695)
-class GCEndView : public clretw::ViewBase<1> {
+class GCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt32
-  std::uint32_t Depth() const noexcept { return get<std::uint32_t>(k_Depth); }
+  ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("Depth", Depth());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Count", this->Count());
+    f("Depth", this->Depth());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCEndView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Depth = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Depth = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 8, 2, 2),  // v1
+      ::clretw::loc(2, 0, 8, 2, 2),  // v1
   };
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
 ///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:697)
 ///   v1 GCRestartEEEnd_V1: no payload (ClrEtwBuiltin.man:698)
-class GCRestartEEEndView : public clretw::ViewBase<1> {
+class GCRestartEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCRestartEEEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCRestartEEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCRestartEEEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCRestartEEEndView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -2763,7 +2763,7 @@ class GCRestartEEEndView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCRestartEEEndView() = default;
 
 };
@@ -2772,185 +2772,185 @@ class GCRestartEEEndView : public clretw::ViewBase<1> {
 ///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:699)
 ///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:700)
 ///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:701)
-class GCHeapStatsView : public clretw::ViewBase<1> {
+class GCHeapStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCHeapStatsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCHeapStatsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCHeapStatsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCHeapStatsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t GenerationSize0() const noexcept { return get<std::uint64_t>(k_GenerationSize0); }
+  ::std::uint64_t GenerationSize0() const noexcept { return get<::std::uint64_t>(k_GenerationSize0); }
   // win:UInt64
-  std::uint64_t TotalPromotedSize0() const noexcept { return get<std::uint64_t>(k_TotalPromotedSize0); }
+  ::std::uint64_t TotalPromotedSize0() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize0); }
   // win:UInt64
-  std::uint64_t GenerationSize1() const noexcept { return get<std::uint64_t>(k_GenerationSize1); }
+  ::std::uint64_t GenerationSize1() const noexcept { return get<::std::uint64_t>(k_GenerationSize1); }
   // win:UInt64
-  std::uint64_t TotalPromotedSize1() const noexcept { return get<std::uint64_t>(k_TotalPromotedSize1); }
+  ::std::uint64_t TotalPromotedSize1() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize1); }
   // win:UInt64
-  std::uint64_t GenerationSize2() const noexcept { return get<std::uint64_t>(k_GenerationSize2); }
+  ::std::uint64_t GenerationSize2() const noexcept { return get<::std::uint64_t>(k_GenerationSize2); }
   // win:UInt64
-  std::uint64_t TotalPromotedSize2() const noexcept { return get<std::uint64_t>(k_TotalPromotedSize2); }
+  ::std::uint64_t TotalPromotedSize2() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize2); }
   // win:UInt64
-  std::uint64_t GenerationSize3() const noexcept { return get<std::uint64_t>(k_GenerationSize3); }
+  ::std::uint64_t GenerationSize3() const noexcept { return get<::std::uint64_t>(k_GenerationSize3); }
   // win:UInt64
-  std::uint64_t TotalPromotedSize3() const noexcept { return get<std::uint64_t>(k_TotalPromotedSize3); }
+  ::std::uint64_t TotalPromotedSize3() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize3); }
   // win:UInt64
-  std::uint64_t FinalizationPromotedSize() const noexcept { return get<std::uint64_t>(k_FinalizationPromotedSize); }
+  ::std::uint64_t FinalizationPromotedSize() const noexcept { return get<::std::uint64_t>(k_FinalizationPromotedSize); }
   // win:UInt64
-  std::uint64_t FinalizationPromotedCount() const noexcept { return get<std::uint64_t>(k_FinalizationPromotedCount); }
+  ::std::uint64_t FinalizationPromotedCount() const noexcept { return get<::std::uint64_t>(k_FinalizationPromotedCount); }
   // win:UInt32
-  std::uint32_t PinnedObjectCount() const noexcept { return get<std::uint32_t>(k_PinnedObjectCount); }
+  ::std::uint32_t PinnedObjectCount() const noexcept { return get<::std::uint32_t>(k_PinnedObjectCount); }
   // win:UInt32
-  std::uint32_t SinkBlockCount() const noexcept { return get<std::uint32_t>(k_SinkBlockCount); }
+  ::std::uint32_t SinkBlockCount() const noexcept { return get<::std::uint32_t>(k_SinkBlockCount); }
   // win:UInt32
-  std::uint32_t GCHandleCount() const noexcept { return get<std::uint32_t>(k_GCHandleCount); }
+  ::std::uint32_t GCHandleCount() const noexcept { return get<::std::uint32_t>(k_GCHandleCount); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 (from v2)
-  std::optional<std::uint64_t> GenerationSize4() const noexcept { return get_opt<std::uint64_t>(k_GenerationSize4[vi_]); }
+  ::std::optional<::std::uint64_t> GenerationSize4() const noexcept { return get_opt<::std::uint64_t>(k_GenerationSize4[vi_]); }
   // win:UInt64 (from v2)
-  std::optional<std::uint64_t> TotalPromotedSize4() const noexcept { return get_opt<std::uint64_t>(k_TotalPromotedSize4[vi_]); }
+  ::std::optional<::std::uint64_t> TotalPromotedSize4() const noexcept { return get_opt<::std::uint64_t>(k_TotalPromotedSize4[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("GenerationSize0", GenerationSize0());
-    f("TotalPromotedSize0", TotalPromotedSize0());
-    f("GenerationSize1", GenerationSize1());
-    f("TotalPromotedSize1", TotalPromotedSize1());
-    f("GenerationSize2", GenerationSize2());
-    f("TotalPromotedSize2", TotalPromotedSize2());
-    f("GenerationSize3", GenerationSize3());
-    f("TotalPromotedSize3", TotalPromotedSize3());
-    f("FinalizationPromotedSize", FinalizationPromotedSize());
-    f("FinalizationPromotedCount", FinalizationPromotedCount());
-    f("PinnedObjectCount", PinnedObjectCount());
-    f("SinkBlockCount", SinkBlockCount());
-    f("GCHandleCount", GCHandleCount());
-    f("ClrInstanceID", ClrInstanceID());
-    f("GenerationSize4", GenerationSize4());
-    f("TotalPromotedSize4", TotalPromotedSize4());
+    f("GenerationSize0", this->GenerationSize0());
+    f("TotalPromotedSize0", this->TotalPromotedSize0());
+    f("GenerationSize1", this->GenerationSize1());
+    f("TotalPromotedSize1", this->TotalPromotedSize1());
+    f("GenerationSize2", this->GenerationSize2());
+    f("TotalPromotedSize2", this->TotalPromotedSize2());
+    f("GenerationSize3", this->GenerationSize3());
+    f("TotalPromotedSize3", this->TotalPromotedSize3());
+    f("FinalizationPromotedSize", this->FinalizationPromotedSize());
+    f("FinalizationPromotedCount", this->FinalizationPromotedCount());
+    f("PinnedObjectCount", this->PinnedObjectCount());
+    f("SinkBlockCount", this->SinkBlockCount());
+    f("GCHandleCount", this->GCHandleCount());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("GenerationSize4", this->GenerationSize4());
+    f("TotalPromotedSize4", this->TotalPromotedSize4());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCHeapStatsView() = default;
-  static constexpr clretw::FieldLoc k_GenerationSize0 = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_TotalPromotedSize0 = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_GenerationSize1 = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_TotalPromotedSize1 = clretw::loc(3, 0, 24, 8, 8);
-  static constexpr clretw::FieldLoc k_GenerationSize2 = clretw::loc(4, 0, 32, 8, 8);
-  static constexpr clretw::FieldLoc k_TotalPromotedSize2 = clretw::loc(5, 0, 40, 8, 8);
-  static constexpr clretw::FieldLoc k_GenerationSize3 = clretw::loc(6, 0, 48, 8, 8);
-  static constexpr clretw::FieldLoc k_TotalPromotedSize3 = clretw::loc(7, 0, 56, 8, 8);
-  static constexpr clretw::FieldLoc k_FinalizationPromotedSize = clretw::loc(8, 0, 64, 8, 8);
-  static constexpr clretw::FieldLoc k_FinalizationPromotedCount = clretw::loc(9, 0, 72, 8, 8);
-  static constexpr clretw::FieldLoc k_PinnedObjectCount = clretw::loc(10, 0, 80, 4, 4);
-  static constexpr clretw::FieldLoc k_SinkBlockCount = clretw::loc(11, 0, 84, 4, 4);
-  static constexpr clretw::FieldLoc k_GCHandleCount = clretw::loc(12, 0, 88, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_GenerationSize0 = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalPromotedSize0 = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_GenerationSize1 = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalPromotedSize1 = ::clretw::loc(3, 0, 24, 8, 8);
+  static constexpr ::clretw::FieldLoc k_GenerationSize2 = ::clretw::loc(4, 0, 32, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalPromotedSize2 = ::clretw::loc(5, 0, 40, 8, 8);
+  static constexpr ::clretw::FieldLoc k_GenerationSize3 = ::clretw::loc(6, 0, 48, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TotalPromotedSize3 = ::clretw::loc(7, 0, 56, 8, 8);
+  static constexpr ::clretw::FieldLoc k_FinalizationPromotedSize = ::clretw::loc(8, 0, 64, 8, 8);
+  static constexpr ::clretw::FieldLoc k_FinalizationPromotedCount = ::clretw::loc(9, 0, 72, 8, 8);
+  static constexpr ::clretw::FieldLoc k_PinnedObjectCount = ::clretw::loc(10, 0, 80, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SinkBlockCount = ::clretw::loc(11, 0, 84, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GCHandleCount = ::clretw::loc(12, 0, 88, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(13, 0, 92, 2, 2),  // v1
-      clretw::loc(13, 0, 92, 2, 2),  // v2
+      ::clretw::loc(13, 0, 92, 2, 2),  // v1
+      ::clretw::loc(13, 0, 92, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_GenerationSize4[3] = {
+  static constexpr ::clretw::FieldLoc k_GenerationSize4[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(14, 0, 94, 8, 8),  // v2
+      ::clretw::loc(14, 0, 94, 8, 8),  // v2
   };
-  static constexpr clretw::FieldLoc k_TotalPromotedSize4[3] = {
+  static constexpr ::clretw::FieldLoc k_TotalPromotedSize4[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(15, 0, 102, 8, 8),  // v2
+      ::clretw::loc(15, 0, 102, 8, 8),  // v2
   };
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
 ///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:702)
 ///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:703)
-class GCCreateSegmentView : public clretw::ViewBase<1> {
+class GCCreateSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCCreateSegmentView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCCreateSegmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCCreateSegmentView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCCreateSegmentView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t Address() const noexcept { return get<std::uint64_t>(k_Address); }
+  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address); }
   // win:UInt64
-  std::uint64_t Size() const noexcept { return get<std::uint64_t>(k_Size); }
+  ::std::uint64_t Size() const noexcept { return get<::std::uint64_t>(k_Size); }
   // win:UInt32, map GCSegmentTypeMap
-  GCSegmentTypeMap Type() const noexcept { return get<GCSegmentTypeMap>(k_Type); }
+  ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return get<::clretw::dotnet_runtime::GCSegmentTypeMap>(k_Type); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Address", Address());
-    f("Size", Size());
-    f("Type", Type());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Address", this->Address());
+    f("Size", this->Size());
+    f("Type", this->Type());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCCreateSegmentView() = default;
-  static constexpr clretw::FieldLoc k_Address = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_Size = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_Type = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_Address = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Size = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(3, 0, 20, 2, 2),  // v1
+      ::clretw::loc(3, 0, 20, 2, 2),  // v1
   };
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
 ///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:704)
 ///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:705)
-class GCFreeSegmentView : public clretw::ViewBase<1> {
+class GCFreeSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCFreeSegmentView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFreeSegmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCFreeSegmentView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFreeSegmentView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t Address() const noexcept { return get<std::uint64_t>(k_Address); }
+  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Address", Address());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Address", this->Address());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCFreeSegmentView() = default;
-  static constexpr clretw::FieldLoc k_Address = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_Address = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 8, 2, 2),  // v1
+      ::clretw::loc(1, 0, 8, 2, 2),  // v1
   };
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
 ///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:706)
 ///   v1 GCRestartEEBegin_V1: no payload (ClrEtwBuiltin.man:707)
-class GCRestartEEBeginView : public clretw::ViewBase<1> {
+class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCRestartEEBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCRestartEEBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCRestartEEBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCRestartEEBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -2961,7 +2961,7 @@ class GCRestartEEBeginView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCRestartEEBeginView() = default;
 
 };
@@ -2969,13 +2969,13 @@ class GCRestartEEBeginView : public clretw::ViewBase<1> {
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
 ///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:709)
 ///   v1 GCSuspendEEEnd_V1: no payload (ClrEtwBuiltin.man:710)
-class GCSuspendEEEndView : public clretw::ViewBase<1> {
+class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCSuspendEEEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSuspendEEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCSuspendEEEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSuspendEEEndView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -2986,38 +2986,38 @@ class GCSuspendEEEndView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCSuspendEEEndView() = default;
 
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), version 1.
 ///   v1 GCSuspendEEBegin_V1: template GCSuspendEEBegin_V1 (ClrEtwBuiltin.man:712)
-class GCSuspendEEBeginView : public clretw::ViewBase<1> {
+class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCSuspendEEBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSuspendEEBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCSuspendEEBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSuspendEEBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32, map GCSuspendEEReasonMap
-  GCSuspendEEReasonMap Reason() const noexcept { return get<GCSuspendEEReasonMap>(k_Reason); }
+  ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCSuspendEEReasonMap>(k_Reason); }
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Reason", Reason());
-    f("Count", Count());
+    f("Reason", this->Reason());
+    f("Count", this->Count());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCSuspendEEBeginView() = default;
-  static constexpr clretw::FieldLoc k_Reason = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3.
@@ -3025,109 +3025,109 @@ class GCSuspendEEBeginView : public clretw::ViewBase<1> {
 ///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:715)
 ///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:716)
 ///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:717)
-class GCAllocationTickView : public clretw::ViewBase<2> {
+class GCAllocationTickView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCAllocationTickView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCAllocationTickView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCAllocationTickView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCAllocationTickView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AllocationAmount() const noexcept { return get_opt<std::uint32_t>(k_AllocationAmount[vi_]); }
+  ::std::optional<::std::uint32_t> AllocationAmount() const noexcept { return get_opt<::std::uint32_t>(k_AllocationAmount[vi_]); }
   // win:UInt32, map GCAllocationKindMap (from v1)
-  std::optional<GCAllocationKindMap> AllocationKind() const noexcept { return get_opt<GCAllocationKindMap>(k_AllocationKind[vi_]); }
+  ::std::optional<::clretw::dotnet_runtime::GCAllocationKindMap> AllocationKind() const noexcept { return get_opt<::clretw::dotnet_runtime::GCAllocationKindMap>(k_AllocationKind[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 (from v2)
-  std::optional<std::uint64_t> AllocationAmount64() const noexcept { return get_opt<std::uint64_t>(k_AllocationAmount64[vi_]); }
+  ::std::optional<::std::uint64_t> AllocationAmount64() const noexcept { return get_opt<::std::uint64_t>(k_AllocationAmount64[vi_]); }
   // win:Pointer (from v3)
-  std::optional<std::uint64_t> TypeId() const noexcept { return get_opt<std::uint64_t>(k_TypeId[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> TypeId() const noexcept { return get_opt<::std::uint64_t>(k_TypeId[vi_][ps8_]); }
   // win:UnicodeString (from v3)
-  std::optional<clretw::Utf16View> TypeName() const noexcept { return utf16_opt(k_TypeName[vi_][ps8_]); }
+  ::std::optional<::clretw::Utf16View> TypeName() const noexcept { return utf16_opt(k_TypeName[vi_][ps8_]); }
   // win:UInt32 (from v3)
-  std::optional<std::uint32_t> HeapIndex() const noexcept { return get_opt<std::uint32_t>(k_HeapIndex[vi_]); }
+  ::std::optional<::std::uint32_t> HeapIndex() const noexcept { return get_opt<::std::uint32_t>(k_HeapIndex[vi_]); }
   // win:Pointer (from v3)
-  std::optional<std::uint64_t> Address() const noexcept { return get_opt<std::uint64_t>(k_Address[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> Address() const noexcept { return get_opt<::std::uint64_t>(k_Address[vi_][ps8_]); }
   // win:UInt32 (only in v0)
-  std::optional<std::uint32_t> AllocationSize() const noexcept { return get_opt<std::uint32_t>(k_AllocationSize[vi_]); }
+  ::std::optional<::std::uint32_t> AllocationSize() const noexcept { return get_opt<::std::uint32_t>(k_AllocationSize[vi_]); }
   // win:UInt32, map GCAllocationKindMap (only in v0)
-  std::optional<GCAllocationKindMap> Kind() const noexcept { return get_opt<GCAllocationKindMap>(k_Kind[vi_]); }
+  ::std::optional<::clretw::dotnet_runtime::GCAllocationKindMap> Kind() const noexcept { return get_opt<::clretw::dotnet_runtime::GCAllocationKindMap>(k_Kind[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AllocationAmount", AllocationAmount());
-    f("AllocationKind", AllocationKind());
-    f("ClrInstanceID", ClrInstanceID());
-    f("AllocationAmount64", AllocationAmount64());
-    f("TypeId", TypeId());
-    f("TypeName", TypeName());
-    f("HeapIndex", HeapIndex());
-    f("Address", Address());
-    f("AllocationSize", AllocationSize());
-    f("Kind", Kind());
+    f("AllocationAmount", this->AllocationAmount());
+    f("AllocationKind", this->AllocationKind());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("AllocationAmount64", this->AllocationAmount64());
+    f("TypeId", this->TypeId());
+    f("TypeName", this->TypeName());
+    f("HeapIndex", this->HeapIndex());
+    f("Address", this->Address());
+    f("AllocationSize", this->AllocationSize());
+    f("Kind", this->Kind());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   GCAllocationTickView() = default;
-  static constexpr clretw::FieldLoc k_AllocationAmount[4] = {
+  static constexpr ::clretw::FieldLoc k_AllocationAmount[4] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 4, 4),  // v1
-      clretw::loc(0, 0, 0, 4, 4),  // v2
-      clretw::loc(0, 0, 0, 4, 4),  // v3
+      ::clretw::loc(0, 0, 0, 4, 4),  // v1
+      ::clretw::loc(0, 0, 0, 4, 4),  // v2
+      ::clretw::loc(0, 0, 0, 4, 4),  // v3
   };
-  static constexpr clretw::FieldLoc k_AllocationKind[4] = {
+  static constexpr ::clretw::FieldLoc k_AllocationKind[4] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 4, 4),  // v1
-      clretw::loc(1, 0, 4, 4, 4),  // v2
-      clretw::loc(1, 0, 4, 4, 4),  // v3
+      ::clretw::loc(1, 0, 4, 4, 4),  // v1
+      ::clretw::loc(1, 0, 4, 4, 4),  // v2
+      ::clretw::loc(1, 0, 4, 4, 4),  // v3
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[4] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[4] = {
       {},  // v0
-      clretw::loc(2, 0, 8, 2, 2),  // v1
-      clretw::loc(2, 0, 8, 2, 2),  // v2
-      clretw::loc(2, 0, 8, 2, 2),  // v3
+      ::clretw::loc(2, 0, 8, 2, 2),  // v1
+      ::clretw::loc(2, 0, 8, 2, 2),  // v2
+      ::clretw::loc(2, 0, 8, 2, 2),  // v3
   };
-  static constexpr clretw::FieldLoc k_AllocationAmount64[4] = {
+  static constexpr ::clretw::FieldLoc k_AllocationAmount64[4] = {
       {},  // v0
       {},  // v1
-      clretw::loc(3, 0, 10, 8, 8),  // v2
-      clretw::loc(3, 0, 10, 8, 8),  // v3
+      ::clretw::loc(3, 0, 10, 8, 8),  // v2
+      ::clretw::loc(3, 0, 10, 8, 8),  // v3
   };
-  static constexpr clretw::FieldLoc k_TypeId[4][2] = {
+  static constexpr ::clretw::FieldLoc k_TypeId[4][2] = {
       {{}, {}},  // v0
       {{}, {}},  // v1
       {{}, {}},  // v2
-      {clretw::loc(4, 0, 18, 4, 4), clretw::loc(4, 0, 18, 8, 8)},  // v3
+      {::clretw::loc(4, 0, 18, 4, 4), ::clretw::loc(4, 0, 18, 8, 8)},  // v3
   };
-  static constexpr clretw::FieldLoc k_TypeName[4][2] = {
+  static constexpr ::clretw::FieldLoc k_TypeName[4][2] = {
       {{}, {}},  // v0
       {{}, {}},  // v1
       {{}, {}},  // v2
-      {clretw::loc(5, 0, 22, clretw::kVariable, 0, clretw::kTerminated), clretw::loc(5, 0, 26, clretw::kVariable, 0, clretw::kTerminated)},  // v3
+      {::clretw::loc(5, 0, 22, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 26, ::clretw::kVariable, 0, ::clretw::kTerminated)},  // v3
   };
-  static constexpr clretw::FieldLoc k_HeapIndex[4] = {
+  static constexpr ::clretw::FieldLoc k_HeapIndex[4] = {
       {},  // v0
       {},  // v1
       {},  // v2
-      clretw::loc(6, 1, 0, 4, 4),  // v3
+      ::clretw::loc(6, 1, 0, 4, 4),  // v3
   };
-  static constexpr clretw::FieldLoc k_Address[4][2] = {
+  static constexpr ::clretw::FieldLoc k_Address[4][2] = {
       {{}, {}},  // v0
       {{}, {}},  // v1
       {{}, {}},  // v2
-      {clretw::loc(7, 1, 4, 4, 4), clretw::loc(7, 1, 4, 8, 8)},  // v3
+      {::clretw::loc(7, 1, 4, 4, 4), ::clretw::loc(7, 1, 4, 8, 8)},  // v3
   };
-  static constexpr clretw::FieldLoc k_AllocationSize[4] = {
-      clretw::loc(0, 0, 0, 4, 4),  // v0
+  static constexpr ::clretw::FieldLoc k_AllocationSize[4] = {
+      ::clretw::loc(0, 0, 0, 4, 4),  // v0
       {},  // v1
       {},  // v2
       {},  // v3
   };
-  static constexpr clretw::FieldLoc k_Kind[4] = {
-      clretw::loc(1, 0, 4, 4, 4),  // v0
+  static constexpr ::clretw::FieldLoc k_Kind[4] = {
+      ::clretw::loc(1, 0, 4, 4, 4),  // v0
       {},  // v1
       {},  // v2
       {},  // v3
@@ -3137,13 +3137,13 @@ class GCAllocationTickView : public clretw::ViewBase<2> {
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
 ///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:718)
 ///   v1 GCCreateConcurrentThread_V1: no payload (ClrEtwBuiltin.man:719)
-class GCCreateConcurrentThreadView : public clretw::ViewBase<1> {
+class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCCreateConcurrentThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCCreateConcurrentThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCCreateConcurrentThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCCreateConcurrentThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -3154,7 +3154,7 @@ class GCCreateConcurrentThreadView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCCreateConcurrentThreadView() = default;
 
 };
@@ -3162,13 +3162,13 @@ class GCCreateConcurrentThreadView : public clretw::ViewBase<1> {
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
 ///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:720)
 ///   v1 GCTerminateConcurrentThread_V1: no payload (ClrEtwBuiltin.man:721)
-class GCTerminateConcurrentThreadView : public clretw::ViewBase<1> {
+class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCTerminateConcurrentThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCTerminateConcurrentThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCTerminateConcurrentThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCTerminateConcurrentThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -3179,7 +3179,7 @@ class GCTerminateConcurrentThreadView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCTerminateConcurrentThreadView() = default;
 
 };
@@ -3187,46 +3187,46 @@ class GCTerminateConcurrentThreadView : public clretw::ViewBase<1> {
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
 ///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:722)
 ///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:723)
-class GCFinalizersEndView : public clretw::ViewBase<1> {
+class GCFinalizersEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCFinalizersEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFinalizersEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCFinalizersEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFinalizersEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Count", this->Count());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCFinalizersEndView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 2, 2),  // v1
+      ::clretw::loc(1, 0, 4, 2, 2),  // v1
   };
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
 ///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:724)
 ///   v1 GCFinalizersBegin_V1: no payload (ClrEtwBuiltin.man:725)
-class GCFinalizersBeginView : public clretw::ViewBase<1> {
+class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCFinalizersBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFinalizersBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCFinalizersBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFinalizersBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -3237,542 +3237,542 @@ class GCFinalizersBeginView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCFinalizersBeginView() = default;
 
 };
 
 /// An element of BulkTypeView::Values() (struct Values).
-class BulkTypeView_Values : public clretw::ViewBase<3> {
+class BulkTypeView_Values : public ::clretw::ViewBase<3> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static BulkTypeView_Values at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static BulkTypeView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64 -> win:HexInt64
-  std::uint64_t TypeID() const noexcept { return get<std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32
-  std::uint32_t TypeNameID() const noexcept { return get<std::uint32_t>(k_TypeNameID); }
+  ::std::uint32_t TypeNameID() const noexcept { return get<::std::uint32_t>(k_TypeNameID); }
   // win:UInt32
-  std::uint32_t Flags() const noexcept { return get<std::uint32_t>(k_Flags); }
+  ::std::uint32_t Flags() const noexcept { return get<::std::uint32_t>(k_Flags); }
   // win:UInt8
-  std::uint8_t CorElementType() const noexcept { return get<std::uint8_t>(k_CorElementType); }
+  ::std::uint8_t CorElementType() const noexcept { return get<::std::uint8_t>(k_CorElementType); }
   // win:UnicodeString
-  clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
+  ::clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
   // win:UInt32
-  std::uint32_t TypeParameterCount() const noexcept { return get<std::uint32_t>(k_TypeParameterCount); }
+  ::std::uint32_t TypeParameterCount() const noexcept { return get<::std::uint32_t>(k_TypeParameterCount); }
   // win:UInt64 -> win:HexInt64
-  clretw::ArrayView<std::uint64_t> TypeParameters() const noexcept { return array<std::uint64_t>(k_TypeParameters); }
+  ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return array<::std::uint64_t>(k_TypeParameters); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeID", TypeID());
-    f("ModuleID", ModuleID());
-    f("TypeNameID", TypeNameID());
-    f("Flags", Flags());
-    f("CorElementType", CorElementType());
-    f("Name", Name());
-    f("TypeParameterCount", TypeParameterCount());
-    f("TypeParameters", TypeParameters());
+    f("TypeID", this->TypeID());
+    f("ModuleID", this->ModuleID());
+    f("TypeNameID", this->TypeNameID());
+    f("Flags", this->Flags());
+    f("CorElementType", this->CorElementType());
+    f("Name", this->Name());
+    f("TypeParameterCount", this->TypeParameterCount());
+    f("TypeParameters", this->TypeParameters());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BulkTypeView_Values() = default;
-  static constexpr clretw::FieldLoc k_TypeID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_TypeNameID = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_CorElementType = clretw::loc(4, 0, 24, 1, 1);
-  static constexpr clretw::FieldLoc k_Name = clretw::loc(5, 0, 25, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_TypeParameterCount = clretw::loc(6, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_TypeParameters = clretw::loc(7, 1, 4, clretw::kVariable, 8);
+  static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TypeNameID = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_CorElementType = ::clretw::loc(4, 0, 24, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Name = ::clretw::loc(5, 0, 25, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_TypeParameterCount = ::clretw::loc(6, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TypeParameters = ::clretw::loc(7, 1, 4, ::clretw::kVariable, 8);
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
 ///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:726)
-class BulkTypeView : public clretw::ViewBase<2> {
+class BulkTypeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BulkTypeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BulkTypeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BulkTypeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BulkTypeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // struct
-  clretw::RecordRange<BulkTypeView_Values> Values() const noexcept { return records<BulkTypeView_Values>(k_Values); }
+  ::clretw::RecordRange<::clretw::dotnet_runtime::BulkTypeView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::BulkTypeView_Values>(k_Values); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("ClrInstanceID", ClrInstanceID());
-    f("Values", Values());
+    f("Count", this->Count());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Values", this->Values());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   BulkTypeView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 0, 4, 2, 2);
-  static constexpr clretw::FieldLoc k_Values = clretw::loc(2, 0, 6, clretw::kVariable, 0);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 0);
 };
 
 /// GCSetting: event 24 of Microsoft-Windows-DotNETRuntime ("GC/Setting"), version 0.
 ///   v0 GCSetting: template GCSetting (ClrEtwBuiltin.man:728)
-class GCSettingView : public clretw::ViewBase<1> {
+class GCSettingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCSettingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCSettingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSettingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Boolean
   bool ServerGC() const noexcept { return get<bool>(k_ServerGC); }
   // win:UInt64
-  std::uint64_t SegmentSize() const noexcept { return get<std::uint64_t>(k_SegmentSize); }
+  ::std::uint64_t SegmentSize() const noexcept { return get<::std::uint64_t>(k_SegmentSize); }
   // win:UInt64
-  std::uint64_t LargeObjectSegmentSize() const noexcept { return get<std::uint64_t>(k_LargeObjectSegmentSize); }
+  ::std::uint64_t LargeObjectSegmentSize() const noexcept { return get<::std::uint64_t>(k_LargeObjectSegmentSize); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ServerGC", ServerGC());
-    f("SegmentSize", SegmentSize());
-    f("LargeObjectSegmentSize", LargeObjectSegmentSize());
+    f("ServerGC", this->ServerGC());
+    f("SegmentSize", this->SegmentSize());
+    f("LargeObjectSegmentSize", this->LargeObjectSegmentSize());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCSettingView() = default;
-  static constexpr clretw::FieldLoc k_ServerGC = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_SegmentSize = clretw::loc(1, 0, 4, 8, 8);
-  static constexpr clretw::FieldLoc k_LargeObjectSegmentSize = clretw::loc(2, 0, 12, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ServerGC = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SegmentSize = ::clretw::loc(1, 0, 4, 8, 8);
+  static constexpr ::clretw::FieldLoc k_LargeObjectSegmentSize = ::clretw::loc(2, 0, 12, 8, 8);
 };
 
 /// CreateWorkerThread: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreation/Start"), version 0.
 ///   v0 CreateWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:731)
-class CreateWorkerThreadView : public clretw::ViewBase<1> {
+class CreateWorkerThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CreateWorkerThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateWorkerThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CreateWorkerThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CreateWorkerThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   CreateWorkerThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// TerminateWorkerThread: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreation/Stop"), version 0.
 ///   v0 TerminateWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:732)
-class TerminateWorkerThreadView : public clretw::ViewBase<1> {
+class TerminateWorkerThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TerminateWorkerThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TerminateWorkerThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TerminateWorkerThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TerminateWorkerThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   TerminateWorkerThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// RetireWorkerThread: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirement/Start"), version 0.
 ///   v0 RetireWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:733)
-class RetireWorkerThreadView : public clretw::ViewBase<1> {
+class RetireWorkerThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RetireWorkerThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RetireWorkerThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RetireWorkerThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RetireWorkerThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   RetireWorkerThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// UnretireWorkerThread: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirement/Stop"), version 0.
 ///   v0 UnretireWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:734)
-class UnretireWorkerThreadView : public clretw::ViewBase<1> {
+class UnretireWorkerThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<UnretireWorkerThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UnretireWorkerThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<UnretireWorkerThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<UnretireWorkerThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   UnretireWorkerThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// CreateIOThread: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), version 0.
 ///   v0 CreateIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:735)
-class CreateIOThreadView : public clretw::ViewBase<1> {
+class CreateIOThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CreateIOThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateIOThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CreateIOThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CreateIOThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   CreateIOThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// TerminateIOThread: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), version 0.
 ///   v0 TerminateIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:737)
-class TerminateIOThreadView : public clretw::ViewBase<1> {
+class TerminateIOThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TerminateIOThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TerminateIOThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TerminateIOThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TerminateIOThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   TerminateIOThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// RetireIOThread: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), version 0.
 ///   v0 RetireIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:738)
-class RetireIOThreadView : public clretw::ViewBase<1> {
+class RetireIOThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RetireIOThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RetireIOThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RetireIOThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RetireIOThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   RetireIOThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// UnretireIOThread: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), version 0.
 ///   v0 UnretireIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:739)
-class UnretireIOThreadView : public clretw::ViewBase<1> {
+class UnretireIOThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<UnretireIOThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<UnretireIOThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<UnretireIOThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<UnretireIOThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Count() const noexcept { return get<std::uint64_t>(k_Count); }
+  ::std::uint64_t Count() const noexcept { return get<::std::uint64_t>(k_Count); }
   // win:UInt64
-  std::uint64_t NumRetired() const noexcept { return get<std::uint64_t>(k_NumRetired); }
+  ::std::uint64_t NumRetired() const noexcept { return get<::std::uint64_t>(k_NumRetired); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("NumRetired", NumRetired());
+    f("Count", this->Count());
+    f("NumRetired", this->NumRetired());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   UnretireIOThreadView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumRetired = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumRetired = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspension/SuspendThread"), version 0.
 ///   v0 ThreadpoolSuspensionSuspendThread: template ThreadpoolSuspension (ClrEtwBuiltin.man:741)
-class ThreadpoolSuspensionSuspendThreadView : public clretw::ViewBase<1> {
+class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadpoolSuspensionSuspendThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadpoolSuspensionSuspendThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t ThreadID() const noexcept { return get<std::uint32_t>(k_ThreadID); }
+  ::std::uint32_t ThreadID() const noexcept { return get<::std::uint32_t>(k_ThreadID); }
   // win:UInt32
-  std::uint32_t CPUUtilization() const noexcept { return get<std::uint32_t>(k_CPUUtilization); }
+  ::std::uint32_t CPUUtilization() const noexcept { return get<::std::uint32_t>(k_CPUUtilization); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("CPUUtilization", CPUUtilization());
+    f("ThreadID", this->ThreadID());
+    f("CPUUtilization", this->CPUUtilization());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadpoolSuspensionSuspendThreadView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_CPUUtilization = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_CPUUtilization = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspension/ResumeThread"), version 0.
 ///   v0 ThreadpoolSuspensionResumeThread: template ThreadpoolSuspension (ClrEtwBuiltin.man:742)
-class ThreadpoolSuspensionResumeThreadView : public clretw::ViewBase<1> {
+class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadpoolSuspensionResumeThreadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadpoolSuspensionResumeThreadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t ThreadID() const noexcept { return get<std::uint32_t>(k_ThreadID); }
+  ::std::uint32_t ThreadID() const noexcept { return get<::std::uint32_t>(k_ThreadID); }
   // win:UInt32
-  std::uint32_t CPUUtilization() const noexcept { return get<std::uint32_t>(k_CPUUtilization); }
+  ::std::uint32_t CPUUtilization() const noexcept { return get<::std::uint32_t>(k_CPUUtilization); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("CPUUtilization", CPUUtilization());
+    f("ThreadID", this->ThreadID());
+    f("CPUUtilization", this->CPUUtilization());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadpoolSuspensionResumeThreadView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_CPUUtilization = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_CPUUtilization = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
 ///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:743)
-class ThreadPoolWorkerThreadStartView : public clretw::ViewBase<1> {
+class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadPoolWorkerThreadStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadPoolWorkerThreadStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ActiveWorkerThreadCount", ActiveWorkerThreadCount());
-    f("RetiredWorkerThreadCount", RetiredWorkerThreadCount());
+    f("ActiveWorkerThreadCount", this->ActiveWorkerThreadCount());
+    f("RetiredWorkerThreadCount", this->RetiredWorkerThreadCount());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadPoolWorkerThreadStartView() = default;
-  static constexpr clretw::FieldLoc k_ActiveWorkerThreadCount = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_RetiredWorkerThreadCount = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
 ///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:744)
-class ThreadPoolWorkerThreadStopView : public clretw::ViewBase<1> {
+class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadPoolWorkerThreadStopView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadPoolWorkerThreadStopView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStopView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ActiveWorkerThreadCount", ActiveWorkerThreadCount());
-    f("RetiredWorkerThreadCount", RetiredWorkerThreadCount());
+    f("ActiveWorkerThreadCount", this->ActiveWorkerThreadCount());
+    f("RetiredWorkerThreadCount", this->RetiredWorkerThreadCount());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadPoolWorkerThreadStopView() = default;
-  static constexpr clretw::FieldLoc k_ActiveWorkerThreadCount = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_RetiredWorkerThreadCount = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
 ///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:745)
-class ThreadPoolWorkerThreadRetirementStartView : public clretw::ViewBase<1> {
+class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadPoolWorkerThreadRetirementStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadPoolWorkerThreadRetirementStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ActiveWorkerThreadCount", ActiveWorkerThreadCount());
-    f("RetiredWorkerThreadCount", RetiredWorkerThreadCount());
+    f("ActiveWorkerThreadCount", this->ActiveWorkerThreadCount());
+    f("RetiredWorkerThreadCount", this->RetiredWorkerThreadCount());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadPoolWorkerThreadRetirementStartView() = default;
-  static constexpr clretw::FieldLoc k_ActiveWorkerThreadCount = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_RetiredWorkerThreadCount = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
 ///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:746)
-class ThreadPoolWorkerThreadRetirementStopView : public clretw::ViewBase<1> {
+class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadPoolWorkerThreadRetirementStopView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadPoolWorkerThreadRetirementStopView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ActiveWorkerThreadCount", ActiveWorkerThreadCount());
-    f("RetiredWorkerThreadCount", RetiredWorkerThreadCount());
+    f("ActiveWorkerThreadCount", this->ActiveWorkerThreadCount());
+    f("RetiredWorkerThreadCount", this->RetiredWorkerThreadCount());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadPoolWorkerThreadRetirementStopView() = default;
-  static constexpr clretw::FieldLoc k_ActiveWorkerThreadCount = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_RetiredWorkerThreadCount = clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
 ///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:747)
-class ThreadPoolWorkerThreadAdjustmentSampleView : public clretw::ViewBase<1> {
+class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Double
   double Throughput() const noexcept { return get<double>(k_Throughput); }
@@ -3780,798 +3780,798 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public clretw::ViewBase<1> {
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Throughput", Throughput());
+    f("Throughput", this->Throughput());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadPoolWorkerThreadAdjustmentSampleView() = default;
-  static constexpr clretw::FieldLoc k_Throughput = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Throughput = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
 ///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:748)
-class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public clretw::ViewBase<1> {
+class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Double
   double AverageThroughput() const noexcept { return get<double>(k_AverageThroughput); }
   // win:UInt32
-  std::uint32_t NewWorkerThreadCount() const noexcept { return get<std::uint32_t>(k_NewWorkerThreadCount); }
+  ::std::uint32_t NewWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_NewWorkerThreadCount); }
   // win:UInt32
-  std::uint32_t Reason() const noexcept { return get<std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AverageThroughput", AverageThroughput());
-    f("NewWorkerThreadCount", NewWorkerThreadCount());
-    f("Reason", Reason());
+    f("AverageThroughput", this->AverageThroughput());
+    f("NewWorkerThreadCount", this->NewWorkerThreadCount());
+    f("Reason", this->Reason());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadPoolWorkerThreadAdjustmentAdjustmentView() = default;
-  static constexpr clretw::FieldLoc k_AverageThroughput = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NewWorkerThreadCount = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_Reason = clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AverageThroughput = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NewWorkerThreadCount = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(2, 0, 12, 4, 4);
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), version 0.
 ///   v0 ExceptionThrown: template ExceptionThrown (ClrEtwBuiltin.man:751)
-class ExceptionThrownView : public clretw::ViewBase<3> {
+class ExceptionThrownView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ExceptionThrownView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionThrownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ExceptionThrownView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionThrownView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View ExceptionType() const noexcept { return utf16(k_ExceptionType); }
+  ::clretw::Utf16View ExceptionType() const noexcept { return utf16(k_ExceptionType); }
   // win:UnicodeString
-  clretw::Utf16View ExceptionMessage() const noexcept { return utf16(k_ExceptionMessage); }
+  ::clretw::Utf16View ExceptionMessage() const noexcept { return utf16(k_ExceptionMessage); }
   // win:Pointer
-  std::uint64_t EIPCodeThrow() const noexcept { return get<std::uint64_t>(k_EIPCodeThrow[ps8_]); }
+  ::std::uint64_t EIPCodeThrow() const noexcept { return get<::std::uint64_t>(k_EIPCodeThrow[ps8_]); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ExceptionHR() const noexcept { return get<std::uint32_t>(k_ExceptionHR[ps8_]); }
+  ::std::uint32_t ExceptionHR() const noexcept { return get<::std::uint32_t>(k_ExceptionHR[ps8_]); }
   // win:UInt8, map ExceptionThrownFlagsMap
-  ExceptionThrownFlagsMap ExceptionFlags() const noexcept { return get<ExceptionThrownFlagsMap>(k_ExceptionFlags[ps8_]); }
+  ::clretw::dotnet_runtime::ExceptionThrownFlagsMap ExceptionFlags() const noexcept { return get<::clretw::dotnet_runtime::ExceptionThrownFlagsMap>(k_ExceptionFlags[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ExceptionType", ExceptionType());
-    f("ExceptionMessage", ExceptionMessage());
-    f("EIPCodeThrow", EIPCodeThrow());
-    f("ExceptionHR", ExceptionHR());
-    f("ExceptionFlags", ExceptionFlags());
+    f("ExceptionType", this->ExceptionType());
+    f("ExceptionMessage", this->ExceptionMessage());
+    f("EIPCodeThrow", this->EIPCodeThrow());
+    f("ExceptionHR", this->ExceptionHR());
+    f("ExceptionFlags", this->ExceptionFlags());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   ExceptionThrownView() = default;
-  static constexpr clretw::FieldLoc k_ExceptionType = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ExceptionMessage = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_EIPCodeThrow[2] = {clretw::loc(2, 2, 0, 4, 4), clretw::loc(2, 2, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ExceptionHR[2] = {clretw::loc(3, 2, 4, 4, 4), clretw::loc(3, 2, 8, 4, 4)};
-  static constexpr clretw::FieldLoc k_ExceptionFlags[2] = {clretw::loc(4, 2, 8, 1, 1), clretw::loc(4, 2, 12, 1, 1)};
+  static constexpr ::clretw::FieldLoc k_ExceptionType = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ExceptionMessage = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_EIPCodeThrow[2] = {::clretw::loc(2, 2, 0, 4, 4), ::clretw::loc(2, 2, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ExceptionHR[2] = {::clretw::loc(3, 2, 4, 4, 4), ::clretw::loc(3, 2, 8, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ExceptionFlags[2] = {::clretw::loc(4, 2, 8, 1, 1), ::clretw::loc(4, 2, 12, 1, 1)};
 };
 
 /// ContentionStart: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), version 1.
 ///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:753)
-class ContentionStartView : public clretw::ViewBase<1> {
+class ContentionStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ContentionStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ContentionStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ContentionStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ContentionStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ContentionFlagsMap
-  ContentionFlagsMap Flags() const noexcept { return get<ContentionFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::ContentionFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::ContentionFlagsMap>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Flags", Flags());
+    f("Flags", this->Flags());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ContentionStartView() = default;
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(0, 0, 0, 1, 1);
 };
 
 /// StackTrace: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/StackWalk"), version 0.
 ///   v0 StackTrace: template ClrStackWalk (ClrEtwBuiltin.man:755)
-class StackTraceView : public clretw::ViewBase<2> {
+class StackTraceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<StackTraceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackTraceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<StackTraceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StackTraceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt8
-  std::uint8_t Reserved1() const noexcept { return get<std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
   // win:UInt8
-  std::uint8_t Reserved2() const noexcept { return get<std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
   // win:UInt32
-  std::uint32_t FrameCount() const noexcept { return get<std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
   // win:Pointer
-  clretw::ArrayView<std::uint64_t> Stack() const noexcept { return array<std::uint64_t>(k_Stack[ps8_]); }
+  ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Reserved1", Reserved1());
-    f("Reserved2", Reserved2());
-    f("FrameCount", FrameCount());
-    f("Stack", Stack());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Reserved1", this->Reserved1());
+    f("Reserved2", this->Reserved2());
+    f("FrameCount", this->FrameCount());
+    f("Stack", this->Stack());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   StackTraceView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(1, 0, 2, 1, 1);
-  static constexpr clretw::FieldLoc k_Reserved2 = clretw::loc(2, 0, 3, 1, 1);
-  static constexpr clretw::FieldLoc k_FrameCount = clretw::loc(3, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Stack[2] = {clretw::loc(4, 0, 8, clretw::kVariable, 4), clretw::loc(4, 0, 8, clretw::kVariable, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
+  static constexpr ::clretw::FieldLoc k_FrameCount = ::clretw::loc(3, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Stack[2] = {::clretw::loc(4, 0, 8, ::clretw::kVariable, 4), ::clretw::loc(4, 0, 8, ::clretw::kVariable, 8)};
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
 ///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:757)
-class AppDomainMemAllocatedView : public clretw::ViewBase<1> {
+class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainMemAllocatedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainMemAllocatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainMemAllocatedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainMemAllocatedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64
-  std::uint64_t Allocated() const noexcept { return get<std::uint64_t>(k_Allocated); }
+  ::std::uint64_t Allocated() const noexcept { return get<::std::uint64_t>(k_Allocated); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("Allocated", Allocated());
+    f("AppDomainID", this->AppDomainID());
+    f("Allocated", this->Allocated());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   AppDomainMemAllocatedView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_Allocated = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Allocated = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
 ///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:758)
-class AppDomainMemSurvivedView : public clretw::ViewBase<1> {
+class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainMemSurvivedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainMemSurvivedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainMemSurvivedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainMemSurvivedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64
-  std::uint64_t Survived() const noexcept { return get<std::uint64_t>(k_Survived); }
+  ::std::uint64_t Survived() const noexcept { return get<::std::uint64_t>(k_Survived); }
   // win:UInt64
-  std::uint64_t ProcessSurvived() const noexcept { return get<std::uint64_t>(k_ProcessSurvived); }
+  ::std::uint64_t ProcessSurvived() const noexcept { return get<::std::uint64_t>(k_ProcessSurvived); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("Survived", Survived());
-    f("ProcessSurvived", ProcessSurvived());
+    f("AppDomainID", this->AppDomainID());
+    f("Survived", this->Survived());
+    f("ProcessSurvived", this->ProcessSurvived());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   AppDomainMemSurvivedView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_Survived = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ProcessSurvived = clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Survived = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ProcessSurvived = ::clretw::loc(2, 0, 16, 8, 8);
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
 ///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:759)
-class ThreadCreatedView : public clretw::ViewBase<1> {
+class ThreadCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadCreatedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadCreatedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadCreatedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t Flags() const noexcept { return get<std::uint32_t>(k_Flags); }
+  ::std::uint32_t Flags() const noexcept { return get<::std::uint32_t>(k_Flags); }
   // win:UInt32
-  std::uint32_t ManagedThreadIndex() const noexcept { return get<std::uint32_t>(k_ManagedThreadIndex); }
+  ::std::uint32_t ManagedThreadIndex() const noexcept { return get<::std::uint32_t>(k_ManagedThreadIndex); }
   // win:UInt32
-  std::uint32_t OSThreadID() const noexcept { return get<std::uint32_t>(k_OSThreadID); }
+  ::std::uint32_t OSThreadID() const noexcept { return get<::std::uint32_t>(k_OSThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("AppDomainID", AppDomainID());
-    f("Flags", Flags());
-    f("ManagedThreadIndex", ManagedThreadIndex());
-    f("OSThreadID", OSThreadID());
+    f("ThreadID", this->ThreadID());
+    f("AppDomainID", this->AppDomainID());
+    f("Flags", this->Flags());
+    f("ManagedThreadIndex", this->ManagedThreadIndex());
+    f("OSThreadID", this->OSThreadID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadCreatedView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ManagedThreadIndex = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_OSThreadID = clretw::loc(4, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedThreadIndex = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OSThreadID = ::clretw::loc(4, 0, 24, 4, 4);
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
 ///   v0 ThreadTerminated: template ThreadAppDomain (ClrEtwBuiltin.man:760)
-class ThreadTerminatedView : public clretw::ViewBase<1> {
+class ThreadTerminatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadTerminatedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadTerminatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadTerminatedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadTerminatedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("AppDomainID", AppDomainID());
+    f("ThreadID", this->ThreadID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadTerminatedView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// ThreadAppDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadAppDomainEnter"), version 0.
 ///   v0 ThreadAppDomainEnter: template ThreadAppDomain (ClrEtwBuiltin.man:761)
-class ThreadAppDomainEnterView : public clretw::ViewBase<1> {
+class ThreadAppDomainEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadAppDomainEnterView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadAppDomainEnterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadAppDomainEnterView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadAppDomainEnterView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("AppDomainID", AppDomainID());
+    f("ThreadID", this->ThreadID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadAppDomainEnterView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
 ///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:763)
-class ILStubGeneratedView : public clretw::ViewBase<7> {
+class ILStubGeneratedView : public ::clretw::ViewBase<7> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ILStubGeneratedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ILStubGeneratedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ILStubGeneratedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ILStubGeneratedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t StubMethodID() const noexcept { return get<std::uint64_t>(k_StubMethodID); }
+  ::std::uint64_t StubMethodID() const noexcept { return get<::std::uint64_t>(k_StubMethodID); }
   // win:UInt64
-  std::uint64_t StubFlags() const noexcept { return get<std::uint64_t>(k_StubFlags); }
+  ::std::uint64_t StubFlags() const noexcept { return get<::std::uint64_t>(k_StubFlags); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ManagedInteropMethodToken() const noexcept { return get<std::uint32_t>(k_ManagedInteropMethodToken); }
+  ::std::uint32_t ManagedInteropMethodToken() const noexcept { return get<::std::uint32_t>(k_ManagedInteropMethodToken); }
   // win:UnicodeString
-  clretw::Utf16View ManagedInteropMethodNameSpace() const noexcept { return utf16(k_ManagedInteropMethodNameSpace); }
+  ::clretw::Utf16View ManagedInteropMethodNameSpace() const noexcept { return utf16(k_ManagedInteropMethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View ManagedInteropMethodName() const noexcept { return utf16(k_ManagedInteropMethodName); }
+  ::clretw::Utf16View ManagedInteropMethodName() const noexcept { return utf16(k_ManagedInteropMethodName); }
   // win:UnicodeString
-  clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return utf16(k_ManagedInteropMethodSignature); }
+  ::clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return utf16(k_ManagedInteropMethodSignature); }
   // win:UnicodeString
-  clretw::Utf16View NativeMethodSignature() const noexcept { return utf16(k_NativeMethodSignature); }
+  ::clretw::Utf16View NativeMethodSignature() const noexcept { return utf16(k_NativeMethodSignature); }
   // win:UnicodeString
-  clretw::Utf16View StubMethodSignature() const noexcept { return utf16(k_StubMethodSignature); }
+  ::clretw::Utf16View StubMethodSignature() const noexcept { return utf16(k_StubMethodSignature); }
   // win:UnicodeString
-  clretw::Utf16View StubMethodILCode() const noexcept { return utf16(k_StubMethodILCode); }
+  ::clretw::Utf16View StubMethodILCode() const noexcept { return utf16(k_StubMethodILCode); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("StubMethodID", StubMethodID());
-    f("StubFlags", StubFlags());
-    f("ManagedInteropMethodToken", ManagedInteropMethodToken());
-    f("ManagedInteropMethodNameSpace", ManagedInteropMethodNameSpace());
-    f("ManagedInteropMethodName", ManagedInteropMethodName());
-    f("ManagedInteropMethodSignature", ManagedInteropMethodSignature());
-    f("NativeMethodSignature", NativeMethodSignature());
-    f("StubMethodSignature", StubMethodSignature());
-    f("StubMethodILCode", StubMethodILCode());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("StubMethodID", this->StubMethodID());
+    f("StubFlags", this->StubFlags());
+    f("ManagedInteropMethodToken", this->ManagedInteropMethodToken());
+    f("ManagedInteropMethodNameSpace", this->ManagedInteropMethodNameSpace());
+    f("ManagedInteropMethodName", this->ManagedInteropMethodName());
+    f("ManagedInteropMethodSignature", this->ManagedInteropMethodSignature());
+    f("NativeMethodSignature", this->NativeMethodSignature());
+    f("StubMethodSignature", this->StubMethodSignature());
+    f("StubMethodILCode", this->StubMethodILCode());
   }
 
  private:
-  friend class clretw::ViewBase<7>;
+  friend class ::clretw::ViewBase<7>;
   ILStubGeneratedView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_StubMethodID = clretw::loc(2, 0, 10, 8, 8);
-  static constexpr clretw::FieldLoc k_StubFlags = clretw::loc(3, 0, 18, 8, 8);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodToken = clretw::loc(4, 0, 26, 4, 4);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodNameSpace = clretw::loc(5, 0, 30, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodName = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodSignature = clretw::loc(7, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_NativeMethodSignature = clretw::loc(8, 3, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_StubMethodSignature = clretw::loc(9, 4, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_StubMethodILCode = clretw::loc(10, 5, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StubMethodID = ::clretw::loc(2, 0, 10, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StubFlags = ::clretw::loc(3, 0, 18, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodToken = ::clretw::loc(4, 0, 26, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodNameSpace = ::clretw::loc(5, 0, 30, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodName = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodSignature = ::clretw::loc(7, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_NativeMethodSignature = ::clretw::loc(8, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_StubMethodSignature = ::clretw::loc(9, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_StubMethodILCode = ::clretw::loc(10, 5, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
 ///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:764)
-class ILStubCacheHitView : public clretw::ViewBase<4> {
+class ILStubCacheHitView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ILStubCacheHitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ILStubCacheHitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ILStubCacheHitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ILStubCacheHitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t StubMethodID() const noexcept { return get<std::uint64_t>(k_StubMethodID); }
+  ::std::uint64_t StubMethodID() const noexcept { return get<::std::uint64_t>(k_StubMethodID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ManagedInteropMethodToken() const noexcept { return get<std::uint32_t>(k_ManagedInteropMethodToken); }
+  ::std::uint32_t ManagedInteropMethodToken() const noexcept { return get<::std::uint32_t>(k_ManagedInteropMethodToken); }
   // win:UnicodeString
-  clretw::Utf16View ManagedInteropMethodNameSpace() const noexcept { return utf16(k_ManagedInteropMethodNameSpace); }
+  ::clretw::Utf16View ManagedInteropMethodNameSpace() const noexcept { return utf16(k_ManagedInteropMethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View ManagedInteropMethodName() const noexcept { return utf16(k_ManagedInteropMethodName); }
+  ::clretw::Utf16View ManagedInteropMethodName() const noexcept { return utf16(k_ManagedInteropMethodName); }
   // win:UnicodeString
-  clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return utf16(k_ManagedInteropMethodSignature); }
+  ::clretw::Utf16View ManagedInteropMethodSignature() const noexcept { return utf16(k_ManagedInteropMethodSignature); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("StubMethodID", StubMethodID());
-    f("ManagedInteropMethodToken", ManagedInteropMethodToken());
-    f("ManagedInteropMethodNameSpace", ManagedInteropMethodNameSpace());
-    f("ManagedInteropMethodName", ManagedInteropMethodName());
-    f("ManagedInteropMethodSignature", ManagedInteropMethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("StubMethodID", this->StubMethodID());
+    f("ManagedInteropMethodToken", this->ManagedInteropMethodToken());
+    f("ManagedInteropMethodNameSpace", this->ManagedInteropMethodNameSpace());
+    f("ManagedInteropMethodName", this->ManagedInteropMethodName());
+    f("ManagedInteropMethodSignature", this->ManagedInteropMethodSignature());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   ILStubCacheHitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_StubMethodID = clretw::loc(2, 0, 10, 8, 8);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodToken = clretw::loc(3, 0, 18, 4, 4);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodNameSpace = clretw::loc(4, 0, 22, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ManagedInteropMethodSignature = clretw::loc(6, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_StubMethodID = ::clretw::loc(2, 0, 10, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodToken = ::clretw::loc(3, 0, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodNameSpace = ::clretw::loc(4, 0, 22, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ManagedInteropMethodSignature = ::clretw::loc(6, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), version 0.
 ///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:765)
-class ContentionStopView : public clretw::ViewBase<1> {
+class ContentionStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ContentionStopView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ContentionStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ContentionStopView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ContentionStopView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ContentionFlagsMap
-  ContentionFlagsMap Flags() const noexcept { return get<ContentionFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::ContentionFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::ContentionFlagsMap>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Flags", Flags());
+    f("Flags", this->Flags());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ContentionStopView() = default;
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(0, 0, 0, 1, 1);
 };
 
 /// MethodLoad: event 136 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1.
 ///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:768)
 ///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:769)
-class MethodLoadView : public clretw::ViewBase<1> {
+class MethodLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MethodLoadView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(6, 0, 36, 2, 2),  // v1
+      ::clretw::loc(6, 0, 36, 2, 2),  // v1
   };
 };
 
 /// MethodUnLoad: event 137 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1.
 ///   v0 MethodUnLoad: template MethodLoadUnload (ClrEtwBuiltin.man:770)
 ///   v1 MethodUnLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:771)
-class MethodUnLoadView : public clretw::ViewBase<1> {
+class MethodUnLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodUnLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodUnLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodUnLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodUnLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MethodUnLoadView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(6, 0, 36, 2, 2),  // v1
+      ::clretw::loc(6, 0, 36, 2, 2),  // v1
   };
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1.
 ///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:772)
 ///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:773)
-class MethodLoadVerboseView : public clretw::ViewBase<4> {
+class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodLoadVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodLoadVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodLoadVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodLoadVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
   // win:UnicodeString
-  clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
+  ::clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("MethodNameSpace", MethodNameSpace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("MethodNameSpace", this->MethodNameSpace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodLoadVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNameSpace = clretw::loc(6, 0, 36, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(7, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(8, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNameSpace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(9, 3, 0, 2, 2),  // v1
+      ::clretw::loc(9, 3, 0, 2, 2),  // v1
   };
 };
 
 /// MethodUnLoadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1.
 ///   v0 MethodUnLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:774)
 ///   v1 MethodUnLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:775)
-class MethodUnLoadVerboseView : public clretw::ViewBase<4> {
+class MethodUnLoadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodUnLoadVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodUnLoadVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodUnLoadVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodUnLoadVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
   // win:UnicodeString
-  clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
+  ::clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("MethodNameSpace", MethodNameSpace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("MethodNameSpace", this->MethodNameSpace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodUnLoadVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNameSpace = clretw::loc(6, 0, 36, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(7, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(8, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNameSpace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(9, 3, 0, 2, 2),  // v1
+      ::clretw::loc(9, 3, 0, 2, 2),  // v1
   };
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), version 0.
 ///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:776)
-class MethodJittingStartedView : public clretw::ViewBase<4> {
+class MethodJittingStartedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodJittingStartedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJittingStartedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodJittingStartedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJittingStartedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32
-  std::uint32_t MethodILSize() const noexcept { return get<std::uint32_t>(k_MethodILSize); }
+  ::std::uint32_t MethodILSize() const noexcept { return get<::std::uint32_t>(k_MethodILSize); }
   // win:UnicodeString
-  clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
+  ::clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodToken", MethodToken());
-    f("MethodILSize", MethodILSize());
-    f("MethodNameSpace", MethodNameSpace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodToken", this->MethodToken());
+    f("MethodILSize", this->MethodILSize());
+    f("MethodNameSpace", this->MethodNameSpace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodJittingStartedView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodILSize = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNameSpace = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(6, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(7, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodILSize = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNameSpace = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(6, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 3, 0, 2, 2);
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
 ///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:778)
 ///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:779)
-class DomainModuleLoadView : public clretw::ViewBase<3> {
+class DomainModuleLoadView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DomainModuleLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DomainModuleLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   DomainModuleLoadView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(5, 0, 32, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 0, 2, 2),  // v1
+      ::clretw::loc(7, 2, 0, 2, 2),  // v1
   };
 };
 
@@ -4579,102 +4579,102 @@ class DomainModuleLoadView : public clretw::ViewBase<3> {
 ///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:780)
 ///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:781)
 ///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:782)
-class ModuleLoadView : public clretw::ViewBase<5> {
+class ModuleLoadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> NativePdbSignature() const noexcept { return get_opt<clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> NativePdbAge() const noexcept { return get_opt<std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ManagedPdbSignature", ManagedPdbSignature());
-    f("ManagedPdbAge", ManagedPdbAge());
-    f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-    f("NativePdbSignature", NativePdbSignature());
-    f("NativePdbAge", NativePdbAge());
-    f("NativePdbBuildPath", NativePdbBuildPath());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ManagedPdbSignature", this->ManagedPdbSignature());
+    f("ManagedPdbAge", this->ManagedPdbAge());
+    f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+    f("NativePdbSignature", this->NativePdbSignature());
+    f("NativePdbAge", this->NativePdbAge());
+    f("NativePdbBuildPath", this->NativePdbBuildPath());
   }
 
  private:
-  friend class clretw::ViewBase<5>;
+  friend class ::clretw::ViewBase<5>;
   ModuleLoadView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 2, 0, 2, 2),  // v1
-      clretw::loc(6, 2, 0, 2, 2),  // v2
+      ::clretw::loc(6, 2, 0, 2, 2),  // v1
+      ::clretw::loc(6, 2, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 2, 2, 16, 16),  // v2
+      ::clretw::loc(7, 2, 2, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(8, 2, 18, 4, 4),  // v2
+      ::clretw::loc(8, 2, 18, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(9, 2, 22, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 0, 16, 16),  // v2
+      ::clretw::loc(10, 3, 0, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(11, 3, 16, 4, 4),  // v2
+      ::clretw::loc(11, 3, 16, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(12, 3, 20, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
 };
 
@@ -4682,675 +4682,675 @@ class ModuleLoadView : public clretw::ViewBase<5> {
 ///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:783)
 ///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:784)
 ///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:785)
-class ModuleUnloadView : public clretw::ViewBase<5> {
+class ModuleUnloadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleUnloadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleUnloadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleUnloadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> NativePdbSignature() const noexcept { return get_opt<clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> NativePdbAge() const noexcept { return get_opt<std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ManagedPdbSignature", ManagedPdbSignature());
-    f("ManagedPdbAge", ManagedPdbAge());
-    f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-    f("NativePdbSignature", NativePdbSignature());
-    f("NativePdbAge", NativePdbAge());
-    f("NativePdbBuildPath", NativePdbBuildPath());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ManagedPdbSignature", this->ManagedPdbSignature());
+    f("ManagedPdbAge", this->ManagedPdbAge());
+    f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+    f("NativePdbSignature", this->NativePdbSignature());
+    f("NativePdbAge", this->NativePdbAge());
+    f("NativePdbBuildPath", this->NativePdbBuildPath());
   }
 
  private:
-  friend class clretw::ViewBase<5>;
+  friend class ::clretw::ViewBase<5>;
   ModuleUnloadView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 2, 0, 2, 2),  // v1
-      clretw::loc(6, 2, 0, 2, 2),  // v2
+      ::clretw::loc(6, 2, 0, 2, 2),  // v1
+      ::clretw::loc(6, 2, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 2, 2, 16, 16),  // v2
+      ::clretw::loc(7, 2, 2, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(8, 2, 18, 4, 4),  // v2
+      ::clretw::loc(8, 2, 18, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(9, 2, 22, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 0, 16, 16),  // v2
+      ::clretw::loc(10, 3, 0, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(11, 3, 16, 4, 4),  // v2
+      ::clretw::loc(11, 3, 16, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(12, 3, 20, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
 ///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:786)
 ///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:787)
-class AssemblyLoadView : public clretw::ViewBase<2> {
+class AssemblyLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AssemblyLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AssemblyLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> BindingID() const noexcept { return get_opt<std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  AssemblyFlagsMap AssemblyFlags() const noexcept { return get<AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("BindingID", BindingID());
-    f("AssemblyFlags", AssemblyFlags());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("BindingID", this->BindingID());
+    f("AssemblyFlags", this->AssemblyFlags());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AssemblyLoadView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_BindingID[2] = {
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 16, 8, 8),  // v1
+      ::clretw::loc(2, 0, 16, 8, 8),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyFlags[2] = {
-      clretw::loc(2, 0, 16, 4, 4),  // v0
-      clretw::loc(3, 0, 24, 4, 4),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
+      ::clretw::loc(2, 0, 16, 4, 4),  // v0
+      ::clretw::loc(3, 0, 24, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyName[2] = {
-      clretw::loc(3, 0, 20, clretw::kVariable, 0, clretw::kTerminated),  // v0
-      clretw::loc(4, 0, 28, clretw::kVariable, 0, clretw::kTerminated),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyName[2] = {
+      ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
+      ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(5, 1, 0, 2, 2),  // v1
+      ::clretw::loc(5, 1, 0, 2, 2),  // v1
   };
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
 ///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:788)
 ///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:789)
-class AssemblyUnloadView : public clretw::ViewBase<2> {
+class AssemblyUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AssemblyUnloadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AssemblyUnloadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyUnloadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> BindingID() const noexcept { return get_opt<std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  AssemblyFlagsMap AssemblyFlags() const noexcept { return get<AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("BindingID", BindingID());
-    f("AssemblyFlags", AssemblyFlags());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("BindingID", this->BindingID());
+    f("AssemblyFlags", this->AssemblyFlags());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AssemblyUnloadView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_BindingID[2] = {
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 16, 8, 8),  // v1
+      ::clretw::loc(2, 0, 16, 8, 8),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyFlags[2] = {
-      clretw::loc(2, 0, 16, 4, 4),  // v0
-      clretw::loc(3, 0, 24, 4, 4),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
+      ::clretw::loc(2, 0, 16, 4, 4),  // v0
+      ::clretw::loc(3, 0, 24, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyName[2] = {
-      clretw::loc(3, 0, 20, clretw::kVariable, 0, clretw::kTerminated),  // v0
-      clretw::loc(4, 0, 28, clretw::kVariable, 0, clretw::kTerminated),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyName[2] = {
+      ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
+      ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(5, 1, 0, 2, 2),  // v1
+      ::clretw::loc(5, 1, 0, 2, 2),  // v1
   };
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
 ///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:790)
 ///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:791)
-class AppDomainLoadView : public clretw::ViewBase<2> {
+class AppDomainLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  AppDomainFlagsMap AppDomainFlags() const noexcept { return get<AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime::AppDomainFlagsMap>(k_AppDomainFlags); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AppDomainIndex() const noexcept { return get_opt<std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainFlags", AppDomainFlags());
-    f("AppDomainName", AppDomainName());
-    f("AppDomainIndex", AppDomainIndex());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainFlags", this->AppDomainFlags());
+    f("AppDomainName", this->AppDomainName());
+    f("AppDomainIndex", this->AppDomainIndex());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AppDomainLoadView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainFlags = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(2, 0, 12, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainIndex[2] = {
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, 2, 2),  // v1
+      ::clretw::loc(4, 1, 4, 2, 2),  // v1
   };
 };
 
 /// AppDomainUnLoad: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
 ///   v0 AppDomainUnLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:792)
 ///   v1 AppDomainUnLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:793)
-class AppDomainUnLoadView : public clretw::ViewBase<2> {
+class AppDomainUnLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainUnLoadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainUnLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainUnLoadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainUnLoadView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  AppDomainFlagsMap AppDomainFlags() const noexcept { return get<AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime::AppDomainFlagsMap>(k_AppDomainFlags); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AppDomainIndex() const noexcept { return get_opt<std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainFlags", AppDomainFlags());
-    f("AppDomainName", AppDomainName());
-    f("AppDomainIndex", AppDomainIndex());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainFlags", this->AppDomainFlags());
+    f("AppDomainName", this->AppDomainName());
+    f("AppDomainIndex", this->AppDomainIndex());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AppDomainUnLoadView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainFlags = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(2, 0, 12, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainIndex[2] = {
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, 2, 2),  // v1
+      ::clretw::loc(4, 1, 4, 2, 2),  // v1
   };
 };
 
 /// ModuleRange: event 158 of Microsoft-Windows-DotNETRuntime ("PerfTrack/ModuleRangeLoad"), version 0.
 ///   v0 ModuleRange: template ModuleRange (ClrEtwBuiltin.man:794)
-class ModuleRangeView : public clretw::ViewBase<1> {
+class ModuleRangeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleRangeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleRangeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeBegin() const noexcept { return get<std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
   // win:UInt32
-  std::uint32_t RangeSize() const noexcept { return get<std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
   // win:UInt32, map ModuleRangeTypeMap
-  ModuleRangeTypeMap RangeType() const noexcept { return get<ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime::ModuleRangeTypeMap>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("RangeBegin", RangeBegin());
-    f("RangeSize", RangeSize());
-    f("RangeType", RangeType());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("RangeBegin", this->RangeBegin());
+    f("RangeSize", this->RangeSize());
+    f("RangeType", this->RangeType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ModuleRangeView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_RangeBegin = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeSize = clretw::loc(3, 0, 14, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeType = clretw::loc(4, 0, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeSize = ::clretw::loc(3, 0, 14, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 4, 4);
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), version 1.
 ///   v1 StrongNameVerificationStart_V1: template StrongNameVerification (ClrEtwBuiltin.man:796)
-class StrongNameVerificationStartView : public clretw::ViewBase<2> {
+class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<StrongNameVerificationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StrongNameVerificationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<StrongNameVerificationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StrongNameVerificationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t VerificationFlags() const noexcept { return get<std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ErrorCode() const noexcept { return get<std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
   // win:UnicodeString
-  clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
+  ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VerificationFlags", VerificationFlags());
-    f("ErrorCode", ErrorCode());
-    f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+    f("VerificationFlags", this->VerificationFlags());
+    f("ErrorCode", this->ErrorCode());
+    f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   StrongNameVerificationStartView() = default;
-  static constexpr clretw::FieldLoc k_VerificationFlags = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ErrorCode = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FullyQualifiedAssemblyName = clretw::loc(2, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), version 1.
 ///   v1 StrongNameVerificationStop_V1: template StrongNameVerification (ClrEtwBuiltin.man:797)
-class StrongNameVerificationStopView : public clretw::ViewBase<2> {
+class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<StrongNameVerificationStopView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StrongNameVerificationStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<StrongNameVerificationStopView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StrongNameVerificationStopView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t VerificationFlags() const noexcept { return get<std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ErrorCode() const noexcept { return get<std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
   // win:UnicodeString
-  clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
+  ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VerificationFlags", VerificationFlags());
-    f("ErrorCode", ErrorCode());
-    f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
+    f("VerificationFlags", this->VerificationFlags());
+    f("ErrorCode", this->ErrorCode());
+    f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   StrongNameVerificationStopView() = default;
-  static constexpr clretw::FieldLoc k_VerificationFlags = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ErrorCode = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FullyQualifiedAssemblyName = clretw::loc(2, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), version 1.
 ///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification (ClrEtwBuiltin.man:798)
-class AuthenticodeVerificationStartView : public clretw::ViewBase<2> {
+class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AuthenticodeVerificationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AuthenticodeVerificationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t VerificationFlags() const noexcept { return get<std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ErrorCode() const noexcept { return get<std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
   // win:UnicodeString
-  clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
+  ::clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VerificationFlags", VerificationFlags());
-    f("ErrorCode", ErrorCode());
-    f("ModulePath", ModulePath());
+    f("VerificationFlags", this->VerificationFlags());
+    f("ErrorCode", this->ErrorCode());
+    f("ModulePath", this->ModulePath());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AuthenticodeVerificationStartView() = default;
-  static constexpr clretw::FieldLoc k_VerificationFlags = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ErrorCode = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_ModulePath = clretw::loc(2, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModulePath = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), version 1.
 ///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification (ClrEtwBuiltin.man:799)
-class AuthenticodeVerificationStopView : public clretw::ViewBase<2> {
+class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AuthenticodeVerificationStopView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AuthenticodeVerificationStopView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStopView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t VerificationFlags() const noexcept { return get<std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t ErrorCode() const noexcept { return get<std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
   // win:UnicodeString
-  clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
+  ::clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VerificationFlags", VerificationFlags());
-    f("ErrorCode", ErrorCode());
-    f("ModulePath", ModulePath());
+    f("VerificationFlags", this->VerificationFlags());
+    f("ErrorCode", this->ErrorCode());
+    f("ModulePath", this->ModulePath());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AuthenticodeVerificationStopView() = default;
-  static constexpr clretw::FieldLoc k_VerificationFlags = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ErrorCode = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_ModulePath = clretw::loc(2, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModulePath = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
 ///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:801)
-class MethodJitInliningSucceededView : public clretw::ViewBase<8> {
+class MethodJitInliningSucceededView : public ::clretw::ViewBase<8> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodJitInliningSucceededView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningSucceededView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodJitInliningSucceededView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitInliningSucceededView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View MethodBeingCompiledNameSpace() const noexcept { return utf16(k_MethodBeingCompiledNameSpace); }
+  ::clretw::Utf16View MethodBeingCompiledNameSpace() const noexcept { return utf16(k_MethodBeingCompiledNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodBeingCompiledName() const noexcept { return utf16(k_MethodBeingCompiledName); }
+  ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return utf16(k_MethodBeingCompiledName); }
   // win:UnicodeString
-  clretw::Utf16View InlinerNamespace() const noexcept { return utf16(k_InlinerNamespace); }
+  ::clretw::Utf16View InlinerNamespace() const noexcept { return utf16(k_InlinerNamespace); }
   // win:UnicodeString
-  clretw::Utf16View InlinerName() const noexcept { return utf16(k_InlinerName); }
+  ::clretw::Utf16View InlinerName() const noexcept { return utf16(k_InlinerName); }
   // win:UnicodeString
-  clretw::Utf16View InlinerNameSignature() const noexcept { return utf16(k_InlinerNameSignature); }
+  ::clretw::Utf16View InlinerNameSignature() const noexcept { return utf16(k_InlinerNameSignature); }
   // win:UnicodeString
-  clretw::Utf16View InlineeName() const noexcept { return utf16(k_InlineeName); }
+  ::clretw::Utf16View InlineeName() const noexcept { return utf16(k_InlineeName); }
   // win:UnicodeString
-  clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
+  ::clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodBeingCompiledNameSpace", MethodBeingCompiledNameSpace());
-    f("MethodBeingCompiledName", MethodBeingCompiledName());
-    f("InlinerNamespace", InlinerNamespace());
-    f("InlinerName", InlinerName());
-    f("InlinerNameSignature", InlinerNameSignature());
-    f("InlineeName", InlineeName());
-    f("InlineeNameSignature", InlineeNameSignature());
+    f("MethodBeingCompiledNameSpace", this->MethodBeingCompiledNameSpace());
+    f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+    f("InlinerNamespace", this->InlinerNamespace());
+    f("InlinerName", this->InlinerName());
+    f("InlinerNameSignature", this->InlinerNameSignature());
+    f("InlineeName", this->InlineeName());
+    f("InlineeNameSignature", this->InlineeNameSignature());
   }
 
  private:
-  friend class clretw::ViewBase<8>;
+  friend class ::clretw::ViewBase<8>;
   MethodJitInliningSucceededView() = default;
-  static constexpr clretw::FieldLoc k_MethodBeingCompiledNameSpace = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodBeingCompiledName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlinerNamespace = clretw::loc(2, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlinerName = clretw::loc(3, 3, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlinerNameSignature = clretw::loc(4, 4, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlineeName = clretw::loc(5, 5, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlineeNameSignature = clretw::loc(6, 6, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSpace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlinerNamespace = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlinerName = ::clretw::loc(3, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlinerNameSignature = ::clretw::loc(4, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlineeName = ::clretw::loc(5, 5, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlineeNameSignature = ::clretw::loc(6, 6, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MethodJitInliningFailed: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
 ///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:802)
-class MethodJitInliningFailedView : public clretw::ViewBase<9> {
+class MethodJitInliningFailedView : public ::clretw::ViewBase<9> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodJitInliningFailedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodJitInliningFailedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View MethodBeingCompiledNameSpace() const noexcept { return utf16(k_MethodBeingCompiledNameSpace); }
+  ::clretw::Utf16View MethodBeingCompiledNameSpace() const noexcept { return utf16(k_MethodBeingCompiledNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodBeingCompiledName() const noexcept { return utf16(k_MethodBeingCompiledName); }
+  ::clretw::Utf16View MethodBeingCompiledName() const noexcept { return utf16(k_MethodBeingCompiledName); }
   // win:UnicodeString
-  clretw::Utf16View InlinerNamespace() const noexcept { return utf16(k_InlinerNamespace); }
+  ::clretw::Utf16View InlinerNamespace() const noexcept { return utf16(k_InlinerNamespace); }
   // win:UnicodeString
-  clretw::Utf16View InlinerName() const noexcept { return utf16(k_InlinerName); }
+  ::clretw::Utf16View InlinerName() const noexcept { return utf16(k_InlinerName); }
   // win:UnicodeString
-  clretw::Utf16View InlinerNameSignature() const noexcept { return utf16(k_InlinerNameSignature); }
+  ::clretw::Utf16View InlinerNameSignature() const noexcept { return utf16(k_InlinerNameSignature); }
   // win:UnicodeString
-  clretw::Utf16View InlineeName() const noexcept { return utf16(k_InlineeName); }
+  ::clretw::Utf16View InlineeName() const noexcept { return utf16(k_InlineeName); }
   // win:UnicodeString
-  clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
+  ::clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
   // win:Boolean
   bool FailAlways() const noexcept { return get<bool>(k_FailAlways); }
   // win:UnicodeString
-  clretw::Utf16View FailReason() const noexcept { return utf16(k_FailReason); }
+  ::clretw::Utf16View FailReason() const noexcept { return utf16(k_FailReason); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodBeingCompiledNameSpace", MethodBeingCompiledNameSpace());
-    f("MethodBeingCompiledName", MethodBeingCompiledName());
-    f("InlinerNamespace", InlinerNamespace());
-    f("InlinerName", InlinerName());
-    f("InlinerNameSignature", InlinerNameSignature());
-    f("InlineeName", InlineeName());
-    f("InlineeNameSignature", InlineeNameSignature());
-    f("FailAlways", FailAlways());
-    f("FailReason", FailReason());
+    f("MethodBeingCompiledNameSpace", this->MethodBeingCompiledNameSpace());
+    f("MethodBeingCompiledName", this->MethodBeingCompiledName());
+    f("InlinerNamespace", this->InlinerNamespace());
+    f("InlinerName", this->InlinerName());
+    f("InlinerNameSignature", this->InlinerNameSignature());
+    f("InlineeName", this->InlineeName());
+    f("InlineeNameSignature", this->InlineeNameSignature());
+    f("FailAlways", this->FailAlways());
+    f("FailReason", this->FailReason());
   }
 
  private:
-  friend class clretw::ViewBase<9>;
+  friend class ::clretw::ViewBase<9>;
   MethodJitInliningFailedView() = default;
-  static constexpr clretw::FieldLoc k_MethodBeingCompiledNameSpace = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodBeingCompiledName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlinerNamespace = clretw::loc(2, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlinerName = clretw::loc(3, 3, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlinerNameSignature = clretw::loc(4, 4, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlineeName = clretw::loc(5, 5, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InlineeNameSignature = clretw::loc(6, 6, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_FailAlways = clretw::loc(7, 7, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_FailReason = clretw::loc(8, 7, 4, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSpace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlinerNamespace = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlinerName = ::clretw::loc(3, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlinerNameSignature = ::clretw::loc(4, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlineeName = ::clretw::loc(5, 5, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InlineeNameSignature = ::clretw::loc(6, 6, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_FailAlways = ::clretw::loc(7, 7, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FailReason = ::clretw::loc(8, 7, 4, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// RuntimeInformationEvent: event 187 of Microsoft-Windows-DotNETRuntime ("RuntimeInformation/Start"), version 0.
 ///   v0 RuntimeInformationEvent: template RuntimeInformation (ClrEtwBuiltin.man:804)
-class RuntimeInformationEventView : public clretw::ViewBase<3> {
+class RuntimeInformationEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RuntimeInformationEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RuntimeInformationEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RuntimeInformationEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt16, map RuntimeSkuMap
-  RuntimeSkuMap SKU() const noexcept { return get<RuntimeSkuMap>(k_SKU); }
+  ::clretw::dotnet_runtime::RuntimeSkuMap SKU() const noexcept { return get<::clretw::dotnet_runtime::RuntimeSkuMap>(k_SKU); }
   // win:UInt16
-  std::uint16_t BclMajorVersion() const noexcept { return get<std::uint16_t>(k_BclMajorVersion); }
+  ::std::uint16_t BclMajorVersion() const noexcept { return get<::std::uint16_t>(k_BclMajorVersion); }
   // win:UInt16
-  std::uint16_t BclMinorVersion() const noexcept { return get<std::uint16_t>(k_BclMinorVersion); }
+  ::std::uint16_t BclMinorVersion() const noexcept { return get<::std::uint16_t>(k_BclMinorVersion); }
   // win:UInt16
-  std::uint16_t BclBuildNumber() const noexcept { return get<std::uint16_t>(k_BclBuildNumber); }
+  ::std::uint16_t BclBuildNumber() const noexcept { return get<::std::uint16_t>(k_BclBuildNumber); }
   // win:UInt16
-  std::uint16_t BclQfeNumber() const noexcept { return get<std::uint16_t>(k_BclQfeNumber); }
+  ::std::uint16_t BclQfeNumber() const noexcept { return get<::std::uint16_t>(k_BclQfeNumber); }
   // win:UInt16
-  std::uint16_t VMMajorVersion() const noexcept { return get<std::uint16_t>(k_VMMajorVersion); }
+  ::std::uint16_t VMMajorVersion() const noexcept { return get<::std::uint16_t>(k_VMMajorVersion); }
   // win:UInt16
-  std::uint16_t VMMinorVersion() const noexcept { return get<std::uint16_t>(k_VMMinorVersion); }
+  ::std::uint16_t VMMinorVersion() const noexcept { return get<::std::uint16_t>(k_VMMinorVersion); }
   // win:UInt16
-  std::uint16_t VMBuildNumber() const noexcept { return get<std::uint16_t>(k_VMBuildNumber); }
+  ::std::uint16_t VMBuildNumber() const noexcept { return get<::std::uint16_t>(k_VMBuildNumber); }
   // win:UInt16
-  std::uint16_t VMQfeNumber() const noexcept { return get<std::uint16_t>(k_VMQfeNumber); }
+  ::std::uint16_t VMQfeNumber() const noexcept { return get<::std::uint16_t>(k_VMQfeNumber); }
   // win:UInt32, map StartupFlagsMap
-  StartupFlagsMap StartupFlags() const noexcept { return get<StartupFlagsMap>(k_StartupFlags); }
+  ::clretw::dotnet_runtime::StartupFlagsMap StartupFlags() const noexcept { return get<::clretw::dotnet_runtime::StartupFlagsMap>(k_StartupFlags); }
   // win:UInt8, map StartupModeMap
-  StartupModeMap StartupMode() const noexcept { return get<StartupModeMap>(k_StartupMode); }
+  ::clretw::dotnet_runtime::StartupModeMap StartupMode() const noexcept { return get<::clretw::dotnet_runtime::StartupModeMap>(k_StartupMode); }
   // win:UnicodeString
-  clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
+  ::clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
   // win:GUID
-  clretw::Guid ComObjectGUID() const noexcept { return get<clretw::Guid>(k_ComObjectGUID); }
+  ::clretw::Guid ComObjectGUID() const noexcept { return get<::clretw::Guid>(k_ComObjectGUID); }
   // win:UnicodeString
-  clretw::Utf16View RuntimeDLLPath() const noexcept { return utf16(k_RuntimeDLLPath); }
+  ::clretw::Utf16View RuntimeDLLPath() const noexcept { return utf16(k_RuntimeDLLPath); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("SKU", SKU());
-    f("BclMajorVersion", BclMajorVersion());
-    f("BclMinorVersion", BclMinorVersion());
-    f("BclBuildNumber", BclBuildNumber());
-    f("BclQfeNumber", BclQfeNumber());
-    f("VMMajorVersion", VMMajorVersion());
-    f("VMMinorVersion", VMMinorVersion());
-    f("VMBuildNumber", VMBuildNumber());
-    f("VMQfeNumber", VMQfeNumber());
-    f("StartupFlags", StartupFlags());
-    f("StartupMode", StartupMode());
-    f("CommandLine", CommandLine());
-    f("ComObjectGUID", ComObjectGUID());
-    f("RuntimeDLLPath", RuntimeDLLPath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("SKU", this->SKU());
+    f("BclMajorVersion", this->BclMajorVersion());
+    f("BclMinorVersion", this->BclMinorVersion());
+    f("BclBuildNumber", this->BclBuildNumber());
+    f("BclQfeNumber", this->BclQfeNumber());
+    f("VMMajorVersion", this->VMMajorVersion());
+    f("VMMinorVersion", this->VMMinorVersion());
+    f("VMBuildNumber", this->VMBuildNumber());
+    f("VMQfeNumber", this->VMQfeNumber());
+    f("StartupFlags", this->StartupFlags());
+    f("StartupMode", this->StartupMode());
+    f("CommandLine", this->CommandLine());
+    f("ComObjectGUID", this->ComObjectGUID());
+    f("RuntimeDLLPath", this->RuntimeDLLPath());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   RuntimeInformationEventView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_SKU = clretw::loc(1, 0, 2, 2, 2);
-  static constexpr clretw::FieldLoc k_BclMajorVersion = clretw::loc(2, 0, 4, 2, 2);
-  static constexpr clretw::FieldLoc k_BclMinorVersion = clretw::loc(3, 0, 6, 2, 2);
-  static constexpr clretw::FieldLoc k_BclBuildNumber = clretw::loc(4, 0, 8, 2, 2);
-  static constexpr clretw::FieldLoc k_BclQfeNumber = clretw::loc(5, 0, 10, 2, 2);
-  static constexpr clretw::FieldLoc k_VMMajorVersion = clretw::loc(6, 0, 12, 2, 2);
-  static constexpr clretw::FieldLoc k_VMMinorVersion = clretw::loc(7, 0, 14, 2, 2);
-  static constexpr clretw::FieldLoc k_VMBuildNumber = clretw::loc(8, 0, 16, 2, 2);
-  static constexpr clretw::FieldLoc k_VMQfeNumber = clretw::loc(9, 0, 18, 2, 2);
-  static constexpr clretw::FieldLoc k_StartupFlags = clretw::loc(10, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_StartupMode = clretw::loc(11, 0, 24, 1, 1);
-  static constexpr clretw::FieldLoc k_CommandLine = clretw::loc(12, 0, 25, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ComObjectGUID = clretw::loc(13, 1, 0, 16, 16);
-  static constexpr clretw::FieldLoc k_RuntimeDLLPath = clretw::loc(14, 1, 16, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_SKU = ::clretw::loc(1, 0, 2, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclMajorVersion = ::clretw::loc(2, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclMinorVersion = ::clretw::loc(3, 0, 6, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclBuildNumber = ::clretw::loc(4, 0, 8, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclQfeNumber = ::clretw::loc(5, 0, 10, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMMajorVersion = ::clretw::loc(6, 0, 12, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMMinorVersion = ::clretw::loc(7, 0, 14, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMBuildNumber = ::clretw::loc(8, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMQfeNumber = ::clretw::loc(9, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_StartupFlags = ::clretw::loc(10, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StartupMode = ::clretw::loc(11, 0, 24, 1, 1);
+  static constexpr ::clretw::FieldLoc k_CommandLine = ::clretw::loc(12, 0, 25, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ComObjectGUID = ::clretw::loc(13, 1, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_RuntimeDLLPath = ::clretw::loc(14, 1, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 // ---------------------------------------------------------------------------
@@ -5361,36 +5361,36 @@ class RuntimeInformationEventView : public clretw::ViewBase<3> {
 ///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:692)
 ///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:693)
 struct GCStart {
-  static constexpr std::uint16_t id = 1;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/Start";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = GCStartView;
-  using Payload = payload::GCStart_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 1;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/Start";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime::GCStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCStart_V2;  // the payload struct of latest_version
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
 ///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:694)
 ///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:695)
 struct GCEnd {
-  static constexpr std::uint16_t id = 2;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/Stop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCEndView;
-  using Payload = payload::GCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 2;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/Stop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCEndView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCEnd_V1;  // the payload struct of latest_version
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
 ///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:697)
 ///   v1 GCRestartEEEnd_V1: no payload (ClrEtwBuiltin.man:698)
 struct GCRestartEEEnd {
-  static constexpr std::uint16_t id = 3;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/RestartEEStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCRestartEEEndView;
-  using Payload = payload::GCRestartEEEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 3;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/RestartEEStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCRestartEEEndView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCRestartEEEnd_V1;  // the payload struct of latest_version
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
@@ -5398,71 +5398,71 @@ struct GCRestartEEEnd {
 ///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:700)
 ///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:701)
 struct GCHeapStats {
-  static constexpr std::uint16_t id = 4;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/HeapStats";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = GCHeapStatsView;
-  using Payload = payload::GCHeapStats_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 4;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/HeapStats";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime::GCHeapStatsView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCHeapStats_V2;  // the payload struct of latest_version
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
 ///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:702)
 ///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:703)
 struct GCCreateSegment {
-  static constexpr std::uint16_t id = 5;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/CreateSegment";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCCreateSegmentView;
-  using Payload = payload::GCCreateSegment_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 5;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/CreateSegment";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCCreateSegmentView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCCreateSegment_V1;  // the payload struct of latest_version
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
 ///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:704)
 ///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:705)
 struct GCFreeSegment {
-  static constexpr std::uint16_t id = 6;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/FreeSegment";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCFreeSegmentView;
-  using Payload = payload::GCFreeSegment_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 6;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/FreeSegment";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCFreeSegmentView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCFreeSegment_V1;  // the payload struct of latest_version
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
 ///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:706)
 ///   v1 GCRestartEEBegin_V1: no payload (ClrEtwBuiltin.man:707)
 struct GCRestartEEBegin {
-  static constexpr std::uint16_t id = 7;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/RestartEEStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCRestartEEBeginView;
-  using Payload = payload::GCRestartEEBegin_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 7;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/RestartEEStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCRestartEEBeginView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCRestartEEBegin_V1;  // the payload struct of latest_version
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
 ///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:709)
 ///   v1 GCSuspendEEEnd_V1: no payload (ClrEtwBuiltin.man:710)
 struct GCSuspendEEEnd {
-  static constexpr std::uint16_t id = 8;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/SuspendEEStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCSuspendEEEndView;
-  using Payload = payload::GCSuspendEEEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 8;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/SuspendEEStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCSuspendEEEndView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCSuspendEEEnd_V1;  // the payload struct of latest_version
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), version 1.
 ///   v1 GCSuspendEEBegin_V1: template GCSuspendEEBegin_V1 (ClrEtwBuiltin.man:712)
 struct GCSuspendEEBegin {
-  static constexpr std::uint16_t id = 9;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/SuspendEEStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCSuspendEEBeginView;
-  using Payload = payload::GCSuspendEEBegin_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 9;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/SuspendEEStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCSuspendEEBeginView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCSuspendEEBegin_V1;  // the payload struct of latest_version
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3.
@@ -5471,450 +5471,450 @@ struct GCSuspendEEBegin {
 ///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:716)
 ///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:717)
 struct GCAllocationTick {
-  static constexpr std::uint16_t id = 10;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/AllocationTick";
-  static constexpr std::uint8_t latest_version = 3;
-  using View = GCAllocationTickView;
-  using Payload = payload::GCAllocationTick_V3;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 10;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/AllocationTick";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::dotnet_runtime::GCAllocationTickView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCAllocationTick_V3;  // the payload struct of latest_version
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
 ///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:718)
 ///   v1 GCCreateConcurrentThread_V1: no payload (ClrEtwBuiltin.man:719)
 struct GCCreateConcurrentThread {
-  static constexpr std::uint16_t id = 11;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/CreateConcurrentThread";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCCreateConcurrentThreadView;
-  using Payload = payload::GCCreateConcurrentThread_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 11;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/CreateConcurrentThread";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCCreateConcurrentThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCCreateConcurrentThread_V1;  // the payload struct of latest_version
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
 ///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:720)
 ///   v1 GCTerminateConcurrentThread_V1: no payload (ClrEtwBuiltin.man:721)
 struct GCTerminateConcurrentThread {
-  static constexpr std::uint16_t id = 12;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/TerminateConcurrentThread";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCTerminateConcurrentThreadView;
-  using Payload = payload::GCTerminateConcurrentThread_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 12;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/TerminateConcurrentThread";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCTerminateConcurrentThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCTerminateConcurrentThread_V1;  // the payload struct of latest_version
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
 ///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:722)
 ///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:723)
 struct GCFinalizersEnd {
-  static constexpr std::uint16_t id = 13;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/FinalizersStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCFinalizersEndView;
-  using Payload = payload::GCFinalizersEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 13;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/FinalizersStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCFinalizersEndView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCFinalizersEnd_V1;  // the payload struct of latest_version
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
 ///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:724)
 ///   v1 GCFinalizersBegin_V1: no payload (ClrEtwBuiltin.man:725)
 struct GCFinalizersBegin {
-  static constexpr std::uint16_t id = 14;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/FinalizersStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCFinalizersBeginView;
-  using Payload = payload::GCFinalizersBegin_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 14;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/FinalizersStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::GCFinalizersBeginView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCFinalizersBegin_V1;  // the payload struct of latest_version
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
 ///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:726)
 struct BulkType {
-  static constexpr std::uint16_t id = 15;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Type/BulkType";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BulkTypeView;
-  using Payload = payload::BulkType;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 15;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Type/BulkType";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::BulkTypeView;
+  using Payload = ::clretw::dotnet_runtime::payload::BulkType;  // the payload struct of latest_version
 };
 
 /// GCSetting: event 24 of Microsoft-Windows-DotNETRuntime ("GC/Setting"), version 0.
 ///   v0 GCSetting: template GCSetting (ClrEtwBuiltin.man:728)
 struct GCSetting {
-  static constexpr std::uint16_t id = 24;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "GC/Setting";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = GCSettingView;
-  using Payload = payload::GCSetting;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 24;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "GC/Setting";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::GCSettingView;
+  using Payload = ::clretw::dotnet_runtime::payload::GCSetting;  // the payload struct of latest_version
 };
 
 /// CreateWorkerThread: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreation/Start"), version 0.
 ///   v0 CreateWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:731)
 struct CreateWorkerThread {
-  static constexpr std::uint16_t id = 40;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "WorkerThreadCreation/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CreateWorkerThreadView;
-  using Payload = payload::CreateWorkerThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 40;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "WorkerThreadCreation/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::CreateWorkerThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::CreateWorkerThread;  // the payload struct of latest_version
 };
 
 /// TerminateWorkerThread: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreation/Stop"), version 0.
 ///   v0 TerminateWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:732)
 struct TerminateWorkerThread {
-  static constexpr std::uint16_t id = 41;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "WorkerThreadCreation/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TerminateWorkerThreadView;
-  using Payload = payload::TerminateWorkerThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 41;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "WorkerThreadCreation/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::TerminateWorkerThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::TerminateWorkerThread;  // the payload struct of latest_version
 };
 
 /// RetireWorkerThread: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirement/Start"), version 0.
 ///   v0 RetireWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:733)
 struct RetireWorkerThread {
-  static constexpr std::uint16_t id = 42;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "WorkerThreadRetirement/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RetireWorkerThreadView;
-  using Payload = payload::RetireWorkerThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 42;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "WorkerThreadRetirement/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::RetireWorkerThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::RetireWorkerThread;  // the payload struct of latest_version
 };
 
 /// UnretireWorkerThread: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirement/Stop"), version 0.
 ///   v0 UnretireWorkerThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:734)
 struct UnretireWorkerThread {
-  static constexpr std::uint16_t id = 43;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "WorkerThreadRetirement/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = UnretireWorkerThreadView;
-  using Payload = payload::UnretireWorkerThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 43;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "WorkerThreadRetirement/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::UnretireWorkerThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::UnretireWorkerThread;  // the payload struct of latest_version
 };
 
 /// CreateIOThread: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), version 0.
 ///   v0 CreateIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:735)
 struct CreateIOThread {
-  static constexpr std::uint16_t id = 44;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "IOThreadCreation/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CreateIOThreadView;
-  using Payload = payload::CreateIOThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 44;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "IOThreadCreation/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::CreateIOThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::CreateIOThread;  // the payload struct of latest_version
 };
 
 /// TerminateIOThread: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), version 0.
 ///   v0 TerminateIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:737)
 struct TerminateIOThread {
-  static constexpr std::uint16_t id = 45;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "IOThreadCreation/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TerminateIOThreadView;
-  using Payload = payload::TerminateIOThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 45;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "IOThreadCreation/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::TerminateIOThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::TerminateIOThread;  // the payload struct of latest_version
 };
 
 /// RetireIOThread: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), version 0.
 ///   v0 RetireIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:738)
 struct RetireIOThread {
-  static constexpr std::uint16_t id = 46;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "IOThreadRetirement/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RetireIOThreadView;
-  using Payload = payload::RetireIOThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 46;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "IOThreadRetirement/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::RetireIOThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::RetireIOThread;  // the payload struct of latest_version
 };
 
 /// UnretireIOThread: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), version 0.
 ///   v0 UnretireIOThread: template ThreadPoolThreadCount (ClrEtwBuiltin.man:739)
 struct UnretireIOThread {
-  static constexpr std::uint16_t id = 47;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "IOThreadRetirement/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = UnretireIOThreadView;
-  using Payload = payload::UnretireIOThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 47;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "IOThreadRetirement/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::UnretireIOThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::UnretireIOThread;  // the payload struct of latest_version
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspension/SuspendThread"), version 0.
 ///   v0 ThreadpoolSuspensionSuspendThread: template ThreadpoolSuspension (ClrEtwBuiltin.man:741)
 struct ThreadpoolSuspensionSuspendThread {
-  static constexpr std::uint16_t id = 48;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadpoolSuspension/SuspendThread";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadpoolSuspensionSuspendThreadView;
-  using Payload = payload::ThreadpoolSuspensionSuspendThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 48;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadpoolSuspension/SuspendThread";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadpoolSuspensionSuspendThread;  // the payload struct of latest_version
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspension/ResumeThread"), version 0.
 ///   v0 ThreadpoolSuspensionResumeThread: template ThreadpoolSuspension (ClrEtwBuiltin.man:742)
 struct ThreadpoolSuspensionResumeThread {
-  static constexpr std::uint16_t id = 49;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadpoolSuspension/ResumeThread";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadpoolSuspensionResumeThreadView;
-  using Payload = payload::ThreadpoolSuspensionResumeThread;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 49;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadpoolSuspension/ResumeThread";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThreadView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadpoolSuspensionResumeThread;  // the payload struct of latest_version
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
 ///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:743)
 struct ThreadPoolWorkerThreadStart {
-  static constexpr std::uint16_t id = 50;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadPoolWorkerThread/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadPoolWorkerThreadStartView;
-  using Payload = payload::ThreadPoolWorkerThreadStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 50;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadPoolWorkerThread/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadStart;  // the payload struct of latest_version
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
 ///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:744)
 struct ThreadPoolWorkerThreadStop {
-  static constexpr std::uint16_t id = 51;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadPoolWorkerThread/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadPoolWorkerThreadStopView;
-  using Payload = payload::ThreadPoolWorkerThreadStop;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 51;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadPoolWorkerThread/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStopView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadStop;  // the payload struct of latest_version
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
 ///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:745)
 struct ThreadPoolWorkerThreadRetirementStart {
-  static constexpr std::uint16_t id = 52;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadPoolWorkerThreadRetirement/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadPoolWorkerThreadRetirementStartView;
-  using Payload = payload::ThreadPoolWorkerThreadRetirementStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 52;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadPoolWorkerThreadRetirement/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadRetirementStart;  // the payload struct of latest_version
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
 ///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:746)
 struct ThreadPoolWorkerThreadRetirementStop {
-  static constexpr std::uint16_t id = 53;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadPoolWorkerThreadRetirement/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadPoolWorkerThreadRetirementStopView;
-  using Payload = payload::ThreadPoolWorkerThreadRetirementStop;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 53;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadPoolWorkerThreadRetirement/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStopView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadRetirementStop;  // the payload struct of latest_version
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
 ///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:747)
 struct ThreadPoolWorkerThreadAdjustmentSample {
-  static constexpr std::uint16_t id = 54;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadPoolWorkerThreadAdjustment/Sample";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadPoolWorkerThreadAdjustmentSampleView;
-  using Payload = payload::ThreadPoolWorkerThreadAdjustmentSample;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 54;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadPoolWorkerThreadAdjustment/Sample";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSampleView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadAdjustmentSample;  // the payload struct of latest_version
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
 ///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:748)
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
-  static constexpr std::uint16_t id = 55;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ThreadPoolWorkerThreadAdjustment/Adjustment";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadPoolWorkerThreadAdjustmentAdjustmentView;
-  using Payload = payload::ThreadPoolWorkerThreadAdjustmentAdjustment;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 55;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ThreadPoolWorkerThreadAdjustment/Adjustment";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustmentView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadAdjustmentAdjustment;  // the payload struct of latest_version
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), version 0.
 ///   v0 ExceptionThrown: template ExceptionThrown (ClrEtwBuiltin.man:751)
 struct ExceptionThrown {
-  static constexpr std::uint16_t id = 80;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Exception/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ExceptionThrownView;
-  using Payload = payload::ExceptionThrown;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 80;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Exception/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ExceptionThrownView;
+  using Payload = ::clretw::dotnet_runtime::payload::ExceptionThrown;  // the payload struct of latest_version
 };
 
 /// ContentionStart: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), version 1.
 ///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:753)
 struct ContentionStart {
-  static constexpr std::uint16_t id = 81;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Contention/Start";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ContentionStartView;
-  using Payload = payload::ContentionStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 81;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Contention/Start";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::ContentionStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::ContentionStart_V1;  // the payload struct of latest_version
 };
 
 /// StackTrace: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/StackWalk"), version 0.
 ///   v0 StackTrace: template ClrStackWalk (ClrEtwBuiltin.man:755)
 struct StackTrace {
-  static constexpr std::uint16_t id = 82;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ClrStack/StackWalk";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = StackTraceView;
-  using Payload = payload::StackTrace;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 82;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ClrStack/StackWalk";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::StackTraceView;
+  using Payload = ::clretw::dotnet_runtime::payload::StackTrace;  // the payload struct of latest_version
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
 ///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:757)
 struct AppDomainMemAllocated {
-  static constexpr std::uint16_t id = 83;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AppDomainResourceManagement/MemAllocated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = AppDomainMemAllocatedView;
-  using Payload = payload::AppDomainMemAllocated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 83;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AppDomainResourceManagement/MemAllocated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::AppDomainMemAllocatedView;
+  using Payload = ::clretw::dotnet_runtime::payload::AppDomainMemAllocated;  // the payload struct of latest_version
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
 ///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:758)
 struct AppDomainMemSurvived {
-  static constexpr std::uint16_t id = 84;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AppDomainResourceManagement/MemSurvived";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = AppDomainMemSurvivedView;
-  using Payload = payload::AppDomainMemSurvived;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 84;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AppDomainResourceManagement/MemSurvived";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::AppDomainMemSurvivedView;
+  using Payload = ::clretw::dotnet_runtime::payload::AppDomainMemSurvived;  // the payload struct of latest_version
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
 ///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:759)
 struct ThreadCreated {
-  static constexpr std::uint16_t id = 85;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AppDomainResourceManagement/ThreadCreated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadCreatedView;
-  using Payload = payload::ThreadCreated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 85;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AppDomainResourceManagement/ThreadCreated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadCreatedView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadCreated;  // the payload struct of latest_version
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
 ///   v0 ThreadTerminated: template ThreadAppDomain (ClrEtwBuiltin.man:760)
 struct ThreadTerminated {
-  static constexpr std::uint16_t id = 86;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AppDomainResourceManagement/ThreadTerminated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadTerminatedView;
-  using Payload = payload::ThreadTerminated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 86;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AppDomainResourceManagement/ThreadTerminated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadTerminatedView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadTerminated;  // the payload struct of latest_version
 };
 
 /// ThreadAppDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadAppDomainEnter"), version 0.
 ///   v0 ThreadAppDomainEnter: template ThreadAppDomain (ClrEtwBuiltin.man:761)
 struct ThreadAppDomainEnter {
-  static constexpr std::uint16_t id = 87;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AppDomainResourceManagement/ThreadAppDomainEnter";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadAppDomainEnterView;
-  using Payload = payload::ThreadAppDomainEnter;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 87;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AppDomainResourceManagement/ThreadAppDomainEnter";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ThreadAppDomainEnterView;
+  using Payload = ::clretw::dotnet_runtime::payload::ThreadAppDomainEnter;  // the payload struct of latest_version
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
 ///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:763)
 struct ILStubGenerated {
-  static constexpr std::uint16_t id = 88;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ILStub/StubGenerated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ILStubGeneratedView;
-  using Payload = payload::ILStubGenerated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 88;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ILStub/StubGenerated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ILStubGeneratedView;
+  using Payload = ::clretw::dotnet_runtime::payload::ILStubGenerated;  // the payload struct of latest_version
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
 ///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:764)
 struct ILStubCacheHit {
-  static constexpr std::uint16_t id = 89;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "ILStub/StubCacheHit";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ILStubCacheHitView;
-  using Payload = payload::ILStubCacheHit;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 89;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "ILStub/StubCacheHit";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ILStubCacheHitView;
+  using Payload = ::clretw::dotnet_runtime::payload::ILStubCacheHit;  // the payload struct of latest_version
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), version 0.
 ///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:765)
 struct ContentionStop {
-  static constexpr std::uint16_t id = 91;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Contention/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ContentionStopView;
-  using Payload = payload::ContentionStop;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 91;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Contention/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ContentionStopView;
+  using Payload = ::clretw::dotnet_runtime::payload::ContentionStop;  // the payload struct of latest_version
 };
 
 /// MethodLoad: event 136 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1.
 ///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:768)
 ///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:769)
 struct MethodLoad {
-  static constexpr std::uint16_t id = 136;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/Load";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodLoadView;
-  using Payload = payload::MethodLoad_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 136;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/Load";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::MethodLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodLoad_V1;  // the payload struct of latest_version
 };
 
 /// MethodUnLoad: event 137 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1.
 ///   v0 MethodUnLoad: template MethodLoadUnload (ClrEtwBuiltin.man:770)
 ///   v1 MethodUnLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:771)
 struct MethodUnLoad {
-  static constexpr std::uint16_t id = 137;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/Unload";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodUnLoadView;
-  using Payload = payload::MethodUnLoad_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 137;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/Unload";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::MethodUnLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodUnLoad_V1;  // the payload struct of latest_version
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1.
 ///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:772)
 ///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:773)
 struct MethodLoadVerbose {
-  static constexpr std::uint16_t id = 143;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/LoadVerbose";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodLoadVerboseView;
-  using Payload = payload::MethodLoadVerbose_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 143;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/LoadVerbose";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::MethodLoadVerboseView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodLoadVerbose_V1;  // the payload struct of latest_version
 };
 
 /// MethodUnLoadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1.
 ///   v0 MethodUnLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:774)
 ///   v1 MethodUnLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:775)
 struct MethodUnLoadVerbose {
-  static constexpr std::uint16_t id = 144;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/UnloadVerbose";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodUnLoadVerboseView;
-  using Payload = payload::MethodUnLoadVerbose_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 144;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/UnloadVerbose";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::MethodUnLoadVerboseView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodUnLoadVerbose_V1;  // the payload struct of latest_version
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), version 0.
 ///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:776)
 struct MethodJittingStarted {
-  static constexpr std::uint16_t id = 145;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/JittingStarted";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MethodJittingStartedView;
-  using Payload = payload::MethodJittingStarted;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 145;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/JittingStarted";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::MethodJittingStartedView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodJittingStarted;  // the payload struct of latest_version
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
 ///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:778)
 ///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:779)
 struct DomainModuleLoad {
-  static constexpr std::uint16_t id = 151;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/DomainModuleLoad";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DomainModuleLoadView;
-  using Payload = payload::DomainModuleLoad_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 151;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/DomainModuleLoad";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::DomainModuleLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::DomainModuleLoad_V1;  // the payload struct of latest_version
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
@@ -5922,12 +5922,12 @@ struct DomainModuleLoad {
 ///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:781)
 ///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:782)
 struct ModuleLoad {
-  static constexpr std::uint16_t id = 152;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/ModuleLoad";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = ModuleLoadView;
-  using Payload = payload::ModuleLoad_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 152;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ModuleLoad";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime::ModuleLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::ModuleLoad_V2;  // the payload struct of latest_version
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
@@ -5935,246 +5935,246 @@ struct ModuleLoad {
 ///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:784)
 ///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:785)
 struct ModuleUnload {
-  static constexpr std::uint16_t id = 153;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/ModuleUnload";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = ModuleUnloadView;
-  using Payload = payload::ModuleUnload_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 153;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ModuleUnload";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime::ModuleUnloadView;
+  using Payload = ::clretw::dotnet_runtime::payload::ModuleUnload_V2;  // the payload struct of latest_version
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
 ///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:786)
 ///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:787)
 struct AssemblyLoad {
-  static constexpr std::uint16_t id = 154;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/AssemblyLoad";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AssemblyLoadView;
-  using Payload = payload::AssemblyLoad_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 154;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AssemblyLoad";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::AssemblyLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::AssemblyLoad_V1;  // the payload struct of latest_version
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
 ///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:788)
 ///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:789)
 struct AssemblyUnload {
-  static constexpr std::uint16_t id = 155;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/AssemblyUnload";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AssemblyUnloadView;
-  using Payload = payload::AssemblyUnload_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 155;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AssemblyUnload";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::AssemblyUnloadView;
+  using Payload = ::clretw::dotnet_runtime::payload::AssemblyUnload_V1;  // the payload struct of latest_version
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
 ///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:790)
 ///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:791)
 struct AppDomainLoad {
-  static constexpr std::uint16_t id = 156;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/AppDomainLoad";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AppDomainLoadView;
-  using Payload = payload::AppDomainLoad_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 156;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AppDomainLoad";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::AppDomainLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::AppDomainLoad_V1;  // the payload struct of latest_version
 };
 
 /// AppDomainUnLoad: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
 ///   v0 AppDomainUnLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:792)
 ///   v1 AppDomainUnLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:793)
 struct AppDomainUnLoad {
-  static constexpr std::uint16_t id = 157;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Loader/AppDomainUnload";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AppDomainUnLoadView;
-  using Payload = payload::AppDomainUnLoad_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 157;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AppDomainUnload";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::AppDomainUnLoadView;
+  using Payload = ::clretw::dotnet_runtime::payload::AppDomainUnLoad_V1;  // the payload struct of latest_version
 };
 
 /// ModuleRange: event 158 of Microsoft-Windows-DotNETRuntime ("PerfTrack/ModuleRangeLoad"), version 0.
 ///   v0 ModuleRange: template ModuleRange (ClrEtwBuiltin.man:794)
 struct ModuleRange {
-  static constexpr std::uint16_t id = 158;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "PerfTrack/ModuleRangeLoad";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleRangeView;
-  using Payload = payload::ModuleRange;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 158;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "PerfTrack/ModuleRangeLoad";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::ModuleRangeView;
+  using Payload = ::clretw::dotnet_runtime::payload::ModuleRange;  // the payload struct of latest_version
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), version 1.
 ///   v1 StrongNameVerificationStart_V1: template StrongNameVerification (ClrEtwBuiltin.man:796)
 struct StrongNameVerificationStart {
-  static constexpr std::uint16_t id = 181;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "StrongNameVerification/Start";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = StrongNameVerificationStartView;
-  using Payload = payload::StrongNameVerificationStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 181;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "StrongNameVerification/Start";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::StrongNameVerificationStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::StrongNameVerificationStart_V1;  // the payload struct of latest_version
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), version 1.
 ///   v1 StrongNameVerificationStop_V1: template StrongNameVerification (ClrEtwBuiltin.man:797)
 struct StrongNameVerificationStop {
-  static constexpr std::uint16_t id = 182;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "StrongNameVerification/Stop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = StrongNameVerificationStopView;
-  using Payload = payload::StrongNameVerificationStop_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 182;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "StrongNameVerification/Stop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::StrongNameVerificationStopView;
+  using Payload = ::clretw::dotnet_runtime::payload::StrongNameVerificationStop_V1;  // the payload struct of latest_version
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), version 1.
 ///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification (ClrEtwBuiltin.man:798)
 struct AuthenticodeVerificationStart {
-  static constexpr std::uint16_t id = 183;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AuthenticodeVerification/Start";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AuthenticodeVerificationStartView;
-  using Payload = payload::AuthenticodeVerificationStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 183;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AuthenticodeVerification/Start";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::AuthenticodeVerificationStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::AuthenticodeVerificationStart_V1;  // the payload struct of latest_version
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), version 1.
 ///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification (ClrEtwBuiltin.man:799)
 struct AuthenticodeVerificationStop {
-  static constexpr std::uint16_t id = 184;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "AuthenticodeVerification/Stop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AuthenticodeVerificationStopView;
-  using Payload = payload::AuthenticodeVerificationStop_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 184;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AuthenticodeVerification/Stop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime::AuthenticodeVerificationStopView;
+  using Payload = ::clretw::dotnet_runtime::payload::AuthenticodeVerificationStop_V1;  // the payload struct of latest_version
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
 ///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:801)
 struct MethodJitInliningSucceeded {
-  static constexpr std::uint16_t id = 185;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/InliningSucceeded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MethodJitInliningSucceededView;
-  using Payload = payload::MethodJitInliningSucceeded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 185;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/InliningSucceeded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::MethodJitInliningSucceededView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodJitInliningSucceeded;  // the payload struct of latest_version
 };
 
 /// MethodJitInliningFailed: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
 ///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:802)
 struct MethodJitInliningFailed {
-  static constexpr std::uint16_t id = 186;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "Method/InliningFailed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MethodJitInliningFailedView;
-  using Payload = payload::MethodJitInliningFailed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 186;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "Method/InliningFailed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::MethodJitInliningFailedView;
+  using Payload = ::clretw::dotnet_runtime::payload::MethodJitInliningFailed;  // the payload struct of latest_version
 };
 
 /// RuntimeInformationEvent: event 187 of Microsoft-Windows-DotNETRuntime ("RuntimeInformation/Start"), version 0.
 ///   v0 RuntimeInformationEvent: template RuntimeInformation (ClrEtwBuiltin.man:804)
 struct RuntimeInformationEvent {
-  static constexpr std::uint16_t id = 187;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
-  static constexpr std::string_view name = "RuntimeInformation/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RuntimeInformationEventView;
-  using Payload = payload::RuntimeInformationEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 187;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "RuntimeInformation/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::RuntimeInformationEventView;
+  using Payload = ::clretw::dotnet_runtime::payload::RuntimeInformationEvent;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<GCStart, payload::GCStart>(0);
-  f.template operator()<GCStart, payload::GCStart_V1>(1);
-  f.template operator()<GCStart, payload::GCStart_V2>(2);
-  f.template operator()<GCEnd, payload::GCEnd>(0);
-  f.template operator()<GCEnd, payload::GCEnd_V1>(1);
-  f.template operator()<GCRestartEEEnd, payload::GCRestartEEEnd>(0);
-  f.template operator()<GCRestartEEEnd, payload::GCRestartEEEnd_V1>(1);
-  f.template operator()<GCHeapStats, payload::GCHeapStats>(0);
-  f.template operator()<GCHeapStats, payload::GCHeapStats_V1>(1);
-  f.template operator()<GCHeapStats, payload::GCHeapStats_V2>(2);
-  f.template operator()<GCCreateSegment, payload::GCCreateSegment>(0);
-  f.template operator()<GCCreateSegment, payload::GCCreateSegment_V1>(1);
-  f.template operator()<GCFreeSegment, payload::GCFreeSegment>(0);
-  f.template operator()<GCFreeSegment, payload::GCFreeSegment_V1>(1);
-  f.template operator()<GCRestartEEBegin, payload::GCRestartEEBegin>(0);
-  f.template operator()<GCRestartEEBegin, payload::GCRestartEEBegin_V1>(1);
-  f.template operator()<GCSuspendEEEnd, payload::GCSuspendEEEnd>(0);
-  f.template operator()<GCSuspendEEEnd, payload::GCSuspendEEEnd_V1>(1);
-  f.template operator()<GCSuspendEEBegin, payload::GCSuspendEEBegin_V1>(1);
-  f.template operator()<GCAllocationTick, payload::GCAllocationTick>(0);
-  f.template operator()<GCAllocationTick, payload::GCAllocationTick_V1>(1);
-  f.template operator()<GCAllocationTick, payload::GCAllocationTick_V2>(2);
-  f.template operator()<GCAllocationTick, payload::GCAllocationTick_V3>(3);
-  f.template operator()<GCCreateConcurrentThread, payload::GCCreateConcurrentThread>(0);
-  f.template operator()<GCCreateConcurrentThread, payload::GCCreateConcurrentThread_V1>(1);
-  f.template operator()<GCTerminateConcurrentThread, payload::GCTerminateConcurrentThread>(0);
-  f.template operator()<GCTerminateConcurrentThread, payload::GCTerminateConcurrentThread_V1>(1);
-  f.template operator()<GCFinalizersEnd, payload::GCFinalizersEnd>(0);
-  f.template operator()<GCFinalizersEnd, payload::GCFinalizersEnd_V1>(1);
-  f.template operator()<GCFinalizersBegin, payload::GCFinalizersBegin>(0);
-  f.template operator()<GCFinalizersBegin, payload::GCFinalizersBegin_V1>(1);
-  f.template operator()<BulkType, payload::BulkType>(0);
-  f.template operator()<GCSetting, payload::GCSetting>(0);
-  f.template operator()<CreateWorkerThread, payload::CreateWorkerThread>(0);
-  f.template operator()<TerminateWorkerThread, payload::TerminateWorkerThread>(0);
-  f.template operator()<RetireWorkerThread, payload::RetireWorkerThread>(0);
-  f.template operator()<UnretireWorkerThread, payload::UnretireWorkerThread>(0);
-  f.template operator()<CreateIOThread, payload::CreateIOThread>(0);
-  f.template operator()<TerminateIOThread, payload::TerminateIOThread>(0);
-  f.template operator()<RetireIOThread, payload::RetireIOThread>(0);
-  f.template operator()<UnretireIOThread, payload::UnretireIOThread>(0);
-  f.template operator()<ThreadpoolSuspensionSuspendThread, payload::ThreadpoolSuspensionSuspendThread>(0);
-  f.template operator()<ThreadpoolSuspensionResumeThread, payload::ThreadpoolSuspensionResumeThread>(0);
-  f.template operator()<ThreadPoolWorkerThreadStart, payload::ThreadPoolWorkerThreadStart>(0);
-  f.template operator()<ThreadPoolWorkerThreadStop, payload::ThreadPoolWorkerThreadStop>(0);
-  f.template operator()<ThreadPoolWorkerThreadRetirementStart, payload::ThreadPoolWorkerThreadRetirementStart>(0);
-  f.template operator()<ThreadPoolWorkerThreadRetirementStop, payload::ThreadPoolWorkerThreadRetirementStop>(0);
-  f.template operator()<ThreadPoolWorkerThreadAdjustmentSample, payload::ThreadPoolWorkerThreadAdjustmentSample>(0);
-  f.template operator()<ThreadPoolWorkerThreadAdjustmentAdjustment, payload::ThreadPoolWorkerThreadAdjustmentAdjustment>(0);
-  f.template operator()<ExceptionThrown, payload::ExceptionThrown>(0);
-  f.template operator()<ContentionStart, payload::ContentionStart_V1>(1);
-  f.template operator()<StackTrace, payload::StackTrace>(0);
-  f.template operator()<AppDomainMemAllocated, payload::AppDomainMemAllocated>(0);
-  f.template operator()<AppDomainMemSurvived, payload::AppDomainMemSurvived>(0);
-  f.template operator()<ThreadCreated, payload::ThreadCreated>(0);
-  f.template operator()<ThreadTerminated, payload::ThreadTerminated>(0);
-  f.template operator()<ThreadAppDomainEnter, payload::ThreadAppDomainEnter>(0);
-  f.template operator()<ILStubGenerated, payload::ILStubGenerated>(0);
-  f.template operator()<ILStubCacheHit, payload::ILStubCacheHit>(0);
-  f.template operator()<ContentionStop, payload::ContentionStop>(0);
-  f.template operator()<MethodLoad, payload::MethodLoad>(0);
-  f.template operator()<MethodLoad, payload::MethodLoad_V1>(1);
-  f.template operator()<MethodUnLoad, payload::MethodUnLoad>(0);
-  f.template operator()<MethodUnLoad, payload::MethodUnLoad_V1>(1);
-  f.template operator()<MethodLoadVerbose, payload::MethodLoadVerbose>(0);
-  f.template operator()<MethodLoadVerbose, payload::MethodLoadVerbose_V1>(1);
-  f.template operator()<MethodUnLoadVerbose, payload::MethodUnLoadVerbose>(0);
-  f.template operator()<MethodUnLoadVerbose, payload::MethodUnLoadVerbose_V1>(1);
-  f.template operator()<MethodJittingStarted, payload::MethodJittingStarted>(0);
-  f.template operator()<DomainModuleLoad, payload::DomainModuleLoad>(0);
-  f.template operator()<DomainModuleLoad, payload::DomainModuleLoad_V1>(1);
-  f.template operator()<ModuleLoad, payload::ModuleLoad>(0);
-  f.template operator()<ModuleLoad, payload::ModuleLoad_V1>(1);
-  f.template operator()<ModuleLoad, payload::ModuleLoad_V2>(2);
-  f.template operator()<ModuleUnload, payload::ModuleUnload>(0);
-  f.template operator()<ModuleUnload, payload::ModuleUnload_V1>(1);
-  f.template operator()<ModuleUnload, payload::ModuleUnload_V2>(2);
-  f.template operator()<AssemblyLoad, payload::AssemblyLoad>(0);
-  f.template operator()<AssemblyLoad, payload::AssemblyLoad_V1>(1);
-  f.template operator()<AssemblyUnload, payload::AssemblyUnload>(0);
-  f.template operator()<AssemblyUnload, payload::AssemblyUnload_V1>(1);
-  f.template operator()<AppDomainLoad, payload::AppDomainLoad>(0);
-  f.template operator()<AppDomainLoad, payload::AppDomainLoad_V1>(1);
-  f.template operator()<AppDomainUnLoad, payload::AppDomainUnLoad>(0);
-  f.template operator()<AppDomainUnLoad, payload::AppDomainUnLoad_V1>(1);
-  f.template operator()<ModuleRange, payload::ModuleRange>(0);
-  f.template operator()<StrongNameVerificationStart, payload::StrongNameVerificationStart_V1>(1);
-  f.template operator()<StrongNameVerificationStop, payload::StrongNameVerificationStop_V1>(1);
-  f.template operator()<AuthenticodeVerificationStart, payload::AuthenticodeVerificationStart_V1>(1);
-  f.template operator()<AuthenticodeVerificationStop, payload::AuthenticodeVerificationStop_V1>(1);
-  f.template operator()<MethodJitInliningSucceeded, payload::MethodJitInliningSucceeded>(0);
-  f.template operator()<MethodJitInliningFailed, payload::MethodJitInliningFailed>(0);
-  f.template operator()<RuntimeInformationEvent, payload::RuntimeInformationEvent>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCStart, ::clretw::dotnet_runtime::payload::GCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCStart, ::clretw::dotnet_runtime::payload::GCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCStart, ::clretw::dotnet_runtime::payload::GCStart_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime::GCEnd, ::clretw::dotnet_runtime::payload::GCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCEnd, ::clretw::dotnet_runtime::payload::GCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCRestartEEEnd, ::clretw::dotnet_runtime::payload::GCRestartEEEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCRestartEEEnd, ::clretw::dotnet_runtime::payload::GCRestartEEEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCHeapStats, ::clretw::dotnet_runtime::payload::GCHeapStats>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCHeapStats, ::clretw::dotnet_runtime::payload::GCHeapStats_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCHeapStats, ::clretw::dotnet_runtime::payload::GCHeapStats_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime::GCCreateSegment, ::clretw::dotnet_runtime::payload::GCCreateSegment>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCCreateSegment, ::clretw::dotnet_runtime::payload::GCCreateSegment_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCFreeSegment, ::clretw::dotnet_runtime::payload::GCFreeSegment>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCFreeSegment, ::clretw::dotnet_runtime::payload::GCFreeSegment_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCRestartEEBegin, ::clretw::dotnet_runtime::payload::GCRestartEEBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCRestartEEBegin, ::clretw::dotnet_runtime::payload::GCRestartEEBegin_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCSuspendEEEnd, ::clretw::dotnet_runtime::payload::GCSuspendEEEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCSuspendEEEnd, ::clretw::dotnet_runtime::payload::GCSuspendEEEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCSuspendEEBegin, ::clretw::dotnet_runtime::payload::GCSuspendEEBegin_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCAllocationTick, ::clretw::dotnet_runtime::payload::GCAllocationTick>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCAllocationTick, ::clretw::dotnet_runtime::payload::GCAllocationTick_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCAllocationTick, ::clretw::dotnet_runtime::payload::GCAllocationTick_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime::GCAllocationTick, ::clretw::dotnet_runtime::payload::GCAllocationTick_V3>(3);
+  f.template operator()<::clretw::dotnet_runtime::GCCreateConcurrentThread, ::clretw::dotnet_runtime::payload::GCCreateConcurrentThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCCreateConcurrentThread, ::clretw::dotnet_runtime::payload::GCCreateConcurrentThread_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCTerminateConcurrentThread, ::clretw::dotnet_runtime::payload::GCTerminateConcurrentThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCTerminateConcurrentThread, ::clretw::dotnet_runtime::payload::GCTerminateConcurrentThread_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCFinalizersEnd, ::clretw::dotnet_runtime::payload::GCFinalizersEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCFinalizersEnd, ::clretw::dotnet_runtime::payload::GCFinalizersEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::GCFinalizersBegin, ::clretw::dotnet_runtime::payload::GCFinalizersBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCFinalizersBegin, ::clretw::dotnet_runtime::payload::GCFinalizersBegin_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::BulkType, ::clretw::dotnet_runtime::payload::BulkType>(0);
+  f.template operator()<::clretw::dotnet_runtime::GCSetting, ::clretw::dotnet_runtime::payload::GCSetting>(0);
+  f.template operator()<::clretw::dotnet_runtime::CreateWorkerThread, ::clretw::dotnet_runtime::payload::CreateWorkerThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::TerminateWorkerThread, ::clretw::dotnet_runtime::payload::TerminateWorkerThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::RetireWorkerThread, ::clretw::dotnet_runtime::payload::RetireWorkerThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::UnretireWorkerThread, ::clretw::dotnet_runtime::payload::UnretireWorkerThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::CreateIOThread, ::clretw::dotnet_runtime::payload::CreateIOThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::TerminateIOThread, ::clretw::dotnet_runtime::payload::TerminateIOThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::RetireIOThread, ::clretw::dotnet_runtime::payload::RetireIOThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::UnretireIOThread, ::clretw::dotnet_runtime::payload::UnretireIOThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread, ::clretw::dotnet_runtime::payload::ThreadpoolSuspensionSuspendThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread, ::clretw::dotnet_runtime::payload::ThreadpoolSuspensionResumeThread>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart, ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadStart>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop, ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadStop>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart, ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadRetirementStart>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop, ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadRetirementStop>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample, ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadAdjustmentSample>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment, ::clretw::dotnet_runtime::payload::ThreadPoolWorkerThreadAdjustmentAdjustment>(0);
+  f.template operator()<::clretw::dotnet_runtime::ExceptionThrown, ::clretw::dotnet_runtime::payload::ExceptionThrown>(0);
+  f.template operator()<::clretw::dotnet_runtime::ContentionStart, ::clretw::dotnet_runtime::payload::ContentionStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::StackTrace, ::clretw::dotnet_runtime::payload::StackTrace>(0);
+  f.template operator()<::clretw::dotnet_runtime::AppDomainMemAllocated, ::clretw::dotnet_runtime::payload::AppDomainMemAllocated>(0);
+  f.template operator()<::clretw::dotnet_runtime::AppDomainMemSurvived, ::clretw::dotnet_runtime::payload::AppDomainMemSurvived>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadCreated, ::clretw::dotnet_runtime::payload::ThreadCreated>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadTerminated, ::clretw::dotnet_runtime::payload::ThreadTerminated>(0);
+  f.template operator()<::clretw::dotnet_runtime::ThreadAppDomainEnter, ::clretw::dotnet_runtime::payload::ThreadAppDomainEnter>(0);
+  f.template operator()<::clretw::dotnet_runtime::ILStubGenerated, ::clretw::dotnet_runtime::payload::ILStubGenerated>(0);
+  f.template operator()<::clretw::dotnet_runtime::ILStubCacheHit, ::clretw::dotnet_runtime::payload::ILStubCacheHit>(0);
+  f.template operator()<::clretw::dotnet_runtime::ContentionStop, ::clretw::dotnet_runtime::payload::ContentionStop>(0);
+  f.template operator()<::clretw::dotnet_runtime::MethodLoad, ::clretw::dotnet_runtime::payload::MethodLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::MethodLoad, ::clretw::dotnet_runtime::payload::MethodLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::MethodUnLoad, ::clretw::dotnet_runtime::payload::MethodUnLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::MethodUnLoad, ::clretw::dotnet_runtime::payload::MethodUnLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::MethodLoadVerbose, ::clretw::dotnet_runtime::payload::MethodLoadVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime::MethodLoadVerbose, ::clretw::dotnet_runtime::payload::MethodLoadVerbose_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::MethodUnLoadVerbose, ::clretw::dotnet_runtime::payload::MethodUnLoadVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime::MethodUnLoadVerbose, ::clretw::dotnet_runtime::payload::MethodUnLoadVerbose_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::MethodJittingStarted, ::clretw::dotnet_runtime::payload::MethodJittingStarted>(0);
+  f.template operator()<::clretw::dotnet_runtime::DomainModuleLoad, ::clretw::dotnet_runtime::payload::DomainModuleLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::DomainModuleLoad, ::clretw::dotnet_runtime::payload::DomainModuleLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::ModuleLoad, ::clretw::dotnet_runtime::payload::ModuleLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::ModuleLoad, ::clretw::dotnet_runtime::payload::ModuleLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::ModuleLoad, ::clretw::dotnet_runtime::payload::ModuleLoad_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime::ModuleUnload, ::clretw::dotnet_runtime::payload::ModuleUnload>(0);
+  f.template operator()<::clretw::dotnet_runtime::ModuleUnload, ::clretw::dotnet_runtime::payload::ModuleUnload_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::ModuleUnload, ::clretw::dotnet_runtime::payload::ModuleUnload_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime::AssemblyLoad, ::clretw::dotnet_runtime::payload::AssemblyLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::AssemblyLoad, ::clretw::dotnet_runtime::payload::AssemblyLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::AssemblyUnload, ::clretw::dotnet_runtime::payload::AssemblyUnload>(0);
+  f.template operator()<::clretw::dotnet_runtime::AssemblyUnload, ::clretw::dotnet_runtime::payload::AssemblyUnload_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::AppDomainLoad, ::clretw::dotnet_runtime::payload::AppDomainLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::AppDomainLoad, ::clretw::dotnet_runtime::payload::AppDomainLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::AppDomainUnLoad, ::clretw::dotnet_runtime::payload::AppDomainUnLoad>(0);
+  f.template operator()<::clretw::dotnet_runtime::AppDomainUnLoad, ::clretw::dotnet_runtime::payload::AppDomainUnLoad_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::ModuleRange, ::clretw::dotnet_runtime::payload::ModuleRange>(0);
+  f.template operator()<::clretw::dotnet_runtime::StrongNameVerificationStart, ::clretw::dotnet_runtime::payload::StrongNameVerificationStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::StrongNameVerificationStop, ::clretw::dotnet_runtime::payload::StrongNameVerificationStop_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::AuthenticodeVerificationStart, ::clretw::dotnet_runtime::payload::AuthenticodeVerificationStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::AuthenticodeVerificationStop, ::clretw::dotnet_runtime::payload::AuthenticodeVerificationStop_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime::MethodJitInliningSucceeded, ::clretw::dotnet_runtime::payload::MethodJitInliningSucceeded>(0);
+  f.template operator()<::clretw::dotnet_runtime::MethodJitInliningFailed, ::clretw::dotnet_runtime::payload::MethodJitInliningFailed>(0);
+  f.template operator()<::clretw::dotnet_runtime::RuntimeInformationEvent, ::clretw::dotnet_runtime::payload::RuntimeInformationEvent>(0);
 }
 
 }  // namespace clretw::dotnet_runtime

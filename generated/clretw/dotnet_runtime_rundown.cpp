@@ -9,23 +9,23 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
     {0x1, "DesktopClr"},
     {0x2, "CoreClr"},
 };
-constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", false, kEntries_kMap_RuntimeSkuMap};
+constexpr ::clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", false, kEntries_kMap_RuntimeSkuMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
     {0x1, "ManagedExe"},
     {0x2, "HostedClr"},
     {0x4, "IjwDll"},
     {0x8, "ComActivated"},
 };
-constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
+constexpr ::clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x1, "ConcurrentGC"},
     {0x2, "LoaderOptimizationSingleDomain"},
     {0x4, "LoaderOptimizationMultiDomain"},
@@ -42,37 +42,37 @@ constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x200000, "ServerBuild"},
     {0x400000, "Arm"},
 };
-constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+constexpr ::clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
     {0x1, "Default"},
     {0x2, "Executable"},
     {0x4, "AppDomain"},
 };
-constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
+constexpr ::clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Dynamic"},
     {0x4, "Native"},
     {0x8, "Collectible"},
 };
-constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
+constexpr ::clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Native"},
     {0x4, "Dynamic"},
     {0x8, "Manifest"},
     {0x10, "IbcOptimized"},
 };
-constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
+constexpr ::clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x1, "Dynamic"},
     {0x2, "Generic"},
     {0x4, "HasSharedGenericCode"},
@@ -80,16 +80,16 @@ constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x10, "JitHelper"},
     {0x10000000, "ColdSection"},
 };
-constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
+constexpr ::clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
     {0x4, "ColdRange"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", false, kEntries_kMap_ModuleRangeTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", false, kEntries_kMap_ModuleRangeTypeMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_RuntimeSkuMap,
     &kMap_StartupModeMap,
     &kMap_StartupFlagsMap,
@@ -106,18 +106,18 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "ClrStackWalk", line 920
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt8},
+    {.name = "Reserved2", .type = ::clretw::InType::UInt8},
+    {.name = "FrameCount", .type = ::clretw::InType::UInt32},
+    {.name = "Stack", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+constexpr ::clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, ::clretw::kNoField}}, {{8, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
@@ -125,28 +125,28 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
     .line = 920};
 
 // "RuntimeInformation", line 928
-constexpr clretw::FieldDesc kFieldsRuntimeInformation[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "SKU", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
-    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
-    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
-    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
-    {.name = "ComObjectGUID", .type = clretw::InType::Guid},
-    {.name = "RuntimeDLLPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsRuntimeInformation[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "SKU", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
+    {.name = "BclMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "BclQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "StartupFlags", .type = ::clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
+    {.name = "StartupMode", .type = ::clretw::InType::UInt8, .map = &kMap_StartupModeMap},
+    {.name = "CommandLine", .type = ::clretw::InType::UnicodeString},
+    {.name = "ComObjectGUID", .type = ::clretw::InType::Guid},
+    {.name = "RuntimeDLLPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_RuntimeInformation{
+constexpr ::clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, ::clretw::kNoField}}, {{25, 12}, {16, 14}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_RuntimeInformation{
     .name = "RuntimeInformation",
     .fields = kFieldsRuntimeInformation,
     .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
@@ -154,16 +154,16 @@ constexpr clretw::RecordDesc kRecord_RuntimeInformation{
     .line = 928};
 
 // "AppDomainLoadUnload", line 945
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, ::clretw::kNoField}}, {{12, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .name = "AppDomainLoadUnload",
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
@@ -171,18 +171,18 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .line = 945};
 
 // "AppDomainLoadUnload_V1", line 950
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainIndex", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, ::clretw::kNoField}}, {{12, 2}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .name = "AppDomainLoadUnload_V1",
     .fields = kFieldsAppDomainLoadUnload_V1,
     .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
@@ -190,17 +190,17 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .line = 950};
 
 // "AssemblyLoadUnload", line 957
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, ::clretw::kNoField}}, {{20, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .name = "AssemblyLoadUnload",
     .fields = kFieldsAssemblyLoadUnload,
     .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
@@ -208,19 +208,19 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .line = 957};
 
 // "AssemblyLoadUnload_V1", line 963
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "BindingID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, ::clretw::kNoField}}, {{28, 4}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .name = "AssemblyLoadUnload_V1",
     .fields = kFieldsAssemblyLoadUnload_V1,
     .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
@@ -228,19 +228,19 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .line = 963};
 
 // "ModuleLoadUnload", line 971
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload{
     .name = "ModuleLoadUnload",
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
@@ -248,20 +248,20 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
     .line = 971};
 
 // "ModuleLoadUnload_V1", line 979
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .name = "ModuleLoadUnload_V1",
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
@@ -269,26 +269,26 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .line = 979};
 
 // "ModuleLoadUnload_V2", line 988
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ManagedPdbSignature", .type = clretw::InType::Guid},
-    {.name = "ManagedPdbAge", .type = clretw::InType::UInt32},
-    {.name = "ManagedPdbBuildPath", .type = clretw::InType::UnicodeString},
-    {.name = "NativePdbSignature", .type = clretw::InType::Guid},
-    {.name = "NativePdbAge", .type = clretw::InType::UInt32},
-    {.name = "NativePdbBuildPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ManagedPdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "ManagedPdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "ManagedPdbBuildPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "NativePdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "NativePdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "NativePdbBuildPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .name = "ModuleLoadUnload_V2",
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
@@ -296,20 +296,20 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .line = 988};
 
 // "DomainModuleLoadUnload", line 1003
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .name = "DomainModuleLoadUnload",
     .fields = kFieldsDomainModuleLoadUnload,
     .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
@@ -317,21 +317,21 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .line = 1003};
 
 // "DomainModuleLoadUnload_V1", line 1012
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .name = "DomainModuleLoadUnload_V1",
     .fields = kFieldsDomainModuleLoadUnload_V1,
     .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
@@ -339,18 +339,18 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .line = 1012};
 
 // "ModuleRange", line 1022
-constexpr clretw::FieldDesc kFieldsModuleRange[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt32, .map = &kMap_ModuleRangeTypeMap},
+constexpr ::clretw::FieldDesc kFieldsModuleRange[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeBegin", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeSize", .type = ::clretw::InType::UInt32},
+    {.name = "RangeType", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleRangeTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesModuleRange[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesModuleRange[2][5] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}}};
-constexpr clretw::Segment kSegmentsModuleRange[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRange{
+constexpr ::clretw::Segment kSegmentsModuleRange[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleRange{
     .name = "ModuleRange",
     .fields = kFieldsModuleRange,
     .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 22}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 22}},
@@ -358,19 +358,19 @@ constexpr clretw::RecordDesc kRecord_ModuleRange{
     .line = 1022};
 
 // "MethodLoadUnload", line 1029
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, clretw::kNoField}}, {{36, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, ::clretw::kNoField}}, {{36, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload{
     .name = "MethodLoadUnload",
     .fields = kFieldsMethodLoadUnload,
     .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
@@ -378,20 +378,20 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
     .line = 1029};
 
 // "MethodLoadUnload_V1", line 1037
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, ::clretw::kNoField}}, {{38, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .name = "MethodLoadUnload_V1",
     .fields = kFieldsMethodLoadUnload_V1,
     .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
@@ -399,22 +399,22 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .line = 1037};
 
 // "MethodLoadUnloadVerbose", line 1046
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .name = "MethodLoadUnloadVerbose",
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
@@ -422,23 +422,23 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .line = 1046};
 
 // "MethodLoadUnloadVerbose_V1", line 1057
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .name = "MethodLoadUnloadVerbose_V1",
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
@@ -446,18 +446,18 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .line = 1057};
 
 // "ThreadCreated", line 1069
-constexpr clretw::FieldDesc kFieldsThreadCreated[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32},
-    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
-    {.name = "OSThreadID", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsThreadCreated[] = {
+    {.name = "ThreadID", .type = ::clretw::InType::UInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Flags", .type = ::clretw::InType::UInt32},
+    {.name = "ManagedThreadIndex", .type = ::clretw::InType::UInt32},
+    {.name = "OSThreadID", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesThreadCreated[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesThreadCreated[2][5] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}}};
-constexpr clretw::Segment kSegmentsThreadCreated[2][1] = {{{28, clretw::kNoField}}, {{28, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadCreated{
+constexpr ::clretw::Segment kSegmentsThreadCreated[2][1] = {{{28, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadCreated{
     .name = "ThreadCreated",
     .fields = kFieldsThreadCreated,
     .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 28}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 28}},
@@ -465,14 +465,14 @@ constexpr clretw::RecordDesc kRecord_ThreadCreated{
     .line = 1069};
 
 // "DCMarker_V1", line 1076
-constexpr clretw::FieldDesc kFieldsDCMarker_V1[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDCMarker_V1[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDCMarker_V1[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesDCMarker_V1[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsDCMarker_V1[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DCMarker_V1{
+constexpr ::clretw::Segment kSegmentsDCMarker_V1[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DCMarker_V1{
     .name = "DCMarker_V1",
     .fields = kFieldsDCMarker_V1,
     .layout = {{kPlacesDCMarker_V1[0], kSegmentsDCMarker_V1[0], 2}, {kPlacesDCMarker_V1[1], kSegmentsDCMarker_V1[1], 2}},
@@ -482,7 +482,7 @@ constexpr clretw::RecordDesc kRecord_DCMarker_V1{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"LoaderRundownKeyword", 0x8, "Loader"},
     {"JitRundownKeyword", 0x10, "Jit"},
     {"NGenRundownKeyword", 0x20, "NGen"},
@@ -493,7 +493,7 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"StackKeyword", 0x40000000, "Stack"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -502,7 +502,7 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"CLRMethodRundown", 1, "Method"},
     {"CLRLoaderRundown", 2, "Loader"},
     {"CLRStack", 3, "ClrStack"},
@@ -511,7 +511,7 @@ constexpr clretw::TaskDesc kTasks[] = {
     {"AppDomainResourceManagementRundown", 6, "AppDomainResourceManagement"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"DCStartComplete", 1, 14, "DCStartComplete"},
     {"DCEndComplete", 1, 15, "DCEndComplete"},
     {"DCStartInit", 1, 16, "DCStartInit"},
@@ -530,7 +530,7 @@ constexpr clretw::OpcodeDesc kOpcodes[] = {
     {"ThreadDC", 6, 11, "ThreadDC"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 82, .version = 0, .level = 0, .opcode = 82, .task = 3, .keywords = 0x40000000,
      .symbol = "StackTrace", .name = "ClrStack/StackWalk", .task_name = "CLRStack", .opcode_name = "CLRStackWalk",
      .message = "", .payload = &kRecord_ClrStackWalk, .line = 1082},
@@ -647,8 +647,8 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_RuntimeInformation, .line = 1123},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -665,7 +665,7 @@ constexpr std::uint16_t kFirstVersion[] = {
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-Windows-DotNETRuntimeRundown",
     .guid = provider_guid,
     .symbol = "MICROSOFT_WINDOWS_DOTNETRUNTIME_RUNDOWN_PROVIDER",
@@ -681,305 +681,326 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(RuntimeSkuMap value) noexcept { return kMap_RuntimeSkuMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(RuntimeSkuMap value) noexcept { return kMap_RuntimeSkuMap.find(static_cast<::std::uint64_t>(value)); }
 
-std::string to_string(StartupModeMap value) {
-  std::string s;
-  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupModeMap value) {
+  ::std::string s;
+  kMap_StartupModeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(StartupFlagsMap value) {
-  std::string s;
-  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupFlagsMap value) {
+  ::std::string s;
+  kMap_StartupFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(AppDomainFlagsMap value) {
-  std::string s;
-  kMap_AppDomainFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AppDomainFlagsMap value) {
+  ::std::string s;
+  kMap_AppDomainFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(AssemblyFlagsMap value) {
-  std::string s;
-  kMap_AssemblyFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AssemblyFlagsMap value) {
+  ::std::string s;
+  kMap_AssemblyFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ModuleFlagsMap value) {
-  std::string s;
-  kMap_ModuleFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleFlagsMap value) {
+  ::std::string s;
+  kMap_ModuleFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(MethodFlagsMap value) {
-  std::string s;
-  kMap_MethodFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(MethodFlagsMap value) {
+  ::std::string s;
+  kMap_MethodFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
 
-std::string_view to_string(ModuleRangeTypeMap value) noexcept { return kMap_ModuleRangeTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ModuleRangeTypeMap value) noexcept { return kMap_ModuleRangeTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return kRecord_RuntimeInformation; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return kRecord_AppDomainLoadUnload_V1; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return kRecord_AssemblyLoadUnload; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return kRecord_AssemblyLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return kRecord_ModuleLoadUnload; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return kRecord_ModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return kRecord_ModuleLoadUnload_V2; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return kRecord_DomainModuleLoadUnload; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return kRecord_DomainModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleRange::record() noexcept { return kRecord_ModuleRange; }
-const clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return kRecord_MethodLoadUnload; }
-const clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return kRecord_MethodLoadUnload_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return kRecord_MethodLoadUnloadVerbose; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V1; }
-const clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return kRecord_ThreadCreated; }
-const clretw::RecordDesc& templates::DCMarker_V1::record() noexcept { return kRecord_DCMarker_V1; }
+const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ClrStackWalk; }
+const ::clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_RuntimeInformation; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnload; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnload; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnload; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnload_V2; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnload; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleRange::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleRange; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnload; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadVerbose; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadVerbose_V1; }
+const ::clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ThreadCreated; }
+const ::clretw::RecordDesc& templates::DCMarker_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DCMarker_V1; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StackTraceView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr ::clretw::ViewVersion kVersions_StackTraceView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<StackTraceView> StackTraceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, payload, version, pointer_size);
+::clretw::Result<StackTraceView> StackTraceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackTraceView>(::clretw::dotnet_runtime_rundown::kVersions_StackTraceView, payload, version, pointer_size);
 }
-clretw::Result<StackTraceView> StackTraceView::from(const clretw::EventRecord& record) noexcept {
-  return make<StackTraceView>(kVersions_StackTraceView, record, provider_guid, StackTrace::id, StackTrace::name);
+::clretw::Result<StackTraceView> StackTraceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StackTraceView>(::clretw::dotnet_runtime_rundown::kVersions_StackTraceView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::StackTrace::id,
+                         ::clretw::dotnet_runtime_rundown::StackTrace::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
 }  // namespace
-clretw::Result<MethodDCStartView> MethodDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartView>(kVersions_MethodDCStartView, payload, version, pointer_size);
+::clretw::Result<MethodDCStartView> MethodDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartView> MethodDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartView>(kVersions_MethodDCStartView, record, provider_guid, MethodDCStart::id, MethodDCStart::name);
+::clretw::Result<MethodDCStartView> MethodDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, };
 }  // namespace
-clretw::Result<MethodDCEndView> MethodDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndView>(kVersions_MethodDCEndView, payload, version, pointer_size);
+::clretw::Result<MethodDCEndView> MethodDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndView> MethodDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndView>(kVersions_MethodDCEndView, record, provider_guid, MethodDCEnd::id, MethodDCEnd::name);
+::clretw::Result<MethodDCEndView> MethodDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
 }  // namespace
-clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartVerboseView>(kVersions_MethodDCStartVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartVerboseView>(kVersions_MethodDCStartVerboseView, record, provider_guid, MethodDCStartVerbose::id, MethodDCStartVerbose::name);
+::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartVerboseView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, };
 }  // namespace
-clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndVerboseView>(kVersions_MethodDCEndVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndVerboseView>(kVersions_MethodDCEndVerboseView, record, provider_guid, MethodDCEndVerbose::id, MethodDCEndVerbose::name);
+::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndVerboseView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
 }  // namespace
-clretw::Result<DCStartCompleteView> DCStartCompleteView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartCompleteView>(kVersions_DCStartCompleteView, payload, version, pointer_size);
+::clretw::Result<DCStartCompleteView> DCStartCompleteView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartCompleteView, payload, version, pointer_size);
 }
-clretw::Result<DCStartCompleteView> DCStartCompleteView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCStartCompleteView>(kVersions_DCStartCompleteView, record, provider_guid, DCStartComplete::id, DCStartComplete::name);
+::clretw::Result<DCStartCompleteView> DCStartCompleteView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartCompleteView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartComplete::id,
+                         ::clretw::dotnet_runtime_rundown::DCStartComplete::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
 }  // namespace
-clretw::Result<DCEndCompleteView> DCEndCompleteView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndCompleteView>(kVersions_DCEndCompleteView, payload, version, pointer_size);
+::clretw::Result<DCEndCompleteView> DCEndCompleteView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndCompleteView, payload, version, pointer_size);
 }
-clretw::Result<DCEndCompleteView> DCEndCompleteView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCEndCompleteView>(kVersions_DCEndCompleteView, record, provider_guid, DCEndComplete::id, DCEndComplete::name);
+::clretw::Result<DCEndCompleteView> DCEndCompleteView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndCompleteView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndComplete::id,
+                         ::clretw::dotnet_runtime_rundown::DCEndComplete::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartInitView[] = {{1, &kRecord_DCMarker_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DCStartInitView[] = {{1, &kRecord_DCMarker_V1}, };
 }  // namespace
-clretw::Result<DCStartInitView> DCStartInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartInitView>(kVersions_DCStartInitView, payload, version, pointer_size);
+::clretw::Result<DCStartInitView> DCStartInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartInitView, payload, version, pointer_size);
 }
-clretw::Result<DCStartInitView> DCStartInitView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCStartInitView>(kVersions_DCStartInitView, record, provider_guid, DCStartInit::id, DCStartInit::name);
+::clretw::Result<DCStartInitView> DCStartInitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartInitView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartInit::id,
+                         ::clretw::dotnet_runtime_rundown::DCStartInit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCMarker_V1}, };
 }  // namespace
-clretw::Result<DCEndInitView> DCEndInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndInitView>(kVersions_DCEndInitView, payload, version, pointer_size);
+::clretw::Result<DCEndInitView> DCEndInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndInitView, payload, version, pointer_size);
 }
-clretw::Result<DCEndInitView> DCEndInitView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCEndInitView>(kVersions_DCEndInitView, record, provider_guid, DCEndInit::id, DCEndInit::name);
+::clretw::Result<DCEndInitView> DCEndInitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndInitView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndInit::id,
+                         ::clretw::dotnet_runtime_rundown::DCEndInit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
 }  // namespace
-clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleDCStartView>(kVersions_DomainModuleDCStartView, payload, version, pointer_size);
+::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCStartView, payload, version, pointer_size);
 }
-clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<DomainModuleDCStartView>(kVersions_DomainModuleDCStartView, record, provider_guid, DomainModuleDCStart::id, DomainModuleDCStart::name);
+::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
 }  // namespace
-clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleDCEndView>(kVersions_DomainModuleDCEndView, payload, version, pointer_size);
+::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCEndView, payload, version, pointer_size);
 }
-clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<DomainModuleDCEndView>(kVersions_DomainModuleDCEndView, record, provider_guid, DomainModuleDCEnd::id, DomainModuleDCEnd::name);
+::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
 }  // namespace
-clretw::Result<ModuleDCStartView> ModuleDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCStartView>(kVersions_ModuleDCStartView, payload, version, pointer_size);
+::clretw::Result<ModuleDCStartView> ModuleDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCStartView, payload, version, pointer_size);
 }
-clretw::Result<ModuleDCStartView> ModuleDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleDCStartView>(kVersions_ModuleDCStartView, record, provider_guid, ModuleDCStart::id, ModuleDCStart::name);
+::clretw::Result<ModuleDCStartView> ModuleDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
 }  // namespace
-clretw::Result<ModuleDCEndView> ModuleDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCEndView>(kVersions_ModuleDCEndView, payload, version, pointer_size);
+::clretw::Result<ModuleDCEndView> ModuleDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCEndView, payload, version, pointer_size);
 }
-clretw::Result<ModuleDCEndView> ModuleDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleDCEndView>(kVersions_ModuleDCEndView, record, provider_guid, ModuleDCEnd::id, ModuleDCEnd::name);
+::clretw::Result<ModuleDCEndView> ModuleDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyDCStartView>(kVersions_AssemblyDCStartView, payload, version, pointer_size);
+::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCStartView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyDCStartView>(kVersions_AssemblyDCStartView, record, provider_guid, AssemblyDCStart::id, AssemblyDCStart::name);
+::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::AssemblyDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyDCEndView>(kVersions_AssemblyDCEndView, payload, version, pointer_size);
+::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCEndView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyDCEndView>(kVersions_AssemblyDCEndView, record, provider_guid, AssemblyDCEnd::id, AssemblyDCEnd::name);
+::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainDCStartView>(kVersions_AppDomainDCStartView, payload, version, pointer_size);
+::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCStartView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainDCStartView>(kVersions_AppDomainDCStartView, record, provider_guid, AppDomainDCStart::id, AppDomainDCStart::name);
+::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::AppDomainDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainDCEndView>(kVersions_AppDomainDCEndView, payload, version, pointer_size);
+::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCEndView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainDCEndView>(kVersions_AppDomainDCEndView, record, provider_guid, AppDomainDCEnd::id, AppDomainDCEnd::name);
+::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreated}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreated}, };
 }  // namespace
-clretw::Result<ThreadDCView> ThreadDCView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDCView>(kVersions_ThreadDCView, payload, version, pointer_size);
+::clretw::Result<ThreadDCView> ThreadDCView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDCView>(::clretw::dotnet_runtime_rundown::kVersions_ThreadDCView, payload, version, pointer_size);
 }
-clretw::Result<ThreadDCView> ThreadDCView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadDCView>(kVersions_ThreadDCView, record, provider_guid, ThreadDC::id, ThreadDC::name);
+::clretw::Result<ThreadDCView> ThreadDCView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDCView>(::clretw::dotnet_runtime_rundown::kVersions_ThreadDCView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ThreadDC::id,
+                         ::clretw::dotnet_runtime_rundown::ThreadDC::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRange}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRange}, };
 }  // namespace
-clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeDCStartView>(kVersions_ModuleRangeDCStartView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCStartView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeDCStartView>(kVersions_ModuleRangeDCStartView, record, provider_guid, ModuleRangeDCStart::id, ModuleRangeDCStart::name);
+::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRange}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRange}, };
 }  // namespace
-clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeDCEndView>(kVersions_ModuleRangeDCEndView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCEndView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeDCEndView>(kVersions_ModuleRangeDCEndView, record, provider_guid, ModuleRangeDCEnd::id, ModuleRangeDCEnd::name);
+::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformation}, };
+constexpr ::clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformation}, };
 }  // namespace
-clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationDCStartView>(kVersions_RuntimeInformationDCStartView, payload, version, pointer_size);
+::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_RuntimeInformationDCStartView, payload, version, pointer_size);
 }
-clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationDCStartView>(kVersions_RuntimeInformationDCStartView, record, provider_guid, RuntimeInformationDCStart::id, RuntimeInformationDCStart::name);
+::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_RuntimeInformationDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::name);
 }
 
 

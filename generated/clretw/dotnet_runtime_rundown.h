@@ -17,23 +17,23 @@
 
 namespace clretw::dotnet_runtime_rundown {
 
-inline constexpr std::string_view provider_name = "Microsoft-Windows-DotNETRuntimeRundown";
-inline constexpr clretw::Guid provider_guid = {0xa669021c, 0xc450, 0x4609, {0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}};
+inline constexpr ::std::string_view provider_name = "Microsoft-Windows-DotNETRuntimeRundown";
+inline constexpr ::clretw::Guid provider_guid = {0xa669021c, 0xc450, 0x4609, {0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_runtime_rundown.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   LoaderRundownKeyword = 0x8,
   JitRundownKeyword = 0x10,
@@ -46,7 +46,7 @@ enum class Keywords : std::uint64_t {
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -55,7 +55,7 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   CLRMethodRundown = 1,
   CLRLoaderRundown = 2,
@@ -66,7 +66,7 @@ enum class Task : std::uint16_t {
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -81,7 +81,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task CLRMethodRundown.
-enum class CLRMethodRundownOpcode : std::uint8_t {
+enum class CLRMethodRundownOpcode : ::std::uint8_t {
   DCStartComplete = 14,
   DCEndComplete = 15,
   DCStartInit = 16,
@@ -91,7 +91,7 @@ enum class CLRMethodRundownOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRLoaderRundown.
-enum class CLRLoaderRundownOpcode : std::uint8_t {
+enum class CLRLoaderRundownOpcode : ::std::uint8_t {
   ModuleDCStart = 35,
   ModuleDCEnd = 36,
   AssemblyDCStart = 39,
@@ -103,12 +103,12 @@ enum class CLRLoaderRundownOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRStack.
-enum class CLRStackOpcode : std::uint8_t {
+enum class CLRStackOpcode : ::std::uint8_t {
   CLRStackWalk = 82,
 };
 
 // Opcodes of task AppDomainResourceManagementRundown.
-enum class AppDomainResourceManagementRundownOpcode : std::uint8_t {
+enum class AppDomainResourceManagementRundownOpcode : ::std::uint8_t {
   ThreadDC = 11,
 };
 
@@ -116,16 +116,16 @@ enum class AppDomainResourceManagementRundownOpcode : std::uint8_t {
 // Maps
 
 /// Value map RuntimeSkuMap (ClrEtwBuiltin.man:862).
-enum class RuntimeSkuMap : std::uint32_t {
+enum class RuntimeSkuMap : ::std::uint32_t {
   DesktopClr = 0x1,
   CoreClr = 0x2,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(RuntimeSkuMap value) noexcept;
+::std::string_view to_string(RuntimeSkuMap value) noexcept;
 
 /// Bit map StartupModeMap (ClrEtwBuiltin.man:866).
-enum class StartupModeMap : std::uint32_t {
+enum class StartupModeMap : ::std::uint32_t {
   ManagedExe = 0x1,
   HostedClr = 0x2,
   IjwDll = 0x4,
@@ -133,11 +133,11 @@ enum class StartupModeMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(StartupModeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(StartupModeMap value);
+::std::string to_string(StartupModeMap value);
 
 
 /// Bit map StartupFlagsMap (ClrEtwBuiltin.man:872).
-enum class StartupFlagsMap : std::uint32_t {
+enum class StartupFlagsMap : ::std::uint32_t {
   ConcurrentGC = 0x1,
   LoaderOptimizationSingleDomain = 0x2,
   LoaderOptimizationMultiDomain = 0x4,
@@ -156,22 +156,22 @@ enum class StartupFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(StartupFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(StartupFlagsMap value);
+::std::string to_string(StartupFlagsMap value);
 
 
 /// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:889).
-enum class AppDomainFlagsMap : std::uint32_t {
+enum class AppDomainFlagsMap : ::std::uint32_t {
   Default = 0x1,
   Executable = 0x2,
   AppDomain = 0x4,
 };
 constexpr bool clretw_flag_enum(AppDomainFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AppDomainFlagsMap value);
+::std::string to_string(AppDomainFlagsMap value);
 
 
 /// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:894).
-enum class AssemblyFlagsMap : std::uint32_t {
+enum class AssemblyFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Dynamic = 0x2,
   Native = 0x4,
@@ -179,11 +179,11 @@ enum class AssemblyFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(AssemblyFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AssemblyFlagsMap value);
+::std::string to_string(AssemblyFlagsMap value);
 
 
 /// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:900).
-enum class ModuleFlagsMap : std::uint32_t {
+enum class ModuleFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Native = 0x2,
   Dynamic = 0x4,
@@ -192,11 +192,11 @@ enum class ModuleFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(ModuleFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ModuleFlagsMap value);
+::std::string to_string(ModuleFlagsMap value);
 
 
 /// Bit map MethodFlagsMap (ClrEtwBuiltin.man:907).
-enum class MethodFlagsMap : std::uint32_t {
+enum class MethodFlagsMap : ::std::uint32_t {
   Dynamic = 0x1,
   Generic = 0x2,
   HasSharedGenericCode = 0x4,
@@ -206,16 +206,16 @@ enum class MethodFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(MethodFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(MethodFlagsMap value);
+::std::string to_string(MethodFlagsMap value);
 
 
 /// Value map ModuleRangeTypeMap (ClrEtwBuiltin.man:915).
-enum class ModuleRangeTypeMap : std::uint32_t {
+enum class ModuleRangeTypeMap : ::std::uint32_t {
   ColdRange = 0x4,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ModuleRangeTypeMap value) noexcept;
+::std::string_view to_string(ModuleRangeTypeMap value) noexcept;
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
@@ -226,18 +226,18 @@ namespace templates {
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:920).
 struct ClrStackWalk {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint8_t Reserved1{};  // win:UInt8
-  std::uint8_t Reserved2{};  // win:UInt8
-  std::uint32_t FrameCount{};  // win:UInt32
-  std::vector<std::uint64_t> Stack{};  // win:Pointer, count FrameCount
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint8_t Reserved1{};  // win:UInt8
+  ::std::uint8_t Reserved2{};  // win:UInt8
+  ::std::uint32_t FrameCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClrStackWalk> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -264,28 +264,28 @@ struct ClrStackWalk {
 
 /// Template RuntimeInformation (ClrEtwBuiltin.man:928).
 struct RuntimeInformation {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  RuntimeSkuMap SKU{};  // win:UInt16, map RuntimeSkuMap
-  std::uint16_t BclMajorVersion{};  // win:UInt16
-  std::uint16_t BclMinorVersion{};  // win:UInt16
-  std::uint16_t BclBuildNumber{};  // win:UInt16
-  std::uint16_t BclQfeNumber{};  // win:UInt16
-  std::uint16_t VMMajorVersion{};  // win:UInt16
-  std::uint16_t VMMinorVersion{};  // win:UInt16
-  std::uint16_t VMBuildNumber{};  // win:UInt16
-  std::uint16_t VMQfeNumber{};  // win:UInt16
-  StartupFlagsMap StartupFlags{};  // win:UInt32, map StartupFlagsMap
-  StartupModeMap StartupMode{};  // win:UInt8, map StartupModeMap
-  std::string CommandLine{};  // win:UnicodeString
-  clretw::Guid ComObjectGUID{};  // win:GUID
-  std::string RuntimeDLLPath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::dotnet_runtime_rundown::RuntimeSkuMap SKU{};  // win:UInt16, map RuntimeSkuMap
+  ::std::uint16_t BclMajorVersion{};  // win:UInt16
+  ::std::uint16_t BclMinorVersion{};  // win:UInt16
+  ::std::uint16_t BclBuildNumber{};  // win:UInt16
+  ::std::uint16_t BclQfeNumber{};  // win:UInt16
+  ::std::uint16_t VMMajorVersion{};  // win:UInt16
+  ::std::uint16_t VMMinorVersion{};  // win:UInt16
+  ::std::uint16_t VMBuildNumber{};  // win:UInt16
+  ::std::uint16_t VMQfeNumber{};  // win:UInt16
+  ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags{};  // win:UInt32, map StartupFlagsMap
+  ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode{};  // win:UInt8, map StartupModeMap
+  ::std::string CommandLine{};  // win:UnicodeString
+  ::clretw::Guid ComObjectGUID{};  // win:GUID
+  ::std::string RuntimeDLLPath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<RuntimeInformation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<RuntimeInformation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<RuntimeInformation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<RuntimeInformation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -322,16 +322,16 @@ struct RuntimeInformation {
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:945).
 struct AppDomainLoadUnload {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
-  std::string AppDomainName{};  // win:UnicodeString
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
+  ::std::string AppDomainName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -356,18 +356,18 @@ struct AppDomainLoadUnload {
 
 /// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:950).
 struct AppDomainLoadUnload_V1 {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
-  std::string AppDomainName{};  // win:UnicodeString
-  std::uint32_t AppDomainIndex{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
+  ::std::string AppDomainName{};  // win:UnicodeString
+  ::std::uint32_t AppDomainIndex{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -394,17 +394,17 @@ struct AppDomainLoadUnload_V1 {
 
 /// Template AssemblyLoadUnload (ClrEtwBuiltin.man:957).
 struct AssemblyLoadUnload {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
-  std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
+  ::std::string AssemblyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -430,19 +430,19 @@ struct AssemblyLoadUnload {
 
 /// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:963).
 struct AssemblyLoadUnload_V1 {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t BindingID{};  // win:UInt64 -> win:HexInt64
-  AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
-  std::string AssemblyName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t BindingID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
+  ::std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -470,19 +470,19 @@ struct AssemblyLoadUnload_V1 {
 
 /// Template ModuleLoadUnload (ClrEtwBuiltin.man:971).
 struct ModuleLoadUnload {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -510,20 +510,20 @@ struct ModuleLoadUnload {
 
 /// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:979).
 struct ModuleLoadUnload_V1 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -552,26 +552,26 @@ struct ModuleLoadUnload_V1 {
 
 /// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:988).
 struct ModuleLoadUnload_V2 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  clretw::Guid ManagedPdbSignature{};  // win:GUID
-  std::uint32_t ManagedPdbAge{};  // win:UInt32
-  std::string ManagedPdbBuildPath{};  // win:UnicodeString
-  clretw::Guid NativePdbSignature{};  // win:GUID
-  std::uint32_t NativePdbAge{};  // win:UInt32
-  std::string NativePdbBuildPath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::Guid ManagedPdbSignature{};  // win:GUID
+  ::std::uint32_t ManagedPdbAge{};  // win:UInt32
+  ::std::string ManagedPdbBuildPath{};  // win:UnicodeString
+  ::clretw::Guid NativePdbSignature{};  // win:GUID
+  ::std::uint32_t NativePdbAge{};  // win:UInt32
+  ::std::string NativePdbBuildPath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnload_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnload_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnload_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -606,20 +606,20 @@ struct ModuleLoadUnload_V2 {
 
 /// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1003).
 struct DomainModuleLoadUnload {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DomainModuleLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DomainModuleLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DomainModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DomainModuleLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -648,21 +648,21 @@ struct DomainModuleLoadUnload {
 
 /// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1012).
 struct DomainModuleLoadUnload_V1 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DomainModuleLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DomainModuleLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DomainModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DomainModuleLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -692,18 +692,18 @@ struct DomainModuleLoadUnload_V1 {
 
 /// Template ModuleRange (ClrEtwBuiltin.man:1022).
 struct ModuleRange {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize{};  // win:UInt32
-  ModuleRangeTypeMap RangeType{};  // win:UInt32, map ModuleRangeTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t RangeSize{};  // win:UInt32
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType{};  // win:UInt32, map ModuleRangeTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleRange> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleRange>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleRange> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleRange>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -730,19 +730,19 @@ struct ModuleRange {
 
 /// Template MethodLoadUnload (ClrEtwBuiltin.man:1029).
 struct MethodLoadUnload {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -770,20 +770,20 @@ struct MethodLoadUnload {
 
 /// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1037).
 struct MethodLoadUnload_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnload_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnload_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnload_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -812,22 +812,22 @@ struct MethodLoadUnload_V1 {
 
 /// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1046).
 struct MethodLoadUnloadVerbose {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNameSpace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNameSpace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadVerbose> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadVerbose>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadVerbose>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -858,23 +858,23 @@ struct MethodLoadUnloadVerbose {
 
 /// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1057).
 struct MethodLoadUnloadVerbose_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNameSpace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNameSpace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadVerbose_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadVerbose_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadVerbose_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -906,18 +906,18 @@ struct MethodLoadUnloadVerbose_V1 {
 
 /// Template ThreadCreated (ClrEtwBuiltin.man:1069).
 struct ThreadCreated {
-  std::uint64_t ThreadID{};  // win:UInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t Flags{};  // win:UInt32
-  std::uint32_t ManagedThreadIndex{};  // win:UInt32
-  std::uint32_t OSThreadID{};  // win:UInt32
+  ::std::uint64_t ThreadID{};  // win:UInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t Flags{};  // win:UInt32
+  ::std::uint32_t ManagedThreadIndex{};  // win:UInt32
+  ::std::uint32_t OSThreadID{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadCreated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadCreated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadCreated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -944,14 +944,14 @@ struct ThreadCreated {
 
 /// Template DCMarker_V1 (ClrEtwBuiltin.man:1076).
 struct DCMarker_V1 {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DCMarker_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DCMarker_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DCMarker_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DCMarker_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -976,44 +976,44 @@ struct DCMarker_V1 {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using StackTrace = templates::ClrStackWalk;  // StackTrace v0
-using MethodDCStart = templates::MethodLoadUnload;  // MethodDCStart v0
-using MethodDCStart_V1 = templates::MethodLoadUnload_V1;  // MethodDCStart v1
-using MethodDCEnd = templates::MethodLoadUnload;  // MethodDCEnd v0
-using MethodDCEnd_V1 = templates::MethodLoadUnload_V1;  // MethodDCEnd v1
-using MethodDCStartVerbose = templates::MethodLoadUnloadVerbose;  // MethodDCStartVerbose v0
-using MethodDCStartVerbose_V1 = templates::MethodLoadUnloadVerbose_V1;  // MethodDCStartVerbose v1
-using MethodDCEndVerbose = templates::MethodLoadUnloadVerbose;  // MethodDCEndVerbose v0
-using MethodDCEndVerbose_V1 = templates::MethodLoadUnloadVerbose_V1;  // MethodDCEndVerbose v1
-using DCStartComplete = clretw::EmptyPayload;  // DCStartComplete v0
-using DCStartComplete_V1 = templates::DCMarker_V1;  // DCStartComplete v1
-using DCEndComplete = clretw::EmptyPayload;  // DCEndComplete v0
-using DCEndComplete_V1 = templates::DCMarker_V1;  // DCEndComplete v1
-using DCStartInit_V1 = templates::DCMarker_V1;  // DCStartInit v1
-using DCEndInit = clretw::EmptyPayload;  // DCEndInit v0
-using DCEndInit_V1 = templates::DCMarker_V1;  // DCEndInit v1
-using DomainModuleDCStart = templates::DomainModuleLoadUnload;  // DomainModuleDCStart v0
-using DomainModuleDCStart_V1 = templates::DomainModuleLoadUnload_V1;  // DomainModuleDCStart v1
-using DomainModuleDCEnd = templates::DomainModuleLoadUnload;  // DomainModuleDCEnd v0
-using DomainModuleDCEnd_V1 = templates::DomainModuleLoadUnload_V1;  // DomainModuleDCEnd v1
-using ModuleDCStart = templates::ModuleLoadUnload;  // ModuleDCStart v0
-using ModuleDCStart_V1 = templates::ModuleLoadUnload_V1;  // ModuleDCStart v1
-using ModuleDCStart_V2 = templates::ModuleLoadUnload_V2;  // ModuleDCStart v2
-using ModuleDCEnd = templates::ModuleLoadUnload;  // ModuleDCEnd v0
-using ModuleDCEnd_V1 = templates::ModuleLoadUnload_V1;  // ModuleDCEnd v1
-using ModuleDCEnd_V2 = templates::ModuleLoadUnload_V2;  // ModuleDCEnd v2
-using AssemblyDCStart = templates::AssemblyLoadUnload;  // AssemblyDCStart v0
-using AssemblyDCStart_V1 = templates::AssemblyLoadUnload_V1;  // AssemblyDCStart v1
-using AssemblyDCEnd = templates::AssemblyLoadUnload;  // AssemblyDCEnd v0
-using AssemblyDCEnd_V1 = templates::AssemblyLoadUnload_V1;  // AssemblyDCEnd v1
-using AppDomainDCStart = templates::AppDomainLoadUnload;  // AppDomainDCStart v0
-using AppDomainDCStart_V1 = templates::AppDomainLoadUnload_V1;  // AppDomainDCStart v1
-using AppDomainDCEnd = templates::AppDomainLoadUnload;  // AppDomainDCEnd v0
-using AppDomainDCEnd_V1 = templates::AppDomainLoadUnload_V1;  // AppDomainDCEnd v1
-using ThreadDC = templates::ThreadCreated;  // ThreadDC v0
-using ModuleRangeDCStart = templates::ModuleRange;  // ModuleRangeDCStart v0
-using ModuleRangeDCEnd = templates::ModuleRange;  // ModuleRangeDCEnd v0
-using RuntimeInformationDCStart = templates::RuntimeInformation;  // RuntimeInformationDCStart v0
+using StackTrace = ::clretw::dotnet_runtime_rundown::templates::ClrStackWalk;  // StackTrace v0
+using MethodDCStart = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnload;  // MethodDCStart v0
+using MethodDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnload_V1;  // MethodDCStart v1
+using MethodDCEnd = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnload;  // MethodDCEnd v0
+using MethodDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnload_V1;  // MethodDCEnd v1
+using MethodDCStartVerbose = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadVerbose;  // MethodDCStartVerbose v0
+using MethodDCStartVerbose_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadVerbose_V1;  // MethodDCStartVerbose v1
+using MethodDCEndVerbose = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadVerbose;  // MethodDCEndVerbose v0
+using MethodDCEndVerbose_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadVerbose_V1;  // MethodDCEndVerbose v1
+using DCStartComplete = ::clretw::EmptyPayload;  // DCStartComplete v0
+using DCStartComplete_V1 = ::clretw::dotnet_runtime_rundown::templates::DCMarker_V1;  // DCStartComplete v1
+using DCEndComplete = ::clretw::EmptyPayload;  // DCEndComplete v0
+using DCEndComplete_V1 = ::clretw::dotnet_runtime_rundown::templates::DCMarker_V1;  // DCEndComplete v1
+using DCStartInit_V1 = ::clretw::dotnet_runtime_rundown::templates::DCMarker_V1;  // DCStartInit v1
+using DCEndInit = ::clretw::EmptyPayload;  // DCEndInit v0
+using DCEndInit_V1 = ::clretw::dotnet_runtime_rundown::templates::DCMarker_V1;  // DCEndInit v1
+using DomainModuleDCStart = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnload;  // DomainModuleDCStart v0
+using DomainModuleDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnload_V1;  // DomainModuleDCStart v1
+using DomainModuleDCEnd = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnload;  // DomainModuleDCEnd v0
+using DomainModuleDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnload_V1;  // DomainModuleDCEnd v1
+using ModuleDCStart = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnload;  // ModuleDCStart v0
+using ModuleDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnload_V1;  // ModuleDCStart v1
+using ModuleDCStart_V2 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnload_V2;  // ModuleDCStart v2
+using ModuleDCEnd = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnload;  // ModuleDCEnd v0
+using ModuleDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnload_V1;  // ModuleDCEnd v1
+using ModuleDCEnd_V2 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnload_V2;  // ModuleDCEnd v2
+using AssemblyDCStart = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnload;  // AssemblyDCStart v0
+using AssemblyDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnload_V1;  // AssemblyDCStart v1
+using AssemblyDCEnd = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnload;  // AssemblyDCEnd v0
+using AssemblyDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnload_V1;  // AssemblyDCEnd v1
+using AppDomainDCStart = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnload;  // AppDomainDCStart v0
+using AppDomainDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnload_V1;  // AppDomainDCStart v1
+using AppDomainDCEnd = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnload;  // AppDomainDCEnd v0
+using AppDomainDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnload_V1;  // AppDomainDCEnd v1
+using ThreadDC = ::clretw::dotnet_runtime_rundown::templates::ThreadCreated;  // ThreadDC v0
+using ModuleRangeDCStart = ::clretw::dotnet_runtime_rundown::templates::ModuleRange;  // ModuleRangeDCStart v0
+using ModuleRangeDCEnd = ::clretw::dotnet_runtime_rundown::templates::ModuleRange;  // ModuleRangeDCEnd v0
+using RuntimeInformationDCStart = ::clretw::dotnet_runtime_rundown::templates::RuntimeInformation;  // RuntimeInformationDCStart v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -1023,504 +1023,504 @@ using RuntimeInformationDCStart = templates::RuntimeInformation;  // RuntimeInfo
 
 /// StackTrace: event 82 of Microsoft-Windows-DotNETRuntimeRundown ("ClrStack/StackWalk"), version 0.
 ///   v0 StackTrace: template ClrStackWalk (ClrEtwBuiltin.man:1082)
-class StackTraceView : public clretw::ViewBase<2> {
+class StackTraceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<StackTraceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackTraceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<StackTraceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StackTraceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt8
-  std::uint8_t Reserved1() const noexcept { return get<std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
   // win:UInt8
-  std::uint8_t Reserved2() const noexcept { return get<std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
   // win:UInt32
-  std::uint32_t FrameCount() const noexcept { return get<std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
   // win:Pointer
-  clretw::ArrayView<std::uint64_t> Stack() const noexcept { return array<std::uint64_t>(k_Stack[ps8_]); }
+  ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Reserved1", Reserved1());
-    f("Reserved2", Reserved2());
-    f("FrameCount", FrameCount());
-    f("Stack", Stack());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Reserved1", this->Reserved1());
+    f("Reserved2", this->Reserved2());
+    f("FrameCount", this->FrameCount());
+    f("Stack", this->Stack());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   StackTraceView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(1, 0, 2, 1, 1);
-  static constexpr clretw::FieldLoc k_Reserved2 = clretw::loc(2, 0, 3, 1, 1);
-  static constexpr clretw::FieldLoc k_FrameCount = clretw::loc(3, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Stack[2] = {clretw::loc(4, 0, 8, clretw::kVariable, 4), clretw::loc(4, 0, 8, clretw::kVariable, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
+  static constexpr ::clretw::FieldLoc k_FrameCount = ::clretw::loc(3, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Stack[2] = {::clretw::loc(4, 0, 8, ::clretw::kVariable, 4), ::clretw::loc(4, 0, 8, ::clretw::kVariable, 8)};
 };
 
 /// MethodDCStart: event 137 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStart"), versions 0, 1.
 ///   v0 MethodDCStart: template MethodLoadUnload (ClrEtwBuiltin.man:1084)
 ///   v1 MethodDCStart_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1085)
-class MethodDCStartView : public clretw::ViewBase<1> {
+class MethodDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MethodDCStartView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(6, 0, 36, 2, 2),  // v1
+      ::clretw::loc(6, 0, 36, 2, 2),  // v1
   };
 };
 
 /// MethodDCEnd: event 138 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStop"), versions 0, 1.
 ///   v0 MethodDCEnd: template MethodLoadUnload (ClrEtwBuiltin.man:1086)
 ///   v1 MethodDCEnd_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1087)
-class MethodDCEndView : public clretw::ViewBase<1> {
+class MethodDCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MethodDCEndView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(6, 0, 36, 2, 2),  // v1
+      ::clretw::loc(6, 0, 36, 2, 2),  // v1
   };
 };
 
 /// MethodDCStartVerbose: event 141 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartVerbose"), versions 0, 1.
 ///   v0 MethodDCStartVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1088)
 ///   v1 MethodDCStartVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1089)
-class MethodDCStartVerboseView : public clretw::ViewBase<4> {
+class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCStartVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCStartVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UnicodeString
-  clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
+  ::clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("MethodNameSpace", MethodNameSpace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("MethodNameSpace", this->MethodNameSpace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodDCStartVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNameSpace = clretw::loc(6, 0, 36, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(7, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(8, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNameSpace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(9, 3, 0, 2, 2),  // v1
+      ::clretw::loc(9, 3, 0, 2, 2),  // v1
   };
 };
 
 /// MethodDCEndVerbose: event 142 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCEndVerbose"), versions 0, 1.
 ///   v0 MethodDCEndVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1090)
 ///   v1 MethodDCEndVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1091)
-class MethodDCEndVerboseView : public clretw::ViewBase<4> {
+class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCEndVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCEndVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UnicodeString
-  clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
+  ::clretw::Utf16View MethodNameSpace() const noexcept { return utf16(k_MethodNameSpace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("MethodNameSpace", MethodNameSpace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("MethodNameSpace", this->MethodNameSpace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodDCEndVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNameSpace = clretw::loc(6, 0, 36, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(7, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(8, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNameSpace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(9, 3, 0, 2, 2),  // v1
+      ::clretw::loc(9, 3, 0, 2, 2),  // v1
   };
 };
 
 /// DCStartComplete: event 145 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartComplete"), versions 0, 1.
 ///   v0 DCStartComplete: no payload (ClrEtwBuiltin.man:1094)
 ///   v1 DCStartComplete_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1095)
-class DCStartCompleteView : public clretw::ViewBase<1> {
+class DCStartCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCStartCompleteView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCStartCompleteView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartCompleteView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCStartCompleteView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// DCEndComplete: event 146 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCEndComplete"), versions 0, 1.
 ///   v0 DCEndComplete: no payload (ClrEtwBuiltin.man:1096)
 ///   v1 DCEndComplete_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1097)
-class DCEndCompleteView : public clretw::ViewBase<1> {
+class DCEndCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCEndCompleteView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCEndCompleteView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndCompleteView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCEndCompleteView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// DCStartInit: event 147 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartInit"), version 1.
 ///   v1 DCStartInit_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1098)
-class DCStartInitView : public clretw::ViewBase<1> {
+class DCStartInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCStartInitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCStartInitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartInitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCStartInitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// DCEndInit: event 148 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCEndInit"), versions 0, 1.
 ///   v0 DCEndInit: no payload (ClrEtwBuiltin.man:1099)
 ///   v1 DCEndInit_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1100)
-class DCEndInitView : public clretw::ViewBase<1> {
+class DCEndInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCEndInitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCEndInitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndInitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCEndInitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// DomainModuleDCStart: event 151 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStart"), versions 0, 1.
 ///   v0 DomainModuleDCStart: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1101)
 ///   v1 DomainModuleDCStart_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1102)
-class DomainModuleDCStartView : public clretw::ViewBase<3> {
+class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DomainModuleDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DomainModuleDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   DomainModuleDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(5, 0, 32, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 0, 2, 2),  // v1
+      ::clretw::loc(7, 2, 0, 2, 2),  // v1
   };
 };
 
 /// DomainModuleDCEnd: event 152 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCEnd"), versions 0, 1.
 ///   v0 DomainModuleDCEnd: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1103)
 ///   v1 DomainModuleDCEnd_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1104)
-class DomainModuleDCEndView : public clretw::ViewBase<3> {
+class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DomainModuleDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DomainModuleDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   DomainModuleDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(5, 0, 32, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 0, 2, 2),  // v1
+      ::clretw::loc(7, 2, 0, 2, 2),  // v1
   };
 };
 
@@ -1528,102 +1528,102 @@ class DomainModuleDCEndView : public clretw::ViewBase<3> {
 ///   v0 ModuleDCStart: template ModuleLoadUnload (ClrEtwBuiltin.man:1105)
 ///   v1 ModuleDCStart_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1106)
 ///   v2 ModuleDCStart_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1107)
-class ModuleDCStartView : public clretw::ViewBase<5> {
+class ModuleDCStartView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> NativePdbSignature() const noexcept { return get_opt<clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> NativePdbAge() const noexcept { return get_opt<std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ManagedPdbSignature", ManagedPdbSignature());
-    f("ManagedPdbAge", ManagedPdbAge());
-    f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-    f("NativePdbSignature", NativePdbSignature());
-    f("NativePdbAge", NativePdbAge());
-    f("NativePdbBuildPath", NativePdbBuildPath());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ManagedPdbSignature", this->ManagedPdbSignature());
+    f("ManagedPdbAge", this->ManagedPdbAge());
+    f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+    f("NativePdbSignature", this->NativePdbSignature());
+    f("NativePdbAge", this->NativePdbAge());
+    f("NativePdbBuildPath", this->NativePdbBuildPath());
   }
 
  private:
-  friend class clretw::ViewBase<5>;
+  friend class ::clretw::ViewBase<5>;
   ModuleDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 2, 0, 2, 2),  // v1
-      clretw::loc(6, 2, 0, 2, 2),  // v2
+      ::clretw::loc(6, 2, 0, 2, 2),  // v1
+      ::clretw::loc(6, 2, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 2, 2, 16, 16),  // v2
+      ::clretw::loc(7, 2, 2, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(8, 2, 18, 4, 4),  // v2
+      ::clretw::loc(8, 2, 18, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(9, 2, 22, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 0, 16, 16),  // v2
+      ::clretw::loc(10, 3, 0, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(11, 3, 16, 4, 4),  // v2
+      ::clretw::loc(11, 3, 16, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(12, 3, 20, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
 };
 
@@ -1631,519 +1631,519 @@ class ModuleDCStartView : public clretw::ViewBase<5> {
 ///   v0 ModuleDCEnd: template ModuleLoadUnload (ClrEtwBuiltin.man:1108)
 ///   v1 ModuleDCEnd_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1109)
 ///   v2 ModuleDCEnd_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1110)
-class ModuleDCEndView : public clretw::ViewBase<5> {
+class ModuleDCEndView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> NativePdbSignature() const noexcept { return get_opt<clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> NativePdbAge() const noexcept { return get_opt<std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ManagedPdbSignature", ManagedPdbSignature());
-    f("ManagedPdbAge", ManagedPdbAge());
-    f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-    f("NativePdbSignature", NativePdbSignature());
-    f("NativePdbAge", NativePdbAge());
-    f("NativePdbBuildPath", NativePdbBuildPath());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ManagedPdbSignature", this->ManagedPdbSignature());
+    f("ManagedPdbAge", this->ManagedPdbAge());
+    f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+    f("NativePdbSignature", this->NativePdbSignature());
+    f("NativePdbAge", this->NativePdbAge());
+    f("NativePdbBuildPath", this->NativePdbBuildPath());
   }
 
  private:
-  friend class clretw::ViewBase<5>;
+  friend class ::clretw::ViewBase<5>;
   ModuleDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 2, 0, 2, 2),  // v1
-      clretw::loc(6, 2, 0, 2, 2),  // v2
+      ::clretw::loc(6, 2, 0, 2, 2),  // v1
+      ::clretw::loc(6, 2, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 2, 2, 16, 16),  // v2
+      ::clretw::loc(7, 2, 2, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(8, 2, 18, 4, 4),  // v2
+      ::clretw::loc(8, 2, 18, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(9, 2, 22, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 0, 16, 16),  // v2
+      ::clretw::loc(10, 3, 0, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(11, 3, 16, 4, 4),  // v2
+      ::clretw::loc(11, 3, 16, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(12, 3, 20, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
 };
 
 /// AssemblyDCStart: event 155 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStart"), versions 0, 1.
 ///   v0 AssemblyDCStart: template AssemblyLoadUnload (ClrEtwBuiltin.man:1111)
 ///   v1 AssemblyDCStart_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1112)
-class AssemblyDCStartView : public clretw::ViewBase<2> {
+class AssemblyDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AssemblyDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AssemblyDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> BindingID() const noexcept { return get_opt<std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  AssemblyFlagsMap AssemblyFlags() const noexcept { return get<AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("BindingID", BindingID());
-    f("AssemblyFlags", AssemblyFlags());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("BindingID", this->BindingID());
+    f("AssemblyFlags", this->AssemblyFlags());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AssemblyDCStartView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_BindingID[2] = {
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 16, 8, 8),  // v1
+      ::clretw::loc(2, 0, 16, 8, 8),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyFlags[2] = {
-      clretw::loc(2, 0, 16, 4, 4),  // v0
-      clretw::loc(3, 0, 24, 4, 4),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
+      ::clretw::loc(2, 0, 16, 4, 4),  // v0
+      ::clretw::loc(3, 0, 24, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyName[2] = {
-      clretw::loc(3, 0, 20, clretw::kVariable, 0, clretw::kTerminated),  // v0
-      clretw::loc(4, 0, 28, clretw::kVariable, 0, clretw::kTerminated),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyName[2] = {
+      ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
+      ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(5, 1, 0, 2, 2),  // v1
+      ::clretw::loc(5, 1, 0, 2, 2),  // v1
   };
 };
 
 /// AssemblyDCEnd: event 156 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCEnd"), versions 0, 1.
 ///   v0 AssemblyDCEnd: template AssemblyLoadUnload (ClrEtwBuiltin.man:1113)
 ///   v1 AssemblyDCEnd_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1114)
-class AssemblyDCEndView : public clretw::ViewBase<2> {
+class AssemblyDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AssemblyDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AssemblyDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> BindingID() const noexcept { return get_opt<std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  AssemblyFlagsMap AssemblyFlags() const noexcept { return get<AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("BindingID", BindingID());
-    f("AssemblyFlags", AssemblyFlags());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("BindingID", this->BindingID());
+    f("AssemblyFlags", this->AssemblyFlags());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AssemblyDCEndView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_BindingID[2] = {
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 16, 8, 8),  // v1
+      ::clretw::loc(2, 0, 16, 8, 8),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyFlags[2] = {
-      clretw::loc(2, 0, 16, 4, 4),  // v0
-      clretw::loc(3, 0, 24, 4, 4),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
+      ::clretw::loc(2, 0, 16, 4, 4),  // v0
+      ::clretw::loc(3, 0, 24, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyName[2] = {
-      clretw::loc(3, 0, 20, clretw::kVariable, 0, clretw::kTerminated),  // v0
-      clretw::loc(4, 0, 28, clretw::kVariable, 0, clretw::kTerminated),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyName[2] = {
+      ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
+      ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(5, 1, 0, 2, 2),  // v1
+      ::clretw::loc(5, 1, 0, 2, 2),  // v1
   };
 };
 
 /// AppDomainDCStart: event 157 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStart"), versions 0, 1.
 ///   v0 AppDomainDCStart: template AppDomainLoadUnload (ClrEtwBuiltin.man:1115)
 ///   v1 AppDomainDCStart_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1116)
-class AppDomainDCStartView : public clretw::ViewBase<2> {
+class AppDomainDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  AppDomainFlagsMap AppDomainFlags() const noexcept { return get<AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap>(k_AppDomainFlags); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AppDomainIndex() const noexcept { return get_opt<std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainFlags", AppDomainFlags());
-    f("AppDomainName", AppDomainName());
-    f("AppDomainIndex", AppDomainIndex());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainFlags", this->AppDomainFlags());
+    f("AppDomainName", this->AppDomainName());
+    f("AppDomainIndex", this->AppDomainIndex());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AppDomainDCStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainFlags = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(2, 0, 12, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainIndex[2] = {
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, 2, 2),  // v1
+      ::clretw::loc(4, 1, 4, 2, 2),  // v1
   };
 };
 
 /// AppDomainDCEnd: event 158 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCEnd"), versions 0, 1.
 ///   v0 AppDomainDCEnd: template AppDomainLoadUnload (ClrEtwBuiltin.man:1117)
 ///   v1 AppDomainDCEnd_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1118)
-class AppDomainDCEndView : public clretw::ViewBase<2> {
+class AppDomainDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  AppDomainFlagsMap AppDomainFlags() const noexcept { return get<AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap>(k_AppDomainFlags); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AppDomainIndex() const noexcept { return get_opt<std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainFlags", AppDomainFlags());
-    f("AppDomainName", AppDomainName());
-    f("AppDomainIndex", AppDomainIndex());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainFlags", this->AppDomainFlags());
+    f("AppDomainName", this->AppDomainName());
+    f("AppDomainIndex", this->AppDomainIndex());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AppDomainDCEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainFlags = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(2, 0, 12, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainIndex[2] = {
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, 2, 2),  // v1
+      ::clretw::loc(4, 1, 4, 2, 2),  // v1
   };
 };
 
 /// ThreadDC: event 159 of Microsoft-Windows-DotNETRuntimeRundown ("AppDomainResourceManagement/ThreadDC"), version 0.
 ///   v0 ThreadDC: template ThreadCreated (ClrEtwBuiltin.man:1120)
-class ThreadDCView : public clretw::ViewBase<1> {
+class ThreadDCView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadDCView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadDCView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadDCView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t Flags() const noexcept { return get<std::uint32_t>(k_Flags); }
+  ::std::uint32_t Flags() const noexcept { return get<::std::uint32_t>(k_Flags); }
   // win:UInt32
-  std::uint32_t ManagedThreadIndex() const noexcept { return get<std::uint32_t>(k_ManagedThreadIndex); }
+  ::std::uint32_t ManagedThreadIndex() const noexcept { return get<::std::uint32_t>(k_ManagedThreadIndex); }
   // win:UInt32
-  std::uint32_t OSThreadID() const noexcept { return get<std::uint32_t>(k_OSThreadID); }
+  ::std::uint32_t OSThreadID() const noexcept { return get<::std::uint32_t>(k_OSThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("AppDomainID", AppDomainID());
-    f("Flags", Flags());
-    f("ManagedThreadIndex", ManagedThreadIndex());
-    f("OSThreadID", OSThreadID());
+    f("ThreadID", this->ThreadID());
+    f("AppDomainID", this->AppDomainID());
+    f("Flags", this->Flags());
+    f("ManagedThreadIndex", this->ManagedThreadIndex());
+    f("OSThreadID", this->OSThreadID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadDCView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ManagedThreadIndex = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_OSThreadID = clretw::loc(4, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedThreadIndex = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OSThreadID = ::clretw::loc(4, 0, 24, 4, 4);
 };
 
 /// ModuleRangeDCStart: event 160 of Microsoft-Windows-DotNETRuntimeRundown ("PerfTrack/DCStart"), version 0.
 ///   v0 ModuleRangeDCStart: template ModuleRange (ClrEtwBuiltin.man:1121)
-class ModuleRangeDCStartView : public clretw::ViewBase<1> {
+class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleRangeDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleRangeDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeBegin() const noexcept { return get<std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
   // win:UInt32
-  std::uint32_t RangeSize() const noexcept { return get<std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
   // win:UInt32, map ModuleRangeTypeMap
-  ModuleRangeTypeMap RangeType() const noexcept { return get<ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("RangeBegin", RangeBegin());
-    f("RangeSize", RangeSize());
-    f("RangeType", RangeType());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("RangeBegin", this->RangeBegin());
+    f("RangeSize", this->RangeSize());
+    f("RangeType", this->RangeType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ModuleRangeDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_RangeBegin = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeSize = clretw::loc(3, 0, 14, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeType = clretw::loc(4, 0, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeSize = ::clretw::loc(3, 0, 14, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 4, 4);
 };
 
 /// ModuleRangeDCEnd: event 161 of Microsoft-Windows-DotNETRuntimeRundown ("PerfTrack/DCStop"), version 0.
 ///   v0 ModuleRangeDCEnd: template ModuleRange (ClrEtwBuiltin.man:1122)
-class ModuleRangeDCEndView : public clretw::ViewBase<1> {
+class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleRangeDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleRangeDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeBegin() const noexcept { return get<std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
   // win:UInt32
-  std::uint32_t RangeSize() const noexcept { return get<std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
   // win:UInt32, map ModuleRangeTypeMap
-  ModuleRangeTypeMap RangeType() const noexcept { return get<ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("RangeBegin", RangeBegin());
-    f("RangeSize", RangeSize());
-    f("RangeType", RangeType());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("RangeBegin", this->RangeBegin());
+    f("RangeSize", this->RangeSize());
+    f("RangeType", this->RangeType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ModuleRangeDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_RangeBegin = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeSize = clretw::loc(3, 0, 14, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeType = clretw::loc(4, 0, 18, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeSize = ::clretw::loc(3, 0, 14, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 4, 4);
 };
 
 /// RuntimeInformationDCStart: event 187 of Microsoft-Windows-DotNETRuntimeRundown ("RuntimeInformation/DCStart"), version 0.
 ///   v0 RuntimeInformationDCStart: template RuntimeInformation (ClrEtwBuiltin.man:1123)
-class RuntimeInformationDCStartView : public clretw::ViewBase<3> {
+class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RuntimeInformationDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RuntimeInformationDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt16, map RuntimeSkuMap
-  RuntimeSkuMap SKU() const noexcept { return get<RuntimeSkuMap>(k_SKU); }
+  ::clretw::dotnet_runtime_rundown::RuntimeSkuMap SKU() const noexcept { return get<::clretw::dotnet_runtime_rundown::RuntimeSkuMap>(k_SKU); }
   // win:UInt16
-  std::uint16_t BclMajorVersion() const noexcept { return get<std::uint16_t>(k_BclMajorVersion); }
+  ::std::uint16_t BclMajorVersion() const noexcept { return get<::std::uint16_t>(k_BclMajorVersion); }
   // win:UInt16
-  std::uint16_t BclMinorVersion() const noexcept { return get<std::uint16_t>(k_BclMinorVersion); }
+  ::std::uint16_t BclMinorVersion() const noexcept { return get<::std::uint16_t>(k_BclMinorVersion); }
   // win:UInt16
-  std::uint16_t BclBuildNumber() const noexcept { return get<std::uint16_t>(k_BclBuildNumber); }
+  ::std::uint16_t BclBuildNumber() const noexcept { return get<::std::uint16_t>(k_BclBuildNumber); }
   // win:UInt16
-  std::uint16_t BclQfeNumber() const noexcept { return get<std::uint16_t>(k_BclQfeNumber); }
+  ::std::uint16_t BclQfeNumber() const noexcept { return get<::std::uint16_t>(k_BclQfeNumber); }
   // win:UInt16
-  std::uint16_t VMMajorVersion() const noexcept { return get<std::uint16_t>(k_VMMajorVersion); }
+  ::std::uint16_t VMMajorVersion() const noexcept { return get<::std::uint16_t>(k_VMMajorVersion); }
   // win:UInt16
-  std::uint16_t VMMinorVersion() const noexcept { return get<std::uint16_t>(k_VMMinorVersion); }
+  ::std::uint16_t VMMinorVersion() const noexcept { return get<::std::uint16_t>(k_VMMinorVersion); }
   // win:UInt16
-  std::uint16_t VMBuildNumber() const noexcept { return get<std::uint16_t>(k_VMBuildNumber); }
+  ::std::uint16_t VMBuildNumber() const noexcept { return get<::std::uint16_t>(k_VMBuildNumber); }
   // win:UInt16
-  std::uint16_t VMQfeNumber() const noexcept { return get<std::uint16_t>(k_VMQfeNumber); }
+  ::std::uint16_t VMQfeNumber() const noexcept { return get<::std::uint16_t>(k_VMQfeNumber); }
   // win:UInt32, map StartupFlagsMap
-  StartupFlagsMap StartupFlags() const noexcept { return get<StartupFlagsMap>(k_StartupFlags); }
+  ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::StartupFlagsMap>(k_StartupFlags); }
   // win:UInt8, map StartupModeMap
-  StartupModeMap StartupMode() const noexcept { return get<StartupModeMap>(k_StartupMode); }
+  ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode() const noexcept { return get<::clretw::dotnet_runtime_rundown::StartupModeMap>(k_StartupMode); }
   // win:UnicodeString
-  clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
+  ::clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
   // win:GUID
-  clretw::Guid ComObjectGUID() const noexcept { return get<clretw::Guid>(k_ComObjectGUID); }
+  ::clretw::Guid ComObjectGUID() const noexcept { return get<::clretw::Guid>(k_ComObjectGUID); }
   // win:UnicodeString
-  clretw::Utf16View RuntimeDLLPath() const noexcept { return utf16(k_RuntimeDLLPath); }
+  ::clretw::Utf16View RuntimeDLLPath() const noexcept { return utf16(k_RuntimeDLLPath); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("SKU", SKU());
-    f("BclMajorVersion", BclMajorVersion());
-    f("BclMinorVersion", BclMinorVersion());
-    f("BclBuildNumber", BclBuildNumber());
-    f("BclQfeNumber", BclQfeNumber());
-    f("VMMajorVersion", VMMajorVersion());
-    f("VMMinorVersion", VMMinorVersion());
-    f("VMBuildNumber", VMBuildNumber());
-    f("VMQfeNumber", VMQfeNumber());
-    f("StartupFlags", StartupFlags());
-    f("StartupMode", StartupMode());
-    f("CommandLine", CommandLine());
-    f("ComObjectGUID", ComObjectGUID());
-    f("RuntimeDLLPath", RuntimeDLLPath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("SKU", this->SKU());
+    f("BclMajorVersion", this->BclMajorVersion());
+    f("BclMinorVersion", this->BclMinorVersion());
+    f("BclBuildNumber", this->BclBuildNumber());
+    f("BclQfeNumber", this->BclQfeNumber());
+    f("VMMajorVersion", this->VMMajorVersion());
+    f("VMMinorVersion", this->VMMinorVersion());
+    f("VMBuildNumber", this->VMBuildNumber());
+    f("VMQfeNumber", this->VMQfeNumber());
+    f("StartupFlags", this->StartupFlags());
+    f("StartupMode", this->StartupMode());
+    f("CommandLine", this->CommandLine());
+    f("ComObjectGUID", this->ComObjectGUID());
+    f("RuntimeDLLPath", this->RuntimeDLLPath());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   RuntimeInformationDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_SKU = clretw::loc(1, 0, 2, 2, 2);
-  static constexpr clretw::FieldLoc k_BclMajorVersion = clretw::loc(2, 0, 4, 2, 2);
-  static constexpr clretw::FieldLoc k_BclMinorVersion = clretw::loc(3, 0, 6, 2, 2);
-  static constexpr clretw::FieldLoc k_BclBuildNumber = clretw::loc(4, 0, 8, 2, 2);
-  static constexpr clretw::FieldLoc k_BclQfeNumber = clretw::loc(5, 0, 10, 2, 2);
-  static constexpr clretw::FieldLoc k_VMMajorVersion = clretw::loc(6, 0, 12, 2, 2);
-  static constexpr clretw::FieldLoc k_VMMinorVersion = clretw::loc(7, 0, 14, 2, 2);
-  static constexpr clretw::FieldLoc k_VMBuildNumber = clretw::loc(8, 0, 16, 2, 2);
-  static constexpr clretw::FieldLoc k_VMQfeNumber = clretw::loc(9, 0, 18, 2, 2);
-  static constexpr clretw::FieldLoc k_StartupFlags = clretw::loc(10, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_StartupMode = clretw::loc(11, 0, 24, 1, 1);
-  static constexpr clretw::FieldLoc k_CommandLine = clretw::loc(12, 0, 25, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ComObjectGUID = clretw::loc(13, 1, 0, 16, 16);
-  static constexpr clretw::FieldLoc k_RuntimeDLLPath = clretw::loc(14, 1, 16, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_SKU = ::clretw::loc(1, 0, 2, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclMajorVersion = ::clretw::loc(2, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclMinorVersion = ::clretw::loc(3, 0, 6, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclBuildNumber = ::clretw::loc(4, 0, 8, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclQfeNumber = ::clretw::loc(5, 0, 10, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMMajorVersion = ::clretw::loc(6, 0, 12, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMMinorVersion = ::clretw::loc(7, 0, 14, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMBuildNumber = ::clretw::loc(8, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMQfeNumber = ::clretw::loc(9, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_StartupFlags = ::clretw::loc(10, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StartupMode = ::clretw::loc(11, 0, 24, 1, 1);
+  static constexpr ::clretw::FieldLoc k_CommandLine = ::clretw::loc(12, 0, 25, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ComObjectGUID = ::clretw::loc(13, 1, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_RuntimeDLLPath = ::clretw::loc(14, 1, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 // ---------------------------------------------------------------------------
@@ -2152,131 +2152,131 @@ class RuntimeInformationDCStartView : public clretw::ViewBase<3> {
 /// StackTrace: event 82 of Microsoft-Windows-DotNETRuntimeRundown ("ClrStack/StackWalk"), version 0.
 ///   v0 StackTrace: template ClrStackWalk (ClrEtwBuiltin.man:1082)
 struct StackTrace {
-  static constexpr std::uint16_t id = 82;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "ClrStack/StackWalk";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = StackTraceView;
-  using Payload = payload::StackTrace;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 82;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "ClrStack/StackWalk";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::StackTraceView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::StackTrace;  // the payload struct of latest_version
 };
 
 /// MethodDCStart: event 137 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStart"), versions 0, 1.
 ///   v0 MethodDCStart: template MethodLoadUnload (ClrEtwBuiltin.man:1084)
 ///   v1 MethodDCStart_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1085)
 struct MethodDCStart {
-  static constexpr std::uint16_t id = 137;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodDCStartView;
-  using Payload = payload::MethodDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 137;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCStart_V1;  // the payload struct of latest_version
 };
 
 /// MethodDCEnd: event 138 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStop"), versions 0, 1.
 ///   v0 MethodDCEnd: template MethodLoadUnload (ClrEtwBuiltin.man:1086)
 ///   v1 MethodDCEnd_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1087)
 struct MethodDCEnd {
-  static constexpr std::uint16_t id = 138;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodDCEndView;
-  using Payload = payload::MethodDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 138;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// MethodDCStartVerbose: event 141 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartVerbose"), versions 0, 1.
 ///   v0 MethodDCStartVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1088)
 ///   v1 MethodDCStartVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1089)
 struct MethodDCStartVerbose {
-  static constexpr std::uint16_t id = 141;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStartVerbose";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodDCStartVerboseView;
-  using Payload = payload::MethodDCStartVerbose_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 141;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStartVerbose";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCStartVerboseView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose_V1;  // the payload struct of latest_version
 };
 
 /// MethodDCEndVerbose: event 142 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCEndVerbose"), versions 0, 1.
 ///   v0 MethodDCEndVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1090)
 ///   v1 MethodDCEndVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1091)
 struct MethodDCEndVerbose {
-  static constexpr std::uint16_t id = 142;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCEndVerbose";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodDCEndVerboseView;
-  using Payload = payload::MethodDCEndVerbose_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 142;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCEndVerbose";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCEndVerboseView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose_V1;  // the payload struct of latest_version
 };
 
 /// DCStartComplete: event 145 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartComplete"), versions 0, 1.
 ///   v0 DCStartComplete: no payload (ClrEtwBuiltin.man:1094)
 ///   v1 DCStartComplete_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1095)
 struct DCStartComplete {
-  static constexpr std::uint16_t id = 145;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStartComplete";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCStartCompleteView;
-  using Payload = payload::DCStartComplete_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 145;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStartComplete";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCStartCompleteView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCStartComplete_V1;  // the payload struct of latest_version
 };
 
 /// DCEndComplete: event 146 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCEndComplete"), versions 0, 1.
 ///   v0 DCEndComplete: no payload (ClrEtwBuiltin.man:1096)
 ///   v1 DCEndComplete_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1097)
 struct DCEndComplete {
-  static constexpr std::uint16_t id = 146;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCEndComplete";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCEndCompleteView;
-  using Payload = payload::DCEndComplete_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 146;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCEndComplete";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCEndCompleteView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCEndComplete_V1;  // the payload struct of latest_version
 };
 
 /// DCStartInit: event 147 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartInit"), version 1.
 ///   v1 DCStartInit_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1098)
 struct DCStartInit {
-  static constexpr std::uint16_t id = 147;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStartInit";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCStartInitView;
-  using Payload = payload::DCStartInit_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 147;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStartInit";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCStartInitView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCStartInit_V1;  // the payload struct of latest_version
 };
 
 /// DCEndInit: event 148 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCEndInit"), versions 0, 1.
 ///   v0 DCEndInit: no payload (ClrEtwBuiltin.man:1099)
 ///   v1 DCEndInit_V1: template DCMarker_V1 (ClrEtwBuiltin.man:1100)
 struct DCEndInit {
-  static constexpr std::uint16_t id = 148;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCEndInit";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCEndInitView;
-  using Payload = payload::DCEndInit_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 148;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCEndInit";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCEndInitView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCEndInit_V1;  // the payload struct of latest_version
 };
 
 /// DomainModuleDCStart: event 151 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStart"), versions 0, 1.
 ///   v0 DomainModuleDCStart: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1101)
 ///   v1 DomainModuleDCStart_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1102)
 struct DomainModuleDCStart {
-  static constexpr std::uint16_t id = 151;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/DomainModuleDCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DomainModuleDCStartView;
-  using Payload = payload::DomainModuleDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 151;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/DomainModuleDCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DomainModuleDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCStart_V1;  // the payload struct of latest_version
 };
 
 /// DomainModuleDCEnd: event 152 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCEnd"), versions 0, 1.
 ///   v0 DomainModuleDCEnd: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1103)
 ///   v1 DomainModuleDCEnd_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1104)
 struct DomainModuleDCEnd {
-  static constexpr std::uint16_t id = 152;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/DomainModuleDCEnd";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DomainModuleDCEndView;
-  using Payload = payload::DomainModuleDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 152;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/DomainModuleDCEnd";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DomainModuleDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// ModuleDCStart: event 153 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ModuleDCStart"), versions 0, 1, 2.
@@ -2284,12 +2284,12 @@ struct DomainModuleDCEnd {
 ///   v1 ModuleDCStart_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1106)
 ///   v2 ModuleDCStart_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1107)
 struct ModuleDCStart {
-  static constexpr std::uint16_t id = 153;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/ModuleDCStart";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = ModuleDCStartView;
-  using Payload = payload::ModuleDCStart_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 153;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ModuleDCStart";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart_V2;  // the payload struct of latest_version
 };
 
 /// ModuleDCEnd: event 154 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ModuleDCEnd"), versions 0, 1, 2.
@@ -2297,147 +2297,147 @@ struct ModuleDCStart {
 ///   v1 ModuleDCEnd_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1109)
 ///   v2 ModuleDCEnd_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1110)
 struct ModuleDCEnd {
-  static constexpr std::uint16_t id = 154;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/ModuleDCEnd";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = ModuleDCEndView;
-  using Payload = payload::ModuleDCEnd_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 154;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ModuleDCEnd";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd_V2;  // the payload struct of latest_version
 };
 
 /// AssemblyDCStart: event 155 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStart"), versions 0, 1.
 ///   v0 AssemblyDCStart: template AssemblyLoadUnload (ClrEtwBuiltin.man:1111)
 ///   v1 AssemblyDCStart_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1112)
 struct AssemblyDCStart {
-  static constexpr std::uint16_t id = 155;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AssemblyDCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AssemblyDCStartView;
-  using Payload = payload::AssemblyDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 155;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AssemblyDCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AssemblyDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AssemblyDCStart_V1;  // the payload struct of latest_version
 };
 
 /// AssemblyDCEnd: event 156 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCEnd"), versions 0, 1.
 ///   v0 AssemblyDCEnd: template AssemblyLoadUnload (ClrEtwBuiltin.man:1113)
 ///   v1 AssemblyDCEnd_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1114)
 struct AssemblyDCEnd {
-  static constexpr std::uint16_t id = 156;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AssemblyDCEnd";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AssemblyDCEndView;
-  using Payload = payload::AssemblyDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 156;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AssemblyDCEnd";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AssemblyDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AssemblyDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// AppDomainDCStart: event 157 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStart"), versions 0, 1.
 ///   v0 AppDomainDCStart: template AppDomainLoadUnload (ClrEtwBuiltin.man:1115)
 ///   v1 AppDomainDCStart_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1116)
 struct AppDomainDCStart {
-  static constexpr std::uint16_t id = 157;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AppDomainDCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AppDomainDCStartView;
-  using Payload = payload::AppDomainDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 157;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AppDomainDCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AppDomainDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AppDomainDCStart_V1;  // the payload struct of latest_version
 };
 
 /// AppDomainDCEnd: event 158 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCEnd"), versions 0, 1.
 ///   v0 AppDomainDCEnd: template AppDomainLoadUnload (ClrEtwBuiltin.man:1117)
 ///   v1 AppDomainDCEnd_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1118)
 struct AppDomainDCEnd {
-  static constexpr std::uint16_t id = 158;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AppDomainDCEnd";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AppDomainDCEndView;
-  using Payload = payload::AppDomainDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 158;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AppDomainDCEnd";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AppDomainDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AppDomainDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// ThreadDC: event 159 of Microsoft-Windows-DotNETRuntimeRundown ("AppDomainResourceManagement/ThreadDC"), version 0.
 ///   v0 ThreadDC: template ThreadCreated (ClrEtwBuiltin.man:1120)
 struct ThreadDC {
-  static constexpr std::uint16_t id = 159;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "AppDomainResourceManagement/ThreadDC";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadDCView;
-  using Payload = payload::ThreadDC;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 159;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "AppDomainResourceManagement/ThreadDC";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ThreadDCView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ThreadDC;  // the payload struct of latest_version
 };
 
 /// ModuleRangeDCStart: event 160 of Microsoft-Windows-DotNETRuntimeRundown ("PerfTrack/DCStart"), version 0.
 ///   v0 ModuleRangeDCStart: template ModuleRange (ClrEtwBuiltin.man:1121)
 struct ModuleRangeDCStart {
-  static constexpr std::uint16_t id = 160;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "PerfTrack/DCStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleRangeDCStartView;
-  using Payload = payload::ModuleRangeDCStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 160;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "PerfTrack/DCStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleRangeDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCStart;  // the payload struct of latest_version
 };
 
 /// ModuleRangeDCEnd: event 161 of Microsoft-Windows-DotNETRuntimeRundown ("PerfTrack/DCStop"), version 0.
 ///   v0 ModuleRangeDCEnd: template ModuleRange (ClrEtwBuiltin.man:1122)
 struct ModuleRangeDCEnd {
-  static constexpr std::uint16_t id = 161;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "PerfTrack/DCStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleRangeDCEndView;
-  using Payload = payload::ModuleRangeDCEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 161;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "PerfTrack/DCStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleRangeDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCEnd;  // the payload struct of latest_version
 };
 
 /// RuntimeInformationDCStart: event 187 of Microsoft-Windows-DotNETRuntimeRundown ("RuntimeInformation/DCStart"), version 0.
 ///   v0 RuntimeInformationDCStart: template RuntimeInformation (ClrEtwBuiltin.man:1123)
 struct RuntimeInformationDCStart {
-  static constexpr std::uint16_t id = 187;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "RuntimeInformation/DCStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RuntimeInformationDCStartView;
-  using Payload = payload::RuntimeInformationDCStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 187;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "RuntimeInformation/DCStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::RuntimeInformationDCStart;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<StackTrace, payload::StackTrace>(0);
-  f.template operator()<MethodDCStart, payload::MethodDCStart>(0);
-  f.template operator()<MethodDCStart, payload::MethodDCStart_V1>(1);
-  f.template operator()<MethodDCEnd, payload::MethodDCEnd>(0);
-  f.template operator()<MethodDCEnd, payload::MethodDCEnd_V1>(1);
-  f.template operator()<MethodDCStartVerbose, payload::MethodDCStartVerbose>(0);
-  f.template operator()<MethodDCStartVerbose, payload::MethodDCStartVerbose_V1>(1);
-  f.template operator()<MethodDCEndVerbose, payload::MethodDCEndVerbose>(0);
-  f.template operator()<MethodDCEndVerbose, payload::MethodDCEndVerbose_V1>(1);
-  f.template operator()<DCStartComplete, payload::DCStartComplete>(0);
-  f.template operator()<DCStartComplete, payload::DCStartComplete_V1>(1);
-  f.template operator()<DCEndComplete, payload::DCEndComplete>(0);
-  f.template operator()<DCEndComplete, payload::DCEndComplete_V1>(1);
-  f.template operator()<DCStartInit, payload::DCStartInit_V1>(1);
-  f.template operator()<DCEndInit, payload::DCEndInit>(0);
-  f.template operator()<DCEndInit, payload::DCEndInit_V1>(1);
-  f.template operator()<DomainModuleDCStart, payload::DomainModuleDCStart>(0);
-  f.template operator()<DomainModuleDCStart, payload::DomainModuleDCStart_V1>(1);
-  f.template operator()<DomainModuleDCEnd, payload::DomainModuleDCEnd>(0);
-  f.template operator()<DomainModuleDCEnd, payload::DomainModuleDCEnd_V1>(1);
-  f.template operator()<ModuleDCStart, payload::ModuleDCStart>(0);
-  f.template operator()<ModuleDCStart, payload::ModuleDCStart_V1>(1);
-  f.template operator()<ModuleDCStart, payload::ModuleDCStart_V2>(2);
-  f.template operator()<ModuleDCEnd, payload::ModuleDCEnd>(0);
-  f.template operator()<ModuleDCEnd, payload::ModuleDCEnd_V1>(1);
-  f.template operator()<ModuleDCEnd, payload::ModuleDCEnd_V2>(2);
-  f.template operator()<AssemblyDCStart, payload::AssemblyDCStart>(0);
-  f.template operator()<AssemblyDCStart, payload::AssemblyDCStart_V1>(1);
-  f.template operator()<AssemblyDCEnd, payload::AssemblyDCEnd>(0);
-  f.template operator()<AssemblyDCEnd, payload::AssemblyDCEnd_V1>(1);
-  f.template operator()<AppDomainDCStart, payload::AppDomainDCStart>(0);
-  f.template operator()<AppDomainDCStart, payload::AppDomainDCStart_V1>(1);
-  f.template operator()<AppDomainDCEnd, payload::AppDomainDCEnd>(0);
-  f.template operator()<AppDomainDCEnd, payload::AppDomainDCEnd_V1>(1);
-  f.template operator()<ThreadDC, payload::ThreadDC>(0);
-  f.template operator()<ModuleRangeDCStart, payload::ModuleRangeDCStart>(0);
-  f.template operator()<ModuleRangeDCEnd, payload::ModuleRangeDCEnd>(0);
-  f.template operator()<RuntimeInformationDCStart, payload::RuntimeInformationDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::StackTrace, ::clretw::dotnet_runtime_rundown::payload::StackTrace>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStart, ::clretw::dotnet_runtime_rundown::payload::MethodDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStart, ::clretw::dotnet_runtime_rundown::payload::MethodDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEnd, ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEnd, ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartComplete, ::clretw::dotnet_runtime_rundown::payload::DCStartComplete>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartComplete, ::clretw::dotnet_runtime_rundown::payload::DCStartComplete_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndComplete, ::clretw::dotnet_runtime_rundown::payload::DCEndComplete>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndComplete, ::clretw::dotnet_runtime_rundown::payload::DCEndComplete_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartInit, ::clretw::dotnet_runtime_rundown::payload::DCStartInit_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndInit, ::clretw::dotnet_runtime_rundown::payload::DCEndInit>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndInit, ::clretw::dotnet_runtime_rundown::payload::DCEndInit_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCStart, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCStart, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCEnd, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCEnd, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCStart, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCStart, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCEnd, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCEnd, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ThreadDC, ::clretw::dotnet_runtime_rundown::payload::ThreadDC>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleRangeDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart, ::clretw::dotnet_runtime_rundown::payload::RuntimeInformationDCStart>(0);
 }
 
 }  // namespace clretw::dotnet_runtime_rundown

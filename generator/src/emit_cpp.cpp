@@ -92,34 +92,34 @@ std::string outtype_enumerator(OutType t) {
 }
 
 std::string extent_init(const Extent& e) {
-  return std::string("{clretw::Extent::Kind::") + (e.kind == Extent::Kind::constant ? "constant" : "field") + ", " +
+  return std::string("{::clretw::Extent::Kind::") + (e.kind == Extent::Kind::constant ? "constant" : "field") + ", " +
          std::to_string(e.value) + "}";
 }
 
-std::string uint_type(unsigned width) { return "std::uint" + std::to_string(width * 8) + "_t"; }
-std::string int_type(unsigned width) { return "std::int" + std::to_string(width * 8) + "_t"; }
+std::string uint_type(unsigned width) { return "::std::uint" + std::to_string(width * 8) + "_t"; }
+std::string int_type(unsigned width) { return "::std::int" + std::to_string(width * 8) + "_t"; }
 
 // The owning C++ type of one element of a scalar field.
 std::string scalar_cpp_type(InType t) {
   switch (t) {
-    case InType::Int8: return "std::int8_t";
-    case InType::UInt8: return "std::uint8_t";
-    case InType::Int16: return "std::int16_t";
-    case InType::UInt16: return "std::uint16_t";
-    case InType::Int32: return "std::int32_t";
-    case InType::UInt32: case InType::HexInt32: return "std::uint32_t";
-    case InType::Int64: return "std::int64_t";
-    case InType::UInt64: case InType::HexInt64: case InType::Pointer: case InType::FileTime: return "std::uint64_t";
+    case InType::Int8: return "::std::int8_t";
+    case InType::UInt8: return "::std::uint8_t";
+    case InType::Int16: return "::std::int16_t";
+    case InType::UInt16: return "::std::uint16_t";
+    case InType::Int32: return "::std::int32_t";
+    case InType::UInt32: case InType::HexInt32: return "::std::uint32_t";
+    case InType::Int64: return "::std::int64_t";
+    case InType::UInt64: case InType::HexInt64: case InType::Pointer: case InType::FileTime: return "::std::uint64_t";
     case InType::Float: return "float";
     case InType::Double: return "double";
     case InType::Boolean: return "bool";
-    case InType::Guid: return "clretw::Guid";
-    case InType::SystemTime: return "clretw::SystemTime";
-    case InType::UnicodeString: case InType::AnsiString: return "std::string";
-    case InType::Binary: case InType::Sid: return "std::vector<std::uint8_t>";
+    case InType::Guid: return "::clretw::Guid";
+    case InType::SystemTime: return "::clretw::SystemTime";
+    case InType::UnicodeString: case InType::AnsiString: return "::std::string";
+    case InType::Binary: case InType::Sid: return "::std::vector<::std::uint8_t>";
     case InType::Struct: return "";
   }
-  return "std::uint32_t";
+  return "::std::uint32_t";
 }
 
 // ---------------------------------------------------------------------------
@@ -189,12 +189,13 @@ std::vector<Merged> merge_fields(const std::vector<const RecordDesc*>& records, 
 }
 
 // The names the runtime declares in namespace clretw itself (lower case ones:
-// provider namespaces are lower case, so they cannot meet the runtime's types).
-// Generating into namespace clretw (the default, and the built-in decoders)
-// puts the provider namespaces beside them. `gen` is the generator's library,
-// which tools link together with generated decoders. To refresh: list the
-// namespace-scope declarations of clretw in `clang++ -Xclang -ast-dump` of a
-// file including every runtime header.
+// provider namespaces are lower case, so they cannot meet the runtime's types),
+// and std, which the runtime's headers use unqualified there. Generating into
+// namespace clretw (the default, and the built-in decoders) puts the provider
+// namespaces beside them. `gen` is the generator's library, which tools link
+// together with generated decoders. To refresh: list the namespace-scope
+// declarations of clretw in `clang++ -Xclang -ast-dump` of a file including
+// every runtime header.
 const std::set<std::string>& runtime_names() {
   static const std::set<std::string> k = {
       "ansi_to_utf8", "append_double", "append_hex", "append_json_escaped", "append_utf8", "compute_layout",
@@ -202,7 +203,7 @@ const std::set<std::string>& runtime_names() {
       "errc_name", "flag_ops", "format_event", "format_fields", "format_value", "gen", "intype_name", "is_integer",
       "is_signed", "is_unsigned", "is_valid_utf8", "item_size", "load_int", "load_le", "load_uint", "load_value",
       "loc", "nettrace", "outtype_name", "parse_intype", "parse_outtype", "put_utf16", "read_integer", "scalar_size",
-      "utf16_length", "utf8_to_utf16", "valid_utf8", "visit_fields", "walk"};
+      "std", "utf16_length", "utf8_to_utf16", "valid_utf8", "visit_fields", "walk"};
   return k;
 }
 
@@ -224,8 +225,14 @@ class Emitter {
     root_path_ = options_.root_namespace;
     for (std::size_t i; (i = root_path_.find("::")) != std::string::npos;) root_path_.replace(i, 2, "/");
 
-    // The root namespace: the provider namespaces, and what events.h and all.cpp declare there.
+    // The root namespace: the provider namespaces, what events.h and all.cpp declare there, and the
+    // namespaces it is in (a provider namespace clretw::main::clretw would hide ::clretw from code in
+    // clretw::main). Generating into clretw itself puts them beside the runtime.
     std::set<std::string> root_names = {"detail", "catalog", "for_each_event_version", "kProviders", "kCatalog"};
+    for (std::size_t b = 0, e; b <= options_.root_namespace.size(); b = e + 2) {
+      e = std::min(options_.root_namespace.find("::", b), options_.root_namespace.size());
+      root_names.insert(options_.root_namespace.substr(b, e - b));
+    }
     if (options_.root_namespace == "clretw") root_names.insert(runtime_names().begin(), runtime_names().end());
     NameScope namespaces(root_names, "namespace " + options_.root_namespace, &renames_);
     mst::data providers{mst::data::type::list};
@@ -556,7 +563,7 @@ class Emitter {
       e.set("line", std::to_string(m.loc.line));
       e.set("bitmap", m.bitmap);
       e.set("kind", m.bitmap ? "Bit map" : "Value map");
-      e.set("underlying", max > 0xFFFFFFFFu ? "std::uint64_t" : "std::uint32_t");
+      e.set("underlying", max > 0xFFFFFFFFu ? "::std::uint64_t" : "::std::uint32_t");
       mst::data entries{mst::data::type::list};
       NameScope enames({}, "enum " + name, &renames_);
       for (std::size_t k = 0; k < md->entries.size(); ++k) {
@@ -588,7 +595,7 @@ class Emitter {
     c.record_const[&r] = k;
     mst::data d;
     d.set("const", k);
-    const std::string suffix = k.substr(8);  // after "kRecord"
+    const std::string suffix = k.substr(8);  // after "kRecord_"
     if (!r.fields.empty()) {
       d.set("fields_const", c.scope.take("kFields" + suffix, "_", origin(c, "the fields of " + what, loc)));
       d.set("places_const", c.scope.take("kPlaces" + suffix, "_", origin(c, "the field places of " + what, loc)));
@@ -601,8 +608,8 @@ class Emitter {
     d.set("nsegs", std::to_string(r.layout[1].segments.size()));
     mst::data fields{mst::data::type::list};
     for (const FieldDesc& f : r.fields) {
-      std::string init = "{.name = " + cpp_string(f.name) + ", .type = clretw::InType::" + intype_enumerator(f.type);
-      if (f.out != OutType::Default) init += ", .out = clretw::OutType::" + outtype_enumerator(f.out);
+      std::string init = "{.name = " + cpp_string(f.name) + ", .type = ::clretw::InType::" + intype_enumerator(f.type);
+      if (f.out != OutType::Default) init += ", .out = ::clretw::OutType::" + outtype_enumerator(f.out);
       if (f.count.kind != Extent::Kind::none) init += ", .count = " + extent_init(f.count);
       if (f.length.kind != Extent::Kind::none) init += ", .length = " + extent_init(f.length);
       if (f.map) init += ", .map = &" + c.map_const.at(f.map);
@@ -617,9 +624,9 @@ class Emitter {
       std::string places, segs;
       for (const FieldPlace& pl : l.places)
         places += "{" + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
-                  (pl.size == kVariable ? std::string("clretw::kVariable") : std::to_string(pl.size)) + "}, ";
+                  (pl.size == kVariable ? std::string("::clretw::kVariable") : std::to_string(pl.size)) + "}, ";
       for (const Segment& s : l.segments)
-        segs += "{" + std::to_string(s.fixed) + ", " + (s.var_field == kNoField ? std::string("clretw::kNoField") : std::to_string(s.var_field)) + "}, ";
+        segs += "{" + std::to_string(s.fixed) + ", " + (s.var_field == kNoField ? std::string("::clretw::kNoField") : std::to_string(s.var_field)) + "}, ";
       if (!places.empty()) places.resize(places.size() - 2);
       segs.resize(segs.size() - 2);
       d.set(psi ? "places8" : "places4", places);
@@ -633,10 +640,10 @@ class Emitter {
 
   std::string member_type(Ctx& c, const FieldDesc& f) {
     std::string t;
-    if (f.type == InType::Struct) t = c.record_struct.at(f.members);
-    else if (f.map && is_integer(f.type)) t = c.map_enum.at(f.map);
+    if (f.type == InType::Struct) t = c.ns + "::templates::" + c.record_struct.at(f.members);
+    else if (f.map && is_integer(f.type)) t = c.ns + "::" + c.map_enum.at(f.map);
     else t = scalar_cpp_type(f.type);
-    return is_array(f) ? "std::vector<" + t + ">" : t;
+    return is_array(f) ? "::std::vector<" + t + ">" : t;
   }
 
   // Emits the struct for record r (children first); returns its qualified name.
@@ -747,7 +754,7 @@ class Emitter {
           origin(c, "the payload alias of event " + std::to_string(e->id) + " version " + std::to_string(e->version), eloc));
       mst::data a;
       a.set("alias", alias);
-      a.set("target", e->payload ? "templates::" + c.record_struct.at(e->payload) : std::string("clretw::EmptyPayload"));
+      a.set("target", e->payload ? c.ns + "::templates::" + c.record_struct.at(e->payload) : std::string("::clretw::EmptyPayload"));
       a.set("version", std::to_string(e->version));
       a.set("tag", tag);
       aliases.push_back(a);
@@ -815,7 +822,7 @@ class Emitter {
       for (std::size_t v = 0; v < nv; ++v) same_sizes &= cells[2 * v] == cells[2 * v + 1];
       const NameOrigin& fo = c.field_origin.at(first_slot(m).fd);
       const std::string kname = scope.take("k_" + m.accessor, "_", origin(c, "the location table of " + fo.what, fo.loc));
-      const std::string decl = "static constexpr clretw::FieldLoc " + kname;
+      const std::string decl = "static constexpr ::clretw::FieldLoc " + kname;
       std::string loc_expr = kname;
       mst::data l;
       if (same_versions && same_sizes) {
@@ -841,8 +848,8 @@ class Emitter {
       mst::data a;
       a.set("aname", m.accessor);
       a.set("name_literal", cpp_string(m.name));
-      a.set("type", everywhere ? type : "std::optional<" + type + ">");
-      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + helper_args(m, type, elem_view) + "(" + loc_expr + ");");
+      a.set("type", everywhere ? type : "::std::optional<" + type + ">");
+      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + helper_args(c, m, type, elem_view) + "(" + loc_expr + ");");
       a.set("comment", accessor_comment(m, vnums, everywhere));
       accessors.push_back(a);
     }
@@ -899,9 +906,9 @@ class Emitter {
     } else {
       width = scalar_size(f.type, ps);
     }
-    return "clretw::loc(" + std::to_string(s.index) + ", " + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
-           (pl.size == kVariable ? std::string("clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) +
-           (terminated ? ", clretw::kTerminated" : "") + ")";
+    return "::clretw::loc(" + std::to_string(s.index) + ", " + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
+           (pl.size == kVariable ? std::string("::clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) +
+           (terminated ? ", ::clretw::kTerminated" : "") + ")";
   }
 
   // The accessor's value type and the ViewBase helper that reads it.
@@ -917,32 +924,32 @@ class Emitter {
     }
     std::string t;
     switch (m.cat) {
-      case Cat::unsigned_: t = map ? c.map_enum.at(map) : uint_type(width); break;
-      case Cat::signed_: t = map ? c.map_enum.at(map) : int_type(width); break;
+      case Cat::unsigned_: t = map ? c.ns + "::" + c.map_enum.at(map) : uint_type(width); break;
+      case Cat::signed_: t = map ? c.ns + "::" + c.map_enum.at(map) : int_type(width); break;
       case Cat::real: t = all_float ? "float" : "double"; break;
       case Cat::boolean: t = "bool"; break;
-      case Cat::guid: t = "clretw::Guid"; break;
-      case Cat::systemtime: t = "clretw::SystemTime"; break;
-      case Cat::utf16: return m.array ? std::pair{std::string("clretw::StringArray<char16_t>"), std::string("strings")}
-                                      : std::pair{std::string("clretw::Utf16View"), std::string("utf16")};
-      case Cat::ansi: return m.array ? std::pair{std::string("clretw::StringArray<char>"), std::string("strings")}
-                                     : std::pair{std::string("std::string_view"), std::string("ansi")};
-      case Cat::bytes: return {"clretw::Bytes", "bytes"};
-      case Cat::records: return {"clretw::RecordRange<" + elem_view + ">", "records"};
+      case Cat::guid: t = "::clretw::Guid"; break;
+      case Cat::systemtime: t = "::clretw::SystemTime"; break;
+      case Cat::utf16: return m.array ? std::pair{std::string("::clretw::StringArray<char16_t>"), std::string("strings")}
+                                      : std::pair{std::string("::clretw::Utf16View"), std::string("utf16")};
+      case Cat::ansi: return m.array ? std::pair{std::string("::clretw::StringArray<char>"), std::string("strings")}
+                                     : std::pair{std::string("::std::string_view"), std::string("ansi")};
+      case Cat::bytes: return {"::clretw::Bytes", "bytes"};
+      case Cat::records: return {"::clretw::RecordRange<" + c.ns + "::" + elem_view + ">", "records"};
     }
-    if (m.array) return {"clretw::ArrayView<" + t + ">", "array"};
+    if (m.array) return {"::clretw::ArrayView<" + t + ">", "array"};
     return {t, "get"};
   }
 
-  static std::string helper_args(const Merged& m, const std::string& type, const std::string& elem_view) {
+  static std::string helper_args(const Ctx& c, const Merged& m, const std::string& type, const std::string& elem_view) {
     switch (m.cat) {
       case Cat::utf16: return m.array ? "<char16_t>" : "";
       case Cat::ansi: return m.array ? "<char>" : "";
       case Cat::bytes: return "";
-      case Cat::records: return "<" + elem_view + ">";
+      case Cat::records: return "<" + c.ns + "::" + elem_view + ">";
       default: break;
     }
-    if (m.array) return "<" + type.substr(std::string("clretw::ArrayView<").size(), type.size() - std::string("clretw::ArrayView<").size() - 1) + ">";
+    if (m.array) return "<" + type.substr(std::string("::clretw::ArrayView<").size(), type.size() - std::string("::clretw::ArrayView<").size() - 1) + ">";
     return "<" + type + ">";
   }
 
