@@ -3,9 +3,9 @@
 // That the code compiles and round-trips is roundtrip_names.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <fstream>
-#include <functional>
-#include <regex>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -78,6 +78,20 @@ std::uint32_t at(const std::string& text) {
   }
   CHECK_MESSAGE(found != 0, text << " is not in names.man");
   return found;
+}
+
+// What follows `prefix` in `line`; empty if the line does not start with it.
+std::string after(const std::string& line, const std::string& prefix) {
+  return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : std::string();
+}
+
+// The line of the first field named `name`, struct members included; 0 if none.
+std::uint32_t field_line(const std::vector<Field>& fields, const std::string& name) {
+  for (const Field& f : fields) {
+    if (f.name == name) return f.loc.line;
+    if (const std::uint32_t l = field_line(f.members, name)) return l;
+  }
+  return 0;
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -179,66 +193,69 @@ TEST_CASE("names.man: every struct member, accessor, keyword and event type that
     CHECK_MESSAGE(g->noted(line, manifest, cpp), "'" << manifest << "' became '" << cpp << "' unreported");
   };
 
-  // Payload structs: members in manifest order.
-  const std::regex doc(R"(^/// (Template|Element of struct) (\S+) \()"), member(R"(^  .* (\w+)\{\};  // )");
+  // Payload structs ("/// Template X (" or "/// Element of struct X ("): members in manifest order.
   for (std::size_t i = 0; i + 1 < h.size(); ++i) {
-    std::smatch m;
-    if (!std::regex_search(h[i], m, doc)) continue;
+    std::string name = after(h[i], "/// Template ");
+    const bool element = name.empty();
+    if (element) name = after(h[i], "/// Element of struct ");
+    if (name.empty()) continue;
+    name = name.substr(0, name.find(" ("));
     const std::vector<Field>* fields = nullptr;
     for (const Template& t : p.templates) {
-      if (m[1] == "Template" && t.tid == m[2]) fields = &t.fields;
-      if (m[1] != "Template")
-        if (const Field* s = find_struct(t.fields, m[2])) fields = &s->members;
+      if (!element && t.tid == name) fields = &t.fields;
+      if (element)
+        if (const Field* st = find_struct(t.fields, name)) fields = &st->members;
     }
     REQUIRE_MESSAGE(fields, h[i]);
     std::size_t k = 0;
-    for (std::size_t j = i + 2; j < h.size() && std::regex_search(h[j], m, member); ++j, ++k) {
+    for (std::size_t j = i + 2; j < h.size(); ++j, ++k) {  // "  TYPE NAME{};  // comment"
+      const std::size_t end = h[j].find("{};  // ");
+      if (h[j].rfind("  ", 0) != 0 || end == std::string::npos) break;
+      const std::size_t begin = h[j].rfind(' ', end) + 1;
       REQUIRE(k < fields->size());
-      check((*fields)[k].loc.line, (*fields)[k].name, m[1]);
+      check((*fields)[k].loc.line, (*fields)[k].name, h[j].substr(begin, end - begin));
     }
     CHECK(k == fields->size());
   }
-  // View accessors: for_each_field() pairs each manifest name with its accessor.
-  const std::regex visit(R"rx(^    f\("([^"]*)", this->(\w+)\(\)\);)rx");
+  // View accessors: for_each_field() pairs each manifest name with its accessor: f("NAME", this->ACCESSOR());
   for (const std::string& l : h) {
-    std::smatch m;
-    if (!std::regex_search(l, m, visit)) continue;
+    const std::string rest = after(l, "    f(\"");
+    const std::size_t mid = rest.find("\", this->"), end = rest.find("());");
+    if (mid == std::string::npos || end == std::string::npos) continue;
+    const std::string name = rest.substr(0, mid), accessor = rest.substr(mid + 9, end - mid - 9);
     std::uint32_t line = 0;
-    std::function<void(const std::vector<Field>&)> find = [&](const std::vector<Field>& fs) {
-      for (const Field& f : fs) {
-        if (f.name == m[1] && !line) line = f.loc.line;
-        find(f.members);
-      }
-    };
-    for (const Template& t : p.templates) find(t.fields);
+    for (const Template& t : p.templates)
+      if (!line) line = field_line(t.fields, name);
     // A field whose type changes across versions has a name per version (Versioned's Value_V0), by design.
-    if (m[1] == "Value" && m[2] == "Value_V0_") {
+    if (name == "Value" && accessor == "Value_V0_") {
       CHECK(g->noted(line, "Value_V0", "Value_V0_"));
       continue;
     }
-    check(line, m[1], m[2]);
+    check(line, name, accessor);
   }
   // Keywords: enumerators in order after None.
   std::size_t kw = 0;
   for (std::size_t i = 0; i < h.size(); ++i) {
     if (h[i] != "enum class Keywords : ::std::uint64_t {") continue;
-    const std::regex entry(R"(^  (\w+) = )");
-    std::smatch m;
-    for (std::size_t j = i + 2; std::regex_search(h[j], m, entry); ++j, ++kw) check(p.keywords[kw].loc.line, p.keywords[kw].name, m[1]);
+    for (std::size_t j = i + 2; h[j].rfind("  ", 0) == 0 && h[j].find(" = ") != std::string::npos; ++j, ++kw) {
+      REQUIRE(kw < p.keywords.size());
+      check(p.keywords[kw].loc.line, p.keywords[kw].name, h[j].substr(2, h[j].find(" = ") - 2));
+    }
   }
   CHECK(kw == p.keywords.size());
-  // Event types: "/// Tag: event N of ..." for every event id, in order.
-  const std::regex type(R"(^/// (\w+): event (\d+) of Contoso-Names)");
+  // Event types: "/// TAG: event N of Contoso-Names" for every event id, in order.
   std::size_t events = 0;
   for (const std::string& l : h) {
-    std::smatch m;
-    if (!std::regex_search(l, m, type)) continue;
+    const std::string rest = after(l, "/// ");
+    const std::size_t colon = rest.find(": event "), of = rest.find(" of Contoso-Names");
+    if (colon == std::string::npos || of == std::string::npos) continue;
+    const std::string tag = rest.substr(0, colon), id = rest.substr(colon + 8, of - colon - 8);
     for (const Event& e : p.events) {
-      if (std::to_string(e.value) != m[2] || e.version != 0) continue;
+      if (std::to_string(e.value) != id || e.version != 0) continue;
       ++events;
-      std::string base = e.symbol.empty() ? "Event" + std::string(m[2]) : e.symbol;
+      std::string base = e.symbol.empty() ? "Event" + id : e.symbol;
       if (base == "Thing_V1") base = "Thing";  // "_V1" is a version suffix
-      check(e.loc.line, base, m[1]);
+      check(e.loc.line, base, tag);
     }
   }
   CHECK(events == 2 * 40);  // in the comments of the view and of the event type
