@@ -12,18 +12,18 @@
 namespace clretw {
 namespace {
 
-constexpr const clretw::ProviderDesc* kProviders[] = {
-    &dotnet_runtime::provider,
-    &dotnet_runtime_rundown::provider,
-    &dotnet_runtime_stress::provider,
-    &dotnet_runtime_private::provider,
-    &dotnet_runtime_mono_profiler::provider,
-    &dotnet_core_sample_profiler::provider,
+constexpr const ::clretw::ProviderDesc* kProviders[] = {
+    &::clretw::dotnet_runtime::provider,
+    &::clretw::dotnet_runtime_rundown::provider,
+    &::clretw::dotnet_runtime_stress::provider,
+    &::clretw::dotnet_runtime_private::provider,
+    &::clretw::dotnet_runtime_mono_profiler::provider,
+    &::clretw::dotnet_core_sample_profiler::provider,
 };
-constexpr clretw::Catalog kCatalog{kProviders};
+constexpr ::clretw::Catalog kCatalog{kProviders};
 
 }  // namespace
 
-const clretw::Catalog& catalog() noexcept { return kCatalog; }
+const ::clretw::Catalog& catalog() noexcept { return kCatalog; }
 
 }  // namespace clretw

@@ -9,15 +9,15 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_ThreadSampleTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ThreadSampleTypeMap[] = {
     {0x0, "Error"},
     {0x1, "External"},
     {0x2, "Managed"},
 };
-constexpr clretw::MapDesc kMap_ThreadSampleTypeMap{"ThreadSampleTypeMap", false, kEntries_kMap_ThreadSampleTypeMap};
+constexpr ::clretw::MapDesc kMap_ThreadSampleTypeMap{"ThreadSampleTypeMap", false, kEntries_kMap_ThreadSampleTypeMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ThreadSampleTypeMap,
 };
 
@@ -27,14 +27,14 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "ThreadSample", line 3522
-constexpr clretw::FieldDesc kFieldsThreadSample[] = {
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_ThreadSampleTypeMap},
+constexpr ::clretw::FieldDesc kFieldsThreadSample[] = {
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_ThreadSampleTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesThreadSample[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesThreadSample[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 4}}};
-constexpr clretw::Segment kSegmentsThreadSample[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadSample{
+constexpr ::clretw::Segment kSegmentsThreadSample[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadSample{
     .name = "ThreadSample",
     .fields = kFieldsThreadSample,
     .layout = {{kPlacesThreadSample[0], kSegmentsThreadSample[0], 4}, {kPlacesThreadSample[1], kSegmentsThreadSample[1], 4}},
@@ -45,7 +45,7 @@ constexpr clretw::RecordDesc kRecord_ThreadSample{
 // Keywords, levels, tasks, opcodes, events
 
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -54,28 +54,28 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"Thread", 1, "Thread"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"Sample", 1, 11, "Sample"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 4, .opcode = 11, .task = 1, .keywords = 0x0,
      .symbol = "ThreadSample", .name = "Thread/Sample", .task_name = "Thread", .opcode_name = "Sample",
      .message = "", .payload = &kRecord_ThreadSample, .line = 3527},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     0,
 };
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-DotNETCore-SampleProfiler",
     .guid = provider_guid,
     .symbol = "MICROSOFT_DOTNETCORE_SAMPLEPROFILER",
@@ -91,23 +91,24 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(ThreadSampleTypeMap value) noexcept { return kMap_ThreadSampleTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ThreadSampleTypeMap value) noexcept { return kMap_ThreadSampleTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::ThreadSample::record() noexcept { return kRecord_ThreadSample; }
+const ::clretw::RecordDesc& templates::ThreadSample::record() noexcept { return ::clretw::dotnet_core_sample_profiler::kRecord_ThreadSample; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadSampleView[] = {{0, &kRecord_ThreadSample}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadSampleView[] = {{0, &kRecord_ThreadSample}, };
 }  // namespace
-clretw::Result<ThreadSampleView> ThreadSampleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadSampleView>(kVersions_ThreadSampleView, payload, version, pointer_size);
+::clretw::Result<ThreadSampleView> ThreadSampleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadSampleView>(::clretw::dotnet_core_sample_profiler::kVersions_ThreadSampleView, payload, version, pointer_size);
 }
-clretw::Result<ThreadSampleView> ThreadSampleView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadSampleView>(kVersions_ThreadSampleView, record, provider_guid, ThreadSample::id, ThreadSample::name);
+::clretw::Result<ThreadSampleView> ThreadSampleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadSampleView>(::clretw::dotnet_core_sample_profiler::kVersions_ThreadSampleView, record, ::clretw::dotnet_core_sample_profiler::provider_guid, ::clretw::dotnet_core_sample_profiler::ThreadSample::id,
+                         ::clretw::dotnet_core_sample_profiler::ThreadSample::name);
 }
 
 

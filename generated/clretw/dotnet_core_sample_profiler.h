@@ -17,29 +17,29 @@
 
 namespace clretw::dotnet_core_sample_profiler {
 
-inline constexpr std::string_view provider_name = "Microsoft-DotNETCore-SampleProfiler";
-inline constexpr clretw::Guid provider_guid = {0x84ad50b1, 0x22f8, 0x59cd, {0x33, 0x3e, 0x71, 0x83, 0x71, 0xa1, 0x92, 0x5e}};
+inline constexpr ::std::string_view provider_name = "Microsoft-DotNETCore-SampleProfiler";
+inline constexpr ::clretw::Guid provider_guid = {0x84ad50b1, 0x22f8, 0x59cd, {0x33, 0x3e, 0x71, 0x83, 0x71, 0xa1, 0x92, 0x5e}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_core_sample_profiler.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
 
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -48,13 +48,13 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   Thread = 1,
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -69,7 +69,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task Thread.
-enum class ThreadOpcode : std::uint8_t {
+enum class ThreadOpcode : ::std::uint8_t {
   Sample = 11,
 };
 
@@ -77,14 +77,14 @@ enum class ThreadOpcode : std::uint8_t {
 // Maps
 
 /// Value map ThreadSampleTypeMap (ClrEtwBuiltin.man:3515).
-enum class ThreadSampleTypeMap : std::uint32_t {
+enum class ThreadSampleTypeMap : ::std::uint32_t {
   Error = 0x0,
   External = 0x1,
   Managed = 0x2,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ThreadSampleTypeMap value) noexcept;
+::std::string_view to_string(ThreadSampleTypeMap value) noexcept;
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
@@ -95,14 +95,14 @@ namespace templates {
 
 /// Template ThreadSample (ClrEtwBuiltin.man:3522).
 struct ThreadSample {
-  ThreadSampleTypeMap Type{};  // win:UInt32, map ThreadSampleTypeMap
+  ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type{};  // win:UInt32, map ThreadSampleTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadSample> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadSample>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadSample> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadSample>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -127,7 +127,7 @@ struct ThreadSample {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using ThreadSample = templates::ThreadSample;  // ThreadSample v0
+using ThreadSample = ::clretw::dotnet_core_sample_profiler::templates::ThreadSample;  // ThreadSample v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -137,27 +137,27 @@ using ThreadSample = templates::ThreadSample;  // ThreadSample v0
 
 /// ThreadSample: event 0 of Microsoft-DotNETCore-SampleProfiler ("Thread/Sample"), version 0.
 ///   v0 ThreadSample: template ThreadSample (ClrEtwBuiltin.man:3527)
-class ThreadSampleView : public clretw::ViewBase<1> {
+class ThreadSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadSampleView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadSampleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadSampleView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadSampleView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32, map ThreadSampleTypeMap
-  ThreadSampleTypeMap Type() const noexcept { return get<ThreadSampleTypeMap>(k_Type); }
+  ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type() const noexcept { return get<::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap>(k_Type); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Type", Type());
+    f("Type", this->Type());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadSampleView() = default;
-  static constexpr clretw::FieldLoc k_Type = clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, 4, 4);
 };
 
 // ---------------------------------------------------------------------------
@@ -166,18 +166,18 @@ class ThreadSampleView : public clretw::ViewBase<1> {
 /// ThreadSample: event 0 of Microsoft-DotNETCore-SampleProfiler ("Thread/Sample"), version 0.
 ///   v0 ThreadSample: template ThreadSample (ClrEtwBuiltin.man:3527)
 struct ThreadSample {
-  static constexpr std::uint16_t id = 0;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_core_sample_profiler::provider_guid;
-  static constexpr std::string_view name = "Thread/Sample";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadSampleView;
-  using Payload = payload::ThreadSample;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 0;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_core_sample_profiler::provider_guid;
+  static constexpr ::std::string_view name = "Thread/Sample";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_core_sample_profiler::ThreadSampleView;
+  using Payload = ::clretw::dotnet_core_sample_profiler::payload::ThreadSample;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<ThreadSample, payload::ThreadSample>(0);
+  f.template operator()<::clretw::dotnet_core_sample_profiler::ThreadSample, ::clretw::dotnet_core_sample_profiler::payload::ThreadSample>(0);
 }
 
 }  // namespace clretw::dotnet_core_sample_profiler

@@ -9,39 +9,39 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_GCSegmentTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCSegmentTypeMap[] = {
     {0x0, "SmallObjectHeap"},
     {0x1, "LargeObjectHeap"},
     {0x2, "ReadOnlyHeap"},
     {0x3, "PinnedHeap"},
 };
-constexpr clretw::MapDesc kMap_GCSegmentTypeMap{"GCSegmentTypeMap", false, kEntries_kMap_GCSegmentTypeMap};
+constexpr ::clretw::MapDesc kMap_GCSegmentTypeMap{"GCSegmentTypeMap", false, kEntries_kMap_GCSegmentTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCAllocationKindMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCAllocationKindMap[] = {
     {0x0, "Small"},
     {0x1, "Large"},
     {0x2, "Pinned"},
 };
-constexpr clretw::MapDesc kMap_GCAllocationKindMap{"GCAllocationKindMap", false, kEntries_kMap_GCAllocationKindMap};
+constexpr ::clretw::MapDesc kMap_GCAllocationKindMap{"GCAllocationKindMap", false, kEntries_kMap_GCAllocationKindMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCBucketKindMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCBucketKindMap[] = {
     {0x0, "FLItem"},
     {0x1, "Plug"},
 };
-constexpr clretw::MapDesc kMap_GCBucketKindMap{"GCBucketKindMap", false, kEntries_kMap_GCBucketKindMap};
+constexpr ::clretw::MapDesc kMap_GCBucketKindMap{"GCBucketKindMap", false, kEntries_kMap_GCBucketKindMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCTypeMap[] = {
     {0x0, "NonConcurrentGC"},
     {0x1, "BackgroundGC"},
     {0x2, "ForegroundGC"},
 };
-constexpr clretw::MapDesc kMap_GCTypeMap{"GCTypeMap", false, kEntries_kMap_GCTypeMap};
+constexpr ::clretw::MapDesc kMap_GCTypeMap{"GCTypeMap", false, kEntries_kMap_GCTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
     {0x0, "AllocSmall"},
     {0x1, "Induced"},
     {0x2, "LowMemory"},
@@ -53,10 +53,10 @@ constexpr clretw::MapEntry kEntries_kMap_GCReasonMap[] = {
     {0x8, "Stress"},
     {0x9, "InducedLowMemory"},
 };
-constexpr clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
+constexpr ::clretw::MapDesc kMap_GCReasonMap{"GCReasonMap", false, kEntries_kMap_GCReasonMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
     {0x0, "SuspendOther"},
     {0x1, "SuspendForGC"},
     {0x2, "SuspendForAppDomainShutdown"},
@@ -66,25 +66,25 @@ constexpr clretw::MapEntry kEntries_kMap_GCSuspendEEReasonMap[] = {
     {0x6, "SuspendForGCPrep"},
     {0x7, "SuspendForDebuggerSweep"},
 };
-constexpr clretw::MapDesc kMap_GCSuspendEEReasonMap{"GCSuspendEEReasonMap", false, kEntries_kMap_GCSuspendEEReasonMap};
+constexpr ::clretw::MapDesc kMap_GCSuspendEEReasonMap{"GCSuspendEEReasonMap", false, kEntries_kMap_GCSuspendEEReasonMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ContentionFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ContentionFlagsMap[] = {
     {0x0, "Managed"},
     {0x1, "Native"},
 };
-constexpr clretw::MapDesc kMap_ContentionFlagsMap{"ContentionFlagsMap", false, kEntries_kMap_ContentionFlagsMap};
+constexpr ::clretw::MapDesc kMap_ContentionFlagsMap{"ContentionFlagsMap", false, kEntries_kMap_ContentionFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_TailCallTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_TailCallTypeMap[] = {
     {0x0, "OptimizedTailCall"},
     {0x1, "RecursiveLoop"},
     {0x2, "HelperAssistedTailCall"},
 };
-constexpr clretw::MapDesc kMap_TailCallTypeMap{"TailCallTypeMap", false, kEntries_kMap_TailCallTypeMap};
+constexpr ::clretw::MapDesc kMap_TailCallTypeMap{"TailCallTypeMap", false, kEntries_kMap_TailCallTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ThreadAdjustmentReasonMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ThreadAdjustmentReasonMap[] = {
     {0x0, "Warmup"},
     {0x1, "Initializing"},
     {0x2, "RandomMove"},
@@ -94,10 +94,10 @@ constexpr clretw::MapEntry kEntries_kMap_ThreadAdjustmentReasonMap[] = {
     {0x6, "Starvation"},
     {0x7, "ThreadTimedOut"},
 };
-constexpr clretw::MapDesc kMap_ThreadAdjustmentReasonMap{"ThreadAdjustmentReasonMap", false, kEntries_kMap_ThreadAdjustmentReasonMap};
+constexpr ::clretw::MapDesc kMap_ThreadAdjustmentReasonMap{"ThreadAdjustmentReasonMap", false, kEntries_kMap_ThreadAdjustmentReasonMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCRootKindMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCRootKindMap[] = {
     {0x0, "Stack"},
     {0x1, "Finalizer"},
     {0x2, "Handle"},
@@ -109,10 +109,10 @@ constexpr clretw::MapEntry kEntries_kMap_GCRootKindMap[] = {
     {0x8, "Steal"},
     {0x9, "BGC"},
 };
-constexpr clretw::MapDesc kMap_GCRootKindMap{"GCRootKindMap", false, kEntries_kMap_GCRootKindMap};
+constexpr ::clretw::MapDesc kMap_GCRootKindMap{"GCRootKindMap", false, kEntries_kMap_GCRootKindMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
     {0x0, "WeakShort"},
     {0x1, "WeakLong"},
     {0x2, "Strong"},
@@ -123,20 +123,20 @@ constexpr clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
     {0x7, "AsyncPinned"},
     {0x8, "SizedRef"},
 };
-constexpr clretw::MapDesc kMap_GCHandleKindMap{"GCHandleKindMap", false, kEntries_kMap_GCHandleKindMap};
+constexpr ::clretw::MapDesc kMap_GCHandleKindMap{"GCHandleKindMap", false, kEntries_kMap_GCHandleKindMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_KnownPathSourceMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_KnownPathSourceMap[] = {
     {0x0, "ApplicationAssemblies"},
     {0x1, "Unused"},
     {0x2, "AppPaths"},
     {0x3, "PlatformResourceRoots"},
     {0x4, "SatelliteSubdirectory"},
 };
-constexpr clretw::MapDesc kMap_KnownPathSourceMap{"KnownPathSourceMap", false, kEntries_kMap_KnownPathSourceMap};
+constexpr ::clretw::MapDesc kMap_KnownPathSourceMap{"KnownPathSourceMap", false, kEntries_kMap_KnownPathSourceMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ResolutionAttemptedStageMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ResolutionAttemptedStageMap[] = {
     {0x0, "FindInLoadContext"},
     {0x1, "AssemblyLoadContextLoad"},
     {0x2, "ApplicationAssemblies"},
@@ -145,10 +145,10 @@ constexpr clretw::MapEntry kEntries_kMap_ResolutionAttemptedStageMap[] = {
     {0x5, "AssemblyLoadContextResolvingEvent"},
     {0x6, "AppDomainAssemblyResolveEvent"},
 };
-constexpr clretw::MapDesc kMap_ResolutionAttemptedStageMap{"ResolutionAttemptedStageMap", false, kEntries_kMap_ResolutionAttemptedStageMap};
+constexpr ::clretw::MapDesc kMap_ResolutionAttemptedStageMap{"ResolutionAttemptedStageMap", false, kEntries_kMap_ResolutionAttemptedStageMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ResolutionAttemptedResultMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ResolutionAttemptedResultMap[] = {
     {0x0, "Success"},
     {0x1, "AssemblyNotFound"},
     {0x2, "MismatchedAssemblyName"},
@@ -156,34 +156,34 @@ constexpr clretw::MapEntry kEntries_kMap_ResolutionAttemptedResultMap[] = {
     {0x4, "Failure"},
     {0x5, "Exception"},
 };
-constexpr clretw::MapDesc kMap_ResolutionAttemptedResultMap{"ResolutionAttemptedResultMap", false, kEntries_kMap_ResolutionAttemptedResultMap};
+constexpr ::clretw::MapDesc kMap_ResolutionAttemptedResultMap{"ResolutionAttemptedResultMap", false, kEntries_kMap_ResolutionAttemptedResultMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
     {0x4, "ColdRange"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
     {0x1, "Default"},
     {0x2, "Executable"},
     {0x4, "Shared"},
 };
-constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
+constexpr ::clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Dynamic"},
     {0x4, "Native"},
     {0x8, "Collectible"},
     {0x10, "ReadyToRun"},
 };
-constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
+constexpr ::clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Native"},
     {0x4, "Dynamic"},
@@ -192,10 +192,10 @@ constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x20, "ReadyToRunModule"},
     {0x40, "PartialReadyToRunModule"},
 };
-constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
+constexpr ::clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x1, "Dynamic"},
     {0x2, "Generic"},
     {0x4, "HasSharedGenericCode"},
@@ -212,38 +212,38 @@ constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x300, "InstrumentedTier"},
     {0x380, "InstrumentedTierOptimized"},
 };
-constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
+constexpr ::clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
     {0x1, "ManagedExe"},
     {0x2, "HostedClr"},
     {0x4, "IjwDll"},
     {0x8, "ComActivated"},
     {0x10, "Other"},
 };
-constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
+constexpr ::clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
     {0x1, "DesktopClr"},
     {0x2, "CoreClr"},
     {0x4, "Mono"},
 };
-constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", true, kEntries_kMap_RuntimeSkuMap};
+constexpr ::clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", true, kEntries_kMap_RuntimeSkuMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ExceptionThrownFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ExceptionThrownFlagsMap[] = {
     {0x1, "HasInnerException"},
     {0x2, "Nested"},
     {0x4, "ReThrown"},
     {0x8, "CorruptedState"},
     {0x10, "CLSCompliant"},
 };
-constexpr clretw::MapDesc kMap_ExceptionThrownFlagsMap{"ExceptionThrownFlagsMap", true, kEntries_kMap_ExceptionThrownFlagsMap};
+constexpr ::clretw::MapDesc kMap_ExceptionThrownFlagsMap{"ExceptionThrownFlagsMap", true, kEntries_kMap_ExceptionThrownFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ILStubGeneratedFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ILStubGeneratedFlagsMap[] = {
     {0x1, "ReverseInterop"},
     {0x2, "ComInterop"},
     {0x4, "NGenedStub"},
@@ -252,10 +252,10 @@ constexpr clretw::MapEntry kEntries_kMap_ILStubGeneratedFlagsMap[] = {
     {0x20, "UnmanagedCallee"},
     {0x40, "StructMarshal"},
 };
-constexpr clretw::MapDesc kMap_ILStubGeneratedFlagsMap{"ILStubGeneratedFlagsMap", true, kEntries_kMap_ILStubGeneratedFlagsMap};
+constexpr ::clretw::MapDesc kMap_ILStubGeneratedFlagsMap{"ILStubGeneratedFlagsMap", true, kEntries_kMap_ILStubGeneratedFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x1, "CONCURRENT_GC"},
     {0x2, "LOADER_OPTIMIZATION_SINGLE_DOMAIN"},
     {0x4, "LOADER_OPTIMIZATION_MULTI_DOMAIN"},
@@ -272,10 +272,10 @@ constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x200000, "SERVER_BUILD"},
     {0x400000, "ARM"},
 };
-constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+constexpr ::clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_TypeFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_TypeFlagsMap[] = {
     {0x1, "Delegate"},
     {0x2, "Finalizable"},
     {0x4, "ExternallyImplementedCOMObject"},
@@ -287,50 +287,50 @@ constexpr clretw::MapEntry kEntries_kMap_TypeFlagsMap[] = {
     {0x1000, "ArrayRankBit4"},
     {0x2000, "ArrayRankBit5"},
 };
-constexpr clretw::MapDesc kMap_TypeFlagsMap{"TypeFlagsMap", true, kEntries_kMap_TypeFlagsMap};
+constexpr ::clretw::MapDesc kMap_TypeFlagsMap{"TypeFlagsMap", true, kEntries_kMap_TypeFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCRootFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCRootFlagsMap[] = {
     {0x1, "Pinning"},
     {0x2, "WeakRef"},
     {0x4, "Interior"},
     {0x8, "RefCounted"},
 };
-constexpr clretw::MapDesc kMap_GCRootFlagsMap{"GCRootFlagsMap", true, kEntries_kMap_GCRootFlagsMap};
+constexpr ::clretw::MapDesc kMap_GCRootFlagsMap{"GCRootFlagsMap", true, kEntries_kMap_GCRootFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCRootStaticVarFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCRootStaticVarFlagsMap[] = {
     {0x1, "ThreadLocal"},
 };
-constexpr clretw::MapDesc kMap_GCRootStaticVarFlagsMap{"GCRootStaticVarFlagsMap", true, kEntries_kMap_GCRootStaticVarFlagsMap};
+constexpr ::clretw::MapDesc kMap_GCRootStaticVarFlagsMap{"GCRootStaticVarFlagsMap", true, kEntries_kMap_GCRootStaticVarFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCRootCCWFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCRootCCWFlagsMap[] = {
     {0x1, "Strong"},
     {0x2, "Pegged"},
 };
-constexpr clretw::MapDesc kMap_GCRootCCWFlagsMap{"GCRootCCWFlagsMap", true, kEntries_kMap_GCRootCCWFlagsMap};
+constexpr ::clretw::MapDesc kMap_GCRootCCWFlagsMap{"GCRootCCWFlagsMap", true, kEntries_kMap_GCRootCCWFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ThreadFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ThreadFlagsMap[] = {
     {0x1, "GCSpecial"},
     {0x2, "Finalizer"},
     {0x4, "ThreadPoolWorker"},
 };
-constexpr clretw::MapDesc kMap_ThreadFlagsMap{"ThreadFlagsMap", true, kEntries_kMap_ThreadFlagsMap};
+constexpr ::clretw::MapDesc kMap_ThreadFlagsMap{"ThreadFlagsMap", true, kEntries_kMap_ThreadFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] = {
     {0x0, "None"},
     {0x1, "QuickJit"},
     {0x2, "QuickJitForLoops"},
     {0x4, "TieredPGO"},
     {0x8, "ReadyToRun"},
 };
-constexpr clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
+constexpr ::clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCGlobalMechanismsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCGlobalMechanismsMap[] = {
     {0x1, "Concurrent"},
     {0x2, "Compaction"},
     {0x4, "Promotion"},
@@ -338,10 +338,10 @@ constexpr clretw::MapEntry kEntries_kMap_GCGlobalMechanismsMap[] = {
     {0x10, "CardBundles"},
     {0x20, "Elevation"},
 };
-constexpr clretw::MapDesc kMap_GCGlobalMechanismsMap{"GCGlobalMechanismsMap", true, kEntries_kMap_GCGlobalMechanismsMap};
+constexpr ::clretw::MapDesc kMap_GCGlobalMechanismsMap{"GCGlobalMechanismsMap", true, kEntries_kMap_GCGlobalMechanismsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCHeapCompactMechanismMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCHeapCompactMechanismMap[] = {
     {0x0, "not_specified"},
     {0x80000001, "compact_low_ephemeral"},
     {0x80000002, "compact_high_frag"},
@@ -356,10 +356,10 @@ constexpr clretw::MapEntry kEntries_kMap_GCHeapCompactMechanismMap[] = {
     {0x80000400, "compact_no_gc_mode"},
     {0x80000800, "compact_aggressive_compacting"},
 };
-constexpr clretw::MapDesc kMap_GCHeapCompactMechanismMap{"GCHeapCompactMechanismMap", false, kEntries_kMap_GCHeapCompactMechanismMap};
+constexpr ::clretw::MapDesc kMap_GCHeapCompactMechanismMap{"GCHeapCompactMechanismMap", false, kEntries_kMap_GCHeapCompactMechanismMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCHeapExpandMechanismMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCHeapExpandMechanismMap[] = {
     {0x0, "not_specified"},
     {0x80000001, "expand_reuse_normal"},
     {0x80000002, "expand_reuse_bestfit"},
@@ -368,10 +368,10 @@ constexpr clretw::MapEntry kEntries_kMap_GCHeapExpandMechanismMap[] = {
     {0x80000010, "expand_no_memory"},
     {0x80000020, "expand_next_full_gc"},
 };
-constexpr clretw::MapDesc kMap_GCHeapExpandMechanismMap{"GCHeapExpandMechanismMap", false, kEntries_kMap_GCHeapExpandMechanismMap};
+constexpr ::clretw::MapDesc kMap_GCHeapExpandMechanismMap{"GCHeapExpandMechanismMap", false, kEntries_kMap_GCHeapExpandMechanismMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_GCSegmentTypeMap,
     &kMap_GCAllocationKindMap,
     &kMap_GCBucketKindMap,
@@ -413,17 +413,17 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "EventSource", line 537
-constexpr clretw::FieldDesc kFieldsEventSource[] = {
-    {.name = "EventID", .type = clretw::InType::Int32},
-    {.name = "EventName", .type = clretw::InType::UnicodeString},
-    {.name = "EventSourceName", .type = clretw::InType::UnicodeString},
-    {.name = "Payload", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsEventSource[] = {
+    {.name = "EventID", .type = ::clretw::InType::Int32},
+    {.name = "EventName", .type = ::clretw::InType::UnicodeString},
+    {.name = "EventSourceName", .type = ::clretw::InType::UnicodeString},
+    {.name = "Payload", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesEventSource[2][4] = {
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsEventSource[2][4] = {{{4, 1}, {0, 2}, {0, 3}, {0, clretw::kNoField}}, {{4, 1}, {0, 2}, {0, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_EventSource{
+constexpr ::clretw::FieldPlace kPlacesEventSource[2][4] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsEventSource[2][4] = {{{4, 1}, {0, 2}, {0, 3}, {0, ::clretw::kNoField}}, {{4, 1}, {0, 2}, {0, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_EventSource{
     .name = "EventSource",
     .fields = kFieldsEventSource,
     .layout = {{kPlacesEventSource[0], kSegmentsEventSource[0], 4}, {kPlacesEventSource[1], kSegmentsEventSource[1], 4}},
@@ -431,16 +431,16 @@ constexpr clretw::RecordDesc kRecord_EventSource{
     .line = 537};
 
 // "StrongNameVerification", line 543
-constexpr clretw::FieldDesc kFieldsStrongNameVerification[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsStrongNameVerification[] = {
+    {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesStrongNameVerification[2][3] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsStrongNameVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_StrongNameVerification{
+constexpr ::clretw::FieldPlace kPlacesStrongNameVerification[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsStrongNameVerification[2][2] = {{{8, 2}, {0, ::clretw::kNoField}}, {{8, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StrongNameVerification{
     .name = "StrongNameVerification",
     .fields = kFieldsStrongNameVerification,
     .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
@@ -448,17 +448,17 @@ constexpr clretw::RecordDesc kRecord_StrongNameVerification{
     .line = 543};
 
 // "StrongNameVerification_V1", line 548
-constexpr clretw::FieldDesc kFieldsStrongNameVerification_V1[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsStrongNameVerification_V1[] = {
+    {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesStrongNameVerification_V1[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsStrongNameVerification_V1[2][2] = {{{8, 2}, {2, clretw::kNoField}}, {{8, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_StrongNameVerification_V1{
+constexpr ::clretw::FieldPlace kPlacesStrongNameVerification_V1[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsStrongNameVerification_V1[2][2] = {{{8, 2}, {2, ::clretw::kNoField}}, {{8, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StrongNameVerification_V1{
     .name = "StrongNameVerification_V1",
     .fields = kFieldsStrongNameVerification_V1,
     .layout = {{kPlacesStrongNameVerification_V1[0], kSegmentsStrongNameVerification_V1[0], 10}, {kPlacesStrongNameVerification_V1[1], kSegmentsStrongNameVerification_V1[1], 10}},
@@ -466,16 +466,16 @@ constexpr clretw::RecordDesc kRecord_StrongNameVerification_V1{
     .line = 548};
 
 // "AuthenticodeVerification", line 554
-constexpr clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ModulePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
+    {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ModulePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAuthenticodeVerification[2][3] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAuthenticodeVerification[2][2] = {{{8, 2}, {0, clretw::kNoField}}, {{8, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AuthenticodeVerification{
+constexpr ::clretw::FieldPlace kPlacesAuthenticodeVerification[2][3] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAuthenticodeVerification[2][2] = {{{8, 2}, {0, ::clretw::kNoField}}, {{8, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification{
     .name = "AuthenticodeVerification",
     .fields = kFieldsAuthenticodeVerification,
     .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
@@ -483,17 +483,17 @@ constexpr clretw::RecordDesc kRecord_AuthenticodeVerification{
     .line = 554};
 
 // "AuthenticodeVerification_V1", line 559
-constexpr clretw::FieldDesc kFieldsAuthenticodeVerification_V1[] = {
-    {.name = "VerificationFlags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ModulePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification_V1[] = {
+    {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ModulePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAuthenticodeVerification_V1[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAuthenticodeVerification_V1[2][2] = {{{8, 2}, {2, clretw::kNoField}}, {{8, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
+constexpr ::clretw::FieldPlace kPlacesAuthenticodeVerification_V1[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsAuthenticodeVerification_V1[2][2] = {{{8, 2}, {2, ::clretw::kNoField}}, {{8, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
     .name = "AuthenticodeVerification_V1",
     .fields = kFieldsAuthenticodeVerification_V1,
     .layout = {{kPlacesAuthenticodeVerification_V1[0], kSegmentsAuthenticodeVerification_V1[0], 10}, {kPlacesAuthenticodeVerification_V1[1], kSegmentsAuthenticodeVerification_V1[1], 10}},
@@ -501,28 +501,28 @@ constexpr clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
     .line = 559};
 
 // "RuntimeInformation", line 565
-constexpr clretw::FieldDesc kFieldsRuntimeInformation[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Sku", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
-    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
-    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
-    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
-    {.name = "ComObjectGuid", .type = clretw::InType::Guid},
-    {.name = "RuntimeDllPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsRuntimeInformation[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Sku", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
+    {.name = "BclMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "BclQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "StartupFlags", .type = ::clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
+    {.name = "StartupMode", .type = ::clretw::InType::UInt8, .map = &kMap_StartupModeMap},
+    {.name = "CommandLine", .type = ::clretw::InType::UnicodeString},
+    {.name = "ComObjectGuid", .type = ::clretw::InType::Guid},
+    {.name = "RuntimeDllPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_RuntimeInformation{
+constexpr ::clretw::FieldPlace kPlacesRuntimeInformation[2][15] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsRuntimeInformation[2][3] = {{{25, 12}, {16, 14}, {0, ::clretw::kNoField}}, {{25, 12}, {16, 14}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_RuntimeInformation{
     .name = "RuntimeInformation",
     .fields = kFieldsRuntimeInformation,
     .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
@@ -530,15 +530,15 @@ constexpr clretw::RecordDesc kRecord_RuntimeInformation{
     .line = 565};
 
 // "GCStart", line 582
-constexpr clretw::FieldDesc kFieldsGCStart[] = {
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+constexpr ::clretw::FieldDesc kFieldsGCStart[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
 };
-constexpr clretw::FieldPlace kPlacesGCStart[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCStart[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCStart[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCStart{
+constexpr ::clretw::Segment kSegmentsGCStart[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCStart{
     .name = "GCStart",
     .fields = kFieldsGCStart,
     .layout = {{kPlacesGCStart[0], kSegmentsGCStart[0], 8}, {kPlacesGCStart[1], kSegmentsGCStart[1], 8}},
@@ -546,18 +546,18 @@ constexpr clretw::RecordDesc kRecord_GCStart{
     .line = 582};
 
 // "GCStart_V1", line 586
-constexpr clretw::FieldDesc kFieldsGCStart_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "Depth", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCStart_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "Depth", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCStart_V1[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesGCStart_V1[2][5] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsGCStart_V1[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCStart_V1{
+constexpr ::clretw::Segment kSegmentsGCStart_V1[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCStart_V1{
     .name = "GCStart_V1",
     .fields = kFieldsGCStart_V1,
     .layout = {{kPlacesGCStart_V1[0], kSegmentsGCStart_V1[0], 18}, {kPlacesGCStart_V1[1], kSegmentsGCStart_V1[1], 18}},
@@ -565,19 +565,19 @@ constexpr clretw::RecordDesc kRecord_GCStart_V1{
     .line = 586};
 
 // "GCStart_V2", line 593
-constexpr clretw::FieldDesc kFieldsGCStart_V2[] = {
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "Depth", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ClientSequenceNumber", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCStart_V2[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "Depth", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ClientSequenceNumber", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCStart_V2[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesGCStart_V2[2][6] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 8}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}, {0, 18, 8}}};
-constexpr clretw::Segment kSegmentsGCStart_V2[2][1] = {{{26, clretw::kNoField}}, {{26, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCStart_V2{
+constexpr ::clretw::Segment kSegmentsGCStart_V2[2][1] = {{{26, ::clretw::kNoField}}, {{26, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCStart_V2{
     .name = "GCStart_V2",
     .fields = kFieldsGCStart_V2,
     .layout = {{kPlacesGCStart_V2[0], kSegmentsGCStart_V2[0], 26}, {kPlacesGCStart_V2[1], kSegmentsGCStart_V2[1], 26}},
@@ -585,15 +585,15 @@ constexpr clretw::RecordDesc kRecord_GCStart_V2{
     .line = 593};
 
 // "GCEnd", line 601
-constexpr clretw::FieldDesc kFieldsGCEnd[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCEnd[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCEnd[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCEnd[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGCEnd[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCEnd{
+constexpr ::clretw::Segment kSegmentsGCEnd[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCEnd{
     .name = "GCEnd",
     .fields = kFieldsGCEnd,
     .layout = {{kPlacesGCEnd[0], kSegmentsGCEnd[0], 6}, {kPlacesGCEnd[1], kSegmentsGCEnd[1], 6}},
@@ -601,16 +601,16 @@ constexpr clretw::RecordDesc kRecord_GCEnd{
     .line = 601};
 
 // "GCEnd_V1", line 605
-constexpr clretw::FieldDesc kFieldsGCEnd_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCEnd_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCEnd_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCEnd_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCEnd_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCEnd_V1{
+constexpr ::clretw::Segment kSegmentsGCEnd_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCEnd_V1{
     .name = "GCEnd_V1",
     .fields = kFieldsGCEnd_V1,
     .layout = {{kPlacesGCEnd_V1[0], kSegmentsGCEnd_V1[0], 10}, {kPlacesGCEnd_V1[1], kSegmentsGCEnd_V1[1], 10}},
@@ -618,26 +618,26 @@ constexpr clretw::RecordDesc kRecord_GCEnd_V1{
     .line = 605};
 
 // "GCHeapStats", line 610
-constexpr clretw::FieldDesc kFieldsGCHeapStats[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
-    {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
-    {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
-    {.name = "GCHandleCount", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCHeapStats[] = {
+    {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize1", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize1", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize3", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize3", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedCount", .type = ::clretw::InType::UInt64},
+    {.name = "PinnedObjectCount", .type = ::clretw::InType::UInt32},
+    {.name = "SinkBlockCount", .type = ::clretw::InType::UInt32},
+    {.name = "GCHandleCount", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapStats[2][13] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapStats[2][13] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}}};
-constexpr clretw::Segment kSegmentsGCHeapStats[2][1] = {{{92, clretw::kNoField}}, {{92, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapStats{
+constexpr ::clretw::Segment kSegmentsGCHeapStats[2][1] = {{{92, ::clretw::kNoField}}, {{92, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapStats{
     .name = "GCHeapStats",
     .fields = kFieldsGCHeapStats,
     .layout = {{kPlacesGCHeapStats[0], kSegmentsGCHeapStats[0], 92}, {kPlacesGCHeapStats[1], kSegmentsGCHeapStats[1], 92}},
@@ -645,27 +645,27 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats{
     .line = 610};
 
 // "GCHeapStats_V1", line 625
-constexpr clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
-    {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
-    {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
-    {.name = "GCHandleCount", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
+    {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize1", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize1", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize3", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize3", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedCount", .type = ::clretw::InType::UInt64},
+    {.name = "PinnedObjectCount", .type = ::clretw::InType::UInt32},
+    {.name = "SinkBlockCount", .type = ::clretw::InType::UInt32},
+    {.name = "GCHandleCount", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapStats_V1[2][14] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapStats_V1[2][14] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}}};
-constexpr clretw::Segment kSegmentsGCHeapStats_V1[2][1] = {{{94, clretw::kNoField}}, {{94, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapStats_V1{
+constexpr ::clretw::Segment kSegmentsGCHeapStats_V1[2][1] = {{{94, ::clretw::kNoField}}, {{94, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V1{
     .name = "GCHeapStats_V1",
     .fields = kFieldsGCHeapStats_V1,
     .layout = {{kPlacesGCHeapStats_V1[0], kSegmentsGCHeapStats_V1[0], 94}, {kPlacesGCHeapStats_V1[1], kSegmentsGCHeapStats_V1[1], 94}},
@@ -673,29 +673,29 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats_V1{
     .line = 625};
 
 // "GCHeapStats_V2", line 641
-constexpr clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
-    {.name = "GenerationSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize0", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize1", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize3", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "FinalizationPromotedSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "FinalizationPromotedCount", .type = clretw::InType::UInt64},
-    {.name = "PinnedObjectCount", .type = clretw::InType::UInt32},
-    {.name = "SinkBlockCount", .type = clretw::InType::UInt32},
-    {.name = "GCHandleCount", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "GenerationSize4", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TotalPromotedSize4", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
+    {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize1", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize1", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationSize3", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize3", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "FinalizationPromotedCount", .type = ::clretw::InType::UInt64},
+    {.name = "PinnedObjectCount", .type = ::clretw::InType::UInt32},
+    {.name = "SinkBlockCount", .type = ::clretw::InType::UInt32},
+    {.name = "GCHandleCount", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "GenerationSize4", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TotalPromotedSize4", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapStats_V2[2][16] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapStats_V2[2][16] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}, {0, 94, 8}, {0, 102, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}, {0, 80, 4}, {0, 84, 4}, {0, 88, 4}, {0, 92, 2}, {0, 94, 8}, {0, 102, 8}}};
-constexpr clretw::Segment kSegmentsGCHeapStats_V2[2][1] = {{{110, clretw::kNoField}}, {{110, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapStats_V2{
+constexpr ::clretw::Segment kSegmentsGCHeapStats_V2[2][1] = {{{110, ::clretw::kNoField}}, {{110, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V2{
     .name = "GCHeapStats_V2",
     .fields = kFieldsGCHeapStats_V2,
     .layout = {{kPlacesGCHeapStats_V2[0], kSegmentsGCHeapStats_V2[0], 110}, {kPlacesGCHeapStats_V2[1], kSegmentsGCHeapStats_V2[1], 110}},
@@ -703,16 +703,16 @@ constexpr clretw::RecordDesc kRecord_GCHeapStats_V2{
     .line = 641};
 
 // "GCCreateSegment", line 659
-constexpr clretw::FieldDesc kFieldsGCCreateSegment[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Size", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
+constexpr ::clretw::FieldDesc kFieldsGCCreateSegment[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Size", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesGCCreateSegment[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCCreateSegment[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}}};
-constexpr clretw::Segment kSegmentsGCCreateSegment[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCCreateSegment{
+constexpr ::clretw::Segment kSegmentsGCCreateSegment[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCCreateSegment{
     .name = "GCCreateSegment",
     .fields = kFieldsGCCreateSegment,
     .layout = {{kPlacesGCCreateSegment[0], kSegmentsGCCreateSegment[0], 20}, {kPlacesGCCreateSegment[1], kSegmentsGCCreateSegment[1], 20}},
@@ -720,17 +720,17 @@ constexpr clretw::RecordDesc kRecord_GCCreateSegment{
     .line = 659};
 
 // "GCCreateSegment_V1", line 664
-constexpr clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Size", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Size", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCSegmentTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCCreateSegment_V1[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCCreateSegment_V1[2][4] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsGCCreateSegment_V1[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCCreateSegment_V1{
+constexpr ::clretw::Segment kSegmentsGCCreateSegment_V1[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .name = "GCCreateSegment_V1",
     .fields = kFieldsGCCreateSegment_V1,
     .layout = {{kPlacesGCCreateSegment_V1[0], kSegmentsGCCreateSegment_V1[0], 22}, {kPlacesGCCreateSegment_V1[1], kSegmentsGCCreateSegment_V1[1], 22}},
@@ -738,14 +738,14 @@ constexpr clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .line = 664};
 
 // "GCFreeSegment", line 670
-constexpr clretw::FieldDesc kFieldsGCFreeSegment[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCFreeSegment[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCFreeSegment[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCFreeSegment[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsGCFreeSegment[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFreeSegment{
+constexpr ::clretw::Segment kSegmentsGCFreeSegment[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFreeSegment{
     .name = "GCFreeSegment",
     .fields = kFieldsGCFreeSegment,
     .layout = {{kPlacesGCFreeSegment[0], kSegmentsGCFreeSegment[0], 8}, {kPlacesGCFreeSegment[1], kSegmentsGCFreeSegment[1], 8}},
@@ -753,15 +753,15 @@ constexpr clretw::RecordDesc kRecord_GCFreeSegment{
     .line = 670};
 
 // "GCFreeSegment_V1", line 673
-constexpr clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
-    {.name = "Address", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
+    {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCFreeSegment_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCFreeSegment_V1[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCFreeSegment_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFreeSegment_V1{
+constexpr ::clretw::Segment kSegmentsGCFreeSegment_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .name = "GCFreeSegment_V1",
     .fields = kFieldsGCFreeSegment_V1,
     .layout = {{kPlacesGCFreeSegment_V1[0], kSegmentsGCFreeSegment_V1[0], 10}, {kPlacesGCFreeSegment_V1[1], kSegmentsGCFreeSegment_V1[1], 10}},
@@ -769,14 +769,14 @@ constexpr clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .line = 673};
 
 // "GCNoUserData", line 677
-constexpr clretw::FieldDesc kFieldsGCNoUserData[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCNoUserData[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCNoUserData[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCNoUserData[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCNoUserData[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCNoUserData{
+constexpr ::clretw::Segment kSegmentsGCNoUserData[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCNoUserData{
     .name = "GCNoUserData",
     .fields = kFieldsGCNoUserData,
     .layout = {{kPlacesGCNoUserData[0], kSegmentsGCNoUserData[0], 2}, {kPlacesGCNoUserData[1], kSegmentsGCNoUserData[1], 2}},
@@ -784,15 +784,15 @@ constexpr clretw::RecordDesc kRecord_GCNoUserData{
     .line = 677};
 
 // "GenAwareTemplate", line 680
-constexpr clretw::FieldDesc kFieldsGenAwareTemplate[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGenAwareTemplate[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGenAwareTemplate[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGenAwareTemplate[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGenAwareTemplate[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GenAwareTemplate{
+constexpr ::clretw::Segment kSegmentsGenAwareTemplate[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GenAwareTemplate{
     .name = "GenAwareTemplate",
     .fields = kFieldsGenAwareTemplate,
     .layout = {{kPlacesGenAwareTemplate[0], kSegmentsGenAwareTemplate[0], 6}, {kPlacesGenAwareTemplate[1], kSegmentsGenAwareTemplate[1], 6}},
@@ -800,14 +800,14 @@ constexpr clretw::RecordDesc kRecord_GenAwareTemplate{
     .line = 680};
 
 // "GCSuspendEE", line 684
-constexpr clretw::FieldDesc kFieldsGCSuspendEE[] = {
-    {.name = "Reason", .type = clretw::InType::UInt16, .map = &kMap_GCSuspendEEReasonMap},
+constexpr ::clretw::FieldDesc kFieldsGCSuspendEE[] = {
+    {.name = "Reason", .type = ::clretw::InType::UInt16, .map = &kMap_GCSuspendEEReasonMap},
 };
-constexpr clretw::FieldPlace kPlacesGCSuspendEE[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCSuspendEE[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCSuspendEE[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSuspendEE{
+constexpr ::clretw::Segment kSegmentsGCSuspendEE[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSuspendEE{
     .name = "GCSuspendEE",
     .fields = kFieldsGCSuspendEE,
     .layout = {{kPlacesGCSuspendEE[0], kSegmentsGCSuspendEE[0], 2}, {kPlacesGCSuspendEE[1], kSegmentsGCSuspendEE[1], 2}},
@@ -815,16 +815,16 @@ constexpr clretw::RecordDesc kRecord_GCSuspendEE{
     .line = 684};
 
 // "GCSuspendEE_V1", line 687
-constexpr clretw::FieldDesc kFieldsGCSuspendEE_V1[] = {
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCSuspendEE_V1[] = {
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCSuspendEE_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCSuspendEE_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCSuspendEE_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSuspendEE_V1{
+constexpr ::clretw::Segment kSegmentsGCSuspendEE_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSuspendEE_V1{
     .name = "GCSuspendEE_V1",
     .fields = kFieldsGCSuspendEE_V1,
     .layout = {{kPlacesGCSuspendEE_V1[0], kSegmentsGCSuspendEE_V1[0], 10}, {kPlacesGCSuspendEE_V1[1], kSegmentsGCSuspendEE_V1[1], 10}},
@@ -832,15 +832,15 @@ constexpr clretw::RecordDesc kRecord_GCSuspendEE_V1{
     .line = 687};
 
 // "GCAllocationTick", line 692
-constexpr clretw::FieldDesc kFieldsGCAllocationTick[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick{
+constexpr ::clretw::Segment kSegmentsGCAllocationTick[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick{
     .name = "GCAllocationTick",
     .fields = kFieldsGCAllocationTick,
     .layout = {{kPlacesGCAllocationTick[0], kSegmentsGCAllocationTick[0], 8}, {kPlacesGCAllocationTick[1], kSegmentsGCAllocationTick[1], 8}},
@@ -848,16 +848,16 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick{
     .line = 692};
 
 // "GCAllocationTick_V1", line 696
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V1{
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .name = "GCAllocationTick_V1",
     .fields = kFieldsGCAllocationTick_V1,
     .layout = {{kPlacesGCAllocationTick_V1[0], kSegmentsGCAllocationTick_V1[0], 10}, {kPlacesGCAllocationTick_V1[1], kSegmentsGCAllocationTick_V1[1], 10}},
@@ -865,20 +865,20 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .line = 696};
 
 // "GCAllocationTick_V2", line 701
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::Pointer},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "HeapIndex", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AllocationAmount64", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "HeapIndex", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V2[2][7] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, 4}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, clretw::kVariable}, {1, 0, 4}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V2[2][2] = {{{22, 5}, {4, clretw::kNoField}}, {{26, 5}, {4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V2{
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V2[2][7] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, ::clretw::kVariable}, {1, 0, 4}}};
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V2[2][2] = {{{22, 5}, {4, ::clretw::kNoField}}, {{26, 5}, {4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .name = "GCAllocationTick_V2",
     .fields = kFieldsGCAllocationTick_V2,
     .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 26}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 30}},
@@ -886,21 +886,21 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .line = 701};
 
 // "GCAllocationTick_V3", line 710
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::Pointer},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "HeapIndex", .type = clretw::InType::UInt32},
-    {.name = "Address", .type = clretw::InType::Pointer},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AllocationAmount64", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "HeapIndex", .type = ::clretw::InType::UInt32},
+    {.name = "Address", .type = ::clretw::InType::Pointer},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V3[2][8] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, clretw::kVariable}, {1, 0, 4}, {1, 4, 8}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V3[2][2] = {{{22, 5}, {8, clretw::kNoField}}, {{26, 5}, {12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V3{
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V3[2][8] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 8}}};
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V3[2][2] = {{{22, 5}, {8, ::clretw::kNoField}}, {{26, 5}, {12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .name = "GCAllocationTick_V3",
     .fields = kFieldsGCAllocationTick_V3,
     .layout = {{kPlacesGCAllocationTick_V3[0], kSegmentsGCAllocationTick_V3[0], 30}, {kPlacesGCAllocationTick_V3[1], kSegmentsGCAllocationTick_V3[1], 38}},
@@ -908,22 +908,22 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .line = 710};
 
 // "GCAllocationTick_V4", line 720
-constexpr clretw::FieldDesc kFieldsGCAllocationTick_V4[] = {
-    {.name = "AllocationAmount", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "AllocationKind", .type = clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AllocationAmount64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::Pointer},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "HeapIndex", .type = clretw::InType::UInt32},
-    {.name = "Address", .type = clretw::InType::Pointer},
-    {.name = "ObjectSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V4[] = {
+    {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AllocationAmount64", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "HeapIndex", .type = ::clretw::InType::UInt32},
+    {.name = "Address", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocationTick_V4[2][9] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 8}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, clretw::kVariable}, {1, 0, 4}, {1, 4, 8}, {1, 12, 8}}};
-constexpr clretw::Segment kSegmentsGCAllocationTick_V4[2][2] = {{{22, 5}, {16, clretw::kNoField}}, {{26, 5}, {20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocationTick_V4{
+constexpr ::clretw::FieldPlace kPlacesGCAllocationTick_V4[2][9] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 8}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, 8}, {0, 18, 8}, {0, 26, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 8}, {1, 12, 8}}};
+constexpr ::clretw::Segment kSegmentsGCAllocationTick_V4[2][2] = {{{22, 5}, {16, ::clretw::kNoField}}, {{26, 5}, {20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V4{
     .name = "GCAllocationTick_V4",
     .fields = kFieldsGCAllocationTick_V4,
     .layout = {{kPlacesGCAllocationTick_V4[0], kSegmentsGCAllocationTick_V4[0], 38}, {kPlacesGCAllocationTick_V4[1], kSegmentsGCAllocationTick_V4[1], 46}},
@@ -931,14 +931,14 @@ constexpr clretw::RecordDesc kRecord_GCAllocationTick_V4{
     .line = 720};
 
 // "GCCreateConcurrentThread", line 731
-constexpr clretw::FieldDesc kFieldsGCCreateConcurrentThread[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCCreateConcurrentThread[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCCreateConcurrentThread[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCCreateConcurrentThread[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCCreateConcurrentThread[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCCreateConcurrentThread{
+constexpr ::clretw::Segment kSegmentsGCCreateConcurrentThread[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCCreateConcurrentThread{
     .name = "GCCreateConcurrentThread",
     .fields = kFieldsGCCreateConcurrentThread,
     .layout = {{kPlacesGCCreateConcurrentThread[0], kSegmentsGCCreateConcurrentThread[0], 2}, {kPlacesGCCreateConcurrentThread[1], kSegmentsGCCreateConcurrentThread[1], 2}},
@@ -946,14 +946,14 @@ constexpr clretw::RecordDesc kRecord_GCCreateConcurrentThread{
     .line = 731};
 
 // "GCTerminateConcurrentThread", line 734
-constexpr clretw::FieldDesc kFieldsGCTerminateConcurrentThread[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCTerminateConcurrentThread[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCTerminateConcurrentThread[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCTerminateConcurrentThread[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCTerminateConcurrentThread[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCTerminateConcurrentThread{
+constexpr ::clretw::Segment kSegmentsGCTerminateConcurrentThread[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCTerminateConcurrentThread{
     .name = "GCTerminateConcurrentThread",
     .fields = kFieldsGCTerminateConcurrentThread,
     .layout = {{kPlacesGCTerminateConcurrentThread[0], kSegmentsGCTerminateConcurrentThread[0], 2}, {kPlacesGCTerminateConcurrentThread[1], kSegmentsGCTerminateConcurrentThread[1], 2}},
@@ -961,14 +961,14 @@ constexpr clretw::RecordDesc kRecord_GCTerminateConcurrentThread{
     .line = 734};
 
 // "GCFinalizersEnd", line 737
-constexpr clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCFinalizersEnd[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCFinalizersEnd[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 4}}};
-constexpr clretw::Segment kSegmentsGCFinalizersEnd[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFinalizersEnd{
+constexpr ::clretw::Segment kSegmentsGCFinalizersEnd[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd{
     .name = "GCFinalizersEnd",
     .fields = kFieldsGCFinalizersEnd,
     .layout = {{kPlacesGCFinalizersEnd[0], kSegmentsGCFinalizersEnd[0], 4}, {kPlacesGCFinalizersEnd[1], kSegmentsGCFinalizersEnd[1], 4}},
@@ -976,15 +976,15 @@ constexpr clretw::RecordDesc kRecord_GCFinalizersEnd{
     .line = 737};
 
 // "GCFinalizersEnd_V1", line 740
-constexpr clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCFinalizersEnd_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCFinalizersEnd_V1[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGCFinalizersEnd_V1[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
+constexpr ::clretw::Segment kSegmentsGCFinalizersEnd_V1[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .name = "GCFinalizersEnd_V1",
     .fields = kFieldsGCFinalizersEnd_V1,
     .layout = {{kPlacesGCFinalizersEnd_V1[0], kSegmentsGCFinalizersEnd_V1[0], 6}, {kPlacesGCFinalizersEnd_V1[1], kSegmentsGCFinalizersEnd_V1[1], 6}},
@@ -992,15 +992,15 @@ constexpr clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .line = 740};
 
 // "GCMark", line 744
-constexpr clretw::FieldDesc kFieldsGCMark[] = {
-    {.name = "HeapNum", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCMark[] = {
+    {.name = "HeapNum", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCMark[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCMark[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGCMark[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCMark{
+constexpr ::clretw::Segment kSegmentsGCMark[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCMark{
     .name = "GCMark",
     .fields = kFieldsGCMark,
     .layout = {{kPlacesGCMark[0], kSegmentsGCMark[0], 6}, {kPlacesGCMark[1], kSegmentsGCMark[1], 6}},
@@ -1008,17 +1008,17 @@ constexpr clretw::RecordDesc kRecord_GCMark{
     .line = 744};
 
 // "GCMarkWithType", line 748
-constexpr clretw::FieldDesc kFieldsGCMarkWithType[] = {
-    {.name = "HeapNum", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Type", .type = clretw::InType::UInt32, .map = &kMap_GCRootKindMap},
-    {.name = "Bytes", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCMarkWithType[] = {
+    {.name = "HeapNum", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_GCRootKindMap},
+    {.name = "Bytes", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCMarkWithType[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCMarkWithType[2][4] = {
     {{0, 0, 4}, {0, 4, 2}, {0, 6, 4}, {0, 10, 8}},
     {{0, 0, 4}, {0, 4, 2}, {0, 6, 4}, {0, 10, 8}}};
-constexpr clretw::Segment kSegmentsGCMarkWithType[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCMarkWithType{
+constexpr ::clretw::Segment kSegmentsGCMarkWithType[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCMarkWithType{
     .name = "GCMarkWithType",
     .fields = kFieldsGCMarkWithType,
     .layout = {{kPlacesGCMarkWithType[0], kSegmentsGCMarkWithType[0], 18}, {kPlacesGCMarkWithType[1], kSegmentsGCMarkWithType[1], 18}},
@@ -1026,18 +1026,18 @@ constexpr clretw::RecordDesc kRecord_GCMarkWithType{
     .line = 748};
 
 // "GCJoin_V2", line 754
-constexpr clretw::FieldDesc kFieldsGCJoin_V2[] = {
-    {.name = "Heap", .type = clretw::InType::UInt32},
-    {.name = "JoinTime", .type = clretw::InType::UInt32},
-    {.name = "JoinType", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "JoinID", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCJoin_V2[] = {
+    {.name = "Heap", .type = ::clretw::InType::UInt32},
+    {.name = "JoinTime", .type = ::clretw::InType::UInt32},
+    {.name = "JoinType", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "JoinID", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCJoin_V2[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesGCJoin_V2[2][5] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}, {0, 14, 4}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}, {0, 14, 4}}};
-constexpr clretw::Segment kSegmentsGCJoin_V2[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCJoin_V2{
+constexpr ::clretw::Segment kSegmentsGCJoin_V2[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCJoin_V2{
     .name = "GCJoin_V2",
     .fields = kFieldsGCJoin_V2,
     .layout = {{kPlacesGCJoin_V2[0], kSegmentsGCJoin_V2[0], 18}, {kPlacesGCJoin_V2[1], kSegmentsGCJoin_V2[1], 18}},
@@ -1045,23 +1045,23 @@ constexpr clretw::RecordDesc kRecord_GCJoin_V2{
     .line = 754};
 
 // "Values", line 777
-constexpr clretw::FieldDesc kFieldsGCPerHeapHistory_V3_Values[] = {
-    {.name = "SizeBefore", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "FreeListBefore", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "FreeObjBefore", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "SizeAfter", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "FreeListAfter", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "FreeObjAfter", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "In", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "PinnedSurv", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "NonePinnedSurv", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "NewAllocation", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V3_Values[] = {
+    {.name = "SizeBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "FreeListBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "FreeObjBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "SizeAfter", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "FreeListAfter", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "FreeObjAfter", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "In", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "PinnedSurv", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "NonePinnedSurv", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "NewAllocation", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCPerHeapHistory_V3_Values[2][10] = {
+constexpr ::clretw::FieldPlace kPlacesGCPerHeapHistory_V3_Values[2][10] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 8}}};
-constexpr clretw::Segment kSegmentsGCPerHeapHistory_V3_Values[2][1] = {{{40, clretw::kNoField}}, {{80, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V3_Values{
+constexpr ::clretw::Segment kSegmentsGCPerHeapHistory_V3_Values[2][1] = {{{40, ::clretw::kNoField}}, {{80, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3_Values{
     .name = "Values",
     .fields = kFieldsGCPerHeapHistory_V3_Values,
     .layout = {{kPlacesGCPerHeapHistory_V3_Values[0], kSegmentsGCPerHeapHistory_V3_Values[0], 40}, {kPlacesGCPerHeapHistory_V3_Values[1], kSegmentsGCPerHeapHistory_V3_Values[1], 80}},
@@ -1069,29 +1069,29 @@ constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V3_Values{
     .line = 777};
 
 // "GCPerHeapHistory_V3", line 761
-constexpr clretw::FieldDesc kFieldsGCPerHeapHistory_V3[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "FreeListAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "FreeListRejected", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "EndOfSegAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "CondemnedAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "PinnedAllocated", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "PinnedAllocatedAdvance", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "RunningFreeListEfficiency", .type = clretw::InType::UInt32},
-    {.name = "CondemnReasons0", .type = clretw::InType::UInt32},
-    {.name = "CondemnReasons1", .type = clretw::InType::UInt32},
-    {.name = "CompactMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCHeapCompactMechanismMap},
-    {.name = "ExpandMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCHeapExpandMechanismMap},
-    {.name = "HeapIndex", .type = clretw::InType::UInt32},
-    {.name = "ExtraGen0Commit", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 14}, .members = &kRecord_GCPerHeapHistory_V3_Values},
+constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V3[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "FreeListAllocated", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "FreeListRejected", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "EndOfSegAllocated", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "CondemnedAllocated", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "PinnedAllocated", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "PinnedAllocatedAdvance", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "RunningFreeListEfficiency", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons0", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = ::clretw::InType::UInt32},
+    {.name = "CompactMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCHeapCompactMechanismMap},
+    {.name = "ExpandMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCHeapExpandMechanismMap},
+    {.name = "HeapIndex", .type = ::clretw::InType::UInt32},
+    {.name = "ExtraGen0Commit", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 14}, .members = &kRecord_GCPerHeapHistory_V3_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCPerHeapHistory_V3[2][16] = {
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}, {0, 22, 4}, {0, 26, 4}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, 4}, {0, 54, 4}, {0, 58, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 8}, {0, 34, 8}, {0, 42, 8}, {0, 50, 4}, {0, 54, 4}, {0, 58, 4}, {0, 62, 4}, {0, 66, 4}, {0, 70, 4}, {0, 74, 8}, {0, 82, 4}, {0, 86, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCPerHeapHistory_V3[2][2] = {{{58, 15}, {0, clretw::kNoField}}, {{86, 15}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
+constexpr ::clretw::FieldPlace kPlacesGCPerHeapHistory_V3[2][16] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 4}, {0, 14, 4}, {0, 18, 4}, {0, 22, 4}, {0, 26, 4}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, 4}, {0, 54, 4}, {0, 58, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 8}, {0, 34, 8}, {0, 42, 8}, {0, 50, 4}, {0, 54, 4}, {0, 58, 4}, {0, 62, 4}, {0, 66, 4}, {0, 70, 4}, {0, 74, 8}, {0, 82, 4}, {0, 86, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCPerHeapHistory_V3[2][2] = {{{58, 15}, {0, ::clretw::kNoField}}, {{86, 15}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
     .name = "GCPerHeapHistory_V3",
     .fields = kFieldsGCPerHeapHistory_V3,
     .layout = {{kPlacesGCPerHeapHistory_V3[0], kSegmentsGCPerHeapHistory_V3[0], 58}, {kPlacesGCPerHeapHistory_V3[1], kSegmentsGCPerHeapHistory_V3[1], 86}},
@@ -1099,22 +1099,22 @@ constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
     .line = 761};
 
 // "GCGlobalHeap_V2", line 790
-constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
-    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NumHeaps", .type = clretw::InType::Int32},
-    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
-    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "PauseMode", .type = clretw::InType::UInt32},
-    {.name = "MemoryPressure", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
+    {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = ::clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "PauseMode", .type = ::clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V2[2][9] = {
+constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V2[2][9] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}},
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}}};
-constexpr clretw::Segment kSegmentsGCGlobalHeap_V2[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V2{
+constexpr ::clretw::Segment kSegmentsGCGlobalHeap_V2[2][1] = {{{38, ::clretw::kNoField}}, {{38, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V2{
     .name = "GCGlobalHeap_V2",
     .fields = kFieldsGCGlobalHeap_V2,
     .layout = {{kPlacesGCGlobalHeap_V2[0], kSegmentsGCGlobalHeap_V2[0], 38}, {kPlacesGCGlobalHeap_V2[1], kSegmentsGCGlobalHeap_V2[1], 38}},
@@ -1122,24 +1122,24 @@ constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V2{
     .line = 790};
 
 // "GCGlobalHeap_V3", line 801
-constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V3[] = {
-    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NumHeaps", .type = clretw::InType::Int32},
-    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
-    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "PauseMode", .type = clretw::InType::UInt32},
-    {.name = "MemoryPressure", .type = clretw::InType::UInt32},
-    {.name = "CondemnReasons0", .type = clretw::InType::UInt32},
-    {.name = "CondemnReasons1", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V3[] = {
+    {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = ::clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "PauseMode", .type = ::clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons0", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V3[2][11] = {
+constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V3[2][11] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}},
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}}};
-constexpr clretw::Segment kSegmentsGCGlobalHeap_V3[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V3{
+constexpr ::clretw::Segment kSegmentsGCGlobalHeap_V3[2][1] = {{{46, ::clretw::kNoField}}, {{46, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V3{
     .name = "GCGlobalHeap_V3",
     .fields = kFieldsGCGlobalHeap_V3,
     .layout = {{kPlacesGCGlobalHeap_V3[0], kSegmentsGCGlobalHeap_V3[0], 46}, {kPlacesGCGlobalHeap_V3[1], kSegmentsGCGlobalHeap_V3[1], 46}},
@@ -1147,14 +1147,14 @@ constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V3{
     .line = 801};
 
 // "Values", line 827
-constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V4_Values[] = {
-    {.name = "Time", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4_Values[] = {
+    {.name = "Time", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V4_Values[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V4_Values[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 4}}};
-constexpr clretw::Segment kSegmentsGCGlobalHeap_V4_Values[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V4_Values{
+constexpr ::clretw::Segment kSegmentsGCGlobalHeap_V4_Values[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4_Values{
     .name = "Values",
     .fields = kFieldsGCGlobalHeap_V4_Values,
     .layout = {{kPlacesGCGlobalHeap_V4_Values[0], kSegmentsGCGlobalHeap_V4_Values[0], 4}, {kPlacesGCGlobalHeap_V4_Values[1], kSegmentsGCGlobalHeap_V4_Values[1], 4}},
@@ -1162,26 +1162,26 @@ constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V4_Values{
     .line = 827};
 
 // "GCGlobalHeap_V4", line 814
-constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V4[] = {
-    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NumHeaps", .type = clretw::InType::Int32},
-    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
-    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "PauseMode", .type = clretw::InType::UInt32},
-    {.name = "MemoryPressure", .type = clretw::InType::UInt32},
-    {.name = "CondemnReasons0", .type = clretw::InType::UInt32},
-    {.name = "CondemnReasons1", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 11}, .members = &kRecord_GCGlobalHeap_V4_Values},
+constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4[] = {
+    {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = ::clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "PauseMode", .type = ::clretw::InType::UInt32},
+    {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons0", .type = ::clretw::InType::UInt32},
+    {.name = "CondemnReasons1", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 11}, .members = &kRecord_GCGlobalHeap_V4_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V4[2][13] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCGlobalHeap_V4[2][2] = {{{50, 12}, {0, clretw::kNoField}}, {{50, 12}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V4{
+constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V4[2][13] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}, {0, 34, 4}, {0, 38, 4}, {0, 42, 4}, {0, 46, 4}, {0, 50, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCGlobalHeap_V4[2][2] = {{{50, 12}, {0, ::clretw::kNoField}}, {{50, 12}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4{
     .name = "GCGlobalHeap_V4",
     .fields = kFieldsGCGlobalHeap_V4,
     .layout = {{kPlacesGCGlobalHeap_V4[0], kSegmentsGCGlobalHeap_V4[0], 50}, {kPlacesGCGlobalHeap_V4[1], kSegmentsGCGlobalHeap_V4[1], 50}},
@@ -1189,18 +1189,18 @@ constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V4{
     .line = 814};
 
 // "Values", line 834
-constexpr clretw::FieldDesc kFieldsGCLOHCompact_Values[] = {
-    {.name = "TimePlan", .type = clretw::InType::UInt32},
-    {.name = "TimeCompact", .type = clretw::InType::UInt32},
-    {.name = "TimeRelocate", .type = clretw::InType::UInt32},
-    {.name = "TotalRefs", .type = clretw::InType::Pointer},
-    {.name = "ZeroRefs", .type = clretw::InType::Pointer},
+constexpr ::clretw::FieldDesc kFieldsGCLOHCompact_Values[] = {
+    {.name = "TimePlan", .type = ::clretw::InType::UInt32},
+    {.name = "TimeCompact", .type = ::clretw::InType::UInt32},
+    {.name = "TimeRelocate", .type = ::clretw::InType::UInt32},
+    {.name = "TotalRefs", .type = ::clretw::InType::Pointer},
+    {.name = "ZeroRefs", .type = ::clretw::InType::Pointer},
 };
-constexpr clretw::FieldPlace kPlacesGCLOHCompact_Values[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesGCLOHCompact_Values[2][5] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 8}, {0, 20, 8}}};
-constexpr clretw::Segment kSegmentsGCLOHCompact_Values[2][1] = {{{20, clretw::kNoField}}, {{28, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCLOHCompact_Values{
+constexpr ::clretw::Segment kSegmentsGCLOHCompact_Values[2][1] = {{{20, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCLOHCompact_Values{
     .name = "Values",
     .fields = kFieldsGCLOHCompact_Values,
     .layout = {{kPlacesGCLOHCompact_Values[0], kSegmentsGCLOHCompact_Values[0], 20}, {kPlacesGCLOHCompact_Values[1], kSegmentsGCLOHCompact_Values[1], 28}},
@@ -1208,16 +1208,16 @@ constexpr clretw::RecordDesc kRecord_GCLOHCompact_Values{
     .line = 834};
 
 // "GCLOHCompact", line 831
-constexpr clretw::FieldDesc kFieldsGCLOHCompact[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Count", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCLOHCompact_Values},
+constexpr ::clretw::FieldDesc kFieldsGCLOHCompact[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Count", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCLOHCompact_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCLOHCompact[2][3] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCLOHCompact[2][2] = {{{4, 2}, {0, clretw::kNoField}}, {{4, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCLOHCompact{
+constexpr ::clretw::FieldPlace kPlacesGCLOHCompact[2][3] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCLOHCompact[2][2] = {{{4, 2}, {0, ::clretw::kNoField}}, {{4, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCLOHCompact{
     .name = "GCLOHCompact",
     .fields = kFieldsGCLOHCompact,
     .layout = {{kPlacesGCLOHCompact[0], kSegmentsGCLOHCompact[0], 4}, {kPlacesGCLOHCompact[1], kSegmentsGCLOHCompact[1], 4}},
@@ -1225,16 +1225,16 @@ constexpr clretw::RecordDesc kRecord_GCLOHCompact{
     .line = 831};
 
 // "Values", line 847
-constexpr clretw::FieldDesc kFieldsGCFitBucketInfo_Values[] = {
-    {.name = "Index", .type = clretw::InType::UInt16},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Size", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo_Values[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt16},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Size", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCFitBucketInfo_Values[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCFitBucketInfo_Values[2][3] = {
     {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}},
     {{0, 0, 2}, {0, 2, 4}, {0, 6, 8}}};
-constexpr clretw::Segment kSegmentsGCFitBucketInfo_Values[2][1] = {{{10, clretw::kNoField}}, {{14, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFitBucketInfo_Values{
+constexpr ::clretw::Segment kSegmentsGCFitBucketInfo_Values[2][1] = {{{10, ::clretw::kNoField}}, {{14, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo_Values{
     .name = "Values",
     .fields = kFieldsGCFitBucketInfo_Values,
     .layout = {{kPlacesGCFitBucketInfo_Values[0], kSegmentsGCFitBucketInfo_Values[0], 10}, {kPlacesGCFitBucketInfo_Values[1], kSegmentsGCFitBucketInfo_Values[1], 14}},
@@ -1242,18 +1242,18 @@ constexpr clretw::RecordDesc kRecord_GCFitBucketInfo_Values{
     .line = 847};
 
 // "GCFitBucketInfo", line 842
-constexpr clretw::FieldDesc kFieldsGCFitBucketInfo[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "BucketKind", .type = clretw::InType::UInt16, .map = &kMap_GCBucketKindMap},
-    {.name = "TotalSize", .type = clretw::InType::UInt64},
-    {.name = "Count", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 3}, .members = &kRecord_GCFitBucketInfo_Values},
+constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "BucketKind", .type = ::clretw::InType::UInt16, .map = &kMap_GCBucketKindMap},
+    {.name = "TotalSize", .type = ::clretw::InType::UInt64},
+    {.name = "Count", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 3}, .members = &kRecord_GCFitBucketInfo_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCFitBucketInfo[2][5] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCFitBucketInfo[2][2] = {{{14, 4}, {0, clretw::kNoField}}, {{14, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFitBucketInfo{
+constexpr ::clretw::FieldPlace kPlacesGCFitBucketInfo[2][5] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 8}, {0, 12, 2}, {0, 14, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 8}, {0, 12, 2}, {0, 14, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCFitBucketInfo[2][2] = {{{14, 4}, {0, ::clretw::kNoField}}, {{14, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo{
     .name = "GCFitBucketInfo",
     .fields = kFieldsGCFitBucketInfo,
     .layout = {{kPlacesGCFitBucketInfo[0], kSegmentsGCFitBucketInfo[0], 14}, {kPlacesGCFitBucketInfo[1], kSegmentsGCFitBucketInfo[1], 14}},
@@ -1261,16 +1261,16 @@ constexpr clretw::RecordDesc kRecord_GCFitBucketInfo{
     .line = 842};
 
 // "FinalizeObject", line 853
-constexpr clretw::FieldDesc kFieldsFinalizeObject[] = {
-    {.name = "TypeID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsFinalizeObject[] = {
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesFinalizeObject[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesFinalizeObject[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsFinalizeObject[2][1] = {{{10, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_FinalizeObject{
+constexpr ::clretw::Segment kSegmentsFinalizeObject[2][1] = {{{10, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FinalizeObject{
     .name = "FinalizeObject",
     .fields = kFieldsFinalizeObject,
     .layout = {{kPlacesFinalizeObject[0], kSegmentsFinalizeObject[0], 10}, {kPlacesFinalizeObject[1], kSegmentsFinalizeObject[1], 18}},
@@ -1278,15 +1278,15 @@ constexpr clretw::RecordDesc kRecord_FinalizeObject{
     .line = 853};
 
 // "DestroyGCHandle", line 858
-constexpr clretw::FieldDesc kFieldsDestroyGCHandle[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDestroyGCHandle[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDestroyGCHandle[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesDestroyGCHandle[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsDestroyGCHandle[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DestroyGCHandle{
+constexpr ::clretw::Segment kSegmentsDestroyGCHandle[2][1] = {{{6, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DestroyGCHandle{
     .name = "DestroyGCHandle",
     .fields = kFieldsDestroyGCHandle,
     .layout = {{kPlacesDestroyGCHandle[0], kSegmentsDestroyGCHandle[0], 6}, {kPlacesDestroyGCHandle[1], kSegmentsDestroyGCHandle[1], 10}},
@@ -1294,19 +1294,19 @@ constexpr clretw::RecordDesc kRecord_DestroyGCHandle{
     .line = 858};
 
 // "SetGCHandle", line 862
-constexpr clretw::FieldDesc kFieldsSetGCHandle[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "Kind", .type = clretw::InType::UInt32, .map = &kMap_GCHandleKindMap},
-    {.name = "Generation", .type = clretw::InType::UInt32},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsSetGCHandle[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "Kind", .type = ::clretw::InType::UInt32, .map = &kMap_GCHandleKindMap},
+    {.name = "Generation", .type = ::clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesSetGCHandle[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesSetGCHandle[2][6] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, 2}}};
-constexpr clretw::Segment kSegmentsSetGCHandle[2][1] = {{{26, clretw::kNoField}}, {{34, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_SetGCHandle{
+constexpr ::clretw::Segment kSegmentsSetGCHandle[2][1] = {{{26, ::clretw::kNoField}}, {{34, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_SetGCHandle{
     .name = "SetGCHandle",
     .fields = kFieldsSetGCHandle,
     .layout = {{kPlacesSetGCHandle[0], kSegmentsSetGCHandle[0], 26}, {kPlacesSetGCHandle[1], kSegmentsSetGCHandle[1], 34}},
@@ -1314,15 +1314,15 @@ constexpr clretw::RecordDesc kRecord_SetGCHandle{
     .line = 862};
 
 // "GCTriggered", line 870
-constexpr clretw::FieldDesc kFieldsGCTriggered[] = {
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_GCReasonMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCTriggered[] = {
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCTriggered[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCTriggered[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGCTriggered[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCTriggered{
+constexpr ::clretw::Segment kSegmentsGCTriggered[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCTriggered{
     .name = "GCTriggered",
     .fields = kFieldsGCTriggered,
     .layout = {{kPlacesGCTriggered[0], kSegmentsGCTriggered[0], 6}, {kPlacesGCTriggered[1], kSegmentsGCTriggered[1], 6}},
@@ -1330,18 +1330,18 @@ constexpr clretw::RecordDesc kRecord_GCTriggered{
     .line = 870};
 
 // "PinObjectAtGCTime", line 874
-constexpr clretw::FieldDesc kFieldsPinObjectAtGCTime[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "ObjectSize", .type = clretw::InType::UInt64},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsPinObjectAtGCTime[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectSize", .type = ::clretw::InType::UInt64},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesPinObjectAtGCTime[2][5] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsPinObjectAtGCTime[2][2] = {{{16, 3}, {2, clretw::kNoField}}, {{24, 3}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PinObjectAtGCTime{
+constexpr ::clretw::FieldPlace kPlacesPinObjectAtGCTime[2][5] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}, {0, 16, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsPinObjectAtGCTime[2][2] = {{{16, 3}, {2, ::clretw::kNoField}}, {{24, 3}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PinObjectAtGCTime{
     .name = "PinObjectAtGCTime",
     .fields = kFieldsPinObjectAtGCTime,
     .layout = {{kPlacesPinObjectAtGCTime[0], kSegmentsPinObjectAtGCTime[0], 18}, {kPlacesPinObjectAtGCTime[1], kSegmentsPinObjectAtGCTime[1], 26}},
@@ -1349,17 +1349,17 @@ constexpr clretw::RecordDesc kRecord_PinObjectAtGCTime{
     .line = 874};
 
 // "GCDynamicEvent", line 881
-constexpr clretw::FieldDesc kFieldsGCDynamicEvent[] = {
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "DataSize", .type = clretw::InType::UInt32},
-    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 1}},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCDynamicEvent[] = {
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
+    {.name = "DataSize", .type = ::clretw::InType::UInt32},
+    {.name = "Data", .type = ::clretw::InType::Binary, .length = {::clretw::Extent::Kind::field, 1}},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCDynamicEvent[2][4] = {
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCDynamicEvent[2][3] = {{{0, 0}, {4, 2}, {2, clretw::kNoField}}, {{0, 0}, {4, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCDynamicEvent{
+constexpr ::clretw::FieldPlace kPlacesGCDynamicEvent[2][4] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsGCDynamicEvent[2][3] = {{{0, 0}, {4, 2}, {2, ::clretw::kNoField}}, {{0, 0}, {4, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCDynamicEvent{
     .name = "GCDynamicEvent",
     .fields = kFieldsGCDynamicEvent,
     .layout = {{kPlacesGCDynamicEvent[0], kSegmentsGCDynamicEvent[0], 6}, {kPlacesGCDynamicEvent[1], kSegmentsGCDynamicEvent[1], 6}},
@@ -1367,15 +1367,15 @@ constexpr clretw::RecordDesc kRecord_GCDynamicEvent{
     .line = 881};
 
 // "IncreaseMemoryPressure", line 887
-constexpr clretw::FieldDesc kFieldsIncreaseMemoryPressure[] = {
-    {.name = "BytesAllocated", .type = clretw::InType::UInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsIncreaseMemoryPressure[] = {
+    {.name = "BytesAllocated", .type = ::clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesIncreaseMemoryPressure[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesIncreaseMemoryPressure[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsIncreaseMemoryPressure[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_IncreaseMemoryPressure{
+constexpr ::clretw::Segment kSegmentsIncreaseMemoryPressure[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_IncreaseMemoryPressure{
     .name = "IncreaseMemoryPressure",
     .fields = kFieldsIncreaseMemoryPressure,
     .layout = {{kPlacesIncreaseMemoryPressure[0], kSegmentsIncreaseMemoryPressure[0], 10}, {kPlacesIncreaseMemoryPressure[1], kSegmentsIncreaseMemoryPressure[1], 10}},
@@ -1383,15 +1383,15 @@ constexpr clretw::RecordDesc kRecord_IncreaseMemoryPressure{
     .line = 887};
 
 // "DecreaseMemoryPressure", line 891
-constexpr clretw::FieldDesc kFieldsDecreaseMemoryPressure[] = {
-    {.name = "BytesFreed", .type = clretw::InType::UInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDecreaseMemoryPressure[] = {
+    {.name = "BytesFreed", .type = ::clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDecreaseMemoryPressure[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesDecreaseMemoryPressure[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsDecreaseMemoryPressure[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DecreaseMemoryPressure{
+constexpr ::clretw::Segment kSegmentsDecreaseMemoryPressure[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DecreaseMemoryPressure{
     .name = "DecreaseMemoryPressure",
     .fields = kFieldsDecreaseMemoryPressure,
     .layout = {{kPlacesDecreaseMemoryPressure[0], kSegmentsDecreaseMemoryPressure[0], 10}, {kPlacesDecreaseMemoryPressure[1], kSegmentsDecreaseMemoryPressure[1], 10}},
@@ -1399,15 +1399,15 @@ constexpr clretw::RecordDesc kRecord_DecreaseMemoryPressure{
     .line = 891};
 
 // "ClrWorkerThread", line 895
-constexpr clretw::FieldDesc kFieldsClrWorkerThread[] = {
-    {.name = "WorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "RetiredWorkerThreads", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsClrWorkerThread[] = {
+    {.name = "WorkerThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "RetiredWorkerThreads", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesClrWorkerThread[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesClrWorkerThread[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsClrWorkerThread[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrWorkerThread{
+constexpr ::clretw::Segment kSegmentsClrWorkerThread[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrWorkerThread{
     .name = "ClrWorkerThread",
     .fields = kFieldsClrWorkerThread,
     .layout = {{kPlacesClrWorkerThread[0], kSegmentsClrWorkerThread[0], 8}, {kPlacesClrWorkerThread[1], kSegmentsClrWorkerThread[1], 8}},
@@ -1415,15 +1415,15 @@ constexpr clretw::RecordDesc kRecord_ClrWorkerThread{
     .line = 895};
 
 // "IOThread", line 899
-constexpr clretw::FieldDesc kFieldsIOThread[] = {
-    {.name = "IOThreadCount", .type = clretw::InType::UInt32},
-    {.name = "RetiredIOThreads", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsIOThread[] = {
+    {.name = "IOThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "RetiredIOThreads", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesIOThread[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesIOThread[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsIOThread[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_IOThread{
+constexpr ::clretw::Segment kSegmentsIOThread[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_IOThread{
     .name = "IOThread",
     .fields = kFieldsIOThread,
     .layout = {{kPlacesIOThread[0], kSegmentsIOThread[0], 8}, {kPlacesIOThread[1], kSegmentsIOThread[1], 8}},
@@ -1431,16 +1431,16 @@ constexpr clretw::RecordDesc kRecord_IOThread{
     .line = 899};
 
 // "IOThread_V1", line 903
-constexpr clretw::FieldDesc kFieldsIOThread_V1[] = {
-    {.name = "IOThreadCount", .type = clretw::InType::UInt32},
-    {.name = "RetiredIOThreads", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsIOThread_V1[] = {
+    {.name = "IOThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "RetiredIOThreads", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesIOThread_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesIOThread_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsIOThread_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_IOThread_V1{
+constexpr ::clretw::Segment kSegmentsIOThread_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_IOThread_V1{
     .name = "IOThread_V1",
     .fields = kFieldsIOThread_V1,
     .layout = {{kPlacesIOThread_V1[0], kSegmentsIOThread_V1[0], 10}, {kPlacesIOThread_V1[1], kSegmentsIOThread_V1[1], 10}},
@@ -1448,15 +1448,15 @@ constexpr clretw::RecordDesc kRecord_IOThread_V1{
     .line = 903};
 
 // "ClrThreadPoolSuspend", line 908
-constexpr clretw::FieldDesc kFieldsClrThreadPoolSuspend[] = {
-    {.name = "ClrThreadID", .type = clretw::InType::UInt32},
-    {.name = "CpuUtilization", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsClrThreadPoolSuspend[] = {
+    {.name = "ClrThreadID", .type = ::clretw::InType::UInt32},
+    {.name = "CpuUtilization", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesClrThreadPoolSuspend[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesClrThreadPoolSuspend[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsClrThreadPoolSuspend[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrThreadPoolSuspend{
+constexpr ::clretw::Segment kSegmentsClrThreadPoolSuspend[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrThreadPoolSuspend{
     .name = "ClrThreadPoolSuspend",
     .fields = kFieldsClrThreadPoolSuspend,
     .layout = {{kPlacesClrThreadPoolSuspend[0], kSegmentsClrThreadPoolSuspend[0], 8}, {kPlacesClrThreadPoolSuspend[1], kSegmentsClrThreadPoolSuspend[1], 8}},
@@ -1464,16 +1464,16 @@ constexpr clretw::RecordDesc kRecord_ClrThreadPoolSuspend{
     .line = 908};
 
 // "ThreadPoolWorkerThread", line 912
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
-    {.name = "ActiveWorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "RetiredWorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
+    {.name = "ActiveWorkerThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "RetiredWorkerThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThread[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThread[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThread[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThread[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .name = "ThreadPoolWorkerThread",
     .fields = kFieldsThreadPoolWorkerThread,
     .layout = {{kPlacesThreadPoolWorkerThread[0], kSegmentsThreadPoolWorkerThread[0], 10}, {kPlacesThreadPoolWorkerThread[1], kSegmentsThreadPoolWorkerThread[1], 10}},
@@ -1481,18 +1481,18 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .line = 912};
 
 // "ThreadPoolMinMaxThreads", line 917
-constexpr clretw::FieldDesc kFieldsThreadPoolMinMaxThreads[] = {
-    {.name = "MinWorkerThreads", .type = clretw::InType::UInt16},
-    {.name = "MaxWorkerThreads", .type = clretw::InType::UInt16},
-    {.name = "MinIOCompletionThreads", .type = clretw::InType::UInt16},
-    {.name = "MaxIOCompletionThreads", .type = clretw::InType::UInt16},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolMinMaxThreads[] = {
+    {.name = "MinWorkerThreads", .type = ::clretw::InType::UInt16},
+    {.name = "MaxWorkerThreads", .type = ::clretw::InType::UInt16},
+    {.name = "MinIOCompletionThreads", .type = ::clretw::InType::UInt16},
+    {.name = "MaxIOCompletionThreads", .type = ::clretw::InType::UInt16},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolMinMaxThreads[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolMinMaxThreads[2][5] = {
     {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}},
     {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolMinMaxThreads[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolMinMaxThreads{
+constexpr ::clretw::Segment kSegmentsThreadPoolMinMaxThreads[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolMinMaxThreads{
     .name = "ThreadPoolMinMaxThreads",
     .fields = kFieldsThreadPoolMinMaxThreads,
     .layout = {{kPlacesThreadPoolMinMaxThreads[0], kSegmentsThreadPoolMinMaxThreads[0], 10}, {kPlacesThreadPoolMinMaxThreads[1], kSegmentsThreadPoolMinMaxThreads[1], 10}},
@@ -1500,15 +1500,15 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolMinMaxThreads{
     .line = 917};
 
 // "ThreadPoolWorkerThreadAdjustmentSample", line 924
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
-    {.name = "Throughput", .type = clretw::InType::Double},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
+    {.name = "Throughput", .type = ::clretw::InType::Double},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentSample[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentSample[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentSample[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentSample[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .name = "ThreadPoolWorkerThreadAdjustmentSample",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentSample,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentSample[0], kSegmentsThreadPoolWorkerThreadAdjustmentSample[0], 10}, {kPlacesThreadPoolWorkerThreadAdjustmentSample[1], kSegmentsThreadPoolWorkerThreadAdjustmentSample[1], 10}},
@@ -1516,17 +1516,17 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .line = 924};
 
 // "ThreadPoolWorkerThreadAdjustmentAdjustment", line 928
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
-    {.name = "AverageThroughput", .type = clretw::InType::Double},
-    {.name = "NewWorkerThreadCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32, .map = &kMap_ThreadAdjustmentReasonMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
+    {.name = "AverageThroughput", .type = ::clretw::InType::Double},
+    {.name = "NewWorkerThreadCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_ThreadAdjustmentReasonMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[2][4] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}},
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
     .name = "ThreadPoolWorkerThreadAdjustmentAdjustment",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentAdjustment,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[0], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[0], 18}, {kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[1], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[1], 18}},
@@ -1534,24 +1534,24 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment{
     .line = 928};
 
 // "ThreadPoolWorkerThreadAdjustmentStats", line 934
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentStats[] = {
-    {.name = "Duration", .type = clretw::InType::Double},
-    {.name = "Throughput", .type = clretw::InType::Double},
-    {.name = "ThreadWave", .type = clretw::InType::Double},
-    {.name = "ThroughputWave", .type = clretw::InType::Double},
-    {.name = "ThroughputErrorEstimate", .type = clretw::InType::Double},
-    {.name = "AverageThroughputErrorEstimate", .type = clretw::InType::Double},
-    {.name = "ThroughputRatio", .type = clretw::InType::Double},
-    {.name = "Confidence", .type = clretw::InType::Double},
-    {.name = "NewControlSetting", .type = clretw::InType::Double},
-    {.name = "NewThreadWaveMagnitude", .type = clretw::InType::UInt16},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentStats[] = {
+    {.name = "Duration", .type = ::clretw::InType::Double},
+    {.name = "Throughput", .type = ::clretw::InType::Double},
+    {.name = "ThreadWave", .type = ::clretw::InType::Double},
+    {.name = "ThroughputWave", .type = ::clretw::InType::Double},
+    {.name = "ThroughputErrorEstimate", .type = ::clretw::InType::Double},
+    {.name = "AverageThroughputErrorEstimate", .type = ::clretw::InType::Double},
+    {.name = "ThroughputRatio", .type = ::clretw::InType::Double},
+    {.name = "Confidence", .type = ::clretw::InType::Double},
+    {.name = "NewControlSetting", .type = ::clretw::InType::Double},
+    {.name = "NewThreadWaveMagnitude", .type = ::clretw::InType::UInt16},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentStats[2][11] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkerThreadAdjustmentStats[2][11] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 2}, {0, 74, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 8}, {0, 48, 8}, {0, 56, 8}, {0, 64, 8}, {0, 72, 2}, {0, 74, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentStats[2][1] = {{{76, clretw::kNoField}}, {{76, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentStats{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkerThreadAdjustmentStats[2][1] = {{{76, ::clretw::kNoField}}, {{76, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentStats{
     .name = "ThreadPoolWorkerThreadAdjustmentStats",
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentStats,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentStats[0], kSegmentsThreadPoolWorkerThreadAdjustmentStats[0], 76}, {kPlacesThreadPoolWorkerThreadAdjustmentStats[1], kSegmentsThreadPoolWorkerThreadAdjustmentStats[1], 76}},
@@ -1559,15 +1559,15 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentStats{
     .line = 934};
 
 // "ThreadPoolWork", line 947
-constexpr clretw::FieldDesc kFieldsThreadPoolWork[] = {
-    {.name = "WorkID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWork[] = {
+    {.name = "WorkID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWork[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWork[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolWork[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWork{
+constexpr ::clretw::Segment kSegmentsThreadPoolWork[2][1] = {{{6, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWork{
     .name = "ThreadPoolWork",
     .fields = kFieldsThreadPoolWork,
     .layout = {{kPlacesThreadPoolWork[0], kSegmentsThreadPoolWork[0], 6}, {kPlacesThreadPoolWork[1], kSegmentsThreadPoolWork[1], 10}},
@@ -1575,16 +1575,16 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWork{
     .line = 947};
 
 // "ThreadPoolIOWork", line 951
-constexpr clretw::FieldDesc kFieldsThreadPoolIOWork[] = {
-    {.name = "NativeOverlapped", .type = clretw::InType::Pointer},
-    {.name = "Overlapped", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolIOWork[] = {
+    {.name = "NativeOverlapped", .type = ::clretw::InType::Pointer},
+    {.name = "Overlapped", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolIOWork[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolIOWork[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolIOWork[2][1] = {{{10, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolIOWork{
+constexpr ::clretw::Segment kSegmentsThreadPoolIOWork[2][1] = {{{10, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolIOWork{
     .name = "ThreadPoolIOWork",
     .fields = kFieldsThreadPoolIOWork,
     .layout = {{kPlacesThreadPoolIOWork[0], kSegmentsThreadPoolIOWork[0], 10}, {kPlacesThreadPoolIOWork[1], kSegmentsThreadPoolIOWork[1], 18}},
@@ -1592,17 +1592,17 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolIOWork{
     .line = 951};
 
 // "ThreadPoolIOWorkEnqueue", line 956
-constexpr clretw::FieldDesc kFieldsThreadPoolIOWorkEnqueue[] = {
-    {.name = "NativeOverlapped", .type = clretw::InType::Pointer},
-    {.name = "Overlapped", .type = clretw::InType::Pointer},
-    {.name = "MultiDequeues", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolIOWorkEnqueue[] = {
+    {.name = "NativeOverlapped", .type = ::clretw::InType::Pointer},
+    {.name = "Overlapped", .type = ::clretw::InType::Pointer},
+    {.name = "MultiDequeues", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolIOWorkEnqueue[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolIOWorkEnqueue[2][4] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolIOWorkEnqueue[2][1] = {{{14, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolIOWorkEnqueue{
+constexpr ::clretw::Segment kSegmentsThreadPoolIOWorkEnqueue[2][1] = {{{14, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolIOWorkEnqueue{
     .name = "ThreadPoolIOWorkEnqueue",
     .fields = kFieldsThreadPoolIOWorkEnqueue,
     .layout = {{kPlacesThreadPoolIOWorkEnqueue[0], kSegmentsThreadPoolIOWorkEnqueue[0], 14}, {kPlacesThreadPoolIOWorkEnqueue[1], kSegmentsThreadPoolIOWorkEnqueue[1], 22}},
@@ -1610,15 +1610,15 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolIOWorkEnqueue{
     .line = 956};
 
 // "ThreadPoolWorkingThreadCount", line 962
-constexpr clretw::FieldDesc kFieldsThreadPoolWorkingThreadCount[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkingThreadCount[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadPoolWorkingThreadCount[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadPoolWorkingThreadCount[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsThreadPoolWorkingThreadCount[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadPoolWorkingThreadCount{
+constexpr ::clretw::Segment kSegmentsThreadPoolWorkingThreadCount[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkingThreadCount{
     .name = "ThreadPoolWorkingThreadCount",
     .fields = kFieldsThreadPoolWorkingThreadCount,
     .layout = {{kPlacesThreadPoolWorkingThreadCount[0], kSegmentsThreadPoolWorkingThreadCount[0], 6}, {kPlacesThreadPoolWorkingThreadCount[1], kSegmentsThreadPoolWorkingThreadCount[1], 6}},
@@ -1626,15 +1626,15 @@ constexpr clretw::RecordDesc kRecord_ThreadPoolWorkingThreadCount{
     .line = 962};
 
 // "ThreadStartWork", line 966
-constexpr clretw::FieldDesc kFieldsThreadStartWork[] = {
-    {.name = "ID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadStartWork[] = {
+    {.name = "ID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadStartWork[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesThreadStartWork[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsThreadStartWork[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadStartWork{
+constexpr ::clretw::Segment kSegmentsThreadStartWork[2][1] = {{{6, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadStartWork{
     .name = "ThreadStartWork",
     .fields = kFieldsThreadStartWork,
     .layout = {{kPlacesThreadStartWork[0], kSegmentsThreadStartWork[0], 6}, {kPlacesThreadStartWork[1], kSegmentsThreadStartWork[1], 10}},
@@ -1642,19 +1642,19 @@ constexpr clretw::RecordDesc kRecord_ThreadStartWork{
     .line = 966};
 
 // "Exception", line 970
-constexpr clretw::FieldDesc kFieldsException[] = {
-    {.name = "ExceptionType", .type = clretw::InType::UnicodeString},
-    {.name = "ExceptionMessage", .type = clretw::InType::UnicodeString},
-    {.name = "ExceptionEIP", .type = clretw::InType::Pointer},
-    {.name = "ExceptionHRESULT", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ExceptionFlags", .type = clretw::InType::UInt16, .map = &kMap_ExceptionThrownFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsException[] = {
+    {.name = "ExceptionType", .type = ::clretw::InType::UnicodeString},
+    {.name = "ExceptionMessage", .type = ::clretw::InType::UnicodeString},
+    {.name = "ExceptionEIP", .type = ::clretw::InType::Pointer},
+    {.name = "ExceptionHRESULT", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ExceptionFlags", .type = ::clretw::InType::UInt16, .map = &kMap_ExceptionThrownFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesException[2][6] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 2}, {2, 10, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 8}, {2, 8, 4}, {2, 12, 2}, {2, 14, 2}}};
-constexpr clretw::Segment kSegmentsException[2][3] = {{{0, 0}, {0, 1}, {12, clretw::kNoField}}, {{0, 0}, {0, 1}, {16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Exception{
+constexpr ::clretw::FieldPlace kPlacesException[2][6] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 2}, {2, 10, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 8}, {2, 8, 4}, {2, 12, 2}, {2, 14, 2}}};
+constexpr ::clretw::Segment kSegmentsException[2][3] = {{{0, 0}, {0, 1}, {12, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Exception{
     .name = "Exception",
     .fields = kFieldsException,
     .layout = {{kPlacesException[0], kSegmentsException[0], 12}, {kPlacesException[1], kSegmentsException[1], 16}},
@@ -1662,17 +1662,17 @@ constexpr clretw::RecordDesc kRecord_Exception{
     .line = 970};
 
 // "ExceptionHandling", line 978
-constexpr clretw::FieldDesc kFieldsExceptionHandling[] = {
-    {.name = "EntryEIP", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsExceptionHandling[] = {
+    {.name = "EntryEIP", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesExceptionHandling[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsExceptionHandling[2][2] = {{{16, 2}, {2, clretw::kNoField}}, {{16, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExceptionHandling{
+constexpr ::clretw::FieldPlace kPlacesExceptionHandling[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsExceptionHandling[2][2] = {{{16, 2}, {2, ::clretw::kNoField}}, {{16, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ExceptionHandling{
     .name = "ExceptionHandling",
     .fields = kFieldsExceptionHandling,
     .layout = {{kPlacesExceptionHandling[0], kSegmentsExceptionHandling[0], 18}, {kPlacesExceptionHandling[1], kSegmentsExceptionHandling[1], 18}},
@@ -1680,15 +1680,15 @@ constexpr clretw::RecordDesc kRecord_ExceptionHandling{
     .line = 978};
 
 // "Contention", line 984
-constexpr clretw::FieldDesc kFieldsContention[] = {
-    {.name = "ContentionFlags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsContention[] = {
+    {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesContention[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesContention[2][2] = {
     {{0, 0, 1}, {0, 1, 2}},
     {{0, 0, 1}, {0, 1, 2}}};
-constexpr clretw::Segment kSegmentsContention[2][1] = {{{3, clretw::kNoField}}, {{3, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Contention{
+constexpr ::clretw::Segment kSegmentsContention[2][1] = {{{3, ::clretw::kNoField}}, {{3, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Contention{
     .name = "Contention",
     .fields = kFieldsContention,
     .layout = {{kPlacesContention[0], kSegmentsContention[0], 3}, {kPlacesContention[1], kSegmentsContention[1], 3}},
@@ -1696,18 +1696,18 @@ constexpr clretw::RecordDesc kRecord_Contention{
     .line = 984};
 
 // "ContentionStart_V2", line 988
-constexpr clretw::FieldDesc kFieldsContentionStart_V2[] = {
-    {.name = "ContentionFlags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "LockID", .type = clretw::InType::Pointer},
-    {.name = "AssociatedObjectID", .type = clretw::InType::Pointer},
-    {.name = "LockOwnerThreadID", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsContentionStart_V2[] = {
+    {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "LockID", .type = ::clretw::InType::Pointer},
+    {.name = "AssociatedObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "LockOwnerThreadID", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesContentionStart_V2[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesContentionStart_V2[2][5] = {
     {{0, 0, 1}, {0, 1, 2}, {0, 3, 4}, {0, 7, 4}, {0, 11, 8}},
     {{0, 0, 1}, {0, 1, 2}, {0, 3, 8}, {0, 11, 8}, {0, 19, 8}}};
-constexpr clretw::Segment kSegmentsContentionStart_V2[2][1] = {{{19, clretw::kNoField}}, {{27, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ContentionStart_V2{
+constexpr ::clretw::Segment kSegmentsContentionStart_V2[2][1] = {{{19, ::clretw::kNoField}}, {{27, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ContentionStart_V2{
     .name = "ContentionStart_V2",
     .fields = kFieldsContentionStart_V2,
     .layout = {{kPlacesContentionStart_V2[0], kSegmentsContentionStart_V2[0], 19}, {kPlacesContentionStart_V2[1], kSegmentsContentionStart_V2[1], 27}},
@@ -1715,16 +1715,16 @@ constexpr clretw::RecordDesc kRecord_ContentionStart_V2{
     .line = 988};
 
 // "ContentionStop_V1", line 995
-constexpr clretw::FieldDesc kFieldsContentionStop_V1[] = {
-    {.name = "ContentionFlags", .type = clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "DurationNs", .type = clretw::InType::Double},
+constexpr ::clretw::FieldDesc kFieldsContentionStop_V1[] = {
+    {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "DurationNs", .type = ::clretw::InType::Double},
 };
-constexpr clretw::FieldPlace kPlacesContentionStop_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesContentionStop_V1[2][3] = {
     {{0, 0, 1}, {0, 1, 2}, {0, 3, 8}},
     {{0, 0, 1}, {0, 1, 2}, {0, 3, 8}}};
-constexpr clretw::Segment kSegmentsContentionStop_V1[2][1] = {{{11, clretw::kNoField}}, {{11, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ContentionStop_V1{
+constexpr ::clretw::Segment kSegmentsContentionStop_V1[2][1] = {{{11, ::clretw::kNoField}}, {{11, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ContentionStop_V1{
     .name = "ContentionStop_V1",
     .fields = kFieldsContentionStop_V1,
     .layout = {{kPlacesContentionStop_V1[0], kSegmentsContentionStop_V1[0], 11}, {kPlacesContentionStop_V1[1], kSegmentsContentionStop_V1[1], 11}},
@@ -1732,20 +1732,20 @@ constexpr clretw::RecordDesc kRecord_ContentionStop_V1{
     .line = 995};
 
 // "DomainModuleLoadUnload", line 1000
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnload[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnload[2][3] = {{{32, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .name = "DomainModuleLoadUnload",
     .fields = kFieldsDomainModuleLoadUnload,
     .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
@@ -1753,21 +1753,21 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .line = 1000};
 
 // "DomainModuleLoadUnload_V1", line 1009
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnload_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnload_V1[2][3] = {{{32, 5}, {0, 6}, {2, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .name = "DomainModuleLoadUnload_V1",
     .fields = kFieldsDomainModuleLoadUnload_V1,
     .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
@@ -1775,19 +1775,19 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .line = 1009};
 
 // "ModuleLoadUnload", line 1019
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload[2][3] = {{{24, 4}, {0, 5}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload{
     .name = "ModuleLoadUnload",
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
@@ -1795,20 +1795,20 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload{
     .line = 1019};
 
 // "ModuleLoadUnload_V1", line 1027
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload_V1[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload_V1[2][3] = {{{24, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .name = "ModuleLoadUnload_V1",
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
@@ -1816,26 +1816,26 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .line = 1027};
 
 // "ModuleLoadUnload_V2", line 1036
-constexpr clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ManagedPdbSignature", .type = clretw::InType::Guid},
-    {.name = "ManagedPdbAge", .type = clretw::InType::UInt32},
-    {.name = "ManagedPdbBuildPath", .type = clretw::InType::UnicodeString},
-    {.name = "NativePdbSignature", .type = clretw::InType::Guid},
-    {.name = "NativePdbAge", .type = clretw::InType::UInt32},
-    {.name = "NativePdbBuildPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ManagedPdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "ManagedPdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "ManagedPdbBuildPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "NativePdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "NativePdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "NativePdbBuildPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnload_V2[2][13] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnload_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .name = "ModuleLoadUnload_V2",
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
@@ -1843,17 +1843,17 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .line = 1036};
 
 // "AssemblyLoadUnload", line 1051
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnload[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnload[2][2] = {{{20, 3}, {0, ::clretw::kNoField}}, {{20, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .name = "AssemblyLoadUnload",
     .fields = kFieldsAssemblyLoadUnload,
     .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
@@ -1861,19 +1861,19 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .line = 1051};
 
 // "AssemblyLoadUnload_V1", line 1057
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "BindingID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnload_V1[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnload_V1[2][2] = {{{28, 4}, {2, ::clretw::kNoField}}, {{28, 4}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .name = "AssemblyLoadUnload_V1",
     .fields = kFieldsAssemblyLoadUnload_V1,
     .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
@@ -1881,16 +1881,16 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .line = 1057};
 
 // "AppDomainLoadUnload", line 1065
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload[2][3] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload[2][2] = {{{12, 2}, {0, ::clretw::kNoField}}, {{12, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .name = "AppDomainLoadUnload",
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
@@ -1898,18 +1898,18 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .line = 1065};
 
 // "AppDomainLoadUnload_V1", line 1070
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainIndex", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload_V1[2][2] = {{{12, 2}, {6, ::clretw::kNoField}}, {{12, 2}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .name = "AppDomainLoadUnload_V1",
     .fields = kFieldsAppDomainLoadUnload_V1,
     .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
@@ -1917,19 +1917,19 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .line = 1070};
 
 // "AssemblyLoadStart", line 1077
-constexpr clretw::FieldDesc kFieldsAssemblyLoadStart[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "AssemblyPath", .type = clretw::InType::UnicodeString},
-    {.name = "RequestingAssembly", .type = clretw::InType::UnicodeString},
-    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
-    {.name = "RequestingAssemblyLoadContext", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStart[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AssemblyPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "RequestingAssembly", .type = ::clretw::InType::UnicodeString},
+    {.name = "AssemblyLoadContext", .type = ::clretw::InType::UnicodeString},
+    {.name = "RequestingAssemblyLoadContext", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadStart[2][6] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadStart[2][6] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadStart{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadStart[2][6] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadStart[2][6] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, ::clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStart{
     .name = "AssemblyLoadStart",
     .fields = kFieldsAssemblyLoadStart,
     .layout = {{kPlacesAssemblyLoadStart[0], kSegmentsAssemblyLoadStart[0], 2}, {kPlacesAssemblyLoadStart[1], kSegmentsAssemblyLoadStart[1], 2}},
@@ -1937,23 +1937,23 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadStart{
     .line = 1077};
 
 // "AssemblyLoadStop", line 1085
-constexpr clretw::FieldDesc kFieldsAssemblyLoadStop[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "AssemblyPath", .type = clretw::InType::UnicodeString},
-    {.name = "RequestingAssembly", .type = clretw::InType::UnicodeString},
-    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
-    {.name = "RequestingAssemblyLoadContext", .type = clretw::InType::UnicodeString},
-    {.name = "Success", .type = clretw::InType::Boolean},
-    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
-    {.name = "Cached", .type = clretw::InType::Boolean},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStop[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AssemblyPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "RequestingAssembly", .type = ::clretw::InType::UnicodeString},
+    {.name = "AssemblyLoadContext", .type = ::clretw::InType::UnicodeString},
+    {.name = "RequestingAssemblyLoadContext", .type = ::clretw::InType::UnicodeString},
+    {.name = "Success", .type = ::clretw::InType::Boolean},
+    {.name = "ResultAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "Cached", .type = ::clretw::InType::Boolean},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadStop[2][10] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, 4}, {5, 4, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, 4}, {5, 4, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, 4}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadStop[2][8] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {4, 7}, {0, 8}, {4, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {4, 7}, {0, 8}, {4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadStop{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadStop[2][10] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, 4}, {5, 4, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, 4}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, 4}, {5, 4, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, 4}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadStop[2][8] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {4, 7}, {0, 8}, {4, ::clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {4, 7}, {0, 8}, {4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStop{
     .name = "AssemblyLoadStop",
     .fields = kFieldsAssemblyLoadStop,
     .layout = {{kPlacesAssemblyLoadStop[0], kSegmentsAssemblyLoadStop[0], 10}, {kPlacesAssemblyLoadStop[1], kSegmentsAssemblyLoadStop[1], 10}},
@@ -1961,21 +1961,21 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadStop{
     .line = 1085};
 
 // "ResolutionAttempted", line 1097
-constexpr clretw::FieldDesc kFieldsResolutionAttempted[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "Stage", .type = clretw::InType::UInt16, .map = &kMap_ResolutionAttemptedStageMap},
-    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
-    {.name = "Result", .type = clretw::InType::UInt16, .map = &kMap_ResolutionAttemptedResultMap},
-    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
-    {.name = "ErrorMessage", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsResolutionAttempted[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "Stage", .type = ::clretw::InType::UInt16, .map = &kMap_ResolutionAttemptedStageMap},
+    {.name = "AssemblyLoadContext", .type = ::clretw::InType::UnicodeString},
+    {.name = "Result", .type = ::clretw::InType::UInt16, .map = &kMap_ResolutionAttemptedResultMap},
+    {.name = "ResultAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ErrorMessage", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesResolutionAttempted[2][8] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, clretw::kVariable}, {2, 0, 2}, {2, 2, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, clretw::kVariable}, {2, 0, 2}, {2, 2, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsResolutionAttempted[2][6] = {{{2, 1}, {2, 3}, {2, 5}, {0, 6}, {0, 7}, {0, clretw::kNoField}}, {{2, 1}, {2, 3}, {2, 5}, {0, 6}, {0, 7}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ResolutionAttempted{
+constexpr ::clretw::FieldPlace kPlacesResolutionAttempted[2][8] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 2}, {1, 2, ::clretw::kVariable}, {2, 0, 2}, {2, 2, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 2}, {1, 2, ::clretw::kVariable}, {2, 0, 2}, {2, 2, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsResolutionAttempted[2][6] = {{{2, 1}, {2, 3}, {2, 5}, {0, 6}, {0, 7}, {0, ::clretw::kNoField}}, {{2, 1}, {2, 3}, {2, 5}, {0, 6}, {0, 7}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ResolutionAttempted{
     .name = "ResolutionAttempted",
     .fields = kFieldsResolutionAttempted,
     .layout = {{kPlacesResolutionAttempted[0], kSegmentsResolutionAttempted[0], 6}, {kPlacesResolutionAttempted[1], kSegmentsResolutionAttempted[1], 6}},
@@ -1983,19 +1983,19 @@ constexpr clretw::RecordDesc kRecord_ResolutionAttempted{
     .line = 1097};
 
 // "AssemblyLoadContextResolvingHandlerInvoked", line 1107
-constexpr clretw::FieldDesc kFieldsAssemblyLoadContextResolvingHandlerInvoked[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "HandlerName", .type = clretw::InType::UnicodeString},
-    {.name = "AssemblyLoadContext", .type = clretw::InType::UnicodeString},
-    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadContextResolvingHandlerInvoked[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "HandlerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AssemblyLoadContext", .type = ::clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadContextResolvingHandlerInvoked[2][6] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadContextResolvingHandlerInvoked[2][6] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoked{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadContextResolvingHandlerInvoked[2][6] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadContextResolvingHandlerInvoked[2][6] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, ::clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoked{
     .name = "AssemblyLoadContextResolvingHandlerInvoked",
     .fields = kFieldsAssemblyLoadContextResolvingHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadContextResolvingHandlerInvoked[0], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[0], 2}, {kPlacesAssemblyLoadContextResolvingHandlerInvoked[1], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[1], 2}},
@@ -2003,18 +2003,18 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoked{
     .line = 1107};
 
 // "AppDomainAssemblyResolveHandlerInvoked", line 1115
-constexpr clretw::FieldDesc kFieldsAppDomainAssemblyResolveHandlerInvoked[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "HandlerName", .type = clretw::InType::UnicodeString},
-    {.name = "ResultAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ResultAssemblyPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAppDomainAssemblyResolveHandlerInvoked[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "HandlerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ResultAssemblyPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainAssemblyResolveHandlerInvoked[2][5] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainAssemblyResolveHandlerInvoked[2][5] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
+constexpr ::clretw::FieldPlace kPlacesAppDomainAssemblyResolveHandlerInvoked[2][5] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAppDomainAssemblyResolveHandlerInvoked[2][5] = {{{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, ::clretw::kNoField}}, {{2, 1}, {0, 2}, {0, 3}, {0, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
     .name = "AppDomainAssemblyResolveHandlerInvoked",
     .fields = kFieldsAppDomainAssemblyResolveHandlerInvoked,
     .layout = {{kPlacesAppDomainAssemblyResolveHandlerInvoked[0], kSegmentsAppDomainAssemblyResolveHandlerInvoked[0], 2}, {kPlacesAppDomainAssemblyResolveHandlerInvoked[1], kSegmentsAppDomainAssemblyResolveHandlerInvoked[1], 2}},
@@ -2022,18 +2022,18 @@ constexpr clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
     .line = 1115};
 
 // "AssemblyLoadFromResolveHandlerInvoked", line 1122
-constexpr clretw::FieldDesc kFieldsAssemblyLoadFromResolveHandlerInvoked[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "IsTrackedLoad", .type = clretw::InType::Boolean},
-    {.name = "RequestingAssemblyPath", .type = clretw::InType::UnicodeString},
-    {.name = "ComputedRequestedAssemblyPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadFromResolveHandlerInvoked[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "IsTrackedLoad", .type = ::clretw::InType::Boolean},
+    {.name = "RequestingAssemblyPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ComputedRequestedAssemblyPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadFromResolveHandlerInvoked[2][5] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadFromResolveHandlerInvoked[2][4] = {{{2, 1}, {4, 3}, {0, 4}, {0, clretw::kNoField}}, {{2, 1}, {4, 3}, {0, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadFromResolveHandlerInvoked[2][5] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadFromResolveHandlerInvoked[2][4] = {{{2, 1}, {4, 3}, {0, 4}, {0, ::clretw::kNoField}}, {{2, 1}, {4, 3}, {0, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
     .name = "AssemblyLoadFromResolveHandlerInvoked",
     .fields = kFieldsAssemblyLoadFromResolveHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadFromResolveHandlerInvoked[0], kSegmentsAssemblyLoadFromResolveHandlerInvoked[0], 6}, {kPlacesAssemblyLoadFromResolveHandlerInvoked[1], kSegmentsAssemblyLoadFromResolveHandlerInvoked[1], 6}},
@@ -2041,17 +2041,17 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
     .line = 1122};
 
 // "KnownPathProbed", line 1129
-constexpr clretw::FieldDesc kFieldsKnownPathProbed[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "FilePath", .type = clretw::InType::UnicodeString},
-    {.name = "Source", .type = clretw::InType::UInt16, .map = &kMap_KnownPathSourceMap},
-    {.name = "Result", .type = clretw::InType::Int32},
+constexpr ::clretw::FieldDesc kFieldsKnownPathProbed[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "FilePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "Source", .type = ::clretw::InType::UInt16, .map = &kMap_KnownPathSourceMap},
+    {.name = "Result", .type = ::clretw::InType::Int32},
 };
-constexpr clretw::FieldPlace kPlacesKnownPathProbed[2][4] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, 4}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 2}, {1, 2, 4}}};
-constexpr clretw::Segment kSegmentsKnownPathProbed[2][2] = {{{2, 1}, {6, clretw::kNoField}}, {{2, 1}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_KnownPathProbed{
+constexpr ::clretw::FieldPlace kPlacesKnownPathProbed[2][4] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 2}, {1, 2, 4}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 2}, {1, 2, 4}}};
+constexpr ::clretw::Segment kSegmentsKnownPathProbed[2][2] = {{{2, 1}, {6, ::clretw::kNoField}}, {{2, 1}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_KnownPathProbed{
     .name = "KnownPathProbed",
     .fields = kFieldsKnownPathProbed,
     .layout = {{kPlacesKnownPathProbed[0], kSegmentsKnownPathProbed[0], 8}, {kPlacesKnownPathProbed[1], kSegmentsKnownPathProbed[1], 8}},
@@ -2059,19 +2059,19 @@ constexpr clretw::RecordDesc kRecord_KnownPathProbed{
     .line = 1129};
 
 // "MethodDetails", line 1135
-constexpr clretw::FieldDesc kFieldsMethodDetails[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "TypeParameterCount", .type = clretw::InType::UInt32},
-    {.name = "LoaderModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeParameters", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsMethodDetails[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "TypeParameterCount", .type = ::clretw::InType::UInt32},
+    {.name = "LoaderModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeParameters", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesMethodDetails[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodDetails[2][2] = {{{32, 5}, {0, clretw::kNoField}}, {{32, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodDetails{
+constexpr ::clretw::FieldPlace kPlacesMethodDetails[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodDetails[2][2] = {{{32, 5}, {0, ::clretw::kNoField}}, {{32, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodDetails{
     .name = "MethodDetails",
     .fields = kFieldsMethodDetails,
     .layout = {{kPlacesMethodDetails[0], kSegmentsMethodDetails[0], 32}, {kPlacesMethodDetails[1], kSegmentsMethodDetails[1], 32}},
@@ -2079,15 +2079,15 @@ constexpr clretw::RecordDesc kRecord_MethodDetails{
     .line = 1135};
 
 // "TypeLoadStart", line 1143
-constexpr clretw::FieldDesc kFieldsTypeLoadStart[] = {
-    {.name = "TypeLoadStartID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsTypeLoadStart[] = {
+    {.name = "TypeLoadStartID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesTypeLoadStart[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesTypeLoadStart[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsTypeLoadStart[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TypeLoadStart{
+constexpr ::clretw::Segment kSegmentsTypeLoadStart[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TypeLoadStart{
     .name = "TypeLoadStart",
     .fields = kFieldsTypeLoadStart,
     .layout = {{kPlacesTypeLoadStart[0], kSegmentsTypeLoadStart[0], 6}, {kPlacesTypeLoadStart[1], kSegmentsTypeLoadStart[1], 6}},
@@ -2095,18 +2095,18 @@ constexpr clretw::RecordDesc kRecord_TypeLoadStart{
     .line = 1143};
 
 // "TypeLoadStop", line 1147
-constexpr clretw::FieldDesc kFieldsTypeLoadStop[] = {
-    {.name = "TypeLoadStartID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "LoadLevel", .type = clretw::InType::UInt16},
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsTypeLoadStop[] = {
+    {.name = "TypeLoadStartID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "LoadLevel", .type = ::clretw::InType::UInt16},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesTypeLoadStop[2][5] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsTypeLoadStop[2][2] = {{{16, 4}, {0, clretw::kNoField}}, {{16, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TypeLoadStop{
+constexpr ::clretw::FieldPlace kPlacesTypeLoadStop[2][5] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 2}, {0, 8, 8}, {0, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsTypeLoadStop[2][2] = {{{16, 4}, {0, ::clretw::kNoField}}, {{16, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TypeLoadStop{
     .name = "TypeLoadStop",
     .fields = kFieldsTypeLoadStop,
     .layout = {{kPlacesTypeLoadStop[0], kSegmentsTypeLoadStop[0], 16}, {kPlacesTypeLoadStop[1], kSegmentsTypeLoadStop[1], 16}},
@@ -2114,19 +2114,19 @@ constexpr clretw::RecordDesc kRecord_TypeLoadStop{
     .line = 1147};
 
 // "MethodLoadUnload", line 1154
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, clretw::kNoField}}, {{36, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload[2][1] = {{{36, ::clretw::kNoField}}, {{36, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload{
     .name = "MethodLoadUnload",
     .fields = kFieldsMethodLoadUnload,
     .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
@@ -2134,20 +2134,20 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload{
     .line = 1154};
 
 // "MethodLoadUnload_V1", line 1162
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload_V1[2][7] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload_V1[2][1] = {{{38, ::clretw::kNoField}}, {{38, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .name = "MethodLoadUnload_V1",
     .fields = kFieldsMethodLoadUnload_V1,
     .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
@@ -2155,21 +2155,21 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .line = 1162};
 
 // "MethodLoadUnload_V2", line 1171
-constexpr clretw::FieldDesc kFieldsMethodLoadUnload_V2[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V2[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnload_V2[2][8] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnload_V2[2][8] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnload_V2[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V2{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnload_V2[2][1] = {{{46, ::clretw::kNoField}}, {{46, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V2{
     .name = "MethodLoadUnload_V2",
     .fields = kFieldsMethodLoadUnload_V2,
     .layout = {{kPlacesMethodLoadUnload_V2[0], kSegmentsMethodLoadUnload_V2[0], 46}, {kPlacesMethodLoadUnload_V2[1], kSegmentsMethodLoadUnload_V2[1], 46}},
@@ -2177,19 +2177,19 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnload_V2{
     .line = 1171};
 
 // "R2RGetEntryPoint", line 1181
-constexpr clretw::FieldDesc kFieldsR2RGetEntryPoint[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "EntryPoint", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPoint[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "EntryPoint", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesR2RGetEntryPoint[2][6] = {
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 8}, {3, 8, 2}},
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 8}, {3, 8, 2}}};
-constexpr clretw::Segment kSegmentsR2RGetEntryPoint[2][4] = {{{8, 1}, {0, 2}, {0, 3}, {10, clretw::kNoField}}, {{8, 1}, {0, 2}, {0, 3}, {10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_R2RGetEntryPoint{
+constexpr ::clretw::FieldPlace kPlacesR2RGetEntryPoint[2][6] = {
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 8}, {3, 8, 2}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 8}, {3, 8, 2}}};
+constexpr ::clretw::Segment kSegmentsR2RGetEntryPoint[2][4] = {{{8, 1}, {0, 2}, {0, 3}, {10, ::clretw::kNoField}}, {{8, 1}, {0, 2}, {0, 3}, {10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPoint{
     .name = "R2RGetEntryPoint",
     .fields = kFieldsR2RGetEntryPoint,
     .layout = {{kPlacesR2RGetEntryPoint[0], kSegmentsR2RGetEntryPoint[0], 18}, {kPlacesR2RGetEntryPoint[1], kSegmentsR2RGetEntryPoint[1], 18}},
@@ -2197,15 +2197,15 @@ constexpr clretw::RecordDesc kRecord_R2RGetEntryPoint{
     .line = 1181};
 
 // "R2RGetEntryPointStart", line 1189
-constexpr clretw::FieldDesc kFieldsR2RGetEntryPointStart[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPointStart[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesR2RGetEntryPointStart[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesR2RGetEntryPointStart[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsR2RGetEntryPointStart[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_R2RGetEntryPointStart{
+constexpr ::clretw::Segment kSegmentsR2RGetEntryPointStart[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPointStart{
     .name = "R2RGetEntryPointStart",
     .fields = kFieldsR2RGetEntryPointStart,
     .layout = {{kPlacesR2RGetEntryPointStart[0], kSegmentsR2RGetEntryPointStart[0], 10}, {kPlacesR2RGetEntryPointStart[1], kSegmentsR2RGetEntryPointStart[1], 10}},
@@ -2213,22 +2213,22 @@ constexpr clretw::RecordDesc kRecord_R2RGetEntryPointStart{
     .line = 1189};
 
 // "MethodLoadUnloadVerbose", line 1193
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose[2][9] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .name = "MethodLoadUnloadVerbose",
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
@@ -2236,23 +2236,23 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .line = 1193};
 
 // "MethodLoadUnloadVerbose_V1", line 1204
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V1[2][10] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .name = "MethodLoadUnloadVerbose_V1",
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
@@ -2260,24 +2260,24 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .line = 1204};
 
 // "MethodLoadUnloadVerbose_V2", line 1216
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V2[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V2[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V2[2][11] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadVerbose_V2[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadVerbose_V2[2][11] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}, {3, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}, {3, 2, 8}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadVerbose_V2[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {10, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
     .name = "MethodLoadUnloadVerbose_V2",
     .fields = kFieldsMethodLoadUnloadVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V2[0], kSegmentsMethodLoadUnloadVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadVerbose_V2[1], kSegmentsMethodLoadUnloadVerbose_V2[1], 46}},
@@ -2285,20 +2285,20 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
     .line = 1216};
 
 // "MethodJittingStarted", line 1229
-constexpr clretw::FieldDesc kFieldsMethodJittingStarted[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodILSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodILSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodJittingStarted[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodJittingStarted[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJittingStarted{
+constexpr ::clretw::FieldPlace kPlacesMethodJittingStarted[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodJittingStarted[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted{
     .name = "MethodJittingStarted",
     .fields = kFieldsMethodJittingStarted,
     .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 24}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 24}},
@@ -2306,21 +2306,21 @@ constexpr clretw::RecordDesc kRecord_MethodJittingStarted{
     .line = 1229};
 
 // "MethodJittingStarted_V1", line 1238
-constexpr clretw::FieldDesc kFieldsMethodJittingStarted_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodILSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodILSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJittingStarted_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJittingStarted_V1[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJittingStarted_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodJittingStarted_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJittingStarted_V1[2][4] = {{{24, 4}, {0, 5}, {0, 6}, {2, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, 6}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted_V1{
     .name = "MethodJittingStarted_V1",
     .fields = kFieldsMethodJittingStarted_V1,
     .layout = {{kPlacesMethodJittingStarted_V1[0], kSegmentsMethodJittingStarted_V1[0], 26}, {kPlacesMethodJittingStarted_V1[1], kSegmentsMethodJittingStarted_V1[1], 26}},
@@ -2328,23 +2328,23 @@ constexpr clretw::RecordDesc kRecord_MethodJittingStarted_V1{
     .line = 1238};
 
 // "MethodJitInliningSucceeded", line 1248
-constexpr clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
-    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeName", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningSucceeded[2][10] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningSucceeded[2][10] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
+constexpr ::clretw::FieldPlace kPlacesMethodJitInliningSucceeded[2][10] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJitInliningSucceeded[2][10] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .name = "MethodJitInliningSucceeded",
     .fields = kFieldsMethodJitInliningSucceeded,
     .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 2}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 2}},
@@ -2352,25 +2352,25 @@ constexpr clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .line = 1248};
 
 // "MethodJitInliningFailed", line 1260
-constexpr clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
-    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeName", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "FailAlways", .type = clretw::InType::Boolean},
-    {.name = "FailReason", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "FailAlways", .type = ::clretw::InType::Boolean},
+    {.name = "FailReason", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningFailed[2][12] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningFailed[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitInliningFailed{
+constexpr ::clretw::FieldPlace kPlacesMethodJitInliningFailed[2][12] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJitInliningFailed[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .name = "MethodJitInliningFailed",
     .fields = kFieldsMethodJitInliningFailed,
     .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 6}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 6}},
@@ -2378,25 +2378,25 @@ constexpr clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .line = 1260};
 
 // "MethodJitInliningFailedAnsi", line 1274
-constexpr clretw::FieldDesc kFieldsMethodJitInliningFailedAnsi[] = {
-    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerName", .type = clretw::InType::UnicodeString},
-    {.name = "InlinerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeName", .type = clretw::InType::UnicodeString},
-    {.name = "InlineeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "FailAlways", .type = clretw::InType::Boolean},
-    {.name = "FailReason", .type = clretw::InType::AnsiString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailedAnsi[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlinerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InlineeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "FailAlways", .type = ::clretw::InType::Boolean},
+    {.name = "FailReason", .type = ::clretw::InType::AnsiString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitInliningFailedAnsi[2][12] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitInliningFailedAnsi[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
+constexpr ::clretw::FieldPlace kPlacesMethodJitInliningFailedAnsi[2][12] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJitInliningFailedAnsi[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
     .name = "MethodJitInliningFailedAnsi",
     .fields = kFieldsMethodJitInliningFailedAnsi,
     .layout = {{kPlacesMethodJitInliningFailedAnsi[0], kSegmentsMethodJitInliningFailedAnsi[0], 6}, {kPlacesMethodJitInliningFailedAnsi[1], kSegmentsMethodJitInliningFailedAnsi[1], 6}},
@@ -2404,25 +2404,25 @@ constexpr clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
     .line = 1274};
 
 // "MethodJitTailCallSucceeded", line 1288
-constexpr clretw::FieldDesc kFieldsMethodJitTailCallSucceeded[] = {
-    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "CallerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "CallerName", .type = clretw::InType::UnicodeString},
-    {.name = "CallerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeName", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "TailPrefix", .type = clretw::InType::Boolean},
-    {.name = "TailCallType", .type = clretw::InType::UInt32, .map = &kMap_TailCallTypeMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallSucceeded[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "TailPrefix", .type = ::clretw::InType::Boolean},
+    {.name = "TailCallType", .type = ::clretw::InType::UInt32, .map = &kMap_TailCallTypeMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitTailCallSucceeded[2][12] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, 4}, {9, 8, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, 4}, {9, 8, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitTailCallSucceeded[2][10] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
+constexpr ::clretw::FieldPlace kPlacesMethodJitTailCallSucceeded[2][12] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, 4}, {9, 8, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, 4}, {9, 8, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJitTailCallSucceeded[2][10] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {10, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
     .name = "MethodJitTailCallSucceeded",
     .fields = kFieldsMethodJitTailCallSucceeded,
     .layout = {{kPlacesMethodJitTailCallSucceeded[0], kSegmentsMethodJitTailCallSucceeded[0], 10}, {kPlacesMethodJitTailCallSucceeded[1], kSegmentsMethodJitTailCallSucceeded[1], 10}},
@@ -2430,25 +2430,25 @@ constexpr clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
     .line = 1288};
 
 // "MethodJitTailCallFailed", line 1302
-constexpr clretw::FieldDesc kFieldsMethodJitTailCallFailed[] = {
-    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "CallerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "CallerName", .type = clretw::InType::UnicodeString},
-    {.name = "CallerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeName", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "TailPrefix", .type = clretw::InType::Boolean},
-    {.name = "FailReason", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailed[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "TailPrefix", .type = ::clretw::InType::Boolean},
+    {.name = "FailReason", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitTailCallFailed[2][12] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitTailCallFailed[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitTailCallFailed{
+constexpr ::clretw::FieldPlace kPlacesMethodJitTailCallFailed[2][12] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJitTailCallFailed[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailed{
     .name = "MethodJitTailCallFailed",
     .fields = kFieldsMethodJitTailCallFailed,
     .layout = {{kPlacesMethodJitTailCallFailed[0], kSegmentsMethodJitTailCallFailed[0], 6}, {kPlacesMethodJitTailCallFailed[1], kSegmentsMethodJitTailCallFailed[1], 6}},
@@ -2456,25 +2456,25 @@ constexpr clretw::RecordDesc kRecord_MethodJitTailCallFailed{
     .line = 1302};
 
 // "MethodJitTailCallFailedAnsi", line 1316
-constexpr clretw::FieldDesc kFieldsMethodJitTailCallFailedAnsi[] = {
-    {.name = "MethodBeingCompiledNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodBeingCompiledNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "CallerNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "CallerName", .type = clretw::InType::UnicodeString},
-    {.name = "CallerNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeName", .type = clretw::InType::UnicodeString},
-    {.name = "CalleeNameSignature", .type = clretw::InType::UnicodeString},
-    {.name = "TailPrefix", .type = clretw::InType::Boolean},
-    {.name = "FailReason", .type = clretw::InType::AnsiString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailedAnsi[] = {
+    {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodBeingCompiledNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerName", .type = ::clretw::InType::UnicodeString},
+    {.name = "CallerNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "CalleeNameSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "TailPrefix", .type = ::clretw::InType::Boolean},
+    {.name = "FailReason", .type = ::clretw::InType::AnsiString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitTailCallFailedAnsi[2][12] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}, {6, 0, clretw::kVariable}, {7, 0, clretw::kVariable}, {8, 0, clretw::kVariable}, {9, 0, 4}, {9, 4, clretw::kVariable}, {10, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitTailCallFailedAnsi[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
+constexpr ::clretw::FieldPlace kPlacesMethodJitTailCallFailedAnsi[2][12] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}, {6, 0, ::clretw::kVariable}, {7, 0, ::clretw::kVariable}, {8, 0, ::clretw::kVariable}, {9, 0, 4}, {9, 4, ::clretw::kVariable}, {10, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodJitTailCallFailedAnsi[2][11] = {{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {4, 10}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
     .name = "MethodJitTailCallFailedAnsi",
     .fields = kFieldsMethodJitTailCallFailedAnsi,
     .layout = {{kPlacesMethodJitTailCallFailedAnsi[0], kSegmentsMethodJitTailCallFailedAnsi[0], 6}, {kPlacesMethodJitTailCallFailedAnsi[1], kSegmentsMethodJitTailCallFailedAnsi[1], 6}},
@@ -2482,20 +2482,20 @@ constexpr clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
     .line = 1316};
 
 // "MethodJitMemoryAllocatedForCode", line 1330
-constexpr clretw::FieldDesc kFieldsMethodJitMemoryAllocatedForCode[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "JitHotCodeRequestSize", .type = clretw::InType::UInt64},
-    {.name = "JitRODataRequestSize", .type = clretw::InType::UInt64},
-    {.name = "AllocatedSizeForJitCode", .type = clretw::InType::UInt64},
-    {.name = "JitAllocFlag", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodJitMemoryAllocatedForCode[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "JitHotCodeRequestSize", .type = ::clretw::InType::UInt64},
+    {.name = "JitRODataRequestSize", .type = ::clretw::InType::UInt64},
+    {.name = "AllocatedSizeForJitCode", .type = ::clretw::InType::UInt64},
+    {.name = "JitAllocFlag", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodJitMemoryAllocatedForCode[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesMethodJitMemoryAllocatedForCode[2][7] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 2}}};
-constexpr clretw::Segment kSegmentsMethodJitMemoryAllocatedForCode[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodJitMemoryAllocatedForCode{
+constexpr ::clretw::Segment kSegmentsMethodJitMemoryAllocatedForCode[2][1] = {{{46, ::clretw::kNoField}}, {{46, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodJitMemoryAllocatedForCode{
     .name = "MethodJitMemoryAllocatedForCode",
     .fields = kFieldsMethodJitMemoryAllocatedForCode,
     .layout = {{kPlacesMethodJitMemoryAllocatedForCode[0], kSegmentsMethodJitMemoryAllocatedForCode[0], 46}, {kPlacesMethodJitMemoryAllocatedForCode[1], kSegmentsMethodJitMemoryAllocatedForCode[1], 46}},
@@ -2503,20 +2503,20 @@ constexpr clretw::RecordDesc kRecord_MethodJitMemoryAllocatedForCode{
     .line = 1330};
 
 // "MethodILToNativeMap", line 1339
-constexpr clretw::FieldDesc kFieldsMethodILToNativeMap[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodExtent", .type = clretw::InType::UInt8},
-    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
-    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = ::clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = ::clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodILToNativeMap[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodILToNativeMap[2][3] = {{{19, 4}, {0, 5}, {2, clretw::kNoField}}, {{19, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodILToNativeMap{
+constexpr ::clretw::FieldPlace kPlacesMethodILToNativeMap[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodILToNativeMap[2][3] = {{{19, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{19, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap{
     .name = "MethodILToNativeMap",
     .fields = kFieldsMethodILToNativeMap,
     .layout = {{kPlacesMethodILToNativeMap[0], kSegmentsMethodILToNativeMap[0], 21}, {kPlacesMethodILToNativeMap[1], kSegmentsMethodILToNativeMap[1], 21}},
@@ -2524,21 +2524,21 @@ constexpr clretw::RecordDesc kRecord_MethodILToNativeMap{
     .line = 1339};
 
 // "MethodILToNativeMap_V1", line 1348
-constexpr clretw::FieldDesc kFieldsMethodILToNativeMap_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodExtent", .type = clretw::InType::UInt8},
-    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
-    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ILVersionID", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = ::clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = ::clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ILVersionID", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodILToNativeMap_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}}};
-constexpr clretw::Segment kSegmentsMethodILToNativeMap_V1[2][3] = {{{19, 4}, {0, 5}, {10, clretw::kNoField}}, {{19, 4}, {0, 5}, {10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodILToNativeMap_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 8}}};
+constexpr ::clretw::Segment kSegmentsMethodILToNativeMap_V1[2][3] = {{{19, 4}, {0, 5}, {10, ::clretw::kNoField}}, {{19, 4}, {0, 5}, {10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
     .name = "MethodILToNativeMap_V1",
     .fields = kFieldsMethodILToNativeMap_V1,
     .layout = {{kPlacesMethodILToNativeMap_V1[0], kSegmentsMethodILToNativeMap_V1[0], 29}, {kPlacesMethodILToNativeMap_V1[1], kSegmentsMethodILToNativeMap_V1[1], 29}},
@@ -2546,18 +2546,18 @@ constexpr clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
     .line = 1348};
 
 // "ClrStackWalk", line 1358
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt8},
+    {.name = "Reserved2", .type = ::clretw::InType::UInt8},
+    {.name = "FrameCount", .type = ::clretw::InType::UInt32},
+    {.name = "Stack", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+constexpr ::clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, ::clretw::kNoField}}, {{8, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
@@ -2565,16 +2565,16 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
     .line = 1358};
 
 // "AppDomainMemAllocated", line 1365
-constexpr clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Allocated", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Allocated", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainMemAllocated[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesAppDomainMemAllocated[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainMemAllocated[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainMemAllocated{
+constexpr ::clretw::Segment kSegmentsAppDomainMemAllocated[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainMemAllocated{
     .name = "AppDomainMemAllocated",
     .fields = kFieldsAppDomainMemAllocated,
     .layout = {{kPlacesAppDomainMemAllocated[0], kSegmentsAppDomainMemAllocated[0], 18}, {kPlacesAppDomainMemAllocated[1], kSegmentsAppDomainMemAllocated[1], 18}},
@@ -2582,17 +2582,17 @@ constexpr clretw::RecordDesc kRecord_AppDomainMemAllocated{
     .line = 1365};
 
 // "AppDomainMemSurvived", line 1370
-constexpr clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Survived", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ProcessSurvived", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Survived", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ProcessSurvived", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainMemSurvived[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesAppDomainMemSurvived[2][4] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainMemSurvived[2][1] = {{{26, clretw::kNoField}}, {{26, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainMemSurvived{
+constexpr ::clretw::Segment kSegmentsAppDomainMemSurvived[2][1] = {{{26, ::clretw::kNoField}}, {{26, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainMemSurvived{
     .name = "AppDomainMemSurvived",
     .fields = kFieldsAppDomainMemSurvived,
     .layout = {{kPlacesAppDomainMemSurvived[0], kSegmentsAppDomainMemSurvived[0], 26}, {kPlacesAppDomainMemSurvived[1], kSegmentsAppDomainMemSurvived[1], 26}},
@@ -2600,19 +2600,19 @@ constexpr clretw::RecordDesc kRecord_AppDomainMemSurvived{
     .line = 1370};
 
 // "ThreadCreated", line 1376
-constexpr clretw::FieldDesc kFieldsThreadCreated[] = {
-    {.name = "ManagedThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_ThreadFlagsMap},
-    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
-    {.name = "OSThreadID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadCreated[] = {
+    {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .map = &kMap_ThreadFlagsMap},
+    {.name = "ManagedThreadIndex", .type = ::clretw::InType::UInt32},
+    {.name = "OSThreadID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadCreated[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesThreadCreated[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}}};
-constexpr clretw::Segment kSegmentsThreadCreated[2][1] = {{{30, clretw::kNoField}}, {{30, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadCreated{
+constexpr ::clretw::Segment kSegmentsThreadCreated[2][1] = {{{30, ::clretw::kNoField}}, {{30, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadCreated{
     .name = "ThreadCreated",
     .fields = kFieldsThreadCreated,
     .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 30}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 30}},
@@ -2620,16 +2620,16 @@ constexpr clretw::RecordDesc kRecord_ThreadCreated{
     .line = 1376};
 
 // "ThreadTerminatedOrTransition", line 1384
-constexpr clretw::FieldDesc kFieldsThreadTerminatedOrTransition[] = {
-    {.name = "ManagedThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadTerminatedOrTransition[] = {
+    {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadTerminatedOrTransition[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesThreadTerminatedOrTransition[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsThreadTerminatedOrTransition[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadTerminatedOrTransition{
+constexpr ::clretw::Segment kSegmentsThreadTerminatedOrTransition[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadTerminatedOrTransition{
     .name = "ThreadTerminatedOrTransition",
     .fields = kFieldsThreadTerminatedOrTransition,
     .layout = {{kPlacesThreadTerminatedOrTransition[0], kSegmentsThreadTerminatedOrTransition[0], 18}, {kPlacesThreadTerminatedOrTransition[1], kSegmentsThreadTerminatedOrTransition[1], 18}},
@@ -2637,24 +2637,24 @@ constexpr clretw::RecordDesc kRecord_ThreadTerminatedOrTransition{
     .line = 1384};
 
 // "ILStubGenerated", line 1389
-constexpr clretw::FieldDesc kFieldsILStubGenerated[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubFlags", .type = clretw::InType::UInt32, .map = &kMap_ILStubGeneratedFlagsMap},
-    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ManagedInteropMethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "NativeMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "StubMethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "StubMethodILCode", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsILStubGenerated[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "StubMethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "StubFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ILStubGeneratedFlagsMap},
+    {.name = "ManagedInteropMethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ManagedInteropMethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "NativeMethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "StubMethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "StubMethodILCode", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesILStubGenerated[2][11] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, 4}, {0, 26, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, 4}, {0, 26, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsILStubGenerated[2][7] = {{{26, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}, {{26, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ILStubGenerated{
+constexpr ::clretw::FieldPlace kPlacesILStubGenerated[2][11] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, 4}, {0, 26, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, 4}, {0, 26, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsILStubGenerated[2][7] = {{{26, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, ::clretw::kNoField}}, {{26, 5}, {0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 10}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ILStubGenerated{
     .name = "ILStubGenerated",
     .fields = kFieldsILStubGenerated,
     .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 26}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 26}},
@@ -2662,20 +2662,20 @@ constexpr clretw::RecordDesc kRecord_ILStubGenerated{
     .line = 1389};
 
 // "ILStubCacheHit", line 1402
-constexpr clretw::FieldDesc kFieldsILStubCacheHit[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "StubMethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ManagedInteropMethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "ManagedInteropMethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodName", .type = clretw::InType::UnicodeString},
-    {.name = "ManagedInteropMethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsILStubCacheHit[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "StubMethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ManagedInteropMethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "ManagedInteropMethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ManagedInteropMethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesILStubCacheHit[2][7] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsILStubCacheHit[2][4] = {{{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}, {{22, 4}, {0, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ILStubCacheHit{
+constexpr ::clretw::FieldPlace kPlacesILStubCacheHit[2][7] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 4}, {0, 22, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsILStubCacheHit[2][4] = {{{22, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{22, 4}, {0, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ILStubCacheHit{
     .name = "ILStubCacheHit",
     .fields = kFieldsILStubCacheHit,
     .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
@@ -2683,18 +2683,18 @@ constexpr clretw::RecordDesc kRecord_ILStubCacheHit{
     .line = 1402};
 
 // "ModuleRange", line 1411
-constexpr clretw::FieldDesc kFieldsModuleRange[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
+constexpr ::clretw::FieldDesc kFieldsModuleRange[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeBegin", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeType", .type = ::clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesModuleRange[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesModuleRange[2][5] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}}};
-constexpr clretw::Segment kSegmentsModuleRange[2][1] = {{{19, clretw::kNoField}}, {{19, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRange{
+constexpr ::clretw::Segment kSegmentsModuleRange[2][1] = {{{19, ::clretw::kNoField}}, {{19, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleRange{
     .name = "ModuleRange",
     .fields = kFieldsModuleRange,
     .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 19}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 19}},
@@ -2702,21 +2702,21 @@ constexpr clretw::RecordDesc kRecord_ModuleRange{
     .line = 1411};
 
 // "Values", line 1421
-constexpr clretw::FieldDesc kFieldsBulkType_Values[] = {
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeNameID", .type = clretw::InType::UInt32},
-    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_TypeFlagsMap},
-    {.name = "CorElementType", .type = clretw::InType::UInt8},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "TypeParameterCount", .type = clretw::InType::UInt32},
-    {.name = "TypeParameters", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64, .count = {clretw::Extent::Kind::field, 6}},
+constexpr ::clretw::FieldDesc kFieldsBulkType_Values[] = {
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeNameID", .type = ::clretw::InType::UInt32},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .map = &kMap_TypeFlagsMap},
+    {.name = "CorElementType", .type = ::clretw::InType::UInt8},
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
+    {.name = "TypeParameterCount", .type = ::clretw::InType::UInt32},
+    {.name = "TypeParameters", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64, .count = {::clretw::Extent::Kind::field, 6}},
 };
-constexpr clretw::FieldPlace kPlacesBulkType_Values[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsBulkType_Values[2][3] = {{{25, 5}, {4, 7}, {0, clretw::kNoField}}, {{25, 5}, {4, 7}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BulkType_Values{
+constexpr ::clretw::FieldPlace kPlacesBulkType_Values[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsBulkType_Values[2][3] = {{{25, 5}, {4, 7}, {0, ::clretw::kNoField}}, {{25, 5}, {4, 7}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BulkType_Values{
     .name = "Values",
     .fields = kFieldsBulkType_Values,
     .layout = {{kPlacesBulkType_Values[0], kSegmentsBulkType_Values[0], 29}, {kPlacesBulkType_Values[1], kSegmentsBulkType_Values[1], 29}},
@@ -2724,16 +2724,16 @@ constexpr clretw::RecordDesc kRecord_BulkType_Values{
     .line = 1421};
 
 // "BulkType", line 1418
-constexpr clretw::FieldDesc kFieldsBulkType[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_BulkType_Values},
+constexpr ::clretw::FieldDesc kFieldsBulkType[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_BulkType_Values},
 };
-constexpr clretw::FieldPlace kPlacesBulkType[2][3] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsBulkType[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BulkType{
+constexpr ::clretw::FieldPlace kPlacesBulkType[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsBulkType[2][2] = {{{6, 2}, {0, ::clretw::kNoField}}, {{6, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BulkType{
     .name = "BulkType",
     .fields = kFieldsBulkType,
     .layout = {{kPlacesBulkType[0], kSegmentsBulkType[0], 6}, {kPlacesBulkType[1], kSegmentsBulkType[1], 6}},
@@ -2741,17 +2741,17 @@ constexpr clretw::RecordDesc kRecord_BulkType{
     .line = 1418};
 
 // "Values", line 1436
-constexpr clretw::FieldDesc kFieldsGCBulkRootEdge_Values[] = {
-    {.name = "RootedNodeAddress", .type = clretw::InType::Pointer},
-    {.name = "GCRootKind", .type = clretw::InType::UInt8, .map = &kMap_GCRootKindMap},
-    {.name = "GCRootFlag", .type = clretw::InType::UInt32, .map = &kMap_GCRootFlagsMap},
-    {.name = "GCRootID", .type = clretw::InType::Pointer},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootEdge_Values[] = {
+    {.name = "RootedNodeAddress", .type = ::clretw::InType::Pointer},
+    {.name = "GCRootKind", .type = ::clretw::InType::UInt8, .map = &kMap_GCRootKindMap},
+    {.name = "GCRootFlag", .type = ::clretw::InType::UInt32, .map = &kMap_GCRootFlagsMap},
+    {.name = "GCRootID", .type = ::clretw::InType::Pointer},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootEdge_Values[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootEdge_Values[2][4] = {
     {{0, 0, 4}, {0, 4, 1}, {0, 5, 4}, {0, 9, 4}},
     {{0, 0, 8}, {0, 8, 1}, {0, 9, 4}, {0, 13, 8}}};
-constexpr clretw::Segment kSegmentsGCBulkRootEdge_Values[2][1] = {{{13, clretw::kNoField}}, {{21, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootEdge_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkRootEdge_Values[2][1] = {{{13, ::clretw::kNoField}}, {{21, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge_Values{
     .name = "Values",
     .fields = kFieldsGCBulkRootEdge_Values,
     .layout = {{kPlacesGCBulkRootEdge_Values[0], kSegmentsGCBulkRootEdge_Values[0], 13}, {kPlacesGCBulkRootEdge_Values[1], kSegmentsGCBulkRootEdge_Values[1], 21}},
@@ -2759,17 +2759,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootEdge_Values{
     .line = 1436};
 
 // "GCBulkRootEdge", line 1432
-constexpr clretw::FieldDesc kFieldsGCBulkRootEdge[] = {
-    {.name = "Index", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkRootEdge_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootEdge[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkRootEdge_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootEdge[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkRootEdge[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootEdge{
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootEdge[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkRootEdge[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{10, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge{
     .name = "GCBulkRootEdge",
     .fields = kFieldsGCBulkRootEdge,
     .layout = {{kPlacesGCBulkRootEdge[0], kSegmentsGCBulkRootEdge[0], 10}, {kPlacesGCBulkRootEdge[1], kSegmentsGCBulkRootEdge[1], 10}},
@@ -2777,20 +2777,20 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootEdge{
     .line = 1432};
 
 // "Values", line 1446
-constexpr clretw::FieldDesc kFieldsGCBulkRootCCW_Values[] = {
-    {.name = "GCRootID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "IUnknown", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RefCount", .type = clretw::InType::UInt32},
-    {.name = "PeggedRefCount", .type = clretw::InType::UInt32},
-    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_GCRootCCWFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW_Values[] = {
+    {.name = "GCRootID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "IUnknown", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RefCount", .type = ::clretw::InType::UInt32},
+    {.name = "PeggedRefCount", .type = ::clretw::InType::UInt32},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .map = &kMap_GCRootCCWFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootCCW_Values[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootCCW_Values[2][7] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}, {0, 40, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}, {0, 40, 4}}};
-constexpr clretw::Segment kSegmentsGCBulkRootCCW_Values[2][1] = {{{44, clretw::kNoField}}, {{44, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootCCW_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkRootCCW_Values[2][1] = {{{44, ::clretw::kNoField}}, {{44, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW_Values{
     .name = "Values",
     .fields = kFieldsGCBulkRootCCW_Values,
     .layout = {{kPlacesGCBulkRootCCW_Values[0], kSegmentsGCBulkRootCCW_Values[0], 44}, {kPlacesGCBulkRootCCW_Values[1], kSegmentsGCBulkRootCCW_Values[1], 44}},
@@ -2798,16 +2798,16 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootCCW_Values{
     .line = 1446};
 
 // "GCBulkRootCCW", line 1443
-constexpr clretw::FieldDesc kFieldsGCBulkRootCCW[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRootCCW_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRootCCW_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootCCW[2][3] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkRootCCW[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootCCW{
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootCCW[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkRootCCW[2][2] = {{{6, 2}, {0, ::clretw::kNoField}}, {{6, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW{
     .name = "GCBulkRootCCW",
     .fields = kFieldsGCBulkRootCCW,
     .layout = {{kPlacesGCBulkRootCCW[0], kSegmentsGCBulkRootCCW[0], 6}, {kPlacesGCBulkRootCCW[1], kSegmentsGCBulkRootCCW[1], 6}},
@@ -2815,19 +2815,19 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootCCW{
     .line = 1443};
 
 // "Values", line 1459
-constexpr clretw::FieldDesc kFieldsGCBulkRCW_Values[] = {
-    {.name = "ObjectID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "IUnknown", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "VTable", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RefCount", .type = clretw::InType::UInt32},
-    {.name = "Flags", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRCW_Values[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "IUnknown", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "VTable", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RefCount", .type = ::clretw::InType::UInt32},
+    {.name = "Flags", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRCW_Values[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkRCW_Values[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 4}, {0, 36, 4}}};
-constexpr clretw::Segment kSegmentsGCBulkRCW_Values[2][1] = {{{40, clretw::kNoField}}, {{40, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRCW_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkRCW_Values[2][1] = {{{40, ::clretw::kNoField}}, {{40, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRCW_Values{
     .name = "Values",
     .fields = kFieldsGCBulkRCW_Values,
     .layout = {{kPlacesGCBulkRCW_Values[0], kSegmentsGCBulkRCW_Values[0], 40}, {kPlacesGCBulkRCW_Values[1], kSegmentsGCBulkRCW_Values[1], 40}},
@@ -2835,16 +2835,16 @@ constexpr clretw::RecordDesc kRecord_GCBulkRCW_Values{
     .line = 1459};
 
 // "GCBulkRCW", line 1456
-constexpr clretw::FieldDesc kFieldsGCBulkRCW[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRCW_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRCW[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRCW_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRCW[2][3] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkRCW[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRCW{
+constexpr ::clretw::FieldPlace kPlacesGCBulkRCW[2][3] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkRCW[2][2] = {{{6, 2}, {0, ::clretw::kNoField}}, {{6, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRCW{
     .name = "GCBulkRCW",
     .fields = kFieldsGCBulkRCW,
     .layout = {{kPlacesGCBulkRCW[0], kSegmentsGCBulkRCW[0], 6}, {kPlacesGCBulkRCW[1], kSegmentsGCBulkRCW[1], 6}},
@@ -2852,18 +2852,18 @@ constexpr clretw::RecordDesc kRecord_GCBulkRCW{
     .line = 1456};
 
 // "Values", line 1472
-constexpr clretw::FieldDesc kFieldsGCBulkRootStaticVar_Values[] = {
-    {.name = "GCRootID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_GCRootStaticVarFlagsMap},
-    {.name = "FieldName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar_Values[] = {
+    {.name = "GCRootID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .map = &kMap_GCRootStaticVarFlagsMap},
+    {.name = "FieldName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootStaticVar_Values[2][5] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkRootStaticVar_Values[2][2] = {{{28, 4}, {0, clretw::kNoField}}, {{28, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootStaticVar_Values{
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootStaticVar_Values[2][5] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkRootStaticVar_Values[2][2] = {{{28, 4}, {0, ::clretw::kNoField}}, {{28, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootStaticVar_Values{
     .name = "Values",
     .fields = kFieldsGCBulkRootStaticVar_Values,
     .layout = {{kPlacesGCBulkRootStaticVar_Values[0], kSegmentsGCBulkRootStaticVar_Values[0], 28}, {kPlacesGCBulkRootStaticVar_Values[1], kSegmentsGCBulkRootStaticVar_Values[1], 28}},
@@ -2871,17 +2871,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootStaticVar_Values{
     .line = 1472};
 
 // "GCBulkRootStaticVar", line 1468
-constexpr clretw::FieldDesc kFieldsGCBulkRootStaticVar[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRootStaticVar_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCBulkRootStaticVar_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootStaticVar[2][4] = {
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 2}, {0, 14, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkRootStaticVar[2][2] = {{{14, 3}, {0, clretw::kNoField}}, {{14, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootStaticVar{
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootStaticVar[2][4] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 2}, {0, 14, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 2}, {0, 14, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkRootStaticVar[2][2] = {{{14, 3}, {0, ::clretw::kNoField}}, {{14, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootStaticVar{
     .name = "GCBulkRootStaticVar",
     .fields = kFieldsGCBulkRootStaticVar,
     .layout = {{kPlacesGCBulkRootStaticVar[0], kSegmentsGCBulkRootStaticVar[0], 14}, {kPlacesGCBulkRootStaticVar[1], kSegmentsGCBulkRootStaticVar[1], 14}},
@@ -2889,16 +2889,16 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootStaticVar{
     .line = 1468};
 
 // "Values", line 1484
-constexpr clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge_Values[] = {
-    {.name = "GCKeyNodeID", .type = clretw::InType::Pointer},
-    {.name = "GCValueNodeID", .type = clretw::InType::Pointer},
-    {.name = "GCRootID", .type = clretw::InType::Pointer},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge_Values[] = {
+    {.name = "GCKeyNodeID", .type = ::clretw::InType::Pointer},
+    {.name = "GCValueNodeID", .type = ::clretw::InType::Pointer},
+    {.name = "GCRootID", .type = ::clretw::InType::Pointer},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[2][1] = {{{12, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[2][1] = {{{12, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge_Values{
     .name = "Values",
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge_Values,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[0], 12}, {kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[1], 24}},
@@ -2906,17 +2906,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge_V
     .line = 1484};
 
 // "GCBulkRootConditionalWeakTableElementEdge", line 1480
-constexpr clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge[] = {
-    {.name = "Index", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkRootConditionalWeakTableElementEdge[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkRootConditionalWeakTableElementEdge[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge{
+constexpr ::clretw::FieldPlace kPlacesGCBulkRootConditionalWeakTableElementEdge[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkRootConditionalWeakTableElementEdge[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{10, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge{
     .name = "GCBulkRootConditionalWeakTableElementEdge",
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge[0], 10}, {kPlacesGCBulkRootConditionalWeakTableElementEdge[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge[1], 10}},
@@ -2924,17 +2924,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge{
     .line = 1480};
 
 // "Values", line 1494
-constexpr clretw::FieldDesc kFieldsGCBulkNode_Values[] = {
-    {.name = "Address", .type = clretw::InType::Pointer},
-    {.name = "Size", .type = clretw::InType::UInt64},
-    {.name = "TypeID", .type = clretw::InType::UInt64},
-    {.name = "EdgeCount", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCBulkNode_Values[] = {
+    {.name = "Address", .type = ::clretw::InType::Pointer},
+    {.name = "Size", .type = ::clretw::InType::UInt64},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64},
+    {.name = "EdgeCount", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkNode_Values[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkNode_Values[2][4] = {
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}, {0, 20, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}}};
-constexpr clretw::Segment kSegmentsGCBulkNode_Values[2][1] = {{{28, clretw::kNoField}}, {{32, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkNode_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkNode_Values[2][1] = {{{28, ::clretw::kNoField}}, {{32, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkNode_Values{
     .name = "Values",
     .fields = kFieldsGCBulkNode_Values,
     .layout = {{kPlacesGCBulkNode_Values[0], kSegmentsGCBulkNode_Values[0], 28}, {kPlacesGCBulkNode_Values[1], kSegmentsGCBulkNode_Values[1], 32}},
@@ -2942,17 +2942,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkNode_Values{
     .line = 1494};
 
 // "GCBulkNode", line 1490
-constexpr clretw::FieldDesc kFieldsGCBulkNode[] = {
-    {.name = "Index", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkNode_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkNode[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkNode_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkNode[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkNode[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkNode{
+constexpr ::clretw::FieldPlace kPlacesGCBulkNode[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkNode[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{10, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkNode{
     .name = "GCBulkNode",
     .fields = kFieldsGCBulkNode,
     .layout = {{kPlacesGCBulkNode[0], kSegmentsGCBulkNode[0], 10}, {kPlacesGCBulkNode[1], kSegmentsGCBulkNode[1], 10}},
@@ -2960,15 +2960,15 @@ constexpr clretw::RecordDesc kRecord_GCBulkNode{
     .line = 1490};
 
 // "Values", line 1505
-constexpr clretw::FieldDesc kFieldsGCBulkEdge_Values[] = {
-    {.name = "Value", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "ReferencingFieldID", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCBulkEdge_Values[] = {
+    {.name = "Value", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "ReferencingFieldID", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkEdge_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkEdge_Values[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 8}, {0, 8, 4}}};
-constexpr clretw::Segment kSegmentsGCBulkEdge_Values[2][1] = {{{8, clretw::kNoField}}, {{12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkEdge_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkEdge_Values[2][1] = {{{8, ::clretw::kNoField}}, {{12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkEdge_Values{
     .name = "Values",
     .fields = kFieldsGCBulkEdge_Values,
     .layout = {{kPlacesGCBulkEdge_Values[0], kSegmentsGCBulkEdge_Values[0], 8}, {kPlacesGCBulkEdge_Values[1], kSegmentsGCBulkEdge_Values[1], 12}},
@@ -2976,17 +2976,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkEdge_Values{
     .line = 1505};
 
 // "GCBulkEdge", line 1501
-constexpr clretw::FieldDesc kFieldsGCBulkEdge[] = {
-    {.name = "Index", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkEdge_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkEdge[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkEdge_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkEdge[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkEdge[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkEdge{
+constexpr ::clretw::FieldPlace kPlacesGCBulkEdge[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkEdge[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{10, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkEdge{
     .name = "GCBulkEdge",
     .fields = kFieldsGCBulkEdge,
     .layout = {{kPlacesGCBulkEdge[0], kSegmentsGCBulkEdge[0], 10}, {kPlacesGCBulkEdge[1], kSegmentsGCBulkEdge[1], 10}},
@@ -2994,18 +2994,18 @@ constexpr clretw::RecordDesc kRecord_GCBulkEdge{
     .line = 1501};
 
 // "GCSampledObjectAllocation", line 1510
-constexpr clretw::FieldDesc kFieldsGCSampledObjectAllocation[] = {
-    {.name = "Address", .type = clretw::InType::Pointer},
-    {.name = "TypeID", .type = clretw::InType::Pointer},
-    {.name = "ObjectCountForTypeSample", .type = clretw::InType::UInt32},
-    {.name = "TotalSizeForTypeSample", .type = clretw::InType::UInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCSampledObjectAllocation[] = {
+    {.name = "Address", .type = ::clretw::InType::Pointer},
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectCountForTypeSample", .type = ::clretw::InType::UInt32},
+    {.name = "TotalSizeForTypeSample", .type = ::clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCSampledObjectAllocation[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesGCSampledObjectAllocation[2][5] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 8}, {0, 20, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 8}, {0, 28, 2}}};
-constexpr clretw::Segment kSegmentsGCSampledObjectAllocation[2][1] = {{{22, clretw::kNoField}}, {{30, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSampledObjectAllocation{
+constexpr ::clretw::Segment kSegmentsGCSampledObjectAllocation[2][1] = {{{22, ::clretw::kNoField}}, {{30, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSampledObjectAllocation{
     .name = "GCSampledObjectAllocation",
     .fields = kFieldsGCSampledObjectAllocation,
     .layout = {{kPlacesGCSampledObjectAllocation[0], kSegmentsGCSampledObjectAllocation[0], 22}, {kPlacesGCSampledObjectAllocation[1], kSegmentsGCSampledObjectAllocation[1], 30}},
@@ -3013,15 +3013,15 @@ constexpr clretw::RecordDesc kRecord_GCSampledObjectAllocation{
     .line = 1510};
 
 // "Values", line 1521
-constexpr clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges_Values[] = {
-    {.name = "RangeBase", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "RangeLength", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges_Values[] = {
+    {.name = "RangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeLength", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkSurvivingObjectRanges_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkSurvivingObjectRanges_Values[2][2] = {
     {{0, 0, 4}, {0, 4, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsGCBulkSurvivingObjectRanges_Values[2][1] = {{{12, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkSurvivingObjectRanges_Values[2][1] = {{{12, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges_Values{
     .name = "Values",
     .fields = kFieldsGCBulkSurvivingObjectRanges_Values,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges_Values[0], kSegmentsGCBulkSurvivingObjectRanges_Values[0], 12}, {kPlacesGCBulkSurvivingObjectRanges_Values[1], kSegmentsGCBulkSurvivingObjectRanges_Values[1], 16}},
@@ -3029,17 +3029,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges_Values{
     .line = 1521};
 
 // "GCBulkSurvivingObjectRanges", line 1517
-constexpr clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges[] = {
-    {.name = "Index", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkSurvivingObjectRanges_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkSurvivingObjectRanges_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkSurvivingObjectRanges[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkSurvivingObjectRanges[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
+constexpr ::clretw::FieldPlace kPlacesGCBulkSurvivingObjectRanges[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkSurvivingObjectRanges[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{10, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
     .name = "GCBulkSurvivingObjectRanges",
     .fields = kFieldsGCBulkSurvivingObjectRanges,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges[0], kSegmentsGCBulkSurvivingObjectRanges[0], 10}, {kPlacesGCBulkSurvivingObjectRanges[1], kSegmentsGCBulkSurvivingObjectRanges[1], 10}},
@@ -3047,16 +3047,16 @@ constexpr clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
     .line = 1517};
 
 // "Values", line 1530
-constexpr clretw::FieldDesc kFieldsGCBulkMovedObjectRanges_Values[] = {
-    {.name = "OldRangeBase", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "NewRangeBase", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "RangeLength", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges_Values[] = {
+    {.name = "OldRangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "NewRangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeLength", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkMovedObjectRanges_Values[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCBulkMovedObjectRanges_Values[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsGCBulkMovedObjectRanges_Values[2][1] = {{{16, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkMovedObjectRanges_Values{
+constexpr ::clretw::Segment kSegmentsGCBulkMovedObjectRanges_Values[2][1] = {{{16, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges_Values{
     .name = "Values",
     .fields = kFieldsGCBulkMovedObjectRanges_Values,
     .layout = {{kPlacesGCBulkMovedObjectRanges_Values[0], kSegmentsGCBulkMovedObjectRanges_Values[0], 16}, {kPlacesGCBulkMovedObjectRanges_Values[1], kSegmentsGCBulkMovedObjectRanges_Values[1], 24}},
@@ -3064,17 +3064,17 @@ constexpr clretw::RecordDesc kRecord_GCBulkMovedObjectRanges_Values{
     .line = 1530};
 
 // "GCBulkMovedObjectRanges", line 1526
-constexpr clretw::FieldDesc kFieldsGCBulkMovedObjectRanges[] = {
-    {.name = "Index", .type = clretw::InType::UInt32},
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkMovedObjectRanges_Values},
+constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges[] = {
+    {.name = "Index", .type = ::clretw::InType::UInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 1}, .members = &kRecord_GCBulkMovedObjectRanges_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCBulkMovedObjectRanges[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCBulkMovedObjectRanges[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{10, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
+constexpr ::clretw::FieldPlace kPlacesGCBulkMovedObjectRanges[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCBulkMovedObjectRanges[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{10, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
     .name = "GCBulkMovedObjectRanges",
     .fields = kFieldsGCBulkMovedObjectRanges,
     .layout = {{kPlacesGCBulkMovedObjectRanges[0], kSegmentsGCBulkMovedObjectRanges[0], 10}, {kPlacesGCBulkMovedObjectRanges[1], kSegmentsGCBulkMovedObjectRanges[1], 10}},
@@ -3082,18 +3082,18 @@ constexpr clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
     .line = 1526};
 
 // "GCGenerationRange", line 1536
-constexpr clretw::FieldDesc kFieldsGCGenerationRange[] = {
-    {.name = "Generation", .type = clretw::InType::UInt8},
-    {.name = "RangeStart", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "RangeUsedLength", .type = clretw::InType::UInt64},
-    {.name = "RangeReservedLength", .type = clretw::InType::UInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCGenerationRange[] = {
+    {.name = "Generation", .type = ::clretw::InType::UInt8},
+    {.name = "RangeStart", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeUsedLength", .type = ::clretw::InType::UInt64},
+    {.name = "RangeReservedLength", .type = ::clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCGenerationRange[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesGCGenerationRange[2][5] = {
     {{0, 0, 1}, {0, 1, 4}, {0, 5, 8}, {0, 13, 8}, {0, 21, 2}},
     {{0, 0, 1}, {0, 1, 8}, {0, 9, 8}, {0, 17, 8}, {0, 25, 2}}};
-constexpr clretw::Segment kSegmentsGCGenerationRange[2][1] = {{{23, clretw::kNoField}}, {{27, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGenerationRange{
+constexpr ::clretw::Segment kSegmentsGCGenerationRange[2][1] = {{{23, ::clretw::kNoField}}, {{27, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGenerationRange{
     .name = "GCGenerationRange",
     .fields = kFieldsGCGenerationRange,
     .layout = {{kPlacesGCGenerationRange[0], kSegmentsGCGenerationRange[0], 23}, {kPlacesGCGenerationRange[1], kSegmentsGCGenerationRange[1], 27}},
@@ -3101,19 +3101,19 @@ constexpr clretw::RecordDesc kRecord_GCGenerationRange{
     .line = 1536};
 
 // "CodeSymbols", line 1543
-constexpr clretw::FieldDesc kFieldsCodeSymbols[] = {
-    {.name = "ModuleId", .type = clretw::InType::UInt64},
-    {.name = "TotalChunks", .type = clretw::InType::UInt16},
-    {.name = "ChunkNumber", .type = clretw::InType::UInt16},
-    {.name = "ChunkLength", .type = clretw::InType::UInt32},
-    {.name = "Chunk", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 3}},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsCodeSymbols[] = {
+    {.name = "ModuleId", .type = ::clretw::InType::UInt64},
+    {.name = "TotalChunks", .type = ::clretw::InType::UInt16},
+    {.name = "ChunkNumber", .type = ::clretw::InType::UInt16},
+    {.name = "ChunkLength", .type = ::clretw::InType::UInt32},
+    {.name = "Chunk", .type = ::clretw::InType::Binary, .length = {::clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesCodeSymbols[2][6] = {
-    {{0, 0, 8}, {0, 8, 2}, {0, 10, 2}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 2}, {0, 10, 2}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsCodeSymbols[2][2] = {{{16, 4}, {2, clretw::kNoField}}, {{16, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_CodeSymbols{
+constexpr ::clretw::FieldPlace kPlacesCodeSymbols[2][6] = {
+    {{0, 0, 8}, {0, 8, 2}, {0, 10, 2}, {0, 12, 4}, {0, 16, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 2}, {0, 10, 2}, {0, 12, 4}, {0, 16, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsCodeSymbols[2][2] = {{{16, 4}, {2, ::clretw::kNoField}}, {{16, 4}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_CodeSymbols{
     .name = "CodeSymbols",
     .fields = kFieldsCodeSymbols,
     .layout = {{kPlacesCodeSymbols[0], kSegmentsCodeSymbols[0], 18}, {kPlacesCodeSymbols[1], kSegmentsCodeSymbols[1], 18}},
@@ -3121,14 +3121,14 @@ constexpr clretw::RecordDesc kRecord_CodeSymbols{
     .line = 1543};
 
 // "TieredCompilationEmpty", line 1551
-constexpr clretw::FieldDesc kFieldsTieredCompilationEmpty[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsTieredCompilationEmpty[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesTieredCompilationEmpty[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesTieredCompilationEmpty[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsTieredCompilationEmpty[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TieredCompilationEmpty{
+constexpr ::clretw::Segment kSegmentsTieredCompilationEmpty[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TieredCompilationEmpty{
     .name = "TieredCompilationEmpty",
     .fields = kFieldsTieredCompilationEmpty,
     .layout = {{kPlacesTieredCompilationEmpty[0], kSegmentsTieredCompilationEmpty[0], 2}, {kPlacesTieredCompilationEmpty[1], kSegmentsTieredCompilationEmpty[1], 2}},
@@ -3136,15 +3136,15 @@ constexpr clretw::RecordDesc kRecord_TieredCompilationEmpty{
     .line = 1551};
 
 // "TieredCompilationSettings", line 1554
-constexpr clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Flags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesTieredCompilationSettings[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesTieredCompilationSettings[2][2] = {
     {{0, 0, 2}, {0, 2, 4}},
     {{0, 0, 2}, {0, 2, 4}}};
-constexpr clretw::Segment kSegmentsTieredCompilationSettings[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TieredCompilationSettings{
+constexpr ::clretw::Segment kSegmentsTieredCompilationSettings[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TieredCompilationSettings{
     .name = "TieredCompilationSettings",
     .fields = kFieldsTieredCompilationSettings,
     .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
@@ -3152,15 +3152,15 @@ constexpr clretw::RecordDesc kRecord_TieredCompilationSettings{
     .line = 1554};
 
 // "TieredCompilationResume", line 1558
-constexpr clretw::FieldDesc kFieldsTieredCompilationResume[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "NewMethodCount", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsTieredCompilationResume[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "NewMethodCount", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesTieredCompilationResume[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesTieredCompilationResume[2][2] = {
     {{0, 0, 2}, {0, 2, 4}},
     {{0, 0, 2}, {0, 2, 4}}};
-constexpr clretw::Segment kSegmentsTieredCompilationResume[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TieredCompilationResume{
+constexpr ::clretw::Segment kSegmentsTieredCompilationResume[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TieredCompilationResume{
     .name = "TieredCompilationResume",
     .fields = kFieldsTieredCompilationResume,
     .layout = {{kPlacesTieredCompilationResume[0], kSegmentsTieredCompilationResume[0], 6}, {kPlacesTieredCompilationResume[1], kSegmentsTieredCompilationResume[1], 6}},
@@ -3168,15 +3168,15 @@ constexpr clretw::RecordDesc kRecord_TieredCompilationResume{
     .line = 1558};
 
 // "TieredCompilationBackgroundJitStart", line 1562
-constexpr clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStart[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "PendingMethodCount", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStart[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "PendingMethodCount", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesTieredCompilationBackgroundJitStart[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesTieredCompilationBackgroundJitStart[2][2] = {
     {{0, 0, 2}, {0, 2, 4}},
     {{0, 0, 2}, {0, 2, 4}}};
-constexpr clretw::Segment kSegmentsTieredCompilationBackgroundJitStart[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStart{
+constexpr ::clretw::Segment kSegmentsTieredCompilationBackgroundJitStart[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStart{
     .name = "TieredCompilationBackgroundJitStart",
     .fields = kFieldsTieredCompilationBackgroundJitStart,
     .layout = {{kPlacesTieredCompilationBackgroundJitStart[0], kSegmentsTieredCompilationBackgroundJitStart[0], 6}, {kPlacesTieredCompilationBackgroundJitStart[1], kSegmentsTieredCompilationBackgroundJitStart[1], 6}},
@@ -3184,16 +3184,16 @@ constexpr clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStart{
     .line = 1562};
 
 // "TieredCompilationBackgroundJitStop", line 1566
-constexpr clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStop[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "PendingMethodCount", .type = clretw::InType::UInt32},
-    {.name = "JittedMethodCount", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStop[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "PendingMethodCount", .type = ::clretw::InType::UInt32},
+    {.name = "JittedMethodCount", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesTieredCompilationBackgroundJitStop[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesTieredCompilationBackgroundJitStop[2][3] = {
     {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}},
     {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}}};
-constexpr clretw::Segment kSegmentsTieredCompilationBackgroundJitStop[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStop{
+constexpr ::clretw::Segment kSegmentsTieredCompilationBackgroundJitStop[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStop{
     .name = "TieredCompilationBackgroundJitStop",
     .fields = kFieldsTieredCompilationBackgroundJitStop,
     .layout = {{kPlacesTieredCompilationBackgroundJitStop[0], kSegmentsTieredCompilationBackgroundJitStop[0], 10}, {kPlacesTieredCompilationBackgroundJitStop[1], kSegmentsTieredCompilationBackgroundJitStop[1], 10}},
@@ -3201,18 +3201,18 @@ constexpr clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStop{
     .line = 1566};
 
 // "JitInstrumentationData", line 1571
-constexpr clretw::FieldDesc kFieldsJitInstrumentationData[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32},
-    {.name = "DataSize", .type = clretw::InType::UInt32},
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 2}},
+constexpr ::clretw::FieldDesc kFieldsJitInstrumentationData[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32},
+    {.name = "DataSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Data", .type = ::clretw::InType::Binary, .length = {::clretw::Extent::Kind::field, 2}},
 };
-constexpr clretw::FieldPlace kPlacesJitInstrumentationData[2][5] = {
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsJitInstrumentationData[2][2] = {{{18, 4}, {0, clretw::kNoField}}, {{18, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitInstrumentationData{
+constexpr ::clretw::FieldPlace kPlacesJitInstrumentationData[2][5] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsJitInstrumentationData[2][2] = {{{18, 4}, {0, ::clretw::kNoField}}, {{18, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitInstrumentationData{
     .name = "JitInstrumentationData",
     .fields = kFieldsJitInstrumentationData,
     .layout = {{kPlacesJitInstrumentationData[0], kSegmentsJitInstrumentationData[0], 18}, {kPlacesJitInstrumentationData[1], kSegmentsJitInstrumentationData[1], 18}},
@@ -3220,23 +3220,23 @@ constexpr clretw::RecordDesc kRecord_JitInstrumentationData{
     .line = 1571};
 
 // "JitInstrumentationDataVerbose", line 1578
-constexpr clretw::FieldDesc kFieldsJitInstrumentationDataVerbose[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32},
-    {.name = "DataSize", .type = clretw::InType::UInt32},
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 2}},
+constexpr ::clretw::FieldDesc kFieldsJitInstrumentationDataVerbose[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32},
+    {.name = "DataSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "Data", .type = ::clretw::InType::Binary, .length = {::clretw::Extent::Kind::field, 2}},
 };
-constexpr clretw::FieldPlace kPlacesJitInstrumentationDataVerbose[2][10] = {
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsJitInstrumentationDataVerbose[2][5] = {{{30, 6}, {0, 7}, {0, 8}, {0, 9}, {0, clretw::kNoField}}, {{30, 6}, {0, 7}, {0, 8}, {0, 9}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitInstrumentationDataVerbose{
+constexpr ::clretw::FieldPlace kPlacesJitInstrumentationDataVerbose[2][10] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsJitInstrumentationDataVerbose[2][5] = {{{30, 6}, {0, 7}, {0, 8}, {0, 9}, {0, ::clretw::kNoField}}, {{30, 6}, {0, 7}, {0, 8}, {0, 9}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitInstrumentationDataVerbose{
     .name = "JitInstrumentationDataVerbose",
     .fields = kFieldsJitInstrumentationDataVerbose,
     .layout = {{kPlacesJitInstrumentationDataVerbose[0], kSegmentsJitInstrumentationDataVerbose[0], 30}, {kPlacesJitInstrumentationDataVerbose[1], kSegmentsJitInstrumentationDataVerbose[1], 30}},
@@ -3244,16 +3244,16 @@ constexpr clretw::RecordDesc kRecord_JitInstrumentationDataVerbose{
     .line = 1578};
 
 // "ExecutionCheckpoint", line 1590
-constexpr clretw::FieldDesc kFieldsExecutionCheckpoint[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "Timestamp", .type = clretw::InType::Int64},
+constexpr ::clretw::FieldDesc kFieldsExecutionCheckpoint[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
+    {.name = "Timestamp", .type = ::clretw::InType::Int64},
 };
-constexpr clretw::FieldPlace kPlacesExecutionCheckpoint[2][3] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}}};
-constexpr clretw::Segment kSegmentsExecutionCheckpoint[2][2] = {{{2, 1}, {8, clretw::kNoField}}, {{2, 1}, {8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExecutionCheckpoint{
+constexpr ::clretw::FieldPlace kPlacesExecutionCheckpoint[2][3] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 8}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 8}}};
+constexpr ::clretw::Segment kSegmentsExecutionCheckpoint[2][2] = {{{2, 1}, {8, ::clretw::kNoField}}, {{2, 1}, {8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpoint{
     .name = "ExecutionCheckpoint",
     .fields = kFieldsExecutionCheckpoint,
     .layout = {{kPlacesExecutionCheckpoint[0], kSegmentsExecutionCheckpoint[0], 10}, {kPlacesExecutionCheckpoint[1], kSegmentsExecutionCheckpoint[1], 10}},
@@ -3261,15 +3261,15 @@ constexpr clretw::RecordDesc kRecord_ExecutionCheckpoint{
     .line = 1590};
 
 // "ProfilerMessage", line 1595
-constexpr clretw::FieldDesc kFieldsProfilerMessage[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Message", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsProfilerMessage[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Message", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesProfilerMessage[2][2] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsProfilerMessage[2][2] = {{{2, 1}, {0, clretw::kNoField}}, {{2, 1}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ProfilerMessage{
+constexpr ::clretw::FieldPlace kPlacesProfilerMessage[2][2] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsProfilerMessage[2][2] = {{{2, 1}, {0, ::clretw::kNoField}}, {{2, 1}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ProfilerMessage{
     .name = "ProfilerMessage",
     .fields = kFieldsProfilerMessage,
     .layout = {{kPlacesProfilerMessage[0], kSegmentsProfilerMessage[0], 2}, {kPlacesProfilerMessage[1], kSegmentsProfilerMessage[1], 2}},
@@ -3277,16 +3277,16 @@ constexpr clretw::RecordDesc kRecord_ProfilerMessage{
     .line = 1595};
 
 // "YieldProcessorMeasurement", line 1599
-constexpr clretw::FieldDesc kFieldsYieldProcessorMeasurement[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "NsPerYield", .type = clretw::InType::Double},
-    {.name = "EstablishedNsPerYield", .type = clretw::InType::Double},
+constexpr ::clretw::FieldDesc kFieldsYieldProcessorMeasurement[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "NsPerYield", .type = ::clretw::InType::Double},
+    {.name = "EstablishedNsPerYield", .type = ::clretw::InType::Double},
 };
-constexpr clretw::FieldPlace kPlacesYieldProcessorMeasurement[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesYieldProcessorMeasurement[2][3] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}}};
-constexpr clretw::Segment kSegmentsYieldProcessorMeasurement[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_YieldProcessorMeasurement{
+constexpr ::clretw::Segment kSegmentsYieldProcessorMeasurement[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_YieldProcessorMeasurement{
     .name = "YieldProcessorMeasurement",
     .fields = kFieldsYieldProcessorMeasurement,
     .layout = {{kPlacesYieldProcessorMeasurement[0], kSegmentsYieldProcessorMeasurement[0], 18}, {kPlacesYieldProcessorMeasurement[1], kSegmentsYieldProcessorMeasurement[1], 18}},
@@ -3294,16 +3294,16 @@ constexpr clretw::RecordDesc kRecord_YieldProcessorMeasurement{
     .line = 1599};
 
 // "LockCreated", line 1604
-constexpr clretw::FieldDesc kFieldsLockCreated[] = {
-    {.name = "LockID", .type = clretw::InType::Pointer},
-    {.name = "AssociatedObjectID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsLockCreated[] = {
+    {.name = "LockID", .type = ::clretw::InType::Pointer},
+    {.name = "AssociatedObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesLockCreated[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesLockCreated[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}}};
-constexpr clretw::Segment kSegmentsLockCreated[2][1] = {{{10, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_LockCreated{
+constexpr ::clretw::Segment kSegmentsLockCreated[2][1] = {{{10, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_LockCreated{
     .name = "LockCreated",
     .fields = kFieldsLockCreated,
     .layout = {{kPlacesLockCreated[0], kSegmentsLockCreated[0], 10}, {kPlacesLockCreated[1], kSegmentsLockCreated[1], 18}},
@@ -3311,16 +3311,16 @@ constexpr clretw::RecordDesc kRecord_LockCreated{
     .line = 1604};
 
 // "GCSetting", line 1610
-constexpr clretw::FieldDesc kFieldsGCSetting[] = {
-    {.name = "ServerGC", .type = clretw::InType::Boolean},
-    {.name = "SegmentSize", .type = clretw::InType::UInt64},
-    {.name = "LargeObjectSegmentSize", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsGCSetting[] = {
+    {.name = "ServerGC", .type = ::clretw::InType::Boolean},
+    {.name = "SegmentSize", .type = ::clretw::InType::UInt64},
+    {.name = "LargeObjectSegmentSize", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCSetting[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCSetting[2][3] = {
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}},
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}}};
-constexpr clretw::Segment kSegmentsGCSetting[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSetting{
+constexpr ::clretw::Segment kSegmentsGCSetting[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSetting{
     .name = "GCSetting",
     .fields = kFieldsGCSetting,
     .layout = {{kPlacesGCSetting[0], kSegmentsGCSetting[0], 20}, {kPlacesGCSetting[1], kSegmentsGCSetting[1], 20}},
@@ -3330,7 +3330,7 @@ constexpr clretw::RecordDesc kRecord_GCSetting{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"GCKeyword", 0x1, "GC"},
     {"GCHandleKeyword", 0x2, "GCHandle"},
     {"AssemblyLoaderKeyword", 0x4, "AssemblyLoader"},
@@ -3370,7 +3370,7 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"ProfilerKeyword", 0x20000000000, "Profiler"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -3379,7 +3379,7 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"GarbageCollection", 1, "GC"},
     {"WorkerThreadCreation", 2, "WorkerThreadCreationV2"},
     {"IOThreadCreation", 3, "IOThreadCreation"},
@@ -3420,7 +3420,7 @@ constexpr clretw::TaskDesc kTasks[] = {
     {"ThreadPoolMinMaxThreads", 38, "ThreadPoolMinMaxThreads"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"GCRestartEEEnd", 1, 132, "RestartEEStop"},
     {"GCHeapStats", 1, 133, "HeapStats"},
     {"GCCreateSegment", 1, 134, "CreateSegment"},
@@ -3527,7 +3527,7 @@ constexpr clretw::OpcodeDesc kOpcodes[] = {
     {"Profiler", 36, 11, "ProfilerMessage"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
      .message = "", .payload = &kRecord_GCStart, .line = 1617},
@@ -4154,8 +4154,8 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_ExecutionCheckpoint, .line = 1823},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, 0, 3, 5, 7, 10, 12, 14, 16, 18, 20, 25, 27, 29, 31, 33,
     34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
     50, 51, kNone, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 63, 65, 67,
@@ -4179,7 +4179,7 @@ constexpr std::uint16_t kFirstVersion[] = {
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-Windows-DotNETRuntime",
     .guid = provider_guid,
     .symbol = "MICROSOFT_WINDOWS_DOTNETRUNTIME_PROVIDER",
@@ -4195,2169 +4195,2325 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(GCSegmentTypeMap value) noexcept { return kMap_GCSegmentTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCSegmentTypeMap value) noexcept { return kMap_GCSegmentTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCAllocationKindMap value) noexcept { return kMap_GCAllocationKindMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCAllocationKindMap value) noexcept { return kMap_GCAllocationKindMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCBucketKindMap value) noexcept { return kMap_GCBucketKindMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCBucketKindMap value) noexcept { return kMap_GCBucketKindMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCTypeMap value) noexcept { return kMap_GCTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCTypeMap value) noexcept { return kMap_GCTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCReasonMap value) noexcept { return kMap_GCReasonMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCSuspendEEReasonMap value) noexcept { return kMap_GCSuspendEEReasonMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCSuspendEEReasonMap value) noexcept { return kMap_GCSuspendEEReasonMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(ContentionFlagsMap value) noexcept { return kMap_ContentionFlagsMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ContentionFlagsMap value) noexcept { return kMap_ContentionFlagsMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(TailCallTypeMap value) noexcept { return kMap_TailCallTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(TailCallTypeMap value) noexcept { return kMap_TailCallTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(ThreadAdjustmentReasonMap value) noexcept { return kMap_ThreadAdjustmentReasonMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ThreadAdjustmentReasonMap value) noexcept { return kMap_ThreadAdjustmentReasonMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCRootKindMap value) noexcept { return kMap_GCRootKindMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCRootKindMap value) noexcept { return kMap_GCRootKindMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCHandleKindMap value) noexcept { return kMap_GCHandleKindMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCHandleKindMap value) noexcept { return kMap_GCHandleKindMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(KnownPathSourceMap value) noexcept { return kMap_KnownPathSourceMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(KnownPathSourceMap value) noexcept { return kMap_KnownPathSourceMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(ResolutionAttemptedStageMap value) noexcept { return kMap_ResolutionAttemptedStageMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ResolutionAttemptedStageMap value) noexcept { return kMap_ResolutionAttemptedStageMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(ResolutionAttemptedResultMap value) noexcept { return kMap_ResolutionAttemptedResultMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ResolutionAttemptedResultMap value) noexcept { return kMap_ResolutionAttemptedResultMap.find(static_cast<::std::uint64_t>(value)); }
 
-std::string to_string(ModuleRangeTypeMap value) {
-  std::string s;
-  kMap_ModuleRangeTypeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleRangeTypeMap value) {
+  ::std::string s;
+  kMap_ModuleRangeTypeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(AppDomainFlagsMap value) {
-  std::string s;
-  kMap_AppDomainFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AppDomainFlagsMap value) {
+  ::std::string s;
+  kMap_AppDomainFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(AssemblyFlagsMap value) {
-  std::string s;
-  kMap_AssemblyFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AssemblyFlagsMap value) {
+  ::std::string s;
+  kMap_AssemblyFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ModuleFlagsMap value) {
-  std::string s;
-  kMap_ModuleFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleFlagsMap value) {
+  ::std::string s;
+  kMap_ModuleFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(MethodFlagsMap value) {
-  std::string s;
-  kMap_MethodFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(MethodFlagsMap value) {
+  ::std::string s;
+  kMap_MethodFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(StartupModeMap value) {
-  std::string s;
-  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupModeMap value) {
+  ::std::string s;
+  kMap_StartupModeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(RuntimeSkuMap value) {
-  std::string s;
-  kMap_RuntimeSkuMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(RuntimeSkuMap value) {
+  ::std::string s;
+  kMap_RuntimeSkuMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ExceptionThrownFlagsMap value) {
-  std::string s;
-  kMap_ExceptionThrownFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ExceptionThrownFlagsMap value) {
+  ::std::string s;
+  kMap_ExceptionThrownFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ILStubGeneratedFlagsMap value) {
-  std::string s;
-  kMap_ILStubGeneratedFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ILStubGeneratedFlagsMap value) {
+  ::std::string s;
+  kMap_ILStubGeneratedFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(StartupFlagsMap value) {
-  std::string s;
-  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupFlagsMap value) {
+  ::std::string s;
+  kMap_StartupFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(TypeFlagsMap value) {
-  std::string s;
-  kMap_TypeFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(TypeFlagsMap value) {
+  ::std::string s;
+  kMap_TypeFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(GCRootFlagsMap value) {
-  std::string s;
-  kMap_GCRootFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(GCRootFlagsMap value) {
+  ::std::string s;
+  kMap_GCRootFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(GCRootStaticVarFlagsMap value) {
-  std::string s;
-  kMap_GCRootStaticVarFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(GCRootStaticVarFlagsMap value) {
+  ::std::string s;
+  kMap_GCRootStaticVarFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(GCRootCCWFlagsMap value) {
-  std::string s;
-  kMap_GCRootCCWFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(GCRootCCWFlagsMap value) {
+  ::std::string s;
+  kMap_GCRootCCWFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ThreadFlagsMap value) {
-  std::string s;
-  kMap_ThreadFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ThreadFlagsMap value) {
+  ::std::string s;
+  kMap_ThreadFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(TieredCompilationSettingsFlagsMap value) {
-  std::string s;
-  kMap_TieredCompilationSettingsFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(TieredCompilationSettingsFlagsMap value) {
+  ::std::string s;
+  kMap_TieredCompilationSettingsFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(GCGlobalMechanismsMap value) {
-  std::string s;
-  kMap_GCGlobalMechanismsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(GCGlobalMechanismsMap value) {
+  ::std::string s;
+  kMap_GCGlobalMechanismsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
 
-std::string_view to_string(GCHeapCompactMechanismMap value) noexcept { return kMap_GCHeapCompactMechanismMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCHeapCompactMechanismMap value) noexcept { return kMap_GCHeapCompactMechanismMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCHeapExpandMechanismMap value) noexcept { return kMap_GCHeapExpandMechanismMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCHeapExpandMechanismMap value) noexcept { return kMap_GCHeapExpandMechanismMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::EventSource::record() noexcept { return kRecord_EventSource; }
-const clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return kRecord_StrongNameVerification; }
-const clretw::RecordDesc& templates::StrongNameVerification_V1::record() noexcept { return kRecord_StrongNameVerification_V1; }
-const clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return kRecord_AuthenticodeVerification; }
-const clretw::RecordDesc& templates::AuthenticodeVerification_V1::record() noexcept { return kRecord_AuthenticodeVerification_V1; }
-const clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return kRecord_RuntimeInformation; }
-const clretw::RecordDesc& templates::GCStart::record() noexcept { return kRecord_GCStart; }
-const clretw::RecordDesc& templates::GCStart_V1::record() noexcept { return kRecord_GCStart_V1; }
-const clretw::RecordDesc& templates::GCStart_V2::record() noexcept { return kRecord_GCStart_V2; }
-const clretw::RecordDesc& templates::GCEnd::record() noexcept { return kRecord_GCEnd; }
-const clretw::RecordDesc& templates::GCEnd_V1::record() noexcept { return kRecord_GCEnd_V1; }
-const clretw::RecordDesc& templates::GCHeapStats::record() noexcept { return kRecord_GCHeapStats; }
-const clretw::RecordDesc& templates::GCHeapStats_V1::record() noexcept { return kRecord_GCHeapStats_V1; }
-const clretw::RecordDesc& templates::GCHeapStats_V2::record() noexcept { return kRecord_GCHeapStats_V2; }
-const clretw::RecordDesc& templates::GCCreateSegment::record() noexcept { return kRecord_GCCreateSegment; }
-const clretw::RecordDesc& templates::GCCreateSegment_V1::record() noexcept { return kRecord_GCCreateSegment_V1; }
-const clretw::RecordDesc& templates::GCFreeSegment::record() noexcept { return kRecord_GCFreeSegment; }
-const clretw::RecordDesc& templates::GCFreeSegment_V1::record() noexcept { return kRecord_GCFreeSegment_V1; }
-const clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return kRecord_GCNoUserData; }
-const clretw::RecordDesc& templates::GenAwareTemplate::record() noexcept { return kRecord_GenAwareTemplate; }
-const clretw::RecordDesc& templates::GCSuspendEE::record() noexcept { return kRecord_GCSuspendEE; }
-const clretw::RecordDesc& templates::GCSuspendEE_V1::record() noexcept { return kRecord_GCSuspendEE_V1; }
-const clretw::RecordDesc& templates::GCAllocationTick::record() noexcept { return kRecord_GCAllocationTick; }
-const clretw::RecordDesc& templates::GCAllocationTick_V1::record() noexcept { return kRecord_GCAllocationTick_V1; }
-const clretw::RecordDesc& templates::GCAllocationTick_V2::record() noexcept { return kRecord_GCAllocationTick_V2; }
-const clretw::RecordDesc& templates::GCAllocationTick_V3::record() noexcept { return kRecord_GCAllocationTick_V3; }
-const clretw::RecordDesc& templates::GCAllocationTick_V4::record() noexcept { return kRecord_GCAllocationTick_V4; }
-const clretw::RecordDesc& templates::GCCreateConcurrentThread::record() noexcept { return kRecord_GCCreateConcurrentThread; }
-const clretw::RecordDesc& templates::GCTerminateConcurrentThread::record() noexcept { return kRecord_GCTerminateConcurrentThread; }
-const clretw::RecordDesc& templates::GCFinalizersEnd::record() noexcept { return kRecord_GCFinalizersEnd; }
-const clretw::RecordDesc& templates::GCFinalizersEnd_V1::record() noexcept { return kRecord_GCFinalizersEnd_V1; }
-const clretw::RecordDesc& templates::GCMark::record() noexcept { return kRecord_GCMark; }
-const clretw::RecordDesc& templates::GCMarkWithType::record() noexcept { return kRecord_GCMarkWithType; }
-const clretw::RecordDesc& templates::GCJoin_V2::record() noexcept { return kRecord_GCJoin_V2; }
-const clretw::RecordDesc& templates::GCPerHeapHistory_V3_Values::record() noexcept { return kRecord_GCPerHeapHistory_V3_Values; }
-const clretw::RecordDesc& templates::GCPerHeapHistory_V3::record() noexcept { return kRecord_GCPerHeapHistory_V3; }
-const clretw::RecordDesc& templates::GCGlobalHeap_V2::record() noexcept { return kRecord_GCGlobalHeap_V2; }
-const clretw::RecordDesc& templates::GCGlobalHeap_V3::record() noexcept { return kRecord_GCGlobalHeap_V3; }
-const clretw::RecordDesc& templates::GCGlobalHeap_V4_Values::record() noexcept { return kRecord_GCGlobalHeap_V4_Values; }
-const clretw::RecordDesc& templates::GCGlobalHeap_V4::record() noexcept { return kRecord_GCGlobalHeap_V4; }
-const clretw::RecordDesc& templates::GCLOHCompact_Values::record() noexcept { return kRecord_GCLOHCompact_Values; }
-const clretw::RecordDesc& templates::GCLOHCompact::record() noexcept { return kRecord_GCLOHCompact; }
-const clretw::RecordDesc& templates::GCFitBucketInfo_Values::record() noexcept { return kRecord_GCFitBucketInfo_Values; }
-const clretw::RecordDesc& templates::GCFitBucketInfo::record() noexcept { return kRecord_GCFitBucketInfo; }
-const clretw::RecordDesc& templates::FinalizeObject::record() noexcept { return kRecord_FinalizeObject; }
-const clretw::RecordDesc& templates::DestroyGCHandle::record() noexcept { return kRecord_DestroyGCHandle; }
-const clretw::RecordDesc& templates::SetGCHandle::record() noexcept { return kRecord_SetGCHandle; }
-const clretw::RecordDesc& templates::GCTriggered::record() noexcept { return kRecord_GCTriggered; }
-const clretw::RecordDesc& templates::PinObjectAtGCTime::record() noexcept { return kRecord_PinObjectAtGCTime; }
-const clretw::RecordDesc& templates::GCDynamicEvent::record() noexcept { return kRecord_GCDynamicEvent; }
-const clretw::RecordDesc& templates::IncreaseMemoryPressure::record() noexcept { return kRecord_IncreaseMemoryPressure; }
-const clretw::RecordDesc& templates::DecreaseMemoryPressure::record() noexcept { return kRecord_DecreaseMemoryPressure; }
-const clretw::RecordDesc& templates::ClrWorkerThread::record() noexcept { return kRecord_ClrWorkerThread; }
-const clretw::RecordDesc& templates::IOThread::record() noexcept { return kRecord_IOThread; }
-const clretw::RecordDesc& templates::IOThread_V1::record() noexcept { return kRecord_IOThread_V1; }
-const clretw::RecordDesc& templates::ClrThreadPoolSuspend::record() noexcept { return kRecord_ClrThreadPoolSuspend; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThread::record() noexcept { return kRecord_ThreadPoolWorkerThread; }
-const clretw::RecordDesc& templates::ThreadPoolMinMaxThreads::record() noexcept { return kRecord_ThreadPoolMinMaxThreads; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentSample::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentSample; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentAdjustment::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment; }
-const clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentStats::record() noexcept { return kRecord_ThreadPoolWorkerThreadAdjustmentStats; }
-const clretw::RecordDesc& templates::ThreadPoolWork::record() noexcept { return kRecord_ThreadPoolWork; }
-const clretw::RecordDesc& templates::ThreadPoolIOWork::record() noexcept { return kRecord_ThreadPoolIOWork; }
-const clretw::RecordDesc& templates::ThreadPoolIOWorkEnqueue::record() noexcept { return kRecord_ThreadPoolIOWorkEnqueue; }
-const clretw::RecordDesc& templates::ThreadPoolWorkingThreadCount::record() noexcept { return kRecord_ThreadPoolWorkingThreadCount; }
-const clretw::RecordDesc& templates::ThreadStartWork::record() noexcept { return kRecord_ThreadStartWork; }
-const clretw::RecordDesc& templates::Exception::record() noexcept { return kRecord_Exception; }
-const clretw::RecordDesc& templates::ExceptionHandling::record() noexcept { return kRecord_ExceptionHandling; }
-const clretw::RecordDesc& templates::Contention::record() noexcept { return kRecord_Contention; }
-const clretw::RecordDesc& templates::ContentionStart_V2::record() noexcept { return kRecord_ContentionStart_V2; }
-const clretw::RecordDesc& templates::ContentionStop_V1::record() noexcept { return kRecord_ContentionStop_V1; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return kRecord_DomainModuleLoadUnload; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return kRecord_DomainModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return kRecord_ModuleLoadUnload; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return kRecord_ModuleLoadUnload_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return kRecord_ModuleLoadUnload_V2; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return kRecord_AssemblyLoadUnload; }
-const clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return kRecord_AssemblyLoadUnload_V1; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return kRecord_AppDomainLoadUnload_V1; }
-const clretw::RecordDesc& templates::AssemblyLoadStart::record() noexcept { return kRecord_AssemblyLoadStart; }
-const clretw::RecordDesc& templates::AssemblyLoadStop::record() noexcept { return kRecord_AssemblyLoadStop; }
-const clretw::RecordDesc& templates::ResolutionAttempted::record() noexcept { return kRecord_ResolutionAttempted; }
-const clretw::RecordDesc& templates::AssemblyLoadContextResolvingHandlerInvoked::record() noexcept { return kRecord_AssemblyLoadContextResolvingHandlerInvoked; }
-const clretw::RecordDesc& templates::AppDomainAssemblyResolveHandlerInvoked::record() noexcept { return kRecord_AppDomainAssemblyResolveHandlerInvoked; }
-const clretw::RecordDesc& templates::AssemblyLoadFromResolveHandlerInvoked::record() noexcept { return kRecord_AssemblyLoadFromResolveHandlerInvoked; }
-const clretw::RecordDesc& templates::KnownPathProbed::record() noexcept { return kRecord_KnownPathProbed; }
-const clretw::RecordDesc& templates::MethodDetails::record() noexcept { return kRecord_MethodDetails; }
-const clretw::RecordDesc& templates::TypeLoadStart::record() noexcept { return kRecord_TypeLoadStart; }
-const clretw::RecordDesc& templates::TypeLoadStop::record() noexcept { return kRecord_TypeLoadStop; }
-const clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return kRecord_MethodLoadUnload; }
-const clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return kRecord_MethodLoadUnload_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnload_V2::record() noexcept { return kRecord_MethodLoadUnload_V2; }
-const clretw::RecordDesc& templates::R2RGetEntryPoint::record() noexcept { return kRecord_R2RGetEntryPoint; }
-const clretw::RecordDesc& templates::R2RGetEntryPointStart::record() noexcept { return kRecord_R2RGetEntryPointStart; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return kRecord_MethodLoadUnloadVerbose; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V2::record() noexcept { return kRecord_MethodLoadUnloadVerbose_V2; }
-const clretw::RecordDesc& templates::MethodJittingStarted::record() noexcept { return kRecord_MethodJittingStarted; }
-const clretw::RecordDesc& templates::MethodJittingStarted_V1::record() noexcept { return kRecord_MethodJittingStarted_V1; }
-const clretw::RecordDesc& templates::MethodJitInliningSucceeded::record() noexcept { return kRecord_MethodJitInliningSucceeded; }
-const clretw::RecordDesc& templates::MethodJitInliningFailed::record() noexcept { return kRecord_MethodJitInliningFailed; }
-const clretw::RecordDesc& templates::MethodJitInliningFailedAnsi::record() noexcept { return kRecord_MethodJitInliningFailedAnsi; }
-const clretw::RecordDesc& templates::MethodJitTailCallSucceeded::record() noexcept { return kRecord_MethodJitTailCallSucceeded; }
-const clretw::RecordDesc& templates::MethodJitTailCallFailed::record() noexcept { return kRecord_MethodJitTailCallFailed; }
-const clretw::RecordDesc& templates::MethodJitTailCallFailedAnsi::record() noexcept { return kRecord_MethodJitTailCallFailedAnsi; }
-const clretw::RecordDesc& templates::MethodJitMemoryAllocatedForCode::record() noexcept { return kRecord_MethodJitMemoryAllocatedForCode; }
-const clretw::RecordDesc& templates::MethodILToNativeMap::record() noexcept { return kRecord_MethodILToNativeMap; }
-const clretw::RecordDesc& templates::MethodILToNativeMap_V1::record() noexcept { return kRecord_MethodILToNativeMap_V1; }
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return kRecord_AppDomainMemAllocated; }
-const clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return kRecord_AppDomainMemSurvived; }
-const clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return kRecord_ThreadCreated; }
-const clretw::RecordDesc& templates::ThreadTerminatedOrTransition::record() noexcept { return kRecord_ThreadTerminatedOrTransition; }
-const clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return kRecord_ILStubGenerated; }
-const clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return kRecord_ILStubCacheHit; }
-const clretw::RecordDesc& templates::ModuleRange::record() noexcept { return kRecord_ModuleRange; }
-const clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return kRecord_BulkType_Values; }
-const clretw::RecordDesc& templates::BulkType::record() noexcept { return kRecord_BulkType; }
-const clretw::RecordDesc& templates::GCBulkRootEdge_Values::record() noexcept { return kRecord_GCBulkRootEdge_Values; }
-const clretw::RecordDesc& templates::GCBulkRootEdge::record() noexcept { return kRecord_GCBulkRootEdge; }
-const clretw::RecordDesc& templates::GCBulkRootCCW_Values::record() noexcept { return kRecord_GCBulkRootCCW_Values; }
-const clretw::RecordDesc& templates::GCBulkRootCCW::record() noexcept { return kRecord_GCBulkRootCCW; }
-const clretw::RecordDesc& templates::GCBulkRCW_Values::record() noexcept { return kRecord_GCBulkRCW_Values; }
-const clretw::RecordDesc& templates::GCBulkRCW::record() noexcept { return kRecord_GCBulkRCW; }
-const clretw::RecordDesc& templates::GCBulkRootStaticVar_Values::record() noexcept { return kRecord_GCBulkRootStaticVar_Values; }
-const clretw::RecordDesc& templates::GCBulkRootStaticVar::record() noexcept { return kRecord_GCBulkRootStaticVar; }
-const clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge_Values::record() noexcept { return kRecord_GCBulkRootConditionalWeakTableElementEdge_Values; }
-const clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge::record() noexcept { return kRecord_GCBulkRootConditionalWeakTableElementEdge; }
-const clretw::RecordDesc& templates::GCBulkNode_Values::record() noexcept { return kRecord_GCBulkNode_Values; }
-const clretw::RecordDesc& templates::GCBulkNode::record() noexcept { return kRecord_GCBulkNode; }
-const clretw::RecordDesc& templates::GCBulkEdge_Values::record() noexcept { return kRecord_GCBulkEdge_Values; }
-const clretw::RecordDesc& templates::GCBulkEdge::record() noexcept { return kRecord_GCBulkEdge; }
-const clretw::RecordDesc& templates::GCSampledObjectAllocation::record() noexcept { return kRecord_GCSampledObjectAllocation; }
-const clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges_Values::record() noexcept { return kRecord_GCBulkSurvivingObjectRanges_Values; }
-const clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges::record() noexcept { return kRecord_GCBulkSurvivingObjectRanges; }
-const clretw::RecordDesc& templates::GCBulkMovedObjectRanges_Values::record() noexcept { return kRecord_GCBulkMovedObjectRanges_Values; }
-const clretw::RecordDesc& templates::GCBulkMovedObjectRanges::record() noexcept { return kRecord_GCBulkMovedObjectRanges; }
-const clretw::RecordDesc& templates::GCGenerationRange::record() noexcept { return kRecord_GCGenerationRange; }
-const clretw::RecordDesc& templates::CodeSymbols::record() noexcept { return kRecord_CodeSymbols; }
-const clretw::RecordDesc& templates::TieredCompilationEmpty::record() noexcept { return kRecord_TieredCompilationEmpty; }
-const clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return kRecord_TieredCompilationSettings; }
-const clretw::RecordDesc& templates::TieredCompilationResume::record() noexcept { return kRecord_TieredCompilationResume; }
-const clretw::RecordDesc& templates::TieredCompilationBackgroundJitStart::record() noexcept { return kRecord_TieredCompilationBackgroundJitStart; }
-const clretw::RecordDesc& templates::TieredCompilationBackgroundJitStop::record() noexcept { return kRecord_TieredCompilationBackgroundJitStop; }
-const clretw::RecordDesc& templates::JitInstrumentationData::record() noexcept { return kRecord_JitInstrumentationData; }
-const clretw::RecordDesc& templates::JitInstrumentationDataVerbose::record() noexcept { return kRecord_JitInstrumentationDataVerbose; }
-const clretw::RecordDesc& templates::ExecutionCheckpoint::record() noexcept { return kRecord_ExecutionCheckpoint; }
-const clretw::RecordDesc& templates::ProfilerMessage::record() noexcept { return kRecord_ProfilerMessage; }
-const clretw::RecordDesc& templates::YieldProcessorMeasurement::record() noexcept { return kRecord_YieldProcessorMeasurement; }
-const clretw::RecordDesc& templates::LockCreated::record() noexcept { return kRecord_LockCreated; }
-const clretw::RecordDesc& templates::GCSetting::record() noexcept { return kRecord_GCSetting; }
+const ::clretw::RecordDesc& templates::EventSource::record() noexcept { return ::clretw::dotnet_runtime::kRecord_EventSource; }
+const ::clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return ::clretw::dotnet_runtime::kRecord_StrongNameVerification; }
+const ::clretw::RecordDesc& templates::StrongNameVerification_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_StrongNameVerification_V1; }
+const ::clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AuthenticodeVerification; }
+const ::clretw::RecordDesc& templates::AuthenticodeVerification_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AuthenticodeVerification_V1; }
+const ::clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return ::clretw::dotnet_runtime::kRecord_RuntimeInformation; }
+const ::clretw::RecordDesc& templates::GCStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart; }
+const ::clretw::RecordDesc& templates::GCStart_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart_V1; }
+const ::clretw::RecordDesc& templates::GCStart_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart_V2; }
+const ::clretw::RecordDesc& templates::GCEnd::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCEnd; }
+const ::clretw::RecordDesc& templates::GCEnd_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCEnd_V1; }
+const ::clretw::RecordDesc& templates::GCHeapStats::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats; }
+const ::clretw::RecordDesc& templates::GCHeapStats_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats_V1; }
+const ::clretw::RecordDesc& templates::GCHeapStats_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats_V2; }
+const ::clretw::RecordDesc& templates::GCCreateSegment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateSegment; }
+const ::clretw::RecordDesc& templates::GCCreateSegment_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateSegment_V1; }
+const ::clretw::RecordDesc& templates::GCFreeSegment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFreeSegment; }
+const ::clretw::RecordDesc& templates::GCFreeSegment_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFreeSegment_V1; }
+const ::clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCNoUserData; }
+const ::clretw::RecordDesc& templates::GenAwareTemplate::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GenAwareTemplate; }
+const ::clretw::RecordDesc& templates::GCSuspendEE::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSuspendEE; }
+const ::clretw::RecordDesc& templates::GCSuspendEE_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSuspendEE_V1; }
+const ::clretw::RecordDesc& templates::GCAllocationTick::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V1; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V2; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V3; }
+const ::clretw::RecordDesc& templates::GCAllocationTick_V4::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V4; }
+const ::clretw::RecordDesc& templates::GCCreateConcurrentThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateConcurrentThread; }
+const ::clretw::RecordDesc& templates::GCTerminateConcurrentThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCTerminateConcurrentThread; }
+const ::clretw::RecordDesc& templates::GCFinalizersEnd::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFinalizersEnd; }
+const ::clretw::RecordDesc& templates::GCFinalizersEnd_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFinalizersEnd_V1; }
+const ::clretw::RecordDesc& templates::GCMark::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCMark; }
+const ::clretw::RecordDesc& templates::GCMarkWithType::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCMarkWithType; }
+const ::clretw::RecordDesc& templates::GCJoin_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCJoin_V2; }
+const ::clretw::RecordDesc& templates::GCPerHeapHistory_V3_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCPerHeapHistory_V3_Values; }
+const ::clretw::RecordDesc& templates::GCPerHeapHistory_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCPerHeapHistory_V3; }
+const ::clretw::RecordDesc& templates::GCGlobalHeap_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V2; }
+const ::clretw::RecordDesc& templates::GCGlobalHeap_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V3; }
+const ::clretw::RecordDesc& templates::GCGlobalHeap_V4_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V4_Values; }
+const ::clretw::RecordDesc& templates::GCGlobalHeap_V4::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V4; }
+const ::clretw::RecordDesc& templates::GCLOHCompact_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCLOHCompact_Values; }
+const ::clretw::RecordDesc& templates::GCLOHCompact::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCLOHCompact; }
+const ::clretw::RecordDesc& templates::GCFitBucketInfo_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFitBucketInfo_Values; }
+const ::clretw::RecordDesc& templates::GCFitBucketInfo::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFitBucketInfo; }
+const ::clretw::RecordDesc& templates::FinalizeObject::record() noexcept { return ::clretw::dotnet_runtime::kRecord_FinalizeObject; }
+const ::clretw::RecordDesc& templates::DestroyGCHandle::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DestroyGCHandle; }
+const ::clretw::RecordDesc& templates::SetGCHandle::record() noexcept { return ::clretw::dotnet_runtime::kRecord_SetGCHandle; }
+const ::clretw::RecordDesc& templates::GCTriggered::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCTriggered; }
+const ::clretw::RecordDesc& templates::PinObjectAtGCTime::record() noexcept { return ::clretw::dotnet_runtime::kRecord_PinObjectAtGCTime; }
+const ::clretw::RecordDesc& templates::GCDynamicEvent::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCDynamicEvent; }
+const ::clretw::RecordDesc& templates::IncreaseMemoryPressure::record() noexcept { return ::clretw::dotnet_runtime::kRecord_IncreaseMemoryPressure; }
+const ::clretw::RecordDesc& templates::DecreaseMemoryPressure::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DecreaseMemoryPressure; }
+const ::clretw::RecordDesc& templates::ClrWorkerThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrWorkerThread; }
+const ::clretw::RecordDesc& templates::IOThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_IOThread; }
+const ::clretw::RecordDesc& templates::IOThread_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_IOThread_V1; }
+const ::clretw::RecordDesc& templates::ClrThreadPoolSuspend::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrThreadPoolSuspend; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread; }
+const ::clretw::RecordDesc& templates::ThreadPoolMinMaxThreads::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolMinMaxThreads; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentSample::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentSample; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentAdjustment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentStats::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentStats; }
+const ::clretw::RecordDesc& templates::ThreadPoolWork::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWork; }
+const ::clretw::RecordDesc& templates::ThreadPoolIOWork::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolIOWork; }
+const ::clretw::RecordDesc& templates::ThreadPoolIOWorkEnqueue::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolIOWorkEnqueue; }
+const ::clretw::RecordDesc& templates::ThreadPoolWorkingThreadCount::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkingThreadCount; }
+const ::clretw::RecordDesc& templates::ThreadStartWork::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadStartWork; }
+const ::clretw::RecordDesc& templates::Exception::record() noexcept { return ::clretw::dotnet_runtime::kRecord_Exception; }
+const ::clretw::RecordDesc& templates::ExceptionHandling::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ExceptionHandling; }
+const ::clretw::RecordDesc& templates::Contention::record() noexcept { return ::clretw::dotnet_runtime::kRecord_Contention; }
+const ::clretw::RecordDesc& templates::ContentionStart_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ContentionStart_V2; }
+const ::clretw::RecordDesc& templates::ContentionStop_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ContentionStop_V1; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V2; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::AssemblyLoadStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadStart; }
+const ::clretw::RecordDesc& templates::AssemblyLoadStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadStop; }
+const ::clretw::RecordDesc& templates::ResolutionAttempted::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ResolutionAttempted; }
+const ::clretw::RecordDesc& templates::AssemblyLoadContextResolvingHandlerInvoked::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadContextResolvingHandlerInvoked; }
+const ::clretw::RecordDesc& templates::AppDomainAssemblyResolveHandlerInvoked::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainAssemblyResolveHandlerInvoked; }
+const ::clretw::RecordDesc& templates::AssemblyLoadFromResolveHandlerInvoked::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadFromResolveHandlerInvoked; }
+const ::clretw::RecordDesc& templates::KnownPathProbed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_KnownPathProbed; }
+const ::clretw::RecordDesc& templates::MethodDetails::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodDetails; }
+const ::clretw::RecordDesc& templates::TypeLoadStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TypeLoadStart; }
+const ::clretw::RecordDesc& templates::TypeLoadStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TypeLoadStop; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnload_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V2; }
+const ::clretw::RecordDesc& templates::R2RGetEntryPoint::record() noexcept { return ::clretw::dotnet_runtime::kRecord_R2RGetEntryPoint; }
+const ::clretw::RecordDesc& templates::R2RGetEntryPointStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_R2RGetEntryPointStart; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V2; }
+const ::clretw::RecordDesc& templates::MethodJittingStarted::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJittingStarted; }
+const ::clretw::RecordDesc& templates::MethodJittingStarted_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJittingStarted_V1; }
+const ::clretw::RecordDesc& templates::MethodJitInliningSucceeded::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningSucceeded; }
+const ::clretw::RecordDesc& templates::MethodJitInliningFailed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningFailed; }
+const ::clretw::RecordDesc& templates::MethodJitInliningFailedAnsi::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningFailedAnsi; }
+const ::clretw::RecordDesc& templates::MethodJitTailCallSucceeded::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitTailCallSucceeded; }
+const ::clretw::RecordDesc& templates::MethodJitTailCallFailed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailed; }
+const ::clretw::RecordDesc& templates::MethodJitTailCallFailedAnsi::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailedAnsi; }
+const ::clretw::RecordDesc& templates::MethodJitMemoryAllocatedForCode::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitMemoryAllocatedForCode; }
+const ::clretw::RecordDesc& templates::MethodILToNativeMap::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodILToNativeMap; }
+const ::clretw::RecordDesc& templates::MethodILToNativeMap_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodILToNativeMap_V1; }
+const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrStackWalk; }
+const ::clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainMemAllocated; }
+const ::clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainMemSurvived; }
+const ::clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadCreated; }
+const ::clretw::RecordDesc& templates::ThreadTerminatedOrTransition::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadTerminatedOrTransition; }
+const ::clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ILStubGenerated; }
+const ::clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ILStubCacheHit; }
+const ::clretw::RecordDesc& templates::ModuleRange::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleRange; }
+const ::clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_BulkType_Values; }
+const ::clretw::RecordDesc& templates::BulkType::record() noexcept { return ::clretw::dotnet_runtime::kRecord_BulkType; }
+const ::clretw::RecordDesc& templates::GCBulkRootEdge_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootEdge_Values; }
+const ::clretw::RecordDesc& templates::GCBulkRootEdge::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootEdge; }
+const ::clretw::RecordDesc& templates::GCBulkRootCCW_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootCCW_Values; }
+const ::clretw::RecordDesc& templates::GCBulkRootCCW::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootCCW; }
+const ::clretw::RecordDesc& templates::GCBulkRCW_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRCW_Values; }
+const ::clretw::RecordDesc& templates::GCBulkRCW::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRCW; }
+const ::clretw::RecordDesc& templates::GCBulkRootStaticVar_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootStaticVar_Values; }
+const ::clretw::RecordDesc& templates::GCBulkRootStaticVar::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootStaticVar; }
+const ::clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootConditionalWeakTableElementEdge_Values; }
+const ::clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootConditionalWeakTableElementEdge; }
+const ::clretw::RecordDesc& templates::GCBulkNode_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkNode_Values; }
+const ::clretw::RecordDesc& templates::GCBulkNode::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkNode; }
+const ::clretw::RecordDesc& templates::GCBulkEdge_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkEdge_Values; }
+const ::clretw::RecordDesc& templates::GCBulkEdge::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkEdge; }
+const ::clretw::RecordDesc& templates::GCSampledObjectAllocation::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSampledObjectAllocation; }
+const ::clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkSurvivingObjectRanges_Values; }
+const ::clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkSurvivingObjectRanges; }
+const ::clretw::RecordDesc& templates::GCBulkMovedObjectRanges_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkMovedObjectRanges_Values; }
+const ::clretw::RecordDesc& templates::GCBulkMovedObjectRanges::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkMovedObjectRanges; }
+const ::clretw::RecordDesc& templates::GCGenerationRange::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGenerationRange; }
+const ::clretw::RecordDesc& templates::CodeSymbols::record() noexcept { return ::clretw::dotnet_runtime::kRecord_CodeSymbols; }
+const ::clretw::RecordDesc& templates::TieredCompilationEmpty::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationEmpty; }
+const ::clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationSettings; }
+const ::clretw::RecordDesc& templates::TieredCompilationResume::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationResume; }
+const ::clretw::RecordDesc& templates::TieredCompilationBackgroundJitStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStart; }
+const ::clretw::RecordDesc& templates::TieredCompilationBackgroundJitStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStop; }
+const ::clretw::RecordDesc& templates::JitInstrumentationData::record() noexcept { return ::clretw::dotnet_runtime::kRecord_JitInstrumentationData; }
+const ::clretw::RecordDesc& templates::JitInstrumentationDataVerbose::record() noexcept { return ::clretw::dotnet_runtime::kRecord_JitInstrumentationDataVerbose; }
+const ::clretw::RecordDesc& templates::ExecutionCheckpoint::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ExecutionCheckpoint; }
+const ::clretw::RecordDesc& templates::ProfilerMessage::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ProfilerMessage; }
+const ::clretw::RecordDesc& templates::YieldProcessorMeasurement::record() noexcept { return ::clretw::dotnet_runtime::kRecord_YieldProcessorMeasurement; }
+const ::clretw::RecordDesc& templates::LockCreated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_LockCreated; }
+const ::clretw::RecordDesc& templates::GCSetting::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSetting; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCStartView[] = {{0, &kRecord_GCStart}, {1, &kRecord_GCStart_V1}, {2, &kRecord_GCStart_V2}, };
+constexpr ::clretw::ViewVersion kVersions_GCStartView[] = {{0, &kRecord_GCStart}, {1, &kRecord_GCStart_V1}, {2, &kRecord_GCStart_V2}, };
 }  // namespace
-clretw::Result<GCStartView> GCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCStartView>(kVersions_GCStartView, payload, version, pointer_size);
+::clretw::Result<GCStartView> GCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCStartView>(::clretw::dotnet_runtime::kVersions_GCStartView, payload, version, pointer_size);
 }
-clretw::Result<GCStartView> GCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCStartView>(kVersions_GCStartView, record, provider_guid, GCStart::id, GCStart::name);
+::clretw::Result<GCStartView> GCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCStartView>(::clretw::dotnet_runtime::kVersions_GCStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCStart::id,
+                         ::clretw::dotnet_runtime::GCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCEndView[] = {{0, &kRecord_GCEnd}, {1, &kRecord_GCEnd_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCEndView[] = {{0, &kRecord_GCEnd}, {1, &kRecord_GCEnd_V1}, };
 }  // namespace
-clretw::Result<GCEndView> GCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCEndView>(kVersions_GCEndView, payload, version, pointer_size);
+::clretw::Result<GCEndView> GCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCEndView>(::clretw::dotnet_runtime::kVersions_GCEndView, payload, version, pointer_size);
 }
-clretw::Result<GCEndView> GCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCEndView>(kVersions_GCEndView, record, provider_guid, GCEnd::id, GCEnd::name);
+::clretw::Result<GCEndView> GCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCEndView>(::clretw::dotnet_runtime::kVersions_GCEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCEnd::id,
+                         ::clretw::dotnet_runtime::GCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCRestartEEEndView>(kVersions_GCRestartEEEndView, payload, version, pointer_size);
+::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCRestartEEEndView>(::clretw::dotnet_runtime::kVersions_GCRestartEEEndView, payload, version, pointer_size);
 }
-clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCRestartEEEndView>(kVersions_GCRestartEEEndView, record, provider_guid, GCRestartEEEnd::id, GCRestartEEEnd::name);
+::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCRestartEEEndView>(::clretw::dotnet_runtime::kVersions_GCRestartEEEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEEnd::id,
+                         ::clretw::dotnet_runtime::GCRestartEEEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCHeapStatsView[] = {{0, &kRecord_GCHeapStats}, {1, &kRecord_GCHeapStats_V1}, {2, &kRecord_GCHeapStats_V2}, };
+constexpr ::clretw::ViewVersion kVersions_GCHeapStatsView[] = {{0, &kRecord_GCHeapStats}, {1, &kRecord_GCHeapStats_V1}, {2, &kRecord_GCHeapStats_V2}, };
 }  // namespace
-clretw::Result<GCHeapStatsView> GCHeapStatsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCHeapStatsView>(kVersions_GCHeapStatsView, payload, version, pointer_size);
+::clretw::Result<GCHeapStatsView> GCHeapStatsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCHeapStatsView>(::clretw::dotnet_runtime::kVersions_GCHeapStatsView, payload, version, pointer_size);
 }
-clretw::Result<GCHeapStatsView> GCHeapStatsView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCHeapStatsView>(kVersions_GCHeapStatsView, record, provider_guid, GCHeapStats::id, GCHeapStats::name);
+::clretw::Result<GCHeapStatsView> GCHeapStatsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCHeapStatsView>(::clretw::dotnet_runtime::kVersions_GCHeapStatsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCHeapStats::id,
+                         ::clretw::dotnet_runtime::GCHeapStats::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCCreateSegmentView[] = {{0, &kRecord_GCCreateSegment}, {1, &kRecord_GCCreateSegment_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCCreateSegmentView[] = {{0, &kRecord_GCCreateSegment}, {1, &kRecord_GCCreateSegment_V1}, };
 }  // namespace
-clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCCreateSegmentView>(kVersions_GCCreateSegmentView, payload, version, pointer_size);
+::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCCreateSegmentView>(::clretw::dotnet_runtime::kVersions_GCCreateSegmentView, payload, version, pointer_size);
 }
-clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCCreateSegmentView>(kVersions_GCCreateSegmentView, record, provider_guid, GCCreateSegment::id, GCCreateSegment::name);
+::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCCreateSegmentView>(::clretw::dotnet_runtime::kVersions_GCCreateSegmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateSegment::id,
+                         ::clretw::dotnet_runtime::GCCreateSegment::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFreeSegmentView[] = {{0, &kRecord_GCFreeSegment}, {1, &kRecord_GCFreeSegment_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCFreeSegmentView[] = {{0, &kRecord_GCFreeSegment}, {1, &kRecord_GCFreeSegment_V1}, };
 }  // namespace
-clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFreeSegmentView>(kVersions_GCFreeSegmentView, payload, version, pointer_size);
+::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFreeSegmentView>(::clretw::dotnet_runtime::kVersions_GCFreeSegmentView, payload, version, pointer_size);
 }
-clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFreeSegmentView>(kVersions_GCFreeSegmentView, record, provider_guid, GCFreeSegment::id, GCFreeSegment::name);
+::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFreeSegmentView>(::clretw::dotnet_runtime::kVersions_GCFreeSegmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFreeSegment::id,
+                         ::clretw::dotnet_runtime::GCFreeSegment::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCRestartEEBeginView>(kVersions_GCRestartEEBeginView, payload, version, pointer_size);
+::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCRestartEEBeginView>(::clretw::dotnet_runtime::kVersions_GCRestartEEBeginView, payload, version, pointer_size);
 }
-clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCRestartEEBeginView>(kVersions_GCRestartEEBeginView, record, provider_guid, GCRestartEEBegin::id, GCRestartEEBegin::name);
+::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCRestartEEBeginView>(::clretw::dotnet_runtime::kVersions_GCRestartEEBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEBegin::id,
+                         ::clretw::dotnet_runtime::GCRestartEEBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSuspendEEEndView>(kVersions_GCSuspendEEEndView, payload, version, pointer_size);
+::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSuspendEEEndView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEEndView, payload, version, pointer_size);
 }
-clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSuspendEEEndView>(kVersions_GCSuspendEEEndView, record, provider_guid, GCSuspendEEEnd::id, GCSuspendEEEnd::name);
+::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSuspendEEEndView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEEnd::id,
+                         ::clretw::dotnet_runtime::GCSuspendEEEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{0, &kRecord_GCSuspendEE}, {1, &kRecord_GCSuspendEE_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{0, &kRecord_GCSuspendEE}, {1, &kRecord_GCSuspendEE_V1}, };
 }  // namespace
-clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSuspendEEBeginView>(kVersions_GCSuspendEEBeginView, payload, version, pointer_size);
+::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSuspendEEBeginView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEBeginView, payload, version, pointer_size);
 }
-clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSuspendEEBeginView>(kVersions_GCSuspendEEBeginView, record, provider_guid, GCSuspendEEBegin::id, GCSuspendEEBegin::name);
+::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSuspendEEBeginView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEBegin::id,
+                         ::clretw::dotnet_runtime::GCSuspendEEBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, {4, &kRecord_GCAllocationTick_V4}, };
+constexpr ::clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, {4, &kRecord_GCAllocationTick_V4}, };
 }  // namespace
-clretw::Result<GCAllocationTickView> GCAllocationTickView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCAllocationTickView>(kVersions_GCAllocationTickView, payload, version, pointer_size);
+::clretw::Result<GCAllocationTickView> GCAllocationTickView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCAllocationTickView>(::clretw::dotnet_runtime::kVersions_GCAllocationTickView, payload, version, pointer_size);
 }
-clretw::Result<GCAllocationTickView> GCAllocationTickView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCAllocationTickView>(kVersions_GCAllocationTickView, record, provider_guid, GCAllocationTick::id, GCAllocationTick::name);
+::clretw::Result<GCAllocationTickView> GCAllocationTickView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCAllocationTickView>(::clretw::dotnet_runtime::kVersions_GCAllocationTickView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCAllocationTick::id,
+                         ::clretw::dotnet_runtime::GCAllocationTick::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCCreateConcurrentThread}, };
+constexpr ::clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCCreateConcurrentThread}, };
 }  // namespace
-clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCCreateConcurrentThreadView>(kVersions_GCCreateConcurrentThreadView, payload, version, pointer_size);
+::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCCreateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCCreateConcurrentThreadView, payload, version, pointer_size);
 }
-clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCCreateConcurrentThreadView>(kVersions_GCCreateConcurrentThreadView, record, provider_guid, GCCreateConcurrentThread::id, GCCreateConcurrentThread::name);
+::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCCreateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCCreateConcurrentThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateConcurrentThread::id,
+                         ::clretw::dotnet_runtime::GCCreateConcurrentThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCTerminateConcurrentThread}, };
+constexpr ::clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCTerminateConcurrentThread}, };
 }  // namespace
-clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCTerminateConcurrentThreadView>(kVersions_GCTerminateConcurrentThreadView, payload, version, pointer_size);
+::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCTerminateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCTerminateConcurrentThreadView, payload, version, pointer_size);
 }
-clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCTerminateConcurrentThreadView>(kVersions_GCTerminateConcurrentThreadView, record, provider_guid, GCTerminateConcurrentThread::id, GCTerminateConcurrentThread::name);
+::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCTerminateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCTerminateConcurrentThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::id,
+                         ::clretw::dotnet_runtime::GCTerminateConcurrentThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFinalizersEndView[] = {{0, &kRecord_GCFinalizersEnd}, {1, &kRecord_GCFinalizersEnd_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCFinalizersEndView[] = {{0, &kRecord_GCFinalizersEnd}, {1, &kRecord_GCFinalizersEnd_V1}, };
 }  // namespace
-clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFinalizersEndView>(kVersions_GCFinalizersEndView, payload, version, pointer_size);
+::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFinalizersEndView>(::clretw::dotnet_runtime::kVersions_GCFinalizersEndView, payload, version, pointer_size);
 }
-clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFinalizersEndView>(kVersions_GCFinalizersEndView, record, provider_guid, GCFinalizersEnd::id, GCFinalizersEnd::name);
+::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFinalizersEndView>(::clretw::dotnet_runtime::kVersions_GCFinalizersEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersEnd::id,
+                         ::clretw::dotnet_runtime::GCFinalizersEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFinalizersBeginView>(kVersions_GCFinalizersBeginView, payload, version, pointer_size);
+::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFinalizersBeginView>(::clretw::dotnet_runtime::kVersions_GCFinalizersBeginView, payload, version, pointer_size);
 }
-clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFinalizersBeginView>(kVersions_GCFinalizersBeginView, record, provider_guid, GCFinalizersBegin::id, GCFinalizersBegin::name);
+::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFinalizersBeginView>(::clretw::dotnet_runtime::kVersions_GCFinalizersBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersBegin::id,
+                         ::clretw::dotnet_runtime::GCFinalizersBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_BulkTypeView_Values[] = {{0, &kRecord_BulkType_Values}, };
+constexpr ::clretw::ViewVersion kElements_BulkTypeView_Values[] = {{0, &kRecord_BulkType_Values}, };
 }  // namespace
 
-BulkTypeView_Values BulkTypeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+BulkTypeView_Values BulkTypeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<BulkTypeView_Values>(kElements_BulkTypeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<BulkTypeView_Values>(::clretw::dotnet_runtime::kElements_BulkTypeView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BulkTypeView[] = {{0, &kRecord_BulkType}, };
+constexpr ::clretw::ViewVersion kVersions_BulkTypeView[] = {{0, &kRecord_BulkType}, };
 }  // namespace
-clretw::Result<BulkTypeView> BulkTypeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BulkTypeView>(kVersions_BulkTypeView, payload, version, pointer_size);
+::clretw::Result<BulkTypeView> BulkTypeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BulkTypeView>(::clretw::dotnet_runtime::kVersions_BulkTypeView, payload, version, pointer_size);
 }
-clretw::Result<BulkTypeView> BulkTypeView::from(const clretw::EventRecord& record) noexcept {
-  return make<BulkTypeView>(kVersions_BulkTypeView, record, provider_guid, BulkType::id, BulkType::name);
+::clretw::Result<BulkTypeView> BulkTypeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BulkTypeView>(::clretw::dotnet_runtime::kVersions_BulkTypeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::BulkType::id,
+                         ::clretw::dotnet_runtime::BulkType::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkRootEdgeView_Values[] = {{0, &kRecord_GCBulkRootEdge_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkRootEdgeView_Values[] = {{0, &kRecord_GCBulkRootEdge_Values}, };
 }  // namespace
 
-GCBulkRootEdgeView_Values GCBulkRootEdgeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkRootEdgeView_Values GCBulkRootEdgeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootEdgeView_Values>(kElements_GCBulkRootEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootEdgeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkRootEdgeView[] = {{0, &kRecord_GCBulkRootEdge}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkRootEdgeView[] = {{0, &kRecord_GCBulkRootEdge}, };
 }  // namespace
-clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootEdgeView>(kVersions_GCBulkRootEdgeView, payload, version, pointer_size);
+::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootEdgeView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootEdgeView>(kVersions_GCBulkRootEdgeView, record, provider_guid, GCBulkRootEdge::id, GCBulkRootEdge::name);
+::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootEdgeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootEdge::id,
+                         ::clretw::dotnet_runtime::GCBulkRootEdge::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values}, };
 }  // namespace
 
-GCBulkRootConditionalWeakTableElementEdgeView_Values GCBulkRootConditionalWeakTableElementEdgeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkRootConditionalWeakTableElementEdgeView_Values GCBulkRootConditionalWeakTableElementEdgeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootConditionalWeakTableElementEdgeView_Values>(kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootConditionalWeakTableElementEdgeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkRootConditionalWeakTableElementEdgeView[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkRootConditionalWeakTableElementEdgeView[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge}, };
 }  // namespace
-clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootConditionalWeakTableElementEdgeView>(kVersions_GCBulkRootConditionalWeakTableElementEdgeView, payload, version, pointer_size);
+::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootConditionalWeakTableElementEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootConditionalWeakTableElementEdgeView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootConditionalWeakTableElementEdgeView>(kVersions_GCBulkRootConditionalWeakTableElementEdgeView, record, provider_guid, GCBulkRootConditionalWeakTableElementEdge::id, GCBulkRootConditionalWeakTableElementEdge::name);
+::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootConditionalWeakTableElementEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootConditionalWeakTableElementEdgeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::id,
+                         ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkNodeView_Values[] = {{0, &kRecord_GCBulkNode_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkNodeView_Values[] = {{0, &kRecord_GCBulkNode_Values}, };
 }  // namespace
 
-GCBulkNodeView_Values GCBulkNodeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkNodeView_Values GCBulkNodeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkNodeView_Values>(kElements_GCBulkNodeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkNodeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkNodeView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkNodeView[] = {{0, &kRecord_GCBulkNode}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkNodeView[] = {{0, &kRecord_GCBulkNode}, };
 }  // namespace
-clretw::Result<GCBulkNodeView> GCBulkNodeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkNodeView>(kVersions_GCBulkNodeView, payload, version, pointer_size);
+::clretw::Result<GCBulkNodeView> GCBulkNodeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkNodeView>(::clretw::dotnet_runtime::kVersions_GCBulkNodeView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkNodeView> GCBulkNodeView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkNodeView>(kVersions_GCBulkNodeView, record, provider_guid, GCBulkNode::id, GCBulkNode::name);
+::clretw::Result<GCBulkNodeView> GCBulkNodeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkNodeView>(::clretw::dotnet_runtime::kVersions_GCBulkNodeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkNode::id,
+                         ::clretw::dotnet_runtime::GCBulkNode::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkEdgeView_Values[] = {{0, &kRecord_GCBulkEdge_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkEdgeView_Values[] = {{0, &kRecord_GCBulkEdge_Values}, };
 }  // namespace
 
-GCBulkEdgeView_Values GCBulkEdgeView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkEdgeView_Values GCBulkEdgeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkEdgeView_Values>(kElements_GCBulkEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkEdgeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkEdgeView[] = {{0, &kRecord_GCBulkEdge}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkEdgeView[] = {{0, &kRecord_GCBulkEdge}, };
 }  // namespace
-clretw::Result<GCBulkEdgeView> GCBulkEdgeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkEdgeView>(kVersions_GCBulkEdgeView, payload, version, pointer_size);
+::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkEdgeView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkEdgeView> GCBulkEdgeView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkEdgeView>(kVersions_GCBulkEdgeView, record, provider_guid, GCBulkEdge::id, GCBulkEdge::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_GCSampledObjectAllocationHighView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
-}  // namespace
-clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSampledObjectAllocationHighView>(kVersions_GCSampledObjectAllocationHighView, payload, version, pointer_size);
-}
-clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSampledObjectAllocationHighView>(kVersions_GCSampledObjectAllocationHighView, record, provider_guid, GCSampledObjectAllocationHigh::id, GCSampledObjectAllocationHigh::name);
+::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkEdgeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkEdge::id,
+                         ::clretw::dotnet_runtime::GCBulkEdge::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkSurvivingObjectRangesView_Values[] = {{0, &kRecord_GCBulkSurvivingObjectRanges_Values}, };
+constexpr ::clretw::ViewVersion kVersions_GCSampledObjectAllocationHighView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
+}  // namespace
+::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSampledObjectAllocationHighView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationHighView, payload, version, pointer_size);
+}
+::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSampledObjectAllocationHighView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationHighView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::id,
+                         ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_GCBulkSurvivingObjectRangesView_Values[] = {{0, &kRecord_GCBulkSurvivingObjectRanges_Values}, };
 }  // namespace
 
-GCBulkSurvivingObjectRangesView_Values GCBulkSurvivingObjectRangesView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkSurvivingObjectRangesView_Values GCBulkSurvivingObjectRangesView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkSurvivingObjectRangesView_Values>(kElements_GCBulkSurvivingObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkSurvivingObjectRangesView_Values>(::clretw::dotnet_runtime::kElements_GCBulkSurvivingObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkSurvivingObjectRangesView[] = {{0, &kRecord_GCBulkSurvivingObjectRanges}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkSurvivingObjectRangesView[] = {{0, &kRecord_GCBulkSurvivingObjectRanges}, };
 }  // namespace
-clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkSurvivingObjectRangesView>(kVersions_GCBulkSurvivingObjectRangesView, payload, version, pointer_size);
+::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkSurvivingObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkSurvivingObjectRangesView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkSurvivingObjectRangesView>(kVersions_GCBulkSurvivingObjectRangesView, record, provider_guid, GCBulkSurvivingObjectRanges::id, GCBulkSurvivingObjectRanges::name);
+::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkSurvivingObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkSurvivingObjectRangesView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::id,
+                         ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkMovedObjectRangesView_Values[] = {{0, &kRecord_GCBulkMovedObjectRanges_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkMovedObjectRangesView_Values[] = {{0, &kRecord_GCBulkMovedObjectRanges_Values}, };
 }  // namespace
 
-GCBulkMovedObjectRangesView_Values GCBulkMovedObjectRangesView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkMovedObjectRangesView_Values GCBulkMovedObjectRangesView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkMovedObjectRangesView_Values>(kElements_GCBulkMovedObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkMovedObjectRangesView_Values>(::clretw::dotnet_runtime::kElements_GCBulkMovedObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkMovedObjectRangesView[] = {{0, &kRecord_GCBulkMovedObjectRanges}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkMovedObjectRangesView[] = {{0, &kRecord_GCBulkMovedObjectRanges}, };
 }  // namespace
-clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkMovedObjectRangesView>(kVersions_GCBulkMovedObjectRangesView, payload, version, pointer_size);
+::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkMovedObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkMovedObjectRangesView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkMovedObjectRangesView>(kVersions_GCBulkMovedObjectRangesView, record, provider_guid, GCBulkMovedObjectRanges::id, GCBulkMovedObjectRanges::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_GCGenerationRangeView[] = {{0, &kRecord_GCGenerationRange}, };
-}  // namespace
-clretw::Result<GCGenerationRangeView> GCGenerationRangeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCGenerationRangeView>(kVersions_GCGenerationRangeView, payload, version, pointer_size);
-}
-clretw::Result<GCGenerationRangeView> GCGenerationRangeView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCGenerationRangeView>(kVersions_GCGenerationRangeView, record, provider_guid, GCGenerationRange::id, GCGenerationRange::name);
+::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkMovedObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkMovedObjectRangesView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::id,
+                         ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSettingView[] = {{0, &kRecord_GCSetting}, };
+constexpr ::clretw::ViewVersion kVersions_GCGenerationRangeView[] = {{0, &kRecord_GCGenerationRange}, };
 }  // namespace
-clretw::Result<GCSettingView> GCSettingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSettingView>(kVersions_GCSettingView, payload, version, pointer_size);
+::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGenerationRangeView>(::clretw::dotnet_runtime::kVersions_GCGenerationRangeView, payload, version, pointer_size);
 }
-clretw::Result<GCSettingView> GCSettingView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSettingView>(kVersions_GCSettingView, record, provider_guid, GCSetting::id, GCSetting::name);
+::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCGenerationRangeView>(::clretw::dotnet_runtime::kVersions_GCGenerationRangeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGenerationRange::id,
+                         ::clretw::dotnet_runtime::GCGenerationRange::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCMarkStackRootsView[] = {{0, &kRecord_GCMark}, };
+constexpr ::clretw::ViewVersion kVersions_GCSettingView[] = {{0, &kRecord_GCSetting}, };
 }  // namespace
-clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkStackRootsView>(kVersions_GCMarkStackRootsView, payload, version, pointer_size);
+::clretw::Result<GCSettingView> GCSettingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingView>(::clretw::dotnet_runtime::kVersions_GCSettingView, payload, version, pointer_size);
 }
-clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCMarkStackRootsView>(kVersions_GCMarkStackRootsView, record, provider_guid, GCMarkStackRoots::id, GCMarkStackRoots::name);
+::clretw::Result<GCSettingView> GCSettingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSettingView>(::clretw::dotnet_runtime::kVersions_GCSettingView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSetting::id,
+                         ::clretw::dotnet_runtime::GCSetting::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCMarkFinalizeQueueRootsView[] = {{0, &kRecord_GCMark}, };
+constexpr ::clretw::ViewVersion kVersions_GCMarkStackRootsView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkFinalizeQueueRootsView>(kVersions_GCMarkFinalizeQueueRootsView, payload, version, pointer_size);
+::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkStackRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkStackRootsView, payload, version, pointer_size);
 }
-clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCMarkFinalizeQueueRootsView>(kVersions_GCMarkFinalizeQueueRootsView, record, provider_guid, GCMarkFinalizeQueueRoots::id, GCMarkFinalizeQueueRoots::name);
+::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkStackRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkStackRootsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkStackRoots::id,
+                         ::clretw::dotnet_runtime::GCMarkStackRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCMarkHandlesView[] = {{0, &kRecord_GCMark}, };
+constexpr ::clretw::ViewVersion kVersions_GCMarkFinalizeQueueRootsView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<GCMarkHandlesView> GCMarkHandlesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkHandlesView>(kVersions_GCMarkHandlesView, payload, version, pointer_size);
+::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkFinalizeQueueRootsView, payload, version, pointer_size);
 }
-clretw::Result<GCMarkHandlesView> GCMarkHandlesView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCMarkHandlesView>(kVersions_GCMarkHandlesView, record, provider_guid, GCMarkHandles::id, GCMarkHandles::name);
+::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkFinalizeQueueRootsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::id,
+                         ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCMarkOlderGenerationRootsView[] = {{0, &kRecord_GCMark}, };
+constexpr ::clretw::ViewVersion kVersions_GCMarkHandlesView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkOlderGenerationRootsView>(kVersions_GCMarkOlderGenerationRootsView, payload, version, pointer_size);
+::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkHandlesView>(::clretw::dotnet_runtime::kVersions_GCMarkHandlesView, payload, version, pointer_size);
 }
-clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCMarkOlderGenerationRootsView>(kVersions_GCMarkOlderGenerationRootsView, record, provider_guid, GCMarkOlderGenerationRoots::id, GCMarkOlderGenerationRoots::name);
+::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkHandlesView>(::clretw::dotnet_runtime::kVersions_GCMarkHandlesView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkHandles::id,
+                         ::clretw::dotnet_runtime::GCMarkHandles::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FinalizeObjectView[] = {{0, &kRecord_FinalizeObject}, };
+constexpr ::clretw::ViewVersion kVersions_GCMarkOlderGenerationRootsView[] = {{0, &kRecord_GCMark}, };
 }  // namespace
-clretw::Result<FinalizeObjectView> FinalizeObjectView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FinalizeObjectView>(kVersions_FinalizeObjectView, payload, version, pointer_size);
+::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkOlderGenerationRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkOlderGenerationRootsView, payload, version, pointer_size);
 }
-clretw::Result<FinalizeObjectView> FinalizeObjectView::from(const clretw::EventRecord& record) noexcept {
-  return make<FinalizeObjectView>(kVersions_FinalizeObjectView, record, provider_guid, FinalizeObject::id, FinalizeObject::name);
+::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkOlderGenerationRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkOlderGenerationRootsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::id,
+                         ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_SetGCHandleView[] = {{0, &kRecord_SetGCHandle}, };
+constexpr ::clretw::ViewVersion kVersions_FinalizeObjectView[] = {{0, &kRecord_FinalizeObject}, };
 }  // namespace
-clretw::Result<SetGCHandleView> SetGCHandleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SetGCHandleView>(kVersions_SetGCHandleView, payload, version, pointer_size);
+::clretw::Result<FinalizeObjectView> FinalizeObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FinalizeObjectView>(::clretw::dotnet_runtime::kVersions_FinalizeObjectView, payload, version, pointer_size);
 }
-clretw::Result<SetGCHandleView> SetGCHandleView::from(const clretw::EventRecord& record) noexcept {
-  return make<SetGCHandleView>(kVersions_SetGCHandleView, record, provider_guid, SetGCHandle::id, SetGCHandle::name);
+::clretw::Result<FinalizeObjectView> FinalizeObjectView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FinalizeObjectView>(::clretw::dotnet_runtime::kVersions_FinalizeObjectView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::FinalizeObject::id,
+                         ::clretw::dotnet_runtime::FinalizeObject::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DestroyGCHandleView[] = {{0, &kRecord_DestroyGCHandle}, };
+constexpr ::clretw::ViewVersion kVersions_SetGCHandleView[] = {{0, &kRecord_SetGCHandle}, };
 }  // namespace
-clretw::Result<DestroyGCHandleView> DestroyGCHandleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DestroyGCHandleView>(kVersions_DestroyGCHandleView, payload, version, pointer_size);
+::clretw::Result<SetGCHandleView> SetGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SetGCHandleView>(::clretw::dotnet_runtime::kVersions_SetGCHandleView, payload, version, pointer_size);
 }
-clretw::Result<DestroyGCHandleView> DestroyGCHandleView::from(const clretw::EventRecord& record) noexcept {
-  return make<DestroyGCHandleView>(kVersions_DestroyGCHandleView, record, provider_guid, DestroyGCHandle::id, DestroyGCHandle::name);
+::clretw::Result<SetGCHandleView> SetGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<SetGCHandleView>(::clretw::dotnet_runtime::kVersions_SetGCHandleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::SetGCHandle::id,
+                         ::clretw::dotnet_runtime::SetGCHandle::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSampledObjectAllocationLowView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
+constexpr ::clretw::ViewVersion kVersions_DestroyGCHandleView[] = {{0, &kRecord_DestroyGCHandle}, };
 }  // namespace
-clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSampledObjectAllocationLowView>(kVersions_GCSampledObjectAllocationLowView, payload, version, pointer_size);
+::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DestroyGCHandleView>(::clretw::dotnet_runtime::kVersions_DestroyGCHandleView, payload, version, pointer_size);
 }
-clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSampledObjectAllocationLowView>(kVersions_GCSampledObjectAllocationLowView, record, provider_guid, GCSampledObjectAllocationLow::id, GCSampledObjectAllocationLow::name);
+::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DestroyGCHandleView>(::clretw::dotnet_runtime::kVersions_DestroyGCHandleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DestroyGCHandle::id,
+                         ::clretw::dotnet_runtime::DestroyGCHandle::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PinObjectAtGCTimeView[] = {{0, &kRecord_PinObjectAtGCTime}, };
+constexpr ::clretw::ViewVersion kVersions_GCSampledObjectAllocationLowView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
 }  // namespace
-clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PinObjectAtGCTimeView>(kVersions_PinObjectAtGCTimeView, payload, version, pointer_size);
+::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSampledObjectAllocationLowView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationLowView, payload, version, pointer_size);
 }
-clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::from(const clretw::EventRecord& record) noexcept {
-  return make<PinObjectAtGCTimeView>(kVersions_PinObjectAtGCTimeView, record, provider_guid, PinObjectAtGCTime::id, PinObjectAtGCTime::name);
+::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSampledObjectAllocationLowView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationLowView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::id,
+                         ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCTriggeredView[] = {{0, &kRecord_GCTriggered}, };
+constexpr ::clretw::ViewVersion kVersions_PinObjectAtGCTimeView[] = {{0, &kRecord_PinObjectAtGCTime}, };
 }  // namespace
-clretw::Result<GCTriggeredView> GCTriggeredView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCTriggeredView>(kVersions_GCTriggeredView, payload, version, pointer_size);
+::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PinObjectAtGCTimeView>(::clretw::dotnet_runtime::kVersions_PinObjectAtGCTimeView, payload, version, pointer_size);
 }
-clretw::Result<GCTriggeredView> GCTriggeredView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCTriggeredView>(kVersions_GCTriggeredView, record, provider_guid, GCTriggered::id, GCTriggered::name);
+::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PinObjectAtGCTimeView>(::clretw::dotnet_runtime::kVersions_PinObjectAtGCTimeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::PinObjectAtGCTime::id,
+                         ::clretw::dotnet_runtime::PinObjectAtGCTime::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkRootCCWView_Values[] = {{0, &kRecord_GCBulkRootCCW_Values}, };
+constexpr ::clretw::ViewVersion kVersions_GCTriggeredView[] = {{0, &kRecord_GCTriggered}, };
+}  // namespace
+::clretw::Result<GCTriggeredView> GCTriggeredView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCTriggeredView>(::clretw::dotnet_runtime::kVersions_GCTriggeredView, payload, version, pointer_size);
+}
+::clretw::Result<GCTriggeredView> GCTriggeredView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCTriggeredView>(::clretw::dotnet_runtime::kVersions_GCTriggeredView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTriggered::id,
+                         ::clretw::dotnet_runtime::GCTriggered::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_GCBulkRootCCWView_Values[] = {{0, &kRecord_GCBulkRootCCW_Values}, };
 }  // namespace
 
-GCBulkRootCCWView_Values GCBulkRootCCWView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkRootCCWView_Values GCBulkRootCCWView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootCCWView_Values>(kElements_GCBulkRootCCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootCCWView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootCCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkRootCCWView[] = {{0, &kRecord_GCBulkRootCCW}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkRootCCWView[] = {{0, &kRecord_GCBulkRootCCW}, };
 }  // namespace
-clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootCCWView>(kVersions_GCBulkRootCCWView, payload, version, pointer_size);
+::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootCCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRootCCWView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootCCWView>(kVersions_GCBulkRootCCWView, record, provider_guid, GCBulkRootCCW::id, GCBulkRootCCW::name);
+::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootCCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRootCCWView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootCCW::id,
+                         ::clretw::dotnet_runtime::GCBulkRootCCW::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkRCWView_Values[] = {{0, &kRecord_GCBulkRCW_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkRCWView_Values[] = {{0, &kRecord_GCBulkRCW_Values}, };
 }  // namespace
 
-GCBulkRCWView_Values GCBulkRCWView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkRCWView_Values GCBulkRCWView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRCWView_Values>(kElements_GCBulkRCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRCWView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkRCWView[] = {{0, &kRecord_GCBulkRCW}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkRCWView[] = {{0, &kRecord_GCBulkRCW}, };
 }  // namespace
-clretw::Result<GCBulkRCWView> GCBulkRCWView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRCWView>(kVersions_GCBulkRCWView, payload, version, pointer_size);
+::clretw::Result<GCBulkRCWView> GCBulkRCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRCWView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkRCWView> GCBulkRCWView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkRCWView>(kVersions_GCBulkRCWView, record, provider_guid, GCBulkRCW::id, GCBulkRCW::name);
+::clretw::Result<GCBulkRCWView> GCBulkRCWView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRCWView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRCW::id,
+                         ::clretw::dotnet_runtime::GCBulkRCW::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCBulkRootStaticVarView_Values[] = {{0, &kRecord_GCBulkRootStaticVar_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCBulkRootStaticVarView_Values[] = {{0, &kRecord_GCBulkRootStaticVar_Values}, };
 }  // namespace
 
-GCBulkRootStaticVarView_Values GCBulkRootStaticVarView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCBulkRootStaticVarView_Values GCBulkRootStaticVarView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootStaticVarView_Values>(kElements_GCBulkRootStaticVarView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootStaticVarView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootStaticVarView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCBulkRootStaticVarView[] = {{0, &kRecord_GCBulkRootStaticVar}, };
+constexpr ::clretw::ViewVersion kVersions_GCBulkRootStaticVarView[] = {{0, &kRecord_GCBulkRootStaticVar}, };
 }  // namespace
-clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootStaticVarView>(kVersions_GCBulkRootStaticVarView, payload, version, pointer_size);
+::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootStaticVarView>(::clretw::dotnet_runtime::kVersions_GCBulkRootStaticVarView, payload, version, pointer_size);
 }
-clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootStaticVarView>(kVersions_GCBulkRootStaticVarView, record, provider_guid, GCBulkRootStaticVar::id, GCBulkRootStaticVar::name);
+::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootStaticVarView>(::clretw::dotnet_runtime::kVersions_GCBulkRootStaticVarView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootStaticVar::id,
+                         ::clretw::dotnet_runtime::GCBulkRootStaticVar::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCDynamicEventView[] = {{0, &kRecord_GCDynamicEvent}, };
+constexpr ::clretw::ViewVersion kVersions_GCDynamicEventView[] = {{0, &kRecord_GCDynamicEvent}, };
 }  // namespace
-clretw::Result<GCDynamicEventView> GCDynamicEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCDynamicEventView>(kVersions_GCDynamicEventView, payload, version, pointer_size);
+::clretw::Result<GCDynamicEventView> GCDynamicEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCDynamicEventView>(::clretw::dotnet_runtime::kVersions_GCDynamicEventView, payload, version, pointer_size);
 }
-clretw::Result<GCDynamicEventView> GCDynamicEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCDynamicEventView>(kVersions_GCDynamicEventView, record, provider_guid, GCDynamicEvent::id, GCDynamicEvent::name);
+::clretw::Result<GCDynamicEventView> GCDynamicEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCDynamicEventView>(::clretw::dotnet_runtime::kVersions_GCDynamicEventView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCDynamicEvent::id,
+                         ::clretw::dotnet_runtime::GCDynamicEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_WorkerThreadCreateView[] = {{0, &kRecord_ClrWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_WorkerThreadCreateView[] = {{0, &kRecord_ClrWorkerThread}, };
 }  // namespace
-clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadCreateView>(kVersions_WorkerThreadCreateView, payload, version, pointer_size);
+::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadCreateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadCreateView, payload, version, pointer_size);
 }
-clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::from(const clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadCreateView>(kVersions_WorkerThreadCreateView, record, provider_guid, WorkerThreadCreate::id, WorkerThreadCreate::name);
+::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadCreateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadCreateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadCreate::id,
+                         ::clretw::dotnet_runtime::WorkerThreadCreate::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_WorkerThreadTerminateView[] = {{0, &kRecord_ClrWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_WorkerThreadTerminateView[] = {{0, &kRecord_ClrWorkerThread}, };
 }  // namespace
-clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadTerminateView>(kVersions_WorkerThreadTerminateView, payload, version, pointer_size);
+::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadTerminateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadTerminateView, payload, version, pointer_size);
 }
-clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::from(const clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadTerminateView>(kVersions_WorkerThreadTerminateView, record, provider_guid, WorkerThreadTerminate::id, WorkerThreadTerminate::name);
+::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadTerminateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadTerminateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadTerminate::id,
+                         ::clretw::dotnet_runtime::WorkerThreadTerminate::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_WorkerThreadRetireView[] = {{0, &kRecord_ClrWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_WorkerThreadRetireView[] = {{0, &kRecord_ClrWorkerThread}, };
 }  // namespace
-clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadRetireView>(kVersions_WorkerThreadRetireView, payload, version, pointer_size);
+::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadRetireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadRetireView, payload, version, pointer_size);
 }
-clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::from(const clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadRetireView>(kVersions_WorkerThreadRetireView, record, provider_guid, WorkerThreadRetire::id, WorkerThreadRetire::name);
+::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadRetireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadRetireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadRetire::id,
+                         ::clretw::dotnet_runtime::WorkerThreadRetire::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_WorkerThreadUnretireView[] = {{0, &kRecord_ClrWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_WorkerThreadUnretireView[] = {{0, &kRecord_ClrWorkerThread}, };
 }  // namespace
-clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadUnretireView>(kVersions_WorkerThreadUnretireView, payload, version, pointer_size);
+::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadUnretireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadUnretireView, payload, version, pointer_size);
 }
-clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::from(const clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadUnretireView>(kVersions_WorkerThreadUnretireView, record, provider_guid, WorkerThreadUnretire::id, WorkerThreadUnretire::name);
+::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadUnretireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadUnretireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadUnretire::id,
+                         ::clretw::dotnet_runtime::WorkerThreadUnretire::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_IOThreadCreateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+constexpr ::clretw::ViewVersion kVersions_IOThreadCreateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
 }  // namespace
-clretw::Result<IOThreadCreateView> IOThreadCreateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadCreateView>(kVersions_IOThreadCreateView, payload, version, pointer_size);
+::clretw::Result<IOThreadCreateView> IOThreadCreateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadCreateView>(::clretw::dotnet_runtime::kVersions_IOThreadCreateView, payload, version, pointer_size);
 }
-clretw::Result<IOThreadCreateView> IOThreadCreateView::from(const clretw::EventRecord& record) noexcept {
-  return make<IOThreadCreateView>(kVersions_IOThreadCreateView, record, provider_guid, IOThreadCreate::id, IOThreadCreate::name);
+::clretw::Result<IOThreadCreateView> IOThreadCreateView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadCreateView>(::clretw::dotnet_runtime::kVersions_IOThreadCreateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadCreate::id,
+                         ::clretw::dotnet_runtime::IOThreadCreate::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_IOThreadTerminateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+constexpr ::clretw::ViewVersion kVersions_IOThreadTerminateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
 }  // namespace
-clretw::Result<IOThreadTerminateView> IOThreadTerminateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadTerminateView>(kVersions_IOThreadTerminateView, payload, version, pointer_size);
+::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadTerminateView>(::clretw::dotnet_runtime::kVersions_IOThreadTerminateView, payload, version, pointer_size);
 }
-clretw::Result<IOThreadTerminateView> IOThreadTerminateView::from(const clretw::EventRecord& record) noexcept {
-  return make<IOThreadTerminateView>(kVersions_IOThreadTerminateView, record, provider_guid, IOThreadTerminate::id, IOThreadTerminate::name);
+::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadTerminateView>(::clretw::dotnet_runtime::kVersions_IOThreadTerminateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadTerminate::id,
+                         ::clretw::dotnet_runtime::IOThreadTerminate::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_IOThreadRetireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+constexpr ::clretw::ViewVersion kVersions_IOThreadRetireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
 }  // namespace
-clretw::Result<IOThreadRetireView> IOThreadRetireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadRetireView>(kVersions_IOThreadRetireView, payload, version, pointer_size);
+::clretw::Result<IOThreadRetireView> IOThreadRetireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadRetireView>(::clretw::dotnet_runtime::kVersions_IOThreadRetireView, payload, version, pointer_size);
 }
-clretw::Result<IOThreadRetireView> IOThreadRetireView::from(const clretw::EventRecord& record) noexcept {
-  return make<IOThreadRetireView>(kVersions_IOThreadRetireView, record, provider_guid, IOThreadRetire::id, IOThreadRetire::name);
+::clretw::Result<IOThreadRetireView> IOThreadRetireView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadRetireView>(::clretw::dotnet_runtime::kVersions_IOThreadRetireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadRetire::id,
+                         ::clretw::dotnet_runtime::IOThreadRetire::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_IOThreadUnretireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
+constexpr ::clretw::ViewVersion kVersions_IOThreadUnretireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
 }  // namespace
-clretw::Result<IOThreadUnretireView> IOThreadUnretireView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadUnretireView>(kVersions_IOThreadUnretireView, payload, version, pointer_size);
+::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadUnretireView>(::clretw::dotnet_runtime::kVersions_IOThreadUnretireView, payload, version, pointer_size);
 }
-clretw::Result<IOThreadUnretireView> IOThreadUnretireView::from(const clretw::EventRecord& record) noexcept {
-  return make<IOThreadUnretireView>(kVersions_IOThreadUnretireView, record, provider_guid, IOThreadUnretire::id, IOThreadUnretire::name);
+::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadUnretireView>(::clretw::dotnet_runtime::kVersions_IOThreadUnretireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadUnretire::id,
+                         ::clretw::dotnet_runtime::IOThreadUnretire::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
 }  // namespace
-clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadpoolSuspensionSuspendThreadView>(kVersions_ThreadpoolSuspensionSuspendThreadView, payload, version, pointer_size);
+::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadpoolSuspensionSuspendThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionSuspendThreadView, payload, version, pointer_size);
 }
-clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadpoolSuspensionSuspendThreadView>(kVersions_ThreadpoolSuspensionSuspendThreadView, record, provider_guid, ThreadpoolSuspensionSuspendThread::id, ThreadpoolSuspensionSuspendThread::name);
+::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadpoolSuspensionSuspendThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionSuspendThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::id,
+                         ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
 }  // namespace
-clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadpoolSuspensionResumeThreadView>(kVersions_ThreadpoolSuspensionResumeThreadView, payload, version, pointer_size);
+::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadpoolSuspensionResumeThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionResumeThreadView, payload, version, pointer_size);
 }
-clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadpoolSuspensionResumeThreadView>(kVersions_ThreadpoolSuspensionResumeThreadView, record, provider_guid, ThreadpoolSuspensionResumeThread::id, ThreadpoolSuspensionResumeThread::name);
+::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadpoolSuspensionResumeThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionResumeThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::id,
+                         ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadStartView>(kVersions_ThreadPoolWorkerThreadStartView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStartView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadStartView>(kVersions_ThreadPoolWorkerThreadStartView, record, provider_guid, ThreadPoolWorkerThreadStart::id, ThreadPoolWorkerThreadStart::name);
+::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadStopView>(kVersions_ThreadPoolWorkerThreadStopView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStopView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadStopView>(kVersions_ThreadPoolWorkerThreadStopView, record, provider_guid, ThreadPoolWorkerThreadStop::id, ThreadPoolWorkerThreadStop::name);
+::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStartView>(kVersions_ThreadPoolWorkerThreadRetirementStartView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStartView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStartView>(kVersions_ThreadPoolWorkerThreadRetirementStartView, record, provider_guid, ThreadPoolWorkerThreadRetirementStart::id, ThreadPoolWorkerThreadRetirementStart::name);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStopView>(kVersions_ThreadPoolWorkerThreadRetirementStopView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStopView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStopView>(kVersions_ThreadPoolWorkerThreadRetirementStopView, record, provider_guid, ThreadPoolWorkerThreadRetirementStop::id, ThreadPoolWorkerThreadRetirementStop::name);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentSampleView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentSample}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentSampleView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentSample}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, record, provider_guid, ThreadPoolWorkerThreadAdjustmentSample::id, ThreadPoolWorkerThreadAdjustmentSample::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, record, provider_guid, ThreadPoolWorkerThreadAdjustmentAdjustment::id, ThreadPoolWorkerThreadAdjustmentAdjustment::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentStatsView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentStats}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentStatsView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentStats}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, record, provider_guid, ThreadPoolWorkerThreadAdjustmentStats::id, ThreadPoolWorkerThreadAdjustmentStats::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkerThreadWaitView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadWaitView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadWaitView>(kVersions_ThreadPoolWorkerThreadWaitView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadWaitView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadWaitView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadWaitView>(kVersions_ThreadPoolWorkerThreadWaitView, record, provider_guid, ThreadPoolWorkerThreadWait::id, ThreadPoolWorkerThreadWait::name);
+::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadWaitView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadWaitView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_YieldProcessorMeasurementView[] = {{0, &kRecord_YieldProcessorMeasurement}, };
+constexpr ::clretw::ViewVersion kVersions_YieldProcessorMeasurementView[] = {{0, &kRecord_YieldProcessorMeasurement}, };
 }  // namespace
-clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<YieldProcessorMeasurementView>(kVersions_YieldProcessorMeasurementView, payload, version, pointer_size);
+::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<YieldProcessorMeasurementView>(::clretw::dotnet_runtime::kVersions_YieldProcessorMeasurementView, payload, version, pointer_size);
 }
-clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::from(const clretw::EventRecord& record) noexcept {
-  return make<YieldProcessorMeasurementView>(kVersions_YieldProcessorMeasurementView, record, provider_guid, YieldProcessorMeasurement::id, YieldProcessorMeasurement::name);
+::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<YieldProcessorMeasurementView>(::clretw::dotnet_runtime::kVersions_YieldProcessorMeasurementView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::YieldProcessorMeasurement::id,
+                         ::clretw::dotnet_runtime::YieldProcessorMeasurement::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolMinMaxThreadsView[] = {{0, &kRecord_ThreadPoolMinMaxThreads}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolMinMaxThreadsView[] = {{0, &kRecord_ThreadPoolMinMaxThreads}, };
 }  // namespace
-clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolMinMaxThreadsView>(kVersions_ThreadPoolMinMaxThreadsView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolMinMaxThreadsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolMinMaxThreadsView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolMinMaxThreadsView>(kVersions_ThreadPoolMinMaxThreadsView, record, provider_guid, ThreadPoolMinMaxThreads::id, ThreadPoolMinMaxThreads::name);
+::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolMinMaxThreadsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolMinMaxThreadsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::id,
+                         ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolWorkingThreadCountView[] = {{0, &kRecord_ThreadPoolWorkingThreadCount}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkingThreadCountView[] = {{0, &kRecord_ThreadPoolWorkingThreadCount}, };
 }  // namespace
-clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkingThreadCountView>(kVersions_ThreadPoolWorkingThreadCountView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkingThreadCountView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkingThreadCountView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkingThreadCountView>(kVersions_ThreadPoolWorkingThreadCountView, record, provider_guid, ThreadPoolWorkingThreadCount::id, ThreadPoolWorkingThreadCount::name);
+::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkingThreadCountView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkingThreadCountView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::id,
+                         ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolEnqueueView[] = {{0, &kRecord_ThreadPoolWork}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolEnqueueView[] = {{0, &kRecord_ThreadPoolWork}, };
 }  // namespace
-clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolEnqueueView>(kVersions_ThreadPoolEnqueueView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolEnqueueView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolEnqueueView>(kVersions_ThreadPoolEnqueueView, record, provider_guid, ThreadPoolEnqueue::id, ThreadPoolEnqueue::name);
+::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolEnqueueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolEnqueue::id,
+                         ::clretw::dotnet_runtime::ThreadPoolEnqueue::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolDequeueView[] = {{0, &kRecord_ThreadPoolWork}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolDequeueView[] = {{0, &kRecord_ThreadPoolWork}, };
 }  // namespace
-clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolDequeueView>(kVersions_ThreadPoolDequeueView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolDequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolDequeueView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolDequeueView>(kVersions_ThreadPoolDequeueView, record, provider_guid, ThreadPoolDequeue::id, ThreadPoolDequeue::name);
+::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolDequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolDequeueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolDequeue::id,
+                         ::clretw::dotnet_runtime::ThreadPoolDequeue::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolIOEnqueueView[] = {{0, &kRecord_ThreadPoolIOWorkEnqueue}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolIOEnqueueView[] = {{0, &kRecord_ThreadPoolIOWorkEnqueue}, };
 }  // namespace
-clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolIOEnqueueView>(kVersions_ThreadPoolIOEnqueueView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIOEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOEnqueueView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolIOEnqueueView>(kVersions_ThreadPoolIOEnqueueView, record, provider_guid, ThreadPoolIOEnqueue::id, ThreadPoolIOEnqueue::name);
+::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIOEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOEnqueueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::id,
+                         ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolIODequeueView[] = {{0, &kRecord_ThreadPoolIOWork}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolIODequeueView[] = {{0, &kRecord_ThreadPoolIOWork}, };
 }  // namespace
-clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolIODequeueView>(kVersions_ThreadPoolIODequeueView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIODequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIODequeueView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolIODequeueView>(kVersions_ThreadPoolIODequeueView, record, provider_guid, ThreadPoolIODequeue::id, ThreadPoolIODequeue::name);
+::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIODequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIODequeueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIODequeue::id,
+                         ::clretw::dotnet_runtime::ThreadPoolIODequeue::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadPoolIOPackView[] = {{0, &kRecord_ThreadPoolIOWork}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadPoolIOPackView[] = {{0, &kRecord_ThreadPoolIOWork}, };
 }  // namespace
-clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolIOPackView>(kVersions_ThreadPoolIOPackView, payload, version, pointer_size);
+::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIOPackView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOPackView, payload, version, pointer_size);
 }
-clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolIOPackView>(kVersions_ThreadPoolIOPackView, record, provider_guid, ThreadPoolIOPack::id, ThreadPoolIOPack::name);
+::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIOPackView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOPackView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOPack::id,
+                         ::clretw::dotnet_runtime::ThreadPoolIOPack::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadCreatingView[] = {{0, &kRecord_ThreadStartWork}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadCreatingView[] = {{0, &kRecord_ThreadStartWork}, };
 }  // namespace
-clretw::Result<ThreadCreatingView> ThreadCreatingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadCreatingView>(kVersions_ThreadCreatingView, payload, version, pointer_size);
+::clretw::Result<ThreadCreatingView> ThreadCreatingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadCreatingView>(::clretw::dotnet_runtime::kVersions_ThreadCreatingView, payload, version, pointer_size);
 }
-clretw::Result<ThreadCreatingView> ThreadCreatingView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadCreatingView>(kVersions_ThreadCreatingView, record, provider_guid, ThreadCreating::id, ThreadCreating::name);
+::clretw::Result<ThreadCreatingView> ThreadCreatingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadCreatingView>(::clretw::dotnet_runtime::kVersions_ThreadCreatingView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreating::id,
+                         ::clretw::dotnet_runtime::ThreadCreating::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadRunningView[] = {{0, &kRecord_ThreadStartWork}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadRunningView[] = {{0, &kRecord_ThreadStartWork}, };
 }  // namespace
-clretw::Result<ThreadRunningView> ThreadRunningView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadRunningView>(kVersions_ThreadRunningView, payload, version, pointer_size);
+::clretw::Result<ThreadRunningView> ThreadRunningView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadRunningView>(::clretw::dotnet_runtime::kVersions_ThreadRunningView, payload, version, pointer_size);
 }
-clretw::Result<ThreadRunningView> ThreadRunningView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadRunningView>(kVersions_ThreadRunningView, record, provider_guid, ThreadRunning::id, ThreadRunning::name);
+::clretw::Result<ThreadRunningView> ThreadRunningView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadRunningView>(::clretw::dotnet_runtime::kVersions_ThreadRunningView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadRunning::id,
+                         ::clretw::dotnet_runtime::ThreadRunning::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDetailsView[] = {{0, &kRecord_MethodDetails}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDetailsView[] = {{0, &kRecord_MethodDetails}, };
 }  // namespace
-clretw::Result<MethodDetailsView> MethodDetailsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDetailsView>(kVersions_MethodDetailsView, payload, version, pointer_size);
+::clretw::Result<MethodDetailsView> MethodDetailsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDetailsView>(::clretw::dotnet_runtime::kVersions_MethodDetailsView, payload, version, pointer_size);
 }
-clretw::Result<MethodDetailsView> MethodDetailsView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDetailsView>(kVersions_MethodDetailsView, record, provider_guid, MethodDetails::id, MethodDetails::name);
+::clretw::Result<MethodDetailsView> MethodDetailsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDetailsView>(::clretw::dotnet_runtime::kVersions_MethodDetailsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDetails::id,
+                         ::clretw::dotnet_runtime::MethodDetails::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TypeLoadStartView[] = {{0, &kRecord_TypeLoadStart}, };
+constexpr ::clretw::ViewVersion kVersions_TypeLoadStartView[] = {{0, &kRecord_TypeLoadStart}, };
 }  // namespace
-clretw::Result<TypeLoadStartView> TypeLoadStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeLoadStartView>(kVersions_TypeLoadStartView, payload, version, pointer_size);
+::clretw::Result<TypeLoadStartView> TypeLoadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeLoadStartView>(::clretw::dotnet_runtime::kVersions_TypeLoadStartView, payload, version, pointer_size);
 }
-clretw::Result<TypeLoadStartView> TypeLoadStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<TypeLoadStartView>(kVersions_TypeLoadStartView, record, provider_guid, TypeLoadStart::id, TypeLoadStart::name);
+::clretw::Result<TypeLoadStartView> TypeLoadStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeLoadStartView>(::clretw::dotnet_runtime::kVersions_TypeLoadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStart::id,
+                         ::clretw::dotnet_runtime::TypeLoadStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TypeLoadStopView[] = {{0, &kRecord_TypeLoadStop}, };
+constexpr ::clretw::ViewVersion kVersions_TypeLoadStopView[] = {{0, &kRecord_TypeLoadStop}, };
 }  // namespace
-clretw::Result<TypeLoadStopView> TypeLoadStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeLoadStopView>(kVersions_TypeLoadStopView, payload, version, pointer_size);
+::clretw::Result<TypeLoadStopView> TypeLoadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeLoadStopView>(::clretw::dotnet_runtime::kVersions_TypeLoadStopView, payload, version, pointer_size);
 }
-clretw::Result<TypeLoadStopView> TypeLoadStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<TypeLoadStopView>(kVersions_TypeLoadStopView, record, provider_guid, TypeLoadStop::id, TypeLoadStop::name);
+::clretw::Result<TypeLoadStopView> TypeLoadStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeLoadStopView>(::clretw::dotnet_runtime::kVersions_TypeLoadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStop::id,
+                         ::clretw::dotnet_runtime::TypeLoadStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, nullptr}, {1, &kRecord_Exception}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, nullptr}, {1, &kRecord_Exception}, };
 }  // namespace
-clretw::Result<ExceptionThrownView> ExceptionThrownView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionThrownView>(kVersions_ExceptionThrownView, payload, version, pointer_size);
+::clretw::Result<ExceptionThrownView> ExceptionThrownView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionThrownView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionThrownView> ExceptionThrownView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionThrownView>(kVersions_ExceptionThrownView, record, provider_guid, ExceptionThrown::id, ExceptionThrown::name);
+::clretw::Result<ExceptionThrownView> ExceptionThrownView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionThrownView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrown::id,
+                         ::clretw::dotnet_runtime::ExceptionThrown::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ContentionView[] = {{0, nullptr}, {1, &kRecord_Contention}, {2, &kRecord_ContentionStart_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ContentionView[] = {{0, nullptr}, {1, &kRecord_Contention}, {2, &kRecord_ContentionStart_V2}, };
 }  // namespace
-clretw::Result<ContentionView> ContentionView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionView>(kVersions_ContentionView, payload, version, pointer_size);
+::clretw::Result<ContentionView> ContentionView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionView>(::clretw::dotnet_runtime::kVersions_ContentionView, payload, version, pointer_size);
 }
-clretw::Result<ContentionView> ContentionView::from(const clretw::EventRecord& record) noexcept {
-  return make<ContentionView>(kVersions_ContentionView, record, provider_guid, Contention::id, Contention::name);
+::clretw::Result<ContentionView> ContentionView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ContentionView>(::clretw::dotnet_runtime::kVersions_ContentionView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::Contention::id,
+                         ::clretw::dotnet_runtime::Contention::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CLRStackWalkView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr ::clretw::ViewVersion kVersions_CLRStackWalkView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<CLRStackWalkView> CLRStackWalkView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkView>(kVersions_CLRStackWalkView, payload, version, pointer_size);
+::clretw::Result<CLRStackWalkView> CLRStackWalkView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkView>(::clretw::dotnet_runtime::kVersions_CLRStackWalkView, payload, version, pointer_size);
 }
-clretw::Result<CLRStackWalkView> CLRStackWalkView::from(const clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkView>(kVersions_CLRStackWalkView, record, provider_guid, CLRStackWalk::id, CLRStackWalk::name);
+::clretw::Result<CLRStackWalkView> CLRStackWalkView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkView>(::clretw::dotnet_runtime::kVersions_CLRStackWalkView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CLRStackWalk::id,
+                         ::clretw::dotnet_runtime::CLRStackWalk::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainMemAllocatedView[] = {{0, &kRecord_AppDomainMemAllocated}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainMemAllocatedView[] = {{0, &kRecord_AppDomainMemAllocated}, };
 }  // namespace
-clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainMemAllocatedView>(kVersions_AppDomainMemAllocatedView, payload, version, pointer_size);
+::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainMemAllocatedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemAllocatedView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainMemAllocatedView>(kVersions_AppDomainMemAllocatedView, record, provider_guid, AppDomainMemAllocated::id, AppDomainMemAllocated::name);
+::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainMemAllocatedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemAllocatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemAllocated::id,
+                         ::clretw::dotnet_runtime::AppDomainMemAllocated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainMemSurvivedView[] = {{0, &kRecord_AppDomainMemSurvived}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainMemSurvivedView[] = {{0, &kRecord_AppDomainMemSurvived}, };
 }  // namespace
-clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainMemSurvivedView>(kVersions_AppDomainMemSurvivedView, payload, version, pointer_size);
+::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainMemSurvivedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemSurvivedView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainMemSurvivedView>(kVersions_AppDomainMemSurvivedView, record, provider_guid, AppDomainMemSurvived::id, AppDomainMemSurvived::name);
+::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainMemSurvivedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemSurvivedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemSurvived::id,
+                         ::clretw::dotnet_runtime::AppDomainMemSurvived::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadCreatedView[] = {{0, &kRecord_ThreadCreated}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadCreatedView[] = {{0, &kRecord_ThreadCreated}, };
 }  // namespace
-clretw::Result<ThreadCreatedView> ThreadCreatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadCreatedView>(kVersions_ThreadCreatedView, payload, version, pointer_size);
+::clretw::Result<ThreadCreatedView> ThreadCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadCreatedView>(::clretw::dotnet_runtime::kVersions_ThreadCreatedView, payload, version, pointer_size);
 }
-clretw::Result<ThreadCreatedView> ThreadCreatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadCreatedView>(kVersions_ThreadCreatedView, record, provider_guid, ThreadCreated::id, ThreadCreated::name);
+::clretw::Result<ThreadCreatedView> ThreadCreatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadCreatedView>(::clretw::dotnet_runtime::kVersions_ThreadCreatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreated::id,
+                         ::clretw::dotnet_runtime::ThreadCreated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
 }  // namespace
-clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadTerminatedView>(kVersions_ThreadTerminatedView, payload, version, pointer_size);
+::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadTerminatedView>(::clretw::dotnet_runtime::kVersions_ThreadTerminatedView, payload, version, pointer_size);
 }
-clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadTerminatedView>(kVersions_ThreadTerminatedView, record, provider_guid, ThreadTerminated::id, ThreadTerminated::name);
+::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadTerminatedView>(::clretw::dotnet_runtime::kVersions_ThreadTerminatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadTerminated::id,
+                         ::clretw::dotnet_runtime::ThreadTerminated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadDomainEnterView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadDomainEnterView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
 }  // namespace
-clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDomainEnterView>(kVersions_ThreadDomainEnterView, payload, version, pointer_size);
+::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDomainEnterView>(::clretw::dotnet_runtime::kVersions_ThreadDomainEnterView, payload, version, pointer_size);
 }
-clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadDomainEnterView>(kVersions_ThreadDomainEnterView, record, provider_guid, ThreadDomainEnter::id, ThreadDomainEnter::name);
+::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDomainEnterView>(::clretw::dotnet_runtime::kVersions_ThreadDomainEnterView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadDomainEnter::id,
+                         ::clretw::dotnet_runtime::ThreadDomainEnter::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ILStubGeneratedView[] = {{0, &kRecord_ILStubGenerated}, };
+constexpr ::clretw::ViewVersion kVersions_ILStubGeneratedView[] = {{0, &kRecord_ILStubGenerated}, };
 }  // namespace
-clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ILStubGeneratedView>(kVersions_ILStubGeneratedView, payload, version, pointer_size);
+::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ILStubGeneratedView>(::clretw::dotnet_runtime::kVersions_ILStubGeneratedView, payload, version, pointer_size);
 }
-clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ILStubGeneratedView>(kVersions_ILStubGeneratedView, record, provider_guid, ILStubGenerated::id, ILStubGenerated::name);
+::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ILStubGeneratedView>(::clretw::dotnet_runtime::kVersions_ILStubGeneratedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubGenerated::id,
+                         ::clretw::dotnet_runtime::ILStubGenerated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ILStubCacheHitView[] = {{0, &kRecord_ILStubCacheHit}, };
+constexpr ::clretw::ViewVersion kVersions_ILStubCacheHitView[] = {{0, &kRecord_ILStubCacheHit}, };
 }  // namespace
-clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ILStubCacheHitView>(kVersions_ILStubCacheHitView, payload, version, pointer_size);
+::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ILStubCacheHitView>(::clretw::dotnet_runtime::kVersions_ILStubCacheHitView, payload, version, pointer_size);
 }
-clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from(const clretw::EventRecord& record) noexcept {
-  return make<ILStubCacheHitView>(kVersions_ILStubCacheHitView, record, provider_guid, ILStubCacheHit::id, ILStubCacheHit::name);
+::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ILStubCacheHitView>(::clretw::dotnet_runtime::kVersions_ILStubCacheHitView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubCacheHit::id,
+                         ::clretw::dotnet_runtime::ILStubCacheHit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LockCreatedView[] = {{0, &kRecord_LockCreated}, };
+constexpr ::clretw::ViewVersion kVersions_LockCreatedView[] = {{0, &kRecord_LockCreated}, };
 }  // namespace
-clretw::Result<LockCreatedView> LockCreatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LockCreatedView>(kVersions_LockCreatedView, payload, version, pointer_size);
+::clretw::Result<LockCreatedView> LockCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LockCreatedView>(::clretw::dotnet_runtime::kVersions_LockCreatedView, payload, version, pointer_size);
 }
-clretw::Result<LockCreatedView> LockCreatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<LockCreatedView>(kVersions_LockCreatedView, record, provider_guid, LockCreated::id, LockCreated::name);
+::clretw::Result<LockCreatedView> LockCreatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LockCreatedView>(::clretw::dotnet_runtime::kVersions_LockCreatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::LockCreated::id,
+                         ::clretw::dotnet_runtime::LockCreated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, {1, &kRecord_ContentionStop_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, {1, &kRecord_ContentionStop_V1}, };
 }  // namespace
-clretw::Result<ContentionStopView> ContentionStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionStopView>(kVersions_ContentionStopView, payload, version, pointer_size);
+::clretw::Result<ContentionStopView> ContentionStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionStopView>(::clretw::dotnet_runtime::kVersions_ContentionStopView, payload, version, pointer_size);
 }
-clretw::Result<ContentionStopView> ContentionStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ContentionStopView>(kVersions_ContentionStopView, record, provider_guid, ContentionStop::id, ContentionStop::name);
+::clretw::Result<ContentionStopView> ContentionStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ContentionStopView>(::clretw::dotnet_runtime::kVersions_ContentionStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ContentionStop::id,
+                         ::clretw::dotnet_runtime::ContentionStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartCompleteV2View[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_DCStartCompleteV2View[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartCompleteV2View>(kVersions_DCStartCompleteV2View, payload, version, pointer_size);
+::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCStartCompleteV2View, payload, version, pointer_size);
 }
-clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<DCStartCompleteV2View>(kVersions_DCStartCompleteV2View, record, provider_guid, DCStartCompleteV2::id, DCStartCompleteV2::name);
+::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCStartCompleteV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCStartCompleteV2::id,
+                         ::clretw::dotnet_runtime::DCStartCompleteV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndCompleteV2View[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_DCEndCompleteV2View[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndCompleteV2View>(kVersions_DCEndCompleteV2View, payload, version, pointer_size);
+::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCEndCompleteV2View, payload, version, pointer_size);
 }
-clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<DCEndCompleteV2View>(kVersions_DCEndCompleteV2View, record, provider_guid, DCEndCompleteV2::id, DCEndCompleteV2::name);
+::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCEndCompleteV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCEndCompleteV2::id,
+                         ::clretw::dotnet_runtime::DCEndCompleteV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartV2View[] = {{0, &kRecord_MethodLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartV2View[] = {{0, &kRecord_MethodLoadUnload}, };
 }  // namespace
-clretw::Result<MethodDCStartV2View> MethodDCStartV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartV2View>(kVersions_MethodDCStartV2View, payload, version, pointer_size);
+::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartV2View, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartV2View> MethodDCStartV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartV2View>(kVersions_MethodDCStartV2View, record, provider_guid, MethodDCStartV2::id, MethodDCStartV2::name);
+::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartV2::id,
+                         ::clretw::dotnet_runtime::MethodDCStartV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndV2View[] = {{0, &kRecord_MethodLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndV2View[] = {{0, &kRecord_MethodLoadUnload}, };
 }  // namespace
-clretw::Result<MethodDCEndV2View> MethodDCEndV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndV2View>(kVersions_MethodDCEndV2View, payload, version, pointer_size);
+::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndV2View, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndV2View> MethodDCEndV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndV2View>(kVersions_MethodDCEndV2View, record, provider_guid, MethodDCEndV2::id, MethodDCEndV2::name);
+::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndV2::id,
+                         ::clretw::dotnet_runtime::MethodDCEndV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
 }  // namespace
-clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartVerboseV2View>(kVersions_MethodDCStartVerboseV2View, payload, version, pointer_size);
+::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartVerboseV2View, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartVerboseV2View>(kVersions_MethodDCStartVerboseV2View, record, provider_guid, MethodDCStartVerboseV2::id, MethodDCStartVerboseV2::name);
+::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartVerboseV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartVerboseV2::id,
+                         ::clretw::dotnet_runtime::MethodDCStartVerboseV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
 }  // namespace
-clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndVerboseV2View>(kVersions_MethodDCEndVerboseV2View, payload, version, pointer_size);
+::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndVerboseV2View, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndVerboseV2View>(kVersions_MethodDCEndVerboseV2View, record, provider_guid, MethodDCEndVerboseV2::id, MethodDCEndVerboseV2::name);
+::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndVerboseV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndVerboseV2::id,
+                         ::clretw::dotnet_runtime::MethodDCEndVerboseV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
 }  // namespace
-clretw::Result<MethodLoadView> MethodLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodLoadView>(kVersions_MethodLoadView, payload, version, pointer_size);
+::clretw::Result<MethodLoadView> MethodLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodLoadView>(::clretw::dotnet_runtime::kVersions_MethodLoadView, payload, version, pointer_size);
 }
-clretw::Result<MethodLoadView> MethodLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodLoadView>(kVersions_MethodLoadView, record, provider_guid, MethodLoad::id, MethodLoad::name);
+::clretw::Result<MethodLoadView> MethodLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodLoadView>(::clretw::dotnet_runtime::kVersions_MethodLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoad::id,
+                         ::clretw::dotnet_runtime::MethodLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodUnloadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodUnloadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
 }  // namespace
-clretw::Result<MethodUnloadView> MethodUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnloadView>(kVersions_MethodUnloadView, payload, version, pointer_size);
+::clretw::Result<MethodUnloadView> MethodUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnloadView>(::clretw::dotnet_runtime::kVersions_MethodUnloadView, payload, version, pointer_size);
 }
-clretw::Result<MethodUnloadView> MethodUnloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodUnloadView>(kVersions_MethodUnloadView, record, provider_guid, MethodUnload::id, MethodUnload::name);
+::clretw::Result<MethodUnloadView> MethodUnloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodUnloadView>(::clretw::dotnet_runtime::kVersions_MethodUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnload::id,
+                         ::clretw::dotnet_runtime::MethodUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
 }  // namespace
-clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodLoadVerboseView>(kVersions_MethodLoadVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodLoadVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodLoadVerboseView>(kVersions_MethodLoadVerboseView, record, provider_guid, MethodLoadVerbose::id, MethodLoadVerbose::name);
+::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodLoadVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoadVerbose::id,
+                         ::clretw::dotnet_runtime::MethodLoadVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodUnloadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodUnloadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
 }  // namespace
-clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnloadVerboseView>(kVersions_MethodUnloadVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnloadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodUnloadVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodUnloadVerboseView>(kVersions_MethodUnloadVerboseView, record, provider_guid, MethodUnloadVerbose::id, MethodUnloadVerbose::name);
+::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodUnloadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodUnloadVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnloadVerbose::id,
+                         ::clretw::dotnet_runtime::MethodUnloadVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, {1, &kRecord_MethodJittingStarted_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, {1, &kRecord_MethodJittingStarted_V1}, };
 }  // namespace
-clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJittingStartedView>(kVersions_MethodJittingStartedView, payload, version, pointer_size);
+::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJittingStartedView>(::clretw::dotnet_runtime::kVersions_MethodJittingStartedView, payload, version, pointer_size);
 }
-clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJittingStartedView>(kVersions_MethodJittingStartedView, record, provider_guid, MethodJittingStarted::id, MethodJittingStarted::name);
+::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJittingStartedView>(::clretw::dotnet_runtime::kVersions_MethodJittingStartedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJittingStarted::id,
+                         ::clretw::dotnet_runtime::MethodJittingStarted::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitMemoryAllocatedForCodeView[] = {{0, &kRecord_MethodJitMemoryAllocatedForCode}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitMemoryAllocatedForCodeView[] = {{0, &kRecord_MethodJitMemoryAllocatedForCode}, };
 }  // namespace
-clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitMemoryAllocatedForCodeView>(kVersions_MethodJitMemoryAllocatedForCodeView, payload, version, pointer_size);
+::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitMemoryAllocatedForCodeView>(::clretw::dotnet_runtime::kVersions_MethodJitMemoryAllocatedForCodeView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitMemoryAllocatedForCodeView>(kVersions_MethodJitMemoryAllocatedForCodeView, record, provider_guid, MethodJitMemoryAllocatedForCode::id, MethodJitMemoryAllocatedForCode::name);
+::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitMemoryAllocatedForCodeView>(::clretw::dotnet_runtime::kVersions_MethodJitMemoryAllocatedForCodeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::id,
+                         ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCStartV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleDCStartV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
 }  // namespace
-clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCStartV2View>(kVersions_ModuleDCStartV2View, payload, version, pointer_size);
+::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCStartV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCStartV2View, payload, version, pointer_size);
 }
-clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleDCStartV2View>(kVersions_ModuleDCStartV2View, record, provider_guid, ModuleDCStartV2::id, ModuleDCStartV2::name);
+::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCStartV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCStartV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCStartV2::id,
+                         ::clretw::dotnet_runtime::ModuleDCStartV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCEndV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleDCEndV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
 }  // namespace
-clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCEndV2View>(kVersions_ModuleDCEndV2View, payload, version, pointer_size);
+::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCEndV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCEndV2View, payload, version, pointer_size);
 }
-clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleDCEndV2View>(kVersions_ModuleDCEndV2View, record, provider_guid, ModuleDCEndV2::id, ModuleDCEndV2::name);
+::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCEndV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCEndV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCEndV2::id,
+                         ::clretw::dotnet_runtime::ModuleDCEndV2::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleLoadView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DomainModuleLoadView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
 }  // namespace
-clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleLoadView>(kVersions_DomainModuleLoadView, payload, version, pointer_size);
+::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleLoadView>(::clretw::dotnet_runtime::kVersions_DomainModuleLoadView, payload, version, pointer_size);
 }
-clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<DomainModuleLoadView>(kVersions_DomainModuleLoadView, record, provider_guid, DomainModuleLoad::id, DomainModuleLoad::name);
+::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleLoadView>(::clretw::dotnet_runtime::kVersions_DomainModuleLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DomainModuleLoad::id,
+                         ::clretw::dotnet_runtime::DomainModuleLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleLoadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleLoadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
 }  // namespace
-clretw::Result<ModuleLoadView> ModuleLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleLoadView>(kVersions_ModuleLoadView, payload, version, pointer_size);
+::clretw::Result<ModuleLoadView> ModuleLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleLoadView>(::clretw::dotnet_runtime::kVersions_ModuleLoadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleLoadView> ModuleLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleLoadView>(kVersions_ModuleLoadView, record, provider_guid, ModuleLoad::id, ModuleLoad::name);
+::clretw::Result<ModuleLoadView> ModuleLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleLoadView>(::clretw::dotnet_runtime::kVersions_ModuleLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleLoad::id,
+                         ::clretw::dotnet_runtime::ModuleLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleUnloadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleUnloadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
 }  // namespace
-clretw::Result<ModuleUnloadView> ModuleUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleUnloadView>(kVersions_ModuleUnloadView, payload, version, pointer_size);
+::clretw::Result<ModuleUnloadView> ModuleUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleUnloadView>(::clretw::dotnet_runtime::kVersions_ModuleUnloadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleUnloadView> ModuleUnloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleUnloadView>(kVersions_ModuleUnloadView, record, provider_guid, ModuleUnload::id, ModuleUnload::name);
+::clretw::Result<ModuleUnloadView> ModuleUnloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleUnloadView>(::clretw::dotnet_runtime::kVersions_ModuleUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleUnload::id,
+                         ::clretw::dotnet_runtime::ModuleUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyLoadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyLoadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AssemblyLoadView> AssemblyLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadView>(kVersions_AssemblyLoadView, payload, version, pointer_size);
+::clretw::Result<AssemblyLoadView> AssemblyLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyLoadView> AssemblyLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadView>(kVersions_AssemblyLoadView, record, provider_guid, AssemblyLoad::id, AssemblyLoad::name);
+::clretw::Result<AssemblyLoadView> AssemblyLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoad::id,
+                         ::clretw::dotnet_runtime::AssemblyLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyUnloadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyUnloadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyUnloadView>(kVersions_AssemblyUnloadView, payload, version, pointer_size);
+::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyUnloadView>(::clretw::dotnet_runtime::kVersions_AssemblyUnloadView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyUnloadView>(kVersions_AssemblyUnloadView, record, provider_guid, AssemblyUnload::id, AssemblyUnload::name);
+::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyUnloadView>(::clretw::dotnet_runtime::kVersions_AssemblyUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyUnload::id,
+                         ::clretw::dotnet_runtime::AssemblyUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainLoadView> AppDomainLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainLoadView>(kVersions_AppDomainLoadView, payload, version, pointer_size);
+::clretw::Result<AppDomainLoadView> AppDomainLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainLoadView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainLoadView> AppDomainLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainLoadView>(kVersions_AppDomainLoadView, record, provider_guid, AppDomainLoad::id, AppDomainLoad::name);
+::clretw::Result<AppDomainLoadView> AppDomainLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainLoad::id,
+                         ::clretw::dotnet_runtime::AppDomainLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainUnloadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainUnloadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
 }  // namespace
-clretw::Result<AppDomainUnloadView> AppDomainUnloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainUnloadView>(kVersions_AppDomainUnloadView, payload, version, pointer_size);
+::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainUnloadView>(::clretw::dotnet_runtime::kVersions_AppDomainUnloadView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainUnloadView> AppDomainUnloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainUnloadView>(kVersions_AppDomainUnloadView, record, provider_guid, AppDomainUnload::id, AppDomainUnload::name);
+::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainUnloadView>(::clretw::dotnet_runtime::kVersions_AppDomainUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainUnload::id,
+                         ::clretw::dotnet_runtime::AppDomainUnload::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeLoadView[] = {{0, &kRecord_ModuleRange}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeLoadView[] = {{0, &kRecord_ModuleRange}, };
 }  // namespace
-clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeLoadView>(kVersions_ModuleRangeLoadView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeLoadView>(::clretw::dotnet_runtime::kVersions_ModuleRangeLoadView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeLoadView>(kVersions_ModuleRangeLoadView, record, provider_guid, ModuleRangeLoad::id, ModuleRangeLoad::name);
+::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeLoadView>(::clretw::dotnet_runtime::kVersions_ModuleRangeLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleRangeLoad::id,
+                         ::clretw::dotnet_runtime::ModuleRangeLoad::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_R2RGetEntryPointView[] = {{0, &kRecord_R2RGetEntryPoint}, };
+constexpr ::clretw::ViewVersion kVersions_R2RGetEntryPointView[] = {{0, &kRecord_R2RGetEntryPoint}, };
 }  // namespace
-clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<R2RGetEntryPointView>(kVersions_R2RGetEntryPointView, payload, version, pointer_size);
+::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<R2RGetEntryPointView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointView, payload, version, pointer_size);
 }
-clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::from(const clretw::EventRecord& record) noexcept {
-  return make<R2RGetEntryPointView>(kVersions_R2RGetEntryPointView, record, provider_guid, R2RGetEntryPoint::id, R2RGetEntryPoint::name);
+::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<R2RGetEntryPointView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPoint::id,
+                         ::clretw::dotnet_runtime::R2RGetEntryPoint::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_R2RGetEntryPointStartView[] = {{0, &kRecord_R2RGetEntryPointStart}, };
+constexpr ::clretw::ViewVersion kVersions_R2RGetEntryPointStartView[] = {{0, &kRecord_R2RGetEntryPointStart}, };
 }  // namespace
-clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<R2RGetEntryPointStartView>(kVersions_R2RGetEntryPointStartView, payload, version, pointer_size);
+::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<R2RGetEntryPointStartView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointStartView, payload, version, pointer_size);
 }
-clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<R2RGetEntryPointStartView>(kVersions_R2RGetEntryPointStartView, record, provider_guid, R2RGetEntryPointStart::id, R2RGetEntryPointStart::name);
+::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<R2RGetEntryPointStartView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPointStart::id,
+                         ::clretw::dotnet_runtime::R2RGetEntryPointStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
+constexpr ::clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
 }  // namespace
-clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StrongNameVerificationStartView>(kVersions_StrongNameVerificationStartView, payload, version, pointer_size);
+::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StrongNameVerificationStartView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStartView, payload, version, pointer_size);
 }
-clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<StrongNameVerificationStartView>(kVersions_StrongNameVerificationStartView, record, provider_guid, StrongNameVerificationStart::id, StrongNameVerificationStart::name);
+::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StrongNameVerificationStartView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStart::id,
+                         ::clretw::dotnet_runtime::StrongNameVerificationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
+constexpr ::clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
 }  // namespace
-clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StrongNameVerificationStopView>(kVersions_StrongNameVerificationStopView, payload, version, pointer_size);
+::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StrongNameVerificationStopView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStopView, payload, version, pointer_size);
 }
-clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<StrongNameVerificationStopView>(kVersions_StrongNameVerificationStopView, record, provider_guid, StrongNameVerificationStop::id, StrongNameVerificationStop::name);
+::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StrongNameVerificationStopView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStop::id,
+                         ::clretw::dotnet_runtime::StrongNameVerificationStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
 }  // namespace
-clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AuthenticodeVerificationStartView>(kVersions_AuthenticodeVerificationStartView, payload, version, pointer_size);
+::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AuthenticodeVerificationStartView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStartView, payload, version, pointer_size);
 }
-clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AuthenticodeVerificationStartView>(kVersions_AuthenticodeVerificationStartView, record, provider_guid, AuthenticodeVerificationStart::id, AuthenticodeVerificationStart::name);
+::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AuthenticodeVerificationStartView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::id,
+                         ::clretw::dotnet_runtime::AuthenticodeVerificationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
 }  // namespace
-clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AuthenticodeVerificationStopView>(kVersions_AuthenticodeVerificationStopView, payload, version, pointer_size);
+::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AuthenticodeVerificationStopView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStopView, payload, version, pointer_size);
 }
-clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<AuthenticodeVerificationStopView>(kVersions_AuthenticodeVerificationStopView, record, provider_guid, AuthenticodeVerificationStop::id, AuthenticodeVerificationStop::name);
+::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AuthenticodeVerificationStopView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::id,
+                         ::clretw::dotnet_runtime::AuthenticodeVerificationStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitInliningSucceededView[] = {{0, &kRecord_MethodJitInliningSucceeded}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitInliningSucceededView[] = {{0, &kRecord_MethodJitInliningSucceeded}, };
 }  // namespace
-clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningSucceededView>(kVersions_MethodJitInliningSucceededView, payload, version, pointer_size);
+::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningSucceededView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningSucceededView>(kVersions_MethodJitInliningSucceededView, record, provider_guid, MethodJitInliningSucceeded::id, MethodJitInliningSucceeded::name);
+::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningSucceededView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::id,
+                         ::clretw::dotnet_runtime::MethodJitInliningSucceeded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitInliningFailedAnsiView[] = {{0, &kRecord_MethodJitInliningFailedAnsi}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitInliningFailedAnsiView[] = {{0, &kRecord_MethodJitInliningFailedAnsi}, };
 }  // namespace
-clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningFailedAnsiView>(kVersions_MethodJitInliningFailedAnsiView, payload, version, pointer_size);
+::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedAnsiView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningFailedAnsiView>(kVersions_MethodJitInliningFailedAnsiView, record, provider_guid, MethodJitInliningFailedAnsi::id, MethodJitInliningFailedAnsi::name);
+::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedAnsiView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::id,
+                         ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RuntimeInformationStartView[] = {{0, &kRecord_RuntimeInformation}, };
+constexpr ::clretw::ViewVersion kVersions_RuntimeInformationStartView[] = {{0, &kRecord_RuntimeInformation}, };
 }  // namespace
-clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationStartView>(kVersions_RuntimeInformationStartView, payload, version, pointer_size);
+::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationStartView>(::clretw::dotnet_runtime::kVersions_RuntimeInformationStartView, payload, version, pointer_size);
 }
-clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationStartView>(kVersions_RuntimeInformationStartView, record, provider_guid, RuntimeInformationStart::id, RuntimeInformationStart::name);
+::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationStartView>(::clretw::dotnet_runtime::kVersions_RuntimeInformationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RuntimeInformationStart::id,
+                         ::clretw::dotnet_runtime::RuntimeInformationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitTailCallSucceededView[] = {{0, &kRecord_MethodJitTailCallSucceeded}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitTailCallSucceededView[] = {{0, &kRecord_MethodJitTailCallSucceeded}, };
 }  // namespace
-clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitTailCallSucceededView>(kVersions_MethodJitTailCallSucceededView, payload, version, pointer_size);
+::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallSucceededView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitTailCallSucceededView>(kVersions_MethodJitTailCallSucceededView, record, provider_guid, MethodJitTailCallSucceeded::id, MethodJitTailCallSucceeded::name);
+::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallSucceededView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::id,
+                         ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitTailCallFailedAnsiView[] = {{0, &kRecord_MethodJitTailCallFailedAnsi}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitTailCallFailedAnsiView[] = {{0, &kRecord_MethodJitTailCallFailedAnsi}, };
 }  // namespace
-clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitTailCallFailedAnsiView>(kVersions_MethodJitTailCallFailedAnsiView, payload, version, pointer_size);
+::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedAnsiView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitTailCallFailedAnsiView>(kVersions_MethodJitTailCallFailedAnsiView, record, provider_guid, MethodJitTailCallFailedAnsi::id, MethodJitTailCallFailedAnsi::name);
+::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedAnsiView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::id,
+                         ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMap}, {1, &kRecord_MethodILToNativeMap_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMap}, {1, &kRecord_MethodILToNativeMap_V1}, };
 }  // namespace
-clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodILToNativeMapView>(kVersions_MethodILToNativeMapView, payload, version, pointer_size);
+::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodILToNativeMapView>(::clretw::dotnet_runtime::kVersions_MethodILToNativeMapView, payload, version, pointer_size);
 }
-clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodILToNativeMapView>(kVersions_MethodILToNativeMapView, record, provider_guid, MethodILToNativeMap::id, MethodILToNativeMap::name);
+::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodILToNativeMapView>(::clretw::dotnet_runtime::kVersions_MethodILToNativeMapView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodILToNativeMap::id,
+                         ::clretw::dotnet_runtime::MethodILToNativeMap::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitTailCallFailedView[] = {{0, &kRecord_MethodJitTailCallFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitTailCallFailedView[] = {{0, &kRecord_MethodJitTailCallFailed}, };
 }  // namespace
-clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitTailCallFailedView>(kVersions_MethodJitTailCallFailedView, payload, version, pointer_size);
+::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitTailCallFailedView>(kVersions_MethodJitTailCallFailedView, record, provider_guid, MethodJitTailCallFailed::id, MethodJitTailCallFailed::name);
+::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailed::id,
+                         ::clretw::dotnet_runtime::MethodJitTailCallFailed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodJitInliningFailedView[] = {{0, &kRecord_MethodJitInliningFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MethodJitInliningFailedView[] = {{0, &kRecord_MethodJitInliningFailed}, };
 }  // namespace
-clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningFailedView>(kVersions_MethodJitInliningFailedView, payload, version, pointer_size);
+::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedView, payload, version, pointer_size);
 }
-clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningFailedView>(kVersions_MethodJitInliningFailedView, record, provider_guid, MethodJitInliningFailed::id, MethodJitInliningFailed::name);
+::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailed::id,
+                         ::clretw::dotnet_runtime::MethodJitInliningFailed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_IncreaseMemoryPressureView[] = {{0, &kRecord_IncreaseMemoryPressure}, };
+constexpr ::clretw::ViewVersion kVersions_IncreaseMemoryPressureView[] = {{0, &kRecord_IncreaseMemoryPressure}, };
 }  // namespace
-clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IncreaseMemoryPressureView>(kVersions_IncreaseMemoryPressureView, payload, version, pointer_size);
+::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IncreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_IncreaseMemoryPressureView, payload, version, pointer_size);
 }
-clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::from(const clretw::EventRecord& record) noexcept {
-  return make<IncreaseMemoryPressureView>(kVersions_IncreaseMemoryPressureView, record, provider_guid, IncreaseMemoryPressure::id, IncreaseMemoryPressure::name);
+::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<IncreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_IncreaseMemoryPressureView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IncreaseMemoryPressure::id,
+                         ::clretw::dotnet_runtime::IncreaseMemoryPressure::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DecreaseMemoryPressureView[] = {{0, &kRecord_DecreaseMemoryPressure}, };
+constexpr ::clretw::ViewVersion kVersions_DecreaseMemoryPressureView[] = {{0, &kRecord_DecreaseMemoryPressure}, };
 }  // namespace
-clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DecreaseMemoryPressureView>(kVersions_DecreaseMemoryPressureView, payload, version, pointer_size);
+::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DecreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_DecreaseMemoryPressureView, payload, version, pointer_size);
 }
-clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::from(const clretw::EventRecord& record) noexcept {
-  return make<DecreaseMemoryPressureView>(kVersions_DecreaseMemoryPressureView, record, provider_guid, DecreaseMemoryPressure::id, DecreaseMemoryPressure::name);
+::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DecreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_DecreaseMemoryPressureView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DecreaseMemoryPressure::id,
+                         ::clretw::dotnet_runtime::DecreaseMemoryPressure::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCMarkWithTypeView[] = {{0, &kRecord_GCMarkWithType}, };
+constexpr ::clretw::ViewVersion kVersions_GCMarkWithTypeView[] = {{0, &kRecord_GCMarkWithType}, };
 }  // namespace
-clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkWithTypeView>(kVersions_GCMarkWithTypeView, payload, version, pointer_size);
+::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkWithTypeView>(::clretw::dotnet_runtime::kVersions_GCMarkWithTypeView, payload, version, pointer_size);
 }
-clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCMarkWithTypeView>(kVersions_GCMarkWithTypeView, record, provider_guid, GCMarkWithType::id, GCMarkWithType::name);
+::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkWithTypeView>(::clretw::dotnet_runtime::kVersions_GCMarkWithTypeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkWithType::id,
+                         ::clretw::dotnet_runtime::GCMarkWithType::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCJoinView[] = {{2, &kRecord_GCJoin_V2}, };
+constexpr ::clretw::ViewVersion kVersions_GCJoinView[] = {{2, &kRecord_GCJoin_V2}, };
 }  // namespace
-clretw::Result<GCJoinView> GCJoinView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCJoinView>(kVersions_GCJoinView, payload, version, pointer_size);
+::clretw::Result<GCJoinView> GCJoinView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCJoinView>(::clretw::dotnet_runtime::kVersions_GCJoinView, payload, version, pointer_size);
 }
-clretw::Result<GCJoinView> GCJoinView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCJoinView>(kVersions_GCJoinView, record, provider_guid, GCJoin::id, GCJoin::name);
+::clretw::Result<GCJoinView> GCJoinView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCJoinView>(::clretw::dotnet_runtime::kVersions_GCJoinView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCJoin::id,
+                         ::clretw::dotnet_runtime::GCJoin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCPerHeapHistoryView_Values[] = {{3, &kRecord_GCPerHeapHistory_V3_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCPerHeapHistoryView_Values[] = {{3, &kRecord_GCPerHeapHistory_V3_Values}, };
 }  // namespace
 
-GCPerHeapHistoryView_Values GCPerHeapHistoryView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCPerHeapHistoryView_Values GCPerHeapHistoryView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCPerHeapHistoryView_Values>(kElements_GCPerHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCPerHeapHistoryView_Values>(::clretw::dotnet_runtime::kElements_GCPerHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{3, &kRecord_GCPerHeapHistory_V3}, };
+constexpr ::clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{3, &kRecord_GCPerHeapHistory_V3}, };
 }  // namespace
-clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCPerHeapHistoryView>(kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
 }
-clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCPerHeapHistoryView>(kVersions_GCPerHeapHistoryView, record, provider_guid, GCPerHeapHistory::id, GCPerHeapHistory::name);
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCPerHeapHistoryView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCPerHeapHistory::id,
+                         ::clretw::dotnet_runtime::GCPerHeapHistory::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCGlobalHeapHistoryView_Values[] = {{2, nullptr}, {3, nullptr}, {4, &kRecord_GCGlobalHeap_V4_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCGlobalHeapHistoryView_Values[] = {{2, nullptr}, {3, nullptr}, {4, &kRecord_GCGlobalHeap_V4_Values}, };
 }  // namespace
 
-GCGlobalHeapHistoryView_Values GCGlobalHeapHistoryView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCGlobalHeapHistoryView_Values GCGlobalHeapHistoryView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCGlobalHeapHistoryView_Values>(kElements_GCGlobalHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCGlobalHeapHistoryView_Values>(::clretw::dotnet_runtime::kElements_GCGlobalHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{2, &kRecord_GCGlobalHeap_V2}, {3, &kRecord_GCGlobalHeap_V3}, {4, &kRecord_GCGlobalHeap_V4}, };
+constexpr ::clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{2, &kRecord_GCGlobalHeap_V2}, {3, &kRecord_GCGlobalHeap_V3}, {4, &kRecord_GCGlobalHeap_V4}, };
 }  // namespace
-clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCGlobalHeapHistoryView>(kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
 }
-clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCGlobalHeapHistoryView>(kVersions_GCGlobalHeapHistoryView, record, provider_guid, GCGlobalHeapHistory::id, GCGlobalHeapHistory::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_GenAwareBeginView[] = {{0, &kRecord_GenAwareTemplate}, };
-}  // namespace
-clretw::Result<GenAwareBeginView> GenAwareBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GenAwareBeginView>(kVersions_GenAwareBeginView, payload, version, pointer_size);
-}
-clretw::Result<GenAwareBeginView> GenAwareBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<GenAwareBeginView>(kVersions_GenAwareBeginView, record, provider_guid, GenAwareBegin::id, GenAwareBegin::name);
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCGlobalHeapHistoryView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGlobalHeapHistory::id,
+                         ::clretw::dotnet_runtime::GCGlobalHeapHistory::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GenAwareEndView[] = {{0, &kRecord_GenAwareTemplate}, };
+constexpr ::clretw::ViewVersion kVersions_GenAwareBeginView[] = {{0, &kRecord_GenAwareTemplate}, };
 }  // namespace
-clretw::Result<GenAwareEndView> GenAwareEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GenAwareEndView>(kVersions_GenAwareEndView, payload, version, pointer_size);
+::clretw::Result<GenAwareBeginView> GenAwareBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GenAwareBeginView>(::clretw::dotnet_runtime::kVersions_GenAwareBeginView, payload, version, pointer_size);
 }
-clretw::Result<GenAwareEndView> GenAwareEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GenAwareEndView>(kVersions_GenAwareEndView, record, provider_guid, GenAwareEnd::id, GenAwareEnd::name);
+::clretw::Result<GenAwareBeginView> GenAwareBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GenAwareBeginView>(::clretw::dotnet_runtime::kVersions_GenAwareBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareBegin::id,
+                         ::clretw::dotnet_runtime::GenAwareBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCLOHCompactView_Values[] = {{0, &kRecord_GCLOHCompact_Values}, };
+constexpr ::clretw::ViewVersion kVersions_GenAwareEndView[] = {{0, &kRecord_GenAwareTemplate}, };
+}  // namespace
+::clretw::Result<GenAwareEndView> GenAwareEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GenAwareEndView>(::clretw::dotnet_runtime::kVersions_GenAwareEndView, payload, version, pointer_size);
+}
+::clretw::Result<GenAwareEndView> GenAwareEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GenAwareEndView>(::clretw::dotnet_runtime::kVersions_GenAwareEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareEnd::id,
+                         ::clretw::dotnet_runtime::GenAwareEnd::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_GCLOHCompactView_Values[] = {{0, &kRecord_GCLOHCompact_Values}, };
 }  // namespace
 
-GCLOHCompactView_Values GCLOHCompactView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCLOHCompactView_Values GCLOHCompactView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCLOHCompactView_Values>(kElements_GCLOHCompactView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCLOHCompactView_Values>(::clretw::dotnet_runtime::kElements_GCLOHCompactView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCLOHCompactView[] = {{0, &kRecord_GCLOHCompact}, };
+constexpr ::clretw::ViewVersion kVersions_GCLOHCompactView[] = {{0, &kRecord_GCLOHCompact}, };
 }  // namespace
-clretw::Result<GCLOHCompactView> GCLOHCompactView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCLOHCompactView>(kVersions_GCLOHCompactView, payload, version, pointer_size);
+::clretw::Result<GCLOHCompactView> GCLOHCompactView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCLOHCompactView>(::clretw::dotnet_runtime::kVersions_GCLOHCompactView, payload, version, pointer_size);
 }
-clretw::Result<GCLOHCompactView> GCLOHCompactView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCLOHCompactView>(kVersions_GCLOHCompactView, record, provider_guid, GCLOHCompact::id, GCLOHCompact::name);
+::clretw::Result<GCLOHCompactView> GCLOHCompactView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCLOHCompactView>(::clretw::dotnet_runtime::kVersions_GCLOHCompactView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCLOHCompact::id,
+                         ::clretw::dotnet_runtime::GCLOHCompact::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_GCFitBucketInfoView_Values[] = {{0, &kRecord_GCFitBucketInfo_Values}, };
+constexpr ::clretw::ViewVersion kElements_GCFitBucketInfoView_Values[] = {{0, &kRecord_GCFitBucketInfo_Values}, };
 }  // namespace
 
-GCFitBucketInfoView_Values GCFitBucketInfoView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+GCFitBucketInfoView_Values GCFitBucketInfoView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCFitBucketInfoView_Values>(kElements_GCFitBucketInfoView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCFitBucketInfoView_Values>(::clretw::dotnet_runtime::kElements_GCFitBucketInfoView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFitBucketInfoView[] = {{0, &kRecord_GCFitBucketInfo}, };
+constexpr ::clretw::ViewVersion kVersions_GCFitBucketInfoView[] = {{0, &kRecord_GCFitBucketInfo}, };
 }  // namespace
-clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFitBucketInfoView>(kVersions_GCFitBucketInfoView, payload, version, pointer_size);
+::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFitBucketInfoView>(::clretw::dotnet_runtime::kVersions_GCFitBucketInfoView, payload, version, pointer_size);
 }
-clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFitBucketInfoView>(kVersions_GCFitBucketInfoView, record, provider_guid, GCFitBucketInfo::id, GCFitBucketInfo::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_DebugIPCEventStartView[] = {{0, nullptr}, };
-}  // namespace
-clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugIPCEventStartView>(kVersions_DebugIPCEventStartView, payload, version, pointer_size);
-}
-clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<DebugIPCEventStartView>(kVersions_DebugIPCEventStartView, record, provider_guid, DebugIPCEventStart::id, DebugIPCEventStart::name);
+::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFitBucketInfoView>(::clretw::dotnet_runtime::kVersions_GCFitBucketInfoView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFitBucketInfo::id,
+                         ::clretw::dotnet_runtime::GCFitBucketInfo::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DebugIPCEventEndView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_DebugIPCEventStartView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugIPCEventEndView>(kVersions_DebugIPCEventEndView, payload, version, pointer_size);
+::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugIPCEventStartView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventStartView, payload, version, pointer_size);
 }
-clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<DebugIPCEventEndView>(kVersions_DebugIPCEventEndView, record, provider_guid, DebugIPCEventEnd::id, DebugIPCEventEnd::name);
+::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugIPCEventStartView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventStart::id,
+                         ::clretw::dotnet_runtime::DebugIPCEventStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DebugExceptionProcessingStartView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_DebugIPCEventEndView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugExceptionProcessingStartView>(kVersions_DebugExceptionProcessingStartView, payload, version, pointer_size);
+::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugIPCEventEndView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventEndView, payload, version, pointer_size);
 }
-clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<DebugExceptionProcessingStartView>(kVersions_DebugExceptionProcessingStartView, record, provider_guid, DebugExceptionProcessingStart::id, DebugExceptionProcessingStart::name);
+::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugIPCEventEndView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventEnd::id,
+                         ::clretw::dotnet_runtime::DebugIPCEventEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DebugExceptionProcessingEndView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_DebugExceptionProcessingStartView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugExceptionProcessingEndView>(kVersions_DebugExceptionProcessingEndView, payload, version, pointer_size);
+::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugExceptionProcessingStartView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingStartView, payload, version, pointer_size);
 }
-clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<DebugExceptionProcessingEndView>(kVersions_DebugExceptionProcessingEndView, record, provider_guid, DebugExceptionProcessingEnd::id, DebugExceptionProcessingEnd::name);
+::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugExceptionProcessingStartView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingStart::id,
+                         ::clretw::dotnet_runtime::DebugExceptionProcessingStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionCatchStartView[] = {{0, &kRecord_ExceptionHandling}, };
+constexpr ::clretw::ViewVersion kVersions_DebugExceptionProcessingEndView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionCatchStartView>(kVersions_ExceptionCatchStartView, payload, version, pointer_size);
+::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugExceptionProcessingEndView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingEndView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionCatchStartView>(kVersions_ExceptionCatchStartView, record, provider_guid, ExceptionCatchStart::id, ExceptionCatchStart::name);
+::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugExceptionProcessingEndView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::id,
+                         ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionCatchStopView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionCatchStartView[] = {{0, &kRecord_ExceptionHandling}, };
 }  // namespace
-clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionCatchStopView>(kVersions_ExceptionCatchStopView, payload, version, pointer_size);
+::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionCatchStartView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStartView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionCatchStopView>(kVersions_ExceptionCatchStopView, record, provider_guid, ExceptionCatchStop::id, ExceptionCatchStop::name);
+::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionCatchStartView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStart::id,
+                         ::clretw::dotnet_runtime::ExceptionCatchStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionFinallyStartView[] = {{0, &kRecord_ExceptionHandling}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionCatchStopView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFinallyStartView>(kVersions_ExceptionFinallyStartView, payload, version, pointer_size);
+::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionCatchStopView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStopView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionFinallyStartView>(kVersions_ExceptionFinallyStartView, record, provider_guid, ExceptionFinallyStart::id, ExceptionFinallyStart::name);
+::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionCatchStopView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStop::id,
+                         ::clretw::dotnet_runtime::ExceptionCatchStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionFinallyStopView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionFinallyStartView[] = {{0, &kRecord_ExceptionHandling}, };
 }  // namespace
-clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFinallyStopView>(kVersions_ExceptionFinallyStopView, payload, version, pointer_size);
+::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFinallyStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStartView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionFinallyStopView>(kVersions_ExceptionFinallyStopView, record, provider_guid, ExceptionFinallyStop::id, ExceptionFinallyStop::name);
+::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFinallyStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStart::id,
+                         ::clretw::dotnet_runtime::ExceptionFinallyStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionFilterStartView[] = {{0, &kRecord_ExceptionHandling}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionFinallyStopView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFilterStartView>(kVersions_ExceptionFilterStartView, payload, version, pointer_size);
+::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFinallyStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStopView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionFilterStartView>(kVersions_ExceptionFilterStartView, record, provider_guid, ExceptionFilterStart::id, ExceptionFilterStart::name);
+::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFinallyStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStop::id,
+                         ::clretw::dotnet_runtime::ExceptionFinallyStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionFilterStopView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionFilterStartView[] = {{0, &kRecord_ExceptionHandling}, };
 }  // namespace
-clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFilterStopView>(kVersions_ExceptionFilterStopView, payload, version, pointer_size);
+::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFilterStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStartView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionFilterStopView>(kVersions_ExceptionFilterStopView, record, provider_guid, ExceptionFilterStop::id, ExceptionFilterStop::name);
+::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFilterStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStart::id,
+                         ::clretw::dotnet_runtime::ExceptionFilterStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExceptionThrownStopView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionFilterStopView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionThrownStopView>(kVersions_ExceptionThrownStopView, payload, version, pointer_size);
+::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFilterStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStopView, payload, version, pointer_size);
 }
-clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExceptionThrownStopView>(kVersions_ExceptionThrownStopView, record, provider_guid, ExceptionThrownStop::id, ExceptionThrownStop::name);
+::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFilterStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStop::id,
+                         ::clretw::dotnet_runtime::ExceptionFilterStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CodeSymbolsView[] = {{0, &kRecord_CodeSymbols}, };
+constexpr ::clretw::ViewVersion kVersions_ExceptionThrownStopView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<CodeSymbolsView> CodeSymbolsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CodeSymbolsView>(kVersions_CodeSymbolsView, payload, version, pointer_size);
+::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionThrownStopView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownStopView, payload, version, pointer_size);
 }
-clretw::Result<CodeSymbolsView> CodeSymbolsView::from(const clretw::EventRecord& record) noexcept {
-  return make<CodeSymbolsView>(kVersions_CodeSymbolsView, record, provider_guid, CodeSymbols::id, CodeSymbols::name);
+::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionThrownStopView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrownStop::id,
+                         ::clretw::dotnet_runtime::ExceptionThrownStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EventSourceView[] = {{0, &kRecord_EventSource}, };
+constexpr ::clretw::ViewVersion kVersions_CodeSymbolsView[] = {{0, &kRecord_CodeSymbols}, };
 }  // namespace
-clretw::Result<EventSourceView> EventSourceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EventSourceView>(kVersions_EventSourceView, payload, version, pointer_size);
+::clretw::Result<CodeSymbolsView> CodeSymbolsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CodeSymbolsView>(::clretw::dotnet_runtime::kVersions_CodeSymbolsView, payload, version, pointer_size);
 }
-clretw::Result<EventSourceView> EventSourceView::from(const clretw::EventRecord& record) noexcept {
-  return make<EventSourceView>(kVersions_EventSourceView, record, provider_guid, EventSource::id, EventSource::name);
+::clretw::Result<CodeSymbolsView> CodeSymbolsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CodeSymbolsView>(::clretw::dotnet_runtime::kVersions_CodeSymbolsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CodeSymbols::id,
+                         ::clretw::dotnet_runtime::CodeSymbols::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TieredCompilationSettingsView[] = {{0, &kRecord_TieredCompilationSettings}, };
+constexpr ::clretw::ViewVersion kVersions_EventSourceView[] = {{0, &kRecord_EventSource}, };
 }  // namespace
-clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationSettingsView>(kVersions_TieredCompilationSettingsView, payload, version, pointer_size);
+::clretw::Result<EventSourceView> EventSourceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventSourceView>(::clretw::dotnet_runtime::kVersions_EventSourceView, payload, version, pointer_size);
 }
-clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::from(const clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationSettingsView>(kVersions_TieredCompilationSettingsView, record, provider_guid, TieredCompilationSettings::id, TieredCompilationSettings::name);
+::clretw::Result<EventSourceView> EventSourceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EventSourceView>(::clretw::dotnet_runtime::kVersions_EventSourceView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::EventSource::id,
+                         ::clretw::dotnet_runtime::EventSource::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TieredCompilationPauseView[] = {{0, &kRecord_TieredCompilationEmpty}, };
+constexpr ::clretw::ViewVersion kVersions_TieredCompilationSettingsView[] = {{0, &kRecord_TieredCompilationSettings}, };
 }  // namespace
-clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationPauseView>(kVersions_TieredCompilationPauseView, payload, version, pointer_size);
+::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationSettingsView>(::clretw::dotnet_runtime::kVersions_TieredCompilationSettingsView, payload, version, pointer_size);
 }
-clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::from(const clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationPauseView>(kVersions_TieredCompilationPauseView, record, provider_guid, TieredCompilationPause::id, TieredCompilationPause::name);
+::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationSettingsView>(::clretw::dotnet_runtime::kVersions_TieredCompilationSettingsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationSettings::id,
+                         ::clretw::dotnet_runtime::TieredCompilationSettings::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TieredCompilationResumeView[] = {{0, &kRecord_TieredCompilationResume}, };
+constexpr ::clretw::ViewVersion kVersions_TieredCompilationPauseView[] = {{0, &kRecord_TieredCompilationEmpty}, };
 }  // namespace
-clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationResumeView>(kVersions_TieredCompilationResumeView, payload, version, pointer_size);
+::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationPauseView>(::clretw::dotnet_runtime::kVersions_TieredCompilationPauseView, payload, version, pointer_size);
 }
-clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::from(const clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationResumeView>(kVersions_TieredCompilationResumeView, record, provider_guid, TieredCompilationResume::id, TieredCompilationResume::name);
+::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationPauseView>(::clretw::dotnet_runtime::kVersions_TieredCompilationPauseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationPause::id,
+                         ::clretw::dotnet_runtime::TieredCompilationPause::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStartView[] = {{0, &kRecord_TieredCompilationBackgroundJitStart}, };
+constexpr ::clretw::ViewVersion kVersions_TieredCompilationResumeView[] = {{0, &kRecord_TieredCompilationResume}, };
 }  // namespace
-clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationBackgroundJitStartView>(kVersions_TieredCompilationBackgroundJitStartView, payload, version, pointer_size);
+::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationResumeView>(::clretw::dotnet_runtime::kVersions_TieredCompilationResumeView, payload, version, pointer_size);
 }
-clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationBackgroundJitStartView>(kVersions_TieredCompilationBackgroundJitStartView, record, provider_guid, TieredCompilationBackgroundJitStart::id, TieredCompilationBackgroundJitStart::name);
+::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationResumeView>(::clretw::dotnet_runtime::kVersions_TieredCompilationResumeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationResume::id,
+                         ::clretw::dotnet_runtime::TieredCompilationResume::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStopView[] = {{0, &kRecord_TieredCompilationBackgroundJitStop}, };
+constexpr ::clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStartView[] = {{0, &kRecord_TieredCompilationBackgroundJitStart}, };
 }  // namespace
-clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationBackgroundJitStopView>(kVersions_TieredCompilationBackgroundJitStopView, payload, version, pointer_size);
+::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationBackgroundJitStartView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStartView, payload, version, pointer_size);
 }
-clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationBackgroundJitStopView>(kVersions_TieredCompilationBackgroundJitStopView, record, provider_guid, TieredCompilationBackgroundJitStop::id, TieredCompilationBackgroundJitStop::name);
+::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationBackgroundJitStartView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::id,
+                         ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyLoadStartView[] = {{0, &kRecord_AssemblyLoadStart}, };
+constexpr ::clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStopView[] = {{0, &kRecord_TieredCompilationBackgroundJitStop}, };
 }  // namespace
-clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadStartView>(kVersions_AssemblyLoadStartView, payload, version, pointer_size);
+::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationBackgroundJitStopView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStopView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadStartView>(kVersions_AssemblyLoadStartView, record, provider_guid, AssemblyLoadStart::id, AssemblyLoadStart::name);
+::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationBackgroundJitStopView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::id,
+                         ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyLoadStopView[] = {{0, &kRecord_AssemblyLoadStop}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyLoadStartView[] = {{0, &kRecord_AssemblyLoadStart}, };
 }  // namespace
-clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadStopView>(kVersions_AssemblyLoadStopView, payload, version, pointer_size);
+::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadStartView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStartView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadStopView>(kVersions_AssemblyLoadStopView, record, provider_guid, AssemblyLoadStop::id, AssemblyLoadStop::name);
+::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadStartView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStart::id,
+                         ::clretw::dotnet_runtime::AssemblyLoadStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ResolutionAttemptedView[] = {{0, &kRecord_ResolutionAttempted}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyLoadStopView[] = {{0, &kRecord_AssemblyLoadStop}, };
 }  // namespace
-clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ResolutionAttemptedView>(kVersions_ResolutionAttemptedView, payload, version, pointer_size);
+::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadStopView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStopView, payload, version, pointer_size);
 }
-clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ResolutionAttemptedView>(kVersions_ResolutionAttemptedView, record, provider_guid, ResolutionAttempted::id, ResolutionAttempted::name);
+::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadStopView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStop::id,
+                         ::clretw::dotnet_runtime::AssemblyLoadStop::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyLoadContextResolvingHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadContextResolvingHandlerInvoked}, };
+constexpr ::clretw::ViewVersion kVersions_ResolutionAttemptedView[] = {{0, &kRecord_ResolutionAttempted}, };
 }  // namespace
-clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadContextResolvingHandlerInvokedView>(kVersions_AssemblyLoadContextResolvingHandlerInvokedView, payload, version, pointer_size);
+::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ResolutionAttemptedView>(::clretw::dotnet_runtime::kVersions_ResolutionAttemptedView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadContextResolvingHandlerInvokedView>(kVersions_AssemblyLoadContextResolvingHandlerInvokedView, record, provider_guid, AssemblyLoadContextResolvingHandlerInvoked::id, AssemblyLoadContextResolvingHandlerInvoked::name);
+::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ResolutionAttemptedView>(::clretw::dotnet_runtime::kVersions_ResolutionAttemptedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ResolutionAttempted::id,
+                         ::clretw::dotnet_runtime::ResolutionAttempted::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainAssemblyResolveHandlerInvokedView[] = {{0, &kRecord_AppDomainAssemblyResolveHandlerInvoked}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyLoadContextResolvingHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadContextResolvingHandlerInvoked}, };
 }  // namespace
-clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainAssemblyResolveHandlerInvokedView>(kVersions_AppDomainAssemblyResolveHandlerInvokedView, payload, version, pointer_size);
+::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadContextResolvingHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadContextResolvingHandlerInvokedView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainAssemblyResolveHandlerInvokedView>(kVersions_AppDomainAssemblyResolveHandlerInvokedView, record, provider_guid, AppDomainAssemblyResolveHandlerInvoked::id, AppDomainAssemblyResolveHandlerInvoked::name);
+::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadContextResolvingHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadContextResolvingHandlerInvokedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::id,
+                         ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyLoadFromResolveHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadFromResolveHandlerInvoked}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainAssemblyResolveHandlerInvokedView[] = {{0, &kRecord_AppDomainAssemblyResolveHandlerInvoked}, };
 }  // namespace
-clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadFromResolveHandlerInvokedView>(kVersions_AssemblyLoadFromResolveHandlerInvokedView, payload, version, pointer_size);
+::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainAssemblyResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AppDomainAssemblyResolveHandlerInvokedView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadFromResolveHandlerInvokedView>(kVersions_AssemblyLoadFromResolveHandlerInvokedView, record, provider_guid, AssemblyLoadFromResolveHandlerInvoked::id, AssemblyLoadFromResolveHandlerInvoked::name);
+::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainAssemblyResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AppDomainAssemblyResolveHandlerInvokedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::id,
+                         ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_KnownPathProbedView[] = {{0, &kRecord_KnownPathProbed}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyLoadFromResolveHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadFromResolveHandlerInvoked}, };
 }  // namespace
-clretw::Result<KnownPathProbedView> KnownPathProbedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<KnownPathProbedView>(kVersions_KnownPathProbedView, payload, version, pointer_size);
+::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadFromResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadFromResolveHandlerInvokedView, payload, version, pointer_size);
 }
-clretw::Result<KnownPathProbedView> KnownPathProbedView::from(const clretw::EventRecord& record) noexcept {
-  return make<KnownPathProbedView>(kVersions_KnownPathProbedView, record, provider_guid, KnownPathProbed::id, KnownPathProbed::name);
+::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadFromResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadFromResolveHandlerInvokedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::id,
+                         ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_JitInstrumentationDataView[] = {{0, &kRecord_JitInstrumentationData}, };
+constexpr ::clretw::ViewVersion kVersions_KnownPathProbedView[] = {{0, &kRecord_KnownPathProbed}, };
 }  // namespace
-clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<JitInstrumentationDataView>(kVersions_JitInstrumentationDataView, payload, version, pointer_size);
+::clretw::Result<KnownPathProbedView> KnownPathProbedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<KnownPathProbedView>(::clretw::dotnet_runtime::kVersions_KnownPathProbedView, payload, version, pointer_size);
 }
-clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::from(const clretw::EventRecord& record) noexcept {
-  return make<JitInstrumentationDataView>(kVersions_JitInstrumentationDataView, record, provider_guid, JitInstrumentationData::id, JitInstrumentationData::name);
+::clretw::Result<KnownPathProbedView> KnownPathProbedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<KnownPathProbedView>(::clretw::dotnet_runtime::kVersions_KnownPathProbedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::KnownPathProbed::id,
+                         ::clretw::dotnet_runtime::KnownPathProbed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_JitInstrumentationDataVerboseView[] = {{0, &kRecord_JitInstrumentationDataVerbose}, };
+constexpr ::clretw::ViewVersion kVersions_JitInstrumentationDataView[] = {{0, &kRecord_JitInstrumentationData}, };
 }  // namespace
-clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<JitInstrumentationDataVerboseView>(kVersions_JitInstrumentationDataVerboseView, payload, version, pointer_size);
+::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JitInstrumentationDataView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataView, payload, version, pointer_size);
 }
-clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<JitInstrumentationDataVerboseView>(kVersions_JitInstrumentationDataVerboseView, record, provider_guid, JitInstrumentationDataVerbose::id, JitInstrumentationDataVerbose::name);
+::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<JitInstrumentationDataView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationData::id,
+                         ::clretw::dotnet_runtime::JitInstrumentationData::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ProfilerMessageView[] = {{0, &kRecord_ProfilerMessage}, };
+constexpr ::clretw::ViewVersion kVersions_JitInstrumentationDataVerboseView[] = {{0, &kRecord_JitInstrumentationDataVerbose}, };
 }  // namespace
-clretw::Result<ProfilerMessageView> ProfilerMessageView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProfilerMessageView>(kVersions_ProfilerMessageView, payload, version, pointer_size);
+::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JitInstrumentationDataVerboseView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataVerboseView, payload, version, pointer_size);
 }
-clretw::Result<ProfilerMessageView> ProfilerMessageView::from(const clretw::EventRecord& record) noexcept {
-  return make<ProfilerMessageView>(kVersions_ProfilerMessageView, record, provider_guid, ProfilerMessage::id, ProfilerMessage::name);
+::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<JitInstrumentationDataVerboseView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::id,
+                         ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExecutionCheckpointView[] = {{0, &kRecord_ExecutionCheckpoint}, };
+constexpr ::clretw::ViewVersion kVersions_ProfilerMessageView[] = {{0, &kRecord_ProfilerMessage}, };
 }  // namespace
-clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecutionCheckpointView>(kVersions_ExecutionCheckpointView, payload, version, pointer_size);
+::clretw::Result<ProfilerMessageView> ProfilerMessageView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProfilerMessageView>(::clretw::dotnet_runtime::kVersions_ProfilerMessageView, payload, version, pointer_size);
 }
-clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExecutionCheckpointView>(kVersions_ExecutionCheckpointView, record, provider_guid, ExecutionCheckpoint::id, ExecutionCheckpoint::name);
+::clretw::Result<ProfilerMessageView> ProfilerMessageView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ProfilerMessageView>(::clretw::dotnet_runtime::kVersions_ProfilerMessageView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ProfilerMessage::id,
+                         ::clretw::dotnet_runtime::ProfilerMessage::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_ExecutionCheckpointView[] = {{0, &kRecord_ExecutionCheckpoint}, };
+}  // namespace
+::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecutionCheckpointView>(::clretw::dotnet_runtime::kVersions_ExecutionCheckpointView, payload, version, pointer_size);
+}
+::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecutionCheckpointView>(::clretw::dotnet_runtime::kVersions_ExecutionCheckpointView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExecutionCheckpoint::id,
+                         ::clretw::dotnet_runtime::ExecutionCheckpoint::name);
 }
 
 

@@ -9,7 +9,7 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_JitCodeBufferTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_JitCodeBufferTypeMap[] = {
     {0x0, "Method"},
     {0x1, "MethodTrampoline"},
     {0x2, "UnboxTrampoline"},
@@ -18,19 +18,19 @@ constexpr clretw::MapEntry kEntries_kMap_JitCodeBufferTypeMap[] = {
     {0x5, "SpecificTrampoline"},
     {0x6, "Helper"},
 };
-constexpr clretw::MapDesc kMap_JitCodeBufferTypeMap{"JitCodeBufferTypeMap", false, kEntries_kMap_JitCodeBufferTypeMap};
+constexpr ::clretw::MapDesc kMap_JitCodeBufferTypeMap{"JitCodeBufferTypeMap", false, kEntries_kMap_JitCodeBufferTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ExceptionClauseTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ExceptionClauseTypeMap[] = {
     {0x0, "None"},
     {0x1, "Filter"},
     {0x2, "Finally"},
     {0x3, "Fault"},
 };
-constexpr clretw::MapDesc kMap_ExceptionClauseTypeMap{"ExceptionClauseTypeMap", false, kEntries_kMap_ExceptionClauseTypeMap};
+constexpr ::clretw::MapDesc kMap_ExceptionClauseTypeMap{"ExceptionClauseTypeMap", false, kEntries_kMap_ExceptionClauseTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCEventTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCEventTypeMap[] = {
     {0x0, "Start"},
     {0x5, "End"},
     {0x6, "PreStopWorld"},
@@ -40,19 +40,19 @@ constexpr clretw::MapEntry kEntries_kMap_GCEventTypeMap[] = {
     {0xa, "PreStopWorldLocked"},
     {0xb, "PostStartWorldUnlocked"},
 };
-constexpr clretw::MapDesc kMap_GCEventTypeMap{"GCEventTypeMap", false, kEntries_kMap_GCEventTypeMap};
+constexpr ::clretw::MapDesc kMap_GCEventTypeMap{"GCEventTypeMap", false, kEntries_kMap_GCEventTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCHandleTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCHandleTypeMap[] = {
     {0x0, "Weak"},
     {0x1, "WeakTrackResurrection"},
     {0x2, "Normal"},
     {0x3, "Pinned"},
 };
-constexpr clretw::MapDesc kMap_GCHandleTypeMap{"GCHandleTypeMap", false, kEntries_kMap_GCHandleTypeMap};
+constexpr ::clretw::MapDesc kMap_GCHandleTypeMap{"GCHandleTypeMap", false, kEntries_kMap_GCHandleTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCRootTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCRootTypeMap[] = {
     {0x0, "External"},
     {0x1, "Stack"},
     {0x2, "FinalizerQueue"},
@@ -71,10 +71,10 @@ constexpr clretw::MapEntry kEntries_kMap_GCRootTypeMap[] = {
     {0xf, "Ephemeron"},
     {0x10, "ToggleRef"},
 };
-constexpr clretw::MapDesc kMap_GCRootTypeMap{"GCRootTypeMap", false, kEntries_kMap_GCRootTypeMap};
+constexpr ::clretw::MapDesc kMap_GCRootTypeMap{"GCRootTypeMap", false, kEntries_kMap_GCRootTypeMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_JitCodeBufferTypeMap,
     &kMap_ExceptionClauseTypeMap,
     &kMap_GCEventTypeMap,
@@ -88,16 +88,16 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "ContextLoadedUnloaded", line 3252
-constexpr clretw::FieldDesc kFieldsContextLoadedUnloaded[] = {
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ContextID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsContextLoadedUnloaded[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ContextID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesContextLoadedUnloaded[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesContextLoadedUnloaded[2][3] = {
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsContextLoadedUnloaded[2][1] = {{{20, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ContextLoadedUnloaded{
+constexpr ::clretw::Segment kSegmentsContextLoadedUnloaded[2][1] = {{{20, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ContextLoadedUnloaded{
     .name = "ContextLoadedUnloaded",
     .fields = kFieldsContextLoadedUnloaded,
     .layout = {{kPlacesContextLoadedUnloaded[0], kSegmentsContextLoadedUnloaded[0], 20}, {kPlacesContextLoadedUnloaded[1], kSegmentsContextLoadedUnloaded[1], 24}},
@@ -105,14 +105,14 @@ constexpr clretw::RecordDesc kRecord_ContextLoadedUnloaded{
     .line = 3252};
 
 // "AppDomainLoadUnload", line 3257
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnload[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnload[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnload[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnload[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .name = "AppDomainLoadUnload",
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 8}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 8}},
@@ -120,15 +120,15 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .line = 3257};
 
 // "AppDomainName", line 3260
-constexpr clretw::FieldDesc kFieldsAppDomainName[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAppDomainName[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainName[2][2] = {
-    {{0, 0, 8}, {0, 8, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainName[2][2] = {{{8, 1}, {0, clretw::kNoField}}, {{8, 1}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainName{
+constexpr ::clretw::FieldPlace kPlacesAppDomainName[2][2] = {
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAppDomainName[2][2] = {{{8, 1}, {0, ::clretw::kNoField}}, {{8, 1}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainName{
     .name = "AppDomainName",
     .fields = kFieldsAppDomainName,
     .layout = {{kPlacesAppDomainName[0], kSegmentsAppDomainName[0], 8}, {kPlacesAppDomainName[1], kSegmentsAppDomainName[1], 8}},
@@ -136,16 +136,16 @@ constexpr clretw::RecordDesc kRecord_AppDomainName{
     .line = 3260};
 
 // "JitBeginFailedDone", line 3264
-constexpr clretw::FieldDesc kFieldsJitBeginFailedDone[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
+constexpr ::clretw::FieldDesc kFieldsJitBeginFailedDone[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
 };
-constexpr clretw::FieldPlace kPlacesJitBeginFailedDone[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesJitBeginFailedDone[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}}};
-constexpr clretw::Segment kSegmentsJitBeginFailedDone[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitBeginFailedDone{
+constexpr ::clretw::Segment kSegmentsJitBeginFailedDone[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitBeginFailedDone{
     .name = "JitBeginFailedDone",
     .fields = kFieldsJitBeginFailedDone,
     .layout = {{kPlacesJitBeginFailedDone[0], kSegmentsJitBeginFailedDone[0], 20}, {kPlacesJitBeginFailedDone[1], kSegmentsJitBeginFailedDone[1], 20}},
@@ -153,15 +153,15 @@ constexpr clretw::RecordDesc kRecord_JitBeginFailedDone{
     .line = 3264};
 
 // "JitChunkCreated", line 3269
-constexpr clretw::FieldDesc kFieldsJitChunkCreated[] = {
-    {.name = "ChunkID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "ChunkSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsJitChunkCreated[] = {
+    {.name = "ChunkID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "ChunkSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesJitChunkCreated[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesJitChunkCreated[2][2] = {
     {{0, 0, 4}, {0, 4, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsJitChunkCreated[2][1] = {{{12, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitChunkCreated{
+constexpr ::clretw::Segment kSegmentsJitChunkCreated[2][1] = {{{12, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitChunkCreated{
     .name = "JitChunkCreated",
     .fields = kFieldsJitChunkCreated,
     .layout = {{kPlacesJitChunkCreated[0], kSegmentsJitChunkCreated[0], 12}, {kPlacesJitChunkCreated[1], kSegmentsJitChunkCreated[1], 16}},
@@ -169,14 +169,14 @@ constexpr clretw::RecordDesc kRecord_JitChunkCreated{
     .line = 3269};
 
 // "JitChunkDestroyed", line 3273
-constexpr clretw::FieldDesc kFieldsJitChunkDestroyed[] = {
-    {.name = "ChunkID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsJitChunkDestroyed[] = {
+    {.name = "ChunkID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesJitChunkDestroyed[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesJitChunkDestroyed[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsJitChunkDestroyed[2][1] = {{{4, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitChunkDestroyed{
+constexpr ::clretw::Segment kSegmentsJitChunkDestroyed[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitChunkDestroyed{
     .name = "JitChunkDestroyed",
     .fields = kFieldsJitChunkDestroyed,
     .layout = {{kPlacesJitChunkDestroyed[0], kSegmentsJitChunkDestroyed[0], 4}, {kPlacesJitChunkDestroyed[1], kSegmentsJitChunkDestroyed[1], 8}},
@@ -184,16 +184,16 @@ constexpr clretw::RecordDesc kRecord_JitChunkDestroyed{
     .line = 3273};
 
 // "JitCodeBuffer", line 3276
-constexpr clretw::FieldDesc kFieldsJitCodeBuffer[] = {
-    {.name = "BufferID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "BufferSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BufferType", .type = clretw::InType::UInt8, .map = &kMap_JitCodeBufferTypeMap},
+constexpr ::clretw::FieldDesc kFieldsJitCodeBuffer[] = {
+    {.name = "BufferID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "BufferSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "BufferType", .type = ::clretw::InType::UInt8, .map = &kMap_JitCodeBufferTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesJitCodeBuffer[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesJitCodeBuffer[2][3] = {
     {{0, 0, 4}, {0, 4, 8}, {0, 12, 1}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}}};
-constexpr clretw::Segment kSegmentsJitCodeBuffer[2][1] = {{{13, clretw::kNoField}}, {{17, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitCodeBuffer{
+constexpr ::clretw::Segment kSegmentsJitCodeBuffer[2][1] = {{{13, ::clretw::kNoField}}, {{17, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitCodeBuffer{
     .name = "JitCodeBuffer",
     .fields = kFieldsJitCodeBuffer,
     .layout = {{kPlacesJitCodeBuffer[0], kSegmentsJitCodeBuffer[0], 13}, {kPlacesJitCodeBuffer[1], kSegmentsJitCodeBuffer[1], 17}},
@@ -201,15 +201,15 @@ constexpr clretw::RecordDesc kRecord_JitCodeBuffer{
     .line = 3276};
 
 // "ClassLoadingFailed", line 3281
-constexpr clretw::FieldDesc kFieldsClassLoadingFailed[] = {
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsClassLoadingFailed[] = {
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesClassLoadingFailed[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesClassLoadingFailed[2][2] = {
     {{0, 0, 8}, {0, 8, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsClassLoadingFailed[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClassLoadingFailed{
+constexpr ::clretw::Segment kSegmentsClassLoadingFailed[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClassLoadingFailed{
     .name = "ClassLoadingFailed",
     .fields = kFieldsClassLoadingFailed,
     .layout = {{kPlacesClassLoadingFailed[0], kSegmentsClassLoadingFailed[0], 16}, {kPlacesClassLoadingFailed[1], kSegmentsClassLoadingFailed[1], 16}},
@@ -217,16 +217,16 @@ constexpr clretw::RecordDesc kRecord_ClassLoadingFailed{
     .line = 3281};
 
 // "ClassLoaded", line 3285
-constexpr clretw::FieldDesc kFieldsClassLoaded[] = {
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsClassLoaded[] = {
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesClassLoaded[2][3] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClassLoaded[2][2] = {{{16, 2}, {0, clretw::kNoField}}, {{16, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClassLoaded{
+constexpr ::clretw::FieldPlace kPlacesClassLoaded[2][3] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClassLoaded[2][2] = {{{16, 2}, {0, ::clretw::kNoField}}, {{16, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClassLoaded{
     .name = "ClassLoaded",
     .fields = kFieldsClassLoaded,
     .layout = {{kPlacesClassLoaded[0], kSegmentsClassLoaded[0], 16}, {kPlacesClassLoaded[1], kSegmentsClassLoaded[1], 16}},
@@ -234,16 +234,16 @@ constexpr clretw::RecordDesc kRecord_ClassLoaded{
     .line = 3285};
 
 // "VTableLoadingFailedLoaded", line 3290
-constexpr clretw::FieldDesc kFieldsVTableLoadingFailedLoaded[] = {
-    {.name = "VTableID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsVTableLoadingFailedLoaded[] = {
+    {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesVTableLoadingFailedLoaded[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesVTableLoadingFailedLoaded[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsVTableLoadingFailedLoaded[2][1] = {{{24, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_VTableLoadingFailedLoaded{
+constexpr ::clretw::Segment kSegmentsVTableLoadingFailedLoaded[2][1] = {{{24, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_VTableLoadingFailedLoaded{
     .name = "VTableLoadingFailedLoaded",
     .fields = kFieldsVTableLoadingFailedLoaded,
     .layout = {{kPlacesVTableLoadingFailedLoaded[0], kSegmentsVTableLoadingFailedLoaded[0], 24}, {kPlacesVTableLoadingFailedLoaded[1], kSegmentsVTableLoadingFailedLoaded[1], 24}},
@@ -251,14 +251,14 @@ constexpr clretw::RecordDesc kRecord_VTableLoadingFailedLoaded{
     .line = 3290};
 
 // "ModuleLoadingUnloadingFailed", line 3295
-constexpr clretw::FieldDesc kFieldsModuleLoadingUnloadingFailed[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadingUnloadingFailed[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadingUnloadingFailed[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesModuleLoadingUnloadingFailed[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsModuleLoadingUnloadingFailed[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadingUnloadingFailed{
+constexpr ::clretw::Segment kSegmentsModuleLoadingUnloadingFailed[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadingUnloadingFailed{
     .name = "ModuleLoadingUnloadingFailed",
     .fields = kFieldsModuleLoadingUnloadingFailed,
     .layout = {{kPlacesModuleLoadingUnloadingFailed[0], kSegmentsModuleLoadingUnloadingFailed[0], 8}, {kPlacesModuleLoadingUnloadingFailed[1], kSegmentsModuleLoadingUnloadingFailed[1], 8}},
@@ -266,16 +266,16 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadingUnloadingFailed{
     .line = 3295};
 
 // "ModuleLoadedUnloaded", line 3298
-constexpr clretw::FieldDesc kFieldsModuleLoadedUnloaded[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleName", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadedUnloaded[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadedUnloaded[2][3] = {
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadedUnloaded[2][3] = {{{8, 1}, {0, 2}, {0, clretw::kNoField}}, {{8, 1}, {0, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadedUnloaded{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadedUnloaded[2][3] = {
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadedUnloaded[2][3] = {{{8, 1}, {0, 2}, {0, ::clretw::kNoField}}, {{8, 1}, {0, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadedUnloaded{
     .name = "ModuleLoadedUnloaded",
     .fields = kFieldsModuleLoadedUnloaded,
     .layout = {{kPlacesModuleLoadedUnloaded[0], kSegmentsModuleLoadedUnloaded[0], 8}, {kPlacesModuleLoadedUnloaded[1], kSegmentsModuleLoadedUnloaded[1], 8}},
@@ -283,15 +283,15 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadedUnloaded{
     .line = 3298};
 
 // "AssemblyLoadingUnloading", line 3303
-constexpr clretw::FieldDesc kFieldsAssemblyLoadingUnloading[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadingUnloading[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadingUnloading[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadingUnloading[2][2] = {
     {{0, 0, 8}, {0, 8, 8}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadingUnloading[2][1] = {{{16, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadingUnloading{
+constexpr ::clretw::Segment kSegmentsAssemblyLoadingUnloading[2][1] = {{{16, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadingUnloading{
     .name = "AssemblyLoadingUnloading",
     .fields = kFieldsAssemblyLoadingUnloading,
     .layout = {{kPlacesAssemblyLoadingUnloading[0], kSegmentsAssemblyLoadingUnloading[0], 16}, {kPlacesAssemblyLoadingUnloading[1], kSegmentsAssemblyLoadingUnloading[1], 16}},
@@ -299,16 +299,16 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadingUnloading{
     .line = 3303};
 
 // "AssemblyLoadedUnloaded", line 3307
-constexpr clretw::FieldDesc kFieldsAssemblyLoadedUnloaded[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadedUnloaded[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadedUnloaded[2][3] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadedUnloaded[2][2] = {{{16, 2}, {0, clretw::kNoField}}, {{16, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadedUnloaded{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadedUnloaded[2][3] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadedUnloaded[2][2] = {{{16, 2}, {0, ::clretw::kNoField}}, {{16, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadedUnloaded{
     .name = "AssemblyLoadedUnloaded",
     .fields = kFieldsAssemblyLoadedUnloaded,
     .layout = {{kPlacesAssemblyLoadedUnloaded[0], kSegmentsAssemblyLoadedUnloaded[0], 16}, {kPlacesAssemblyLoadedUnloaded[1], kSegmentsAssemblyLoadedUnloaded[1], 16}},
@@ -316,14 +316,14 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadedUnloaded{
     .line = 3307};
 
 // "MethodTracing", line 3312
-constexpr clretw::FieldDesc kFieldsMethodTracing[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodTracing[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodTracing[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesMethodTracing[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsMethodTracing[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodTracing{
+constexpr ::clretw::Segment kSegmentsMethodTracing[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodTracing{
     .name = "MethodTracing",
     .fields = kFieldsMethodTracing,
     .layout = {{kPlacesMethodTracing[0], kSegmentsMethodTracing[0], 8}, {kPlacesMethodTracing[1], kSegmentsMethodTracing[1], 8}},
@@ -331,15 +331,15 @@ constexpr clretw::RecordDesc kRecord_MethodTracing{
     .line = 3312};
 
 // "ExceptionThrow", line 3315
-constexpr clretw::FieldDesc kFieldsExceptionThrow[] = {
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsExceptionThrow[] = {
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesExceptionThrow[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesExceptionThrow[2][2] = {
     {{0, 0, 8}, {0, 8, 4}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsExceptionThrow[2][1] = {{{12, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExceptionThrow{
+constexpr ::clretw::Segment kSegmentsExceptionThrow[2][1] = {{{12, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ExceptionThrow{
     .name = "ExceptionThrow",
     .fields = kFieldsExceptionThrow,
     .layout = {{kPlacesExceptionThrow[0], kSegmentsExceptionThrow[0], 12}, {kPlacesExceptionThrow[1], kSegmentsExceptionThrow[1], 16}},
@@ -347,18 +347,18 @@ constexpr clretw::RecordDesc kRecord_ExceptionThrow{
     .line = 3315};
 
 // "ExceptionClause", line 3319
-constexpr clretw::FieldDesc kFieldsExceptionClause[] = {
-    {.name = "ClauseType", .type = clretw::InType::UInt8, .map = &kMap_ExceptionClauseTypeMap},
-    {.name = "ClauseIdx", .type = clretw::InType::UInt32},
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "TypeID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsExceptionClause[] = {
+    {.name = "ClauseType", .type = ::clretw::InType::UInt8, .map = &kMap_ExceptionClauseTypeMap},
+    {.name = "ClauseIdx", .type = ::clretw::InType::UInt32},
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesExceptionClause[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesExceptionClause[2][5] = {
     {{0, 0, 1}, {0, 1, 4}, {0, 5, 8}, {0, 13, 8}, {0, 21, 4}},
     {{0, 0, 1}, {0, 1, 4}, {0, 5, 8}, {0, 13, 8}, {0, 21, 8}}};
-constexpr clretw::Segment kSegmentsExceptionClause[2][1] = {{{25, clretw::kNoField}}, {{29, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExceptionClause{
+constexpr ::clretw::Segment kSegmentsExceptionClause[2][1] = {{{25, ::clretw::kNoField}}, {{29, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ExceptionClause{
     .name = "ExceptionClause",
     .fields = kFieldsExceptionClause,
     .layout = {{kPlacesExceptionClause[0], kSegmentsExceptionClause[0], 25}, {kPlacesExceptionClause[1], kSegmentsExceptionClause[1], 29}},
@@ -366,15 +366,15 @@ constexpr clretw::RecordDesc kRecord_ExceptionClause{
     .line = 3319};
 
 // "GCEvent", line 3326
-constexpr clretw::FieldDesc kFieldsGCEvent[] = {
-    {.name = "GCEventType", .type = clretw::InType::UInt8, .map = &kMap_GCEventTypeMap},
-    {.name = "GCGeneration", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCEvent[] = {
+    {.name = "GCEventType", .type = ::clretw::InType::UInt8, .map = &kMap_GCEventTypeMap},
+    {.name = "GCGeneration", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCEvent[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCEvent[2][2] = {
     {{0, 0, 1}, {0, 1, 4}},
     {{0, 0, 1}, {0, 1, 4}}};
-constexpr clretw::Segment kSegmentsGCEvent[2][1] = {{{5, clretw::kNoField}}, {{5, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCEvent{
+constexpr ::clretw::Segment kSegmentsGCEvent[2][1] = {{{5, ::clretw::kNoField}}, {{5, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCEvent{
     .name = "GCEvent",
     .fields = kFieldsGCEvent,
     .layout = {{kPlacesGCEvent[0], kSegmentsGCEvent[0], 5}, {kPlacesGCEvent[1], kSegmentsGCEvent[1], 5}},
@@ -382,16 +382,16 @@ constexpr clretw::RecordDesc kRecord_GCEvent{
     .line = 3326};
 
 // "GCAllocation", line 3330
-constexpr clretw::FieldDesc kFieldsGCAllocation[] = {
-    {.name = "VTableID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCAllocation[] = {
+    {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCAllocation[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCAllocation[2][3] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}}};
-constexpr clretw::Segment kSegmentsGCAllocation[2][1] = {{{20, clretw::kNoField}}, {{24, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCAllocation{
+constexpr ::clretw::Segment kSegmentsGCAllocation[2][1] = {{{20, ::clretw::kNoField}}, {{24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCAllocation{
     .name = "GCAllocation",
     .fields = kFieldsGCAllocation,
     .layout = {{kPlacesGCAllocation[0], kSegmentsGCAllocation[0], 20}, {kPlacesGCAllocation[1], kSegmentsGCAllocation[1], 24}},
@@ -399,15 +399,15 @@ constexpr clretw::RecordDesc kRecord_GCAllocation{
     .line = 3330};
 
 // "Values", line 3337
-constexpr clretw::FieldDesc kFieldsGCMoves_Values[] = {
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "AddressID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCMoves_Values[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "AddressID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCMoves_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCMoves_Values[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsGCMoves_Values[2][1] = {{{8, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCMoves_Values{
+constexpr ::clretw::Segment kSegmentsGCMoves_Values[2][1] = {{{8, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCMoves_Values{
     .name = "Values",
     .fields = kFieldsGCMoves_Values,
     .layout = {{kPlacesGCMoves_Values[0], kSegmentsGCMoves_Values[0], 8}, {kPlacesGCMoves_Values[1], kSegmentsGCMoves_Values[1], 16}},
@@ -415,15 +415,15 @@ constexpr clretw::RecordDesc kRecord_GCMoves_Values{
     .line = 3337};
 
 // "GCMoves", line 3335
-constexpr clretw::FieldDesc kFieldsGCMoves[] = {
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCMoves_Values},
+constexpr ::clretw::FieldDesc kFieldsGCMoves[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCMoves_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCMoves[2][2] = {
-    {{0, 0, 4}, {0, 4, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCMoves[2][2] = {{{4, 1}, {0, clretw::kNoField}}, {{4, 1}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCMoves{
+constexpr ::clretw::FieldPlace kPlacesGCMoves[2][2] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCMoves[2][2] = {{{4, 1}, {0, ::clretw::kNoField}}, {{4, 1}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCMoves{
     .name = "GCMoves",
     .fields = kFieldsGCMoves,
     .layout = {{kPlacesGCMoves[0], kSegmentsGCMoves[0], 4}, {kPlacesGCMoves[1], kSegmentsGCMoves[1], 4}},
@@ -431,14 +431,14 @@ constexpr clretw::RecordDesc kRecord_GCMoves{
     .line = 3335};
 
 // "GCResize", line 3342
-constexpr clretw::FieldDesc kFieldsGCResize[] = {
-    {.name = "NewSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCResize[] = {
+    {.name = "NewSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCResize[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCResize[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsGCResize[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCResize{
+constexpr ::clretw::Segment kSegmentsGCResize[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCResize{
     .name = "GCResize",
     .fields = kFieldsGCResize,
     .layout = {{kPlacesGCResize[0], kSegmentsGCResize[0], 8}, {kPlacesGCResize[1], kSegmentsGCResize[1], 8}},
@@ -446,16 +446,16 @@ constexpr clretw::RecordDesc kRecord_GCResize{
     .line = 3342};
 
 // "GCHandleCreated", line 3345
-constexpr clretw::FieldDesc kFieldsGCHandleCreated[] = {
-    {.name = "HandleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "HandleType", .type = clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCHandleCreated[] = {
+    {.name = "HandleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "HandleType", .type = ::clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCHandleCreated[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCHandleCreated[2][3] = {
     {{0, 0, 8}, {0, 8, 1}, {0, 9, 4}},
     {{0, 0, 8}, {0, 8, 1}, {0, 9, 8}}};
-constexpr clretw::Segment kSegmentsGCHandleCreated[2][1] = {{{13, clretw::kNoField}}, {{17, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHandleCreated{
+constexpr ::clretw::Segment kSegmentsGCHandleCreated[2][1] = {{{13, ::clretw::kNoField}}, {{17, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHandleCreated{
     .name = "GCHandleCreated",
     .fields = kFieldsGCHandleCreated,
     .layout = {{kPlacesGCHandleCreated[0], kSegmentsGCHandleCreated[0], 13}, {kPlacesGCHandleCreated[1], kSegmentsGCHandleCreated[1], 17}},
@@ -463,15 +463,15 @@ constexpr clretw::RecordDesc kRecord_GCHandleCreated{
     .line = 3345};
 
 // "GCHandleDeleted", line 3350
-constexpr clretw::FieldDesc kFieldsGCHandleDeleted[] = {
-    {.name = "HandleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "HandleType", .type = clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
+constexpr ::clretw::FieldDesc kFieldsGCHandleDeleted[] = {
+    {.name = "HandleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "HandleType", .type = ::clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesGCHandleDeleted[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCHandleDeleted[2][2] = {
     {{0, 0, 8}, {0, 8, 1}},
     {{0, 0, 8}, {0, 8, 1}}};
-constexpr clretw::Segment kSegmentsGCHandleDeleted[2][1] = {{{9, clretw::kNoField}}, {{9, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHandleDeleted{
+constexpr ::clretw::Segment kSegmentsGCHandleDeleted[2][1] = {{{9, ::clretw::kNoField}}, {{9, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHandleDeleted{
     .name = "GCHandleDeleted",
     .fields = kFieldsGCHandleDeleted,
     .layout = {{kPlacesGCHandleDeleted[0], kSegmentsGCHandleDeleted[0], 9}, {kPlacesGCHandleDeleted[1], kSegmentsGCHandleDeleted[1], 9}},
@@ -479,14 +479,14 @@ constexpr clretw::RecordDesc kRecord_GCHandleDeleted{
     .line = 3350};
 
 // "GCFinalizingFinalizedObject", line 3354
-constexpr clretw::FieldDesc kFieldsGCFinalizingFinalizedObject[] = {
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCFinalizingFinalizedObject[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCFinalizingFinalizedObject[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCFinalizingFinalizedObject[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsGCFinalizingFinalizedObject[2][1] = {{{4, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFinalizingFinalizedObject{
+constexpr ::clretw::Segment kSegmentsGCFinalizingFinalizedObject[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFinalizingFinalizedObject{
     .name = "GCFinalizingFinalizedObject",
     .fields = kFieldsGCFinalizingFinalizedObject,
     .layout = {{kPlacesGCFinalizingFinalizedObject[0], kSegmentsGCFinalizingFinalizedObject[0], 4}, {kPlacesGCFinalizingFinalizedObject[1], kSegmentsGCFinalizingFinalizedObject[1], 8}},
@@ -494,18 +494,18 @@ constexpr clretw::RecordDesc kRecord_GCFinalizingFinalizedObject{
     .line = 3354};
 
 // "GCRootRegister", line 3357
-constexpr clretw::FieldDesc kFieldsGCRootRegister[] = {
-    {.name = "RootID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "RootSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RootType", .type = clretw::InType::UInt8, .map = &kMap_GCRootTypeMap},
-    {.name = "RootKeyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RootKeyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsGCRootRegister[] = {
+    {.name = "RootID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "RootSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RootType", .type = ::clretw::InType::UInt8, .map = &kMap_GCRootTypeMap},
+    {.name = "RootKeyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RootKeyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesGCRootRegister[2][5] = {
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 1}, {0, 13, 8}, {0, 21, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 8}, {0, 25, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCRootRegister[2][2] = {{{21, 4}, {0, clretw::kNoField}}, {{25, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCRootRegister{
+constexpr ::clretw::FieldPlace kPlacesGCRootRegister[2][5] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 1}, {0, 13, 8}, {0, 21, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 8}, {0, 25, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCRootRegister[2][2] = {{{21, 4}, {0, ::clretw::kNoField}}, {{25, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCRootRegister{
     .name = "GCRootRegister",
     .fields = kFieldsGCRootRegister,
     .layout = {{kPlacesGCRootRegister[0], kSegmentsGCRootRegister[0], 21}, {kPlacesGCRootRegister[1], kSegmentsGCRootRegister[1], 25}},
@@ -513,14 +513,14 @@ constexpr clretw::RecordDesc kRecord_GCRootRegister{
     .line = 3357};
 
 // "GCRootUnregister", line 3364
-constexpr clretw::FieldDesc kFieldsGCRootUnregister[] = {
-    {.name = "RootID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCRootUnregister[] = {
+    {.name = "RootID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCRootUnregister[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCRootUnregister[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsGCRootUnregister[2][1] = {{{4, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCRootUnregister{
+constexpr ::clretw::Segment kSegmentsGCRootUnregister[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCRootUnregister{
     .name = "GCRootUnregister",
     .fields = kFieldsGCRootUnregister,
     .layout = {{kPlacesGCRootUnregister[0], kSegmentsGCRootUnregister[0], 4}, {kPlacesGCRootUnregister[1], kSegmentsGCRootUnregister[1], 8}},
@@ -528,15 +528,15 @@ constexpr clretw::RecordDesc kRecord_GCRootUnregister{
     .line = 3364};
 
 // "Values", line 3369
-constexpr clretw::FieldDesc kFieldsGCRoots_Values[] = {
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "AddressID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCRoots_Values[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "AddressID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCRoots_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCRoots_Values[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 8}, {0, 8, 8}}};
-constexpr clretw::Segment kSegmentsGCRoots_Values[2][1] = {{{8, clretw::kNoField}}, {{16, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCRoots_Values{
+constexpr ::clretw::Segment kSegmentsGCRoots_Values[2][1] = {{{8, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCRoots_Values{
     .name = "Values",
     .fields = kFieldsGCRoots_Values,
     .layout = {{kPlacesGCRoots_Values[0], kSegmentsGCRoots_Values[0], 8}, {kPlacesGCRoots_Values[1], kSegmentsGCRoots_Values[1], 16}},
@@ -544,15 +544,15 @@ constexpr clretw::RecordDesc kRecord_GCRoots_Values{
     .line = 3369};
 
 // "GCRoots", line 3367
-constexpr clretw::FieldDesc kFieldsGCRoots[] = {
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_GCRoots_Values},
+constexpr ::clretw::FieldDesc kFieldsGCRoots[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCRoots_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCRoots[2][2] = {
-    {{0, 0, 4}, {0, 4, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCRoots[2][2] = {{{4, 1}, {0, clretw::kNoField}}, {{4, 1}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCRoots{
+constexpr ::clretw::FieldPlace kPlacesGCRoots[2][2] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCRoots[2][2] = {{{4, 1}, {0, ::clretw::kNoField}}, {{4, 1}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCRoots{
     .name = "GCRoots",
     .fields = kFieldsGCRoots,
     .layout = {{kPlacesGCRoots[0], kSegmentsGCRoots[0], 4}, {kPlacesGCRoots[1], kSegmentsGCRoots[1], 4}},
@@ -560,14 +560,14 @@ constexpr clretw::RecordDesc kRecord_GCRoots{
     .line = 3367};
 
 // "GCHeapDumpStart", line 3374
-constexpr clretw::FieldDesc kFieldsGCHeapDumpStart[] = {
-    {.name = "HeapCollectParam", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsGCHeapDumpStart[] = {
+    {.name = "HeapCollectParam", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapDumpStart[2][1] = {
-    {{0, 0, clretw::kVariable}},
-    {{0, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCHeapDumpStart[2][2] = {{{0, 0}, {0, clretw::kNoField}}, {{0, 0}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapDumpStart{
+constexpr ::clretw::FieldPlace kPlacesGCHeapDumpStart[2][1] = {
+    {{0, 0, ::clretw::kVariable}},
+    {{0, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCHeapDumpStart[2][2] = {{{0, 0}, {0, ::clretw::kNoField}}, {{0, 0}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapDumpStart{
     .name = "GCHeapDumpStart",
     .fields = kFieldsGCHeapDumpStart,
     .layout = {{kPlacesGCHeapDumpStart[0], kSegmentsGCHeapDumpStart[0], 0}, {kPlacesGCHeapDumpStart[1], kSegmentsGCHeapDumpStart[1], 0}},
@@ -575,15 +575,15 @@ constexpr clretw::RecordDesc kRecord_GCHeapDumpStart{
     .line = 3374};
 
 // "Values", line 3383
-constexpr clretw::FieldDesc kFieldsGCHeapDumpObjectReference_Values[] = {
-    {.name = "ReferenceOffset", .type = clretw::InType::UInt32},
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference_Values[] = {
+    {.name = "ReferenceOffset", .type = ::clretw::InType::UInt32},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapDumpObjectReference_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCHeapDumpObjectReference_Values[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 8}}};
-constexpr clretw::Segment kSegmentsGCHeapDumpObjectReference_Values[2][1] = {{{8, clretw::kNoField}}, {{12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapDumpObjectReference_Values{
+constexpr ::clretw::Segment kSegmentsGCHeapDumpObjectReference_Values[2][1] = {{{8, ::clretw::kNoField}}, {{12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference_Values{
     .name = "Values",
     .fields = kFieldsGCHeapDumpObjectReference_Values,
     .layout = {{kPlacesGCHeapDumpObjectReference_Values[0], kSegmentsGCHeapDumpObjectReference_Values[0], 8}, {kPlacesGCHeapDumpObjectReference_Values[1], kSegmentsGCHeapDumpObjectReference_Values[1], 12}},
@@ -591,19 +591,19 @@ constexpr clretw::RecordDesc kRecord_GCHeapDumpObjectReference_Values{
     .line = 3383};
 
 // "GCHeapDumpObjectReference", line 3377
-constexpr clretw::FieldDesc kFieldsGCHeapDumpObjectReference[] = {
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
-    {.name = "VTableID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectSize", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ObjectGeneration", .type = clretw::InType::UInt8},
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 4}, .members = &kRecord_GCHeapDumpObjectReference_Values},
+constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
+    {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ObjectGeneration", .type = ::clretw::InType::UInt8},
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 4}, .members = &kRecord_GCHeapDumpObjectReference_Values},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapDumpObjectReference[2][6] = {
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}, {0, 20, 1}, {0, 21, 4}, {0, 25, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 1}, {0, 25, 4}, {0, 29, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCHeapDumpObjectReference[2][2] = {{{25, 5}, {0, clretw::kNoField}}, {{29, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapDumpObjectReference{
+constexpr ::clretw::FieldPlace kPlacesGCHeapDumpObjectReference[2][6] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 8}, {0, 20, 1}, {0, 21, 4}, {0, 25, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 1}, {0, 25, 4}, {0, 29, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCHeapDumpObjectReference[2][2] = {{{25, 5}, {0, ::clretw::kNoField}}, {{29, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference{
     .name = "GCHeapDumpObjectReference",
     .fields = kFieldsGCHeapDumpObjectReference,
     .layout = {{kPlacesGCHeapDumpObjectReference[0], kSegmentsGCHeapDumpObjectReference[0], 25}, {kPlacesGCHeapDumpObjectReference[1], kSegmentsGCHeapDumpObjectReference[1], 29}},
@@ -611,14 +611,14 @@ constexpr clretw::RecordDesc kRecord_GCHeapDumpObjectReference{
     .line = 3377};
 
 // "MonitorContentionFailedAcquired", line 3388
-constexpr clretw::FieldDesc kFieldsMonitorContentionFailedAcquired[] = {
-    {.name = "ObjectID", .type = clretw::InType::Pointer, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsMonitorContentionFailedAcquired[] = {
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesMonitorContentionFailedAcquired[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesMonitorContentionFailedAcquired[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsMonitorContentionFailedAcquired[2][1] = {{{4, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MonitorContentionFailedAcquired{
+constexpr ::clretw::Segment kSegmentsMonitorContentionFailedAcquired[2][1] = {{{4, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MonitorContentionFailedAcquired{
     .name = "MonitorContentionFailedAcquired",
     .fields = kFieldsMonitorContentionFailedAcquired,
     .layout = {{kPlacesMonitorContentionFailedAcquired[0], kSegmentsMonitorContentionFailedAcquired[0], 4}, {kPlacesMonitorContentionFailedAcquired[1], kSegmentsMonitorContentionFailedAcquired[1], 8}},
@@ -626,14 +626,14 @@ constexpr clretw::RecordDesc kRecord_MonitorContentionFailedAcquired{
     .line = 3388};
 
 // "ThreadStartedStoppingStoppedExited", line 3391
-constexpr clretw::FieldDesc kFieldsThreadStartedStoppingStoppedExited[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsThreadStartedStoppingStoppedExited[] = {
+    {.name = "ThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesThreadStartedStoppingStoppedExited[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesThreadStartedStoppingStoppedExited[2][1] = {
     {{0, 0, 8}},
     {{0, 0, 8}}};
-constexpr clretw::Segment kSegmentsThreadStartedStoppingStoppedExited[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadStartedStoppingStoppedExited{
+constexpr ::clretw::Segment kSegmentsThreadStartedStoppingStoppedExited[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadStartedStoppingStoppedExited{
     .name = "ThreadStartedStoppingStoppedExited",
     .fields = kFieldsThreadStartedStoppingStoppedExited,
     .layout = {{kPlacesThreadStartedStoppingStoppedExited[0], kSegmentsThreadStartedStoppingStoppedExited[0], 8}, {kPlacesThreadStartedStoppingStoppedExited[1], kSegmentsThreadStartedStoppingStoppedExited[1], 8}},
@@ -641,15 +641,15 @@ constexpr clretw::RecordDesc kRecord_ThreadStartedStoppingStoppedExited{
     .line = 3391};
 
 // "ThreadName", line 3394
-constexpr clretw::FieldDesc kFieldsThreadName[] = {
-    {.name = "ThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ThreadName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsThreadName[] = {
+    {.name = "ThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ThreadName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesThreadName[2][2] = {
-    {{0, 0, 8}, {0, 8, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsThreadName[2][2] = {{{8, 1}, {0, clretw::kNoField}}, {{8, 1}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadName{
+constexpr ::clretw::FieldPlace kPlacesThreadName[2][2] = {
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsThreadName[2][2] = {{{8, 1}, {0, ::clretw::kNoField}}, {{8, 1}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadName{
     .name = "ThreadName",
     .fields = kFieldsThreadName,
     .layout = {{kPlacesThreadName[0], kSegmentsThreadName[0], 8}, {kPlacesThreadName[1], kSegmentsThreadName[1], 8}},
@@ -657,17 +657,17 @@ constexpr clretw::RecordDesc kRecord_ThreadName{
     .line = 3394};
 
 // "JitDoneVerbose", line 3398
-constexpr clretw::FieldDesc kFieldsJitDoneVerbose[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsJitDoneVerbose[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesJitDoneVerbose[2][4] = {
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsJitDoneVerbose[2][4] = {{{8, 1}, {0, 2}, {0, 3}, {0, clretw::kNoField}}, {{8, 1}, {0, 2}, {0, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitDoneVerbose{
+constexpr ::clretw::FieldPlace kPlacesJitDoneVerbose[2][4] = {
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsJitDoneVerbose[2][4] = {{{8, 1}, {0, 2}, {0, 3}, {0, ::clretw::kNoField}}, {{8, 1}, {0, 2}, {0, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitDoneVerbose{
     .name = "JitDoneVerbose",
     .fields = kFieldsJitDoneVerbose,
     .layout = {{kPlacesJitDoneVerbose[0], kSegmentsJitDoneVerbose[0], 8}, {kPlacesJitDoneVerbose[1], kSegmentsJitDoneVerbose[1], 8}},
@@ -675,15 +675,15 @@ constexpr clretw::RecordDesc kRecord_JitDoneVerbose{
     .line = 3398};
 
 // "Values", line 3409
-constexpr clretw::FieldDesc kFieldsJitDone_V1_Values[] = {
-    {.name = "Type", .type = clretw::InType::UInt8},
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsJitDone_V1_Values[] = {
+    {.name = "Type", .type = ::clretw::InType::UInt8},
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesJitDone_V1_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesJitDone_V1_Values[2][2] = {
     {{0, 0, 1}, {0, 1, 8}},
     {{0, 0, 1}, {0, 1, 8}}};
-constexpr clretw::Segment kSegmentsJitDone_V1_Values[2][1] = {{{9, clretw::kNoField}}, {{9, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitDone_V1_Values{
+constexpr ::clretw::Segment kSegmentsJitDone_V1_Values[2][1] = {{{9, ::clretw::kNoField}}, {{9, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitDone_V1_Values{
     .name = "Values",
     .fields = kFieldsJitDone_V1_Values,
     .layout = {{kPlacesJitDone_V1_Values[0], kSegmentsJitDone_V1_Values[0], 9}, {kPlacesJitDone_V1_Values[1], kSegmentsJitDone_V1_Values[1], 9}},
@@ -691,18 +691,18 @@ constexpr clretw::RecordDesc kRecord_JitDone_V1_Values{
     .line = 3409};
 
 // "JitDone_V1", line 3404
-constexpr clretw::FieldDesc kFieldsJitDone_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 3}, .members = &kRecord_JitDone_V1_Values},
+constexpr ::clretw::FieldDesc kFieldsJitDone_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 3}, .members = &kRecord_JitDone_V1_Values},
 };
-constexpr clretw::FieldPlace kPlacesJitDone_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsJitDone_V1[2][2] = {{{24, 4}, {0, clretw::kNoField}}, {{24, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JitDone_V1{
+constexpr ::clretw::FieldPlace kPlacesJitDone_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsJitDone_V1[2][2] = {{{24, 4}, {0, ::clretw::kNoField}}, {{24, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JitDone_V1{
     .name = "JitDone_V1",
     .fields = kFieldsJitDone_V1,
     .layout = {{kPlacesJitDone_V1[0], kSegmentsJitDone_V1[0], 24}, {kPlacesJitDone_V1[1], kSegmentsJitDone_V1[1], 24}},
@@ -710,15 +710,15 @@ constexpr clretw::RecordDesc kRecord_JitDone_V1{
     .line = 3404};
 
 // "Values", line 3419
-constexpr clretw::FieldDesc kFieldsClassLoaded_V1_Values[] = {
-    {.name = "Type", .type = clretw::InType::UInt8},
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1_Values[] = {
+    {.name = "Type", .type = ::clretw::InType::UInt8},
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesClassLoaded_V1_Values[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesClassLoaded_V1_Values[2][2] = {
     {{0, 0, 1}, {0, 1, 8}},
     {{0, 0, 1}, {0, 1, 8}}};
-constexpr clretw::Segment kSegmentsClassLoaded_V1_Values[2][1] = {{{9, clretw::kNoField}}, {{9, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClassLoaded_V1_Values{
+constexpr ::clretw::Segment kSegmentsClassLoaded_V1_Values[2][1] = {{{9, ::clretw::kNoField}}, {{9, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1_Values{
     .name = "Values",
     .fields = kFieldsClassLoaded_V1_Values,
     .layout = {{kPlacesClassLoaded_V1_Values[0], kSegmentsClassLoaded_V1_Values[0], 9}, {kPlacesClassLoaded_V1_Values[1], kSegmentsClassLoaded_V1_Values[1], 9}},
@@ -726,18 +726,18 @@ constexpr clretw::RecordDesc kRecord_ClassLoaded_V1_Values{
     .line = 3419};
 
 // "ClassLoaded_V1", line 3414
-constexpr clretw::FieldDesc kFieldsClassLoaded_V1[] = {
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassName", .type = clretw::InType::UnicodeString},
-    {.name = "Count", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "Values", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 3}, .members = &kRecord_ClassLoaded_V1_Values},
+constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1[] = {
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassName", .type = ::clretw::InType::UnicodeString},
+    {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 3}, .members = &kRecord_ClassLoaded_V1_Values},
 };
-constexpr clretw::FieldPlace kPlacesClassLoaded_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClassLoaded_V1[2][3] = {{{16, 2}, {4, 4}, {0, clretw::kNoField}}, {{16, 2}, {4, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClassLoaded_V1{
+constexpr ::clretw::FieldPlace kPlacesClassLoaded_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClassLoaded_V1[2][3] = {{{16, 2}, {4, 4}, {0, ::clretw::kNoField}}, {{16, 2}, {4, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1{
     .name = "ClassLoaded_V1",
     .fields = kFieldsClassLoaded_V1,
     .layout = {{kPlacesClassLoaded_V1[0], kSegmentsClassLoaded_V1[0], 20}, {kPlacesClassLoaded_V1[1], kSegmentsClassLoaded_V1[1], 20}},
@@ -745,17 +745,17 @@ constexpr clretw::RecordDesc kRecord_ClassLoaded_V1{
     .line = 3414};
 
 // "GCHeapDumpVTableClassReference", line 3424
-constexpr clretw::FieldDesc kFieldsGCHeapDumpVTableClassReference[] = {
-    {.name = "VTableID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsGCHeapDumpVTableClassReference[] = {
+    {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesGCHeapDumpVTableClassReference[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsGCHeapDumpVTableClassReference[2][2] = {{{24, 3}, {0, clretw::kNoField}}, {{24, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCHeapDumpVTableClassReference{
+constexpr ::clretw::FieldPlace kPlacesGCHeapDumpVTableClassReference[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsGCHeapDumpVTableClassReference[2][2] = {{{24, 3}, {0, ::clretw::kNoField}}, {{24, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCHeapDumpVTableClassReference{
     .name = "GCHeapDumpVTableClassReference",
     .fields = kFieldsGCHeapDumpVTableClassReference,
     .layout = {{kPlacesGCHeapDumpVTableClassReference[0], kSegmentsGCHeapDumpVTableClassReference[0], 24}, {kPlacesGCHeapDumpVTableClassReference[1], kSegmentsGCHeapDumpVTableClassReference[1], 24}},
@@ -765,7 +765,7 @@ constexpr clretw::RecordDesc kRecord_GCHeapDumpVTableClassReference{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"GCKeyword", 0x1, "GC"},
     {"GCHandleKeyword", 0x2, "GCHandle"},
     {"LoaderKeyword", 0x8, "Loader"},
@@ -786,7 +786,7 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"MonitorKeyword", 0x10000000000, "Monitor"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -795,11 +795,11 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"MonoProfiler", 1, "MonoProfiler"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"ContextLoaded", 1, 18, "ContextLoaded"},
     {"ContextUnloaded", 1, 19, "ContextUnloaded"},
     {"AppDomainLoading", 1, 20, "AppDomainLoading"},
@@ -865,7 +865,7 @@ constexpr clretw::OpcodeDesc kOpcodes[] = {
     {"GCHeapDumpVTableClassReference", 1, 80, "GCHeapDumpVTableClassReference"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 18, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerContextLoaded", .name = "MonoProfiler/ContextLoaded", .task_name = "MonoProfiler", .opcode_name = "ContextLoaded",
      .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3432},
@@ -1063,8 +1063,8 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_GCHeapDumpVTableClassReference, .line = 3496},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15,
     16, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
     33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48,
@@ -1073,7 +1073,7 @@ constexpr std::uint16_t kFirstVersion[] = {
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-DotNETRuntimeMonoProfiler",
     .guid = provider_guid,
     .symbol = "MICROSOFT_DOTNETRUNTIME_MONO_PROFILER_PROVIDER",
@@ -1089,802 +1089,865 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(JitCodeBufferTypeMap value) noexcept { return kMap_JitCodeBufferTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(JitCodeBufferTypeMap value) noexcept { return kMap_JitCodeBufferTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(ExceptionClauseTypeMap value) noexcept { return kMap_ExceptionClauseTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ExceptionClauseTypeMap value) noexcept { return kMap_ExceptionClauseTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCEventTypeMap value) noexcept { return kMap_GCEventTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCEventTypeMap value) noexcept { return kMap_GCEventTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCHandleTypeMap value) noexcept { return kMap_GCHandleTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCHandleTypeMap value) noexcept { return kMap_GCHandleTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCRootTypeMap value) noexcept { return kMap_GCRootTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCRootTypeMap value) noexcept { return kMap_GCRootTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::ContextLoadedUnloaded::record() noexcept { return kRecord_ContextLoadedUnloaded; }
-const clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return kRecord_AppDomainLoadUnload; }
-const clretw::RecordDesc& templates::AppDomainName::record() noexcept { return kRecord_AppDomainName; }
-const clretw::RecordDesc& templates::JitBeginFailedDone::record() noexcept { return kRecord_JitBeginFailedDone; }
-const clretw::RecordDesc& templates::JitChunkCreated::record() noexcept { return kRecord_JitChunkCreated; }
-const clretw::RecordDesc& templates::JitChunkDestroyed::record() noexcept { return kRecord_JitChunkDestroyed; }
-const clretw::RecordDesc& templates::JitCodeBuffer::record() noexcept { return kRecord_JitCodeBuffer; }
-const clretw::RecordDesc& templates::ClassLoadingFailed::record() noexcept { return kRecord_ClassLoadingFailed; }
-const clretw::RecordDesc& templates::ClassLoaded::record() noexcept { return kRecord_ClassLoaded; }
-const clretw::RecordDesc& templates::VTableLoadingFailedLoaded::record() noexcept { return kRecord_VTableLoadingFailedLoaded; }
-const clretw::RecordDesc& templates::ModuleLoadingUnloadingFailed::record() noexcept { return kRecord_ModuleLoadingUnloadingFailed; }
-const clretw::RecordDesc& templates::ModuleLoadedUnloaded::record() noexcept { return kRecord_ModuleLoadedUnloaded; }
-const clretw::RecordDesc& templates::AssemblyLoadingUnloading::record() noexcept { return kRecord_AssemblyLoadingUnloading; }
-const clretw::RecordDesc& templates::AssemblyLoadedUnloaded::record() noexcept { return kRecord_AssemblyLoadedUnloaded; }
-const clretw::RecordDesc& templates::MethodTracing::record() noexcept { return kRecord_MethodTracing; }
-const clretw::RecordDesc& templates::ExceptionThrow::record() noexcept { return kRecord_ExceptionThrow; }
-const clretw::RecordDesc& templates::ExceptionClause::record() noexcept { return kRecord_ExceptionClause; }
-const clretw::RecordDesc& templates::GCEvent::record() noexcept { return kRecord_GCEvent; }
-const clretw::RecordDesc& templates::GCAllocation::record() noexcept { return kRecord_GCAllocation; }
-const clretw::RecordDesc& templates::GCMoves_Values::record() noexcept { return kRecord_GCMoves_Values; }
-const clretw::RecordDesc& templates::GCMoves::record() noexcept { return kRecord_GCMoves; }
-const clretw::RecordDesc& templates::GCResize::record() noexcept { return kRecord_GCResize; }
-const clretw::RecordDesc& templates::GCHandleCreated::record() noexcept { return kRecord_GCHandleCreated; }
-const clretw::RecordDesc& templates::GCHandleDeleted::record() noexcept { return kRecord_GCHandleDeleted; }
-const clretw::RecordDesc& templates::GCFinalizingFinalizedObject::record() noexcept { return kRecord_GCFinalizingFinalizedObject; }
-const clretw::RecordDesc& templates::GCRootRegister::record() noexcept { return kRecord_GCRootRegister; }
-const clretw::RecordDesc& templates::GCRootUnregister::record() noexcept { return kRecord_GCRootUnregister; }
-const clretw::RecordDesc& templates::GCRoots_Values::record() noexcept { return kRecord_GCRoots_Values; }
-const clretw::RecordDesc& templates::GCRoots::record() noexcept { return kRecord_GCRoots; }
-const clretw::RecordDesc& templates::GCHeapDumpStart::record() noexcept { return kRecord_GCHeapDumpStart; }
-const clretw::RecordDesc& templates::GCHeapDumpObjectReference_Values::record() noexcept { return kRecord_GCHeapDumpObjectReference_Values; }
-const clretw::RecordDesc& templates::GCHeapDumpObjectReference::record() noexcept { return kRecord_GCHeapDumpObjectReference; }
-const clretw::RecordDesc& templates::MonitorContentionFailedAcquired::record() noexcept { return kRecord_MonitorContentionFailedAcquired; }
-const clretw::RecordDesc& templates::ThreadStartedStoppingStoppedExited::record() noexcept { return kRecord_ThreadStartedStoppingStoppedExited; }
-const clretw::RecordDesc& templates::ThreadName::record() noexcept { return kRecord_ThreadName; }
-const clretw::RecordDesc& templates::JitDoneVerbose::record() noexcept { return kRecord_JitDoneVerbose; }
-const clretw::RecordDesc& templates::JitDone_V1_Values::record() noexcept { return kRecord_JitDone_V1_Values; }
-const clretw::RecordDesc& templates::JitDone_V1::record() noexcept { return kRecord_JitDone_V1; }
-const clretw::RecordDesc& templates::ClassLoaded_V1_Values::record() noexcept { return kRecord_ClassLoaded_V1_Values; }
-const clretw::RecordDesc& templates::ClassLoaded_V1::record() noexcept { return kRecord_ClassLoaded_V1; }
-const clretw::RecordDesc& templates::GCHeapDumpVTableClassReference::record() noexcept { return kRecord_GCHeapDumpVTableClassReference; }
+const ::clretw::RecordDesc& templates::ContextLoadedUnloaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ContextLoadedUnloaded; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload; }
+const ::clretw::RecordDesc& templates::AppDomainName::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainName; }
+const ::clretw::RecordDesc& templates::JitBeginFailedDone::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitBeginFailedDone; }
+const ::clretw::RecordDesc& templates::JitChunkCreated::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkCreated; }
+const ::clretw::RecordDesc& templates::JitChunkDestroyed::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkDestroyed; }
+const ::clretw::RecordDesc& templates::JitCodeBuffer::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitCodeBuffer; }
+const ::clretw::RecordDesc& templates::ClassLoadingFailed::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoadingFailed; }
+const ::clretw::RecordDesc& templates::ClassLoaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded; }
+const ::clretw::RecordDesc& templates::VTableLoadingFailedLoaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded; }
+const ::clretw::RecordDesc& templates::ModuleLoadingUnloadingFailed::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed; }
+const ::clretw::RecordDesc& templates::ModuleLoadedUnloaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadedUnloaded; }
+const ::clretw::RecordDesc& templates::AssemblyLoadingUnloading::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadingUnloading; }
+const ::clretw::RecordDesc& templates::AssemblyLoadedUnloaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadedUnloaded; }
+const ::clretw::RecordDesc& templates::MethodTracing::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing; }
+const ::clretw::RecordDesc& templates::ExceptionThrow::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionThrow; }
+const ::clretw::RecordDesc& templates::ExceptionClause::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionClause; }
+const ::clretw::RecordDesc& templates::GCEvent::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCEvent; }
+const ::clretw::RecordDesc& templates::GCAllocation::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCAllocation; }
+const ::clretw::RecordDesc& templates::GCMoves_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCMoves_Values; }
+const ::clretw::RecordDesc& templates::GCMoves::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCMoves; }
+const ::clretw::RecordDesc& templates::GCResize::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCResize; }
+const ::clretw::RecordDesc& templates::GCHandleCreated::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleCreated; }
+const ::clretw::RecordDesc& templates::GCHandleDeleted::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleDeleted; }
+const ::clretw::RecordDesc& templates::GCFinalizingFinalizedObject::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCFinalizingFinalizedObject; }
+const ::clretw::RecordDesc& templates::GCRootRegister::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootRegister; }
+const ::clretw::RecordDesc& templates::GCRootUnregister::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootUnregister; }
+const ::clretw::RecordDesc& templates::GCRoots_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRoots_Values; }
+const ::clretw::RecordDesc& templates::GCRoots::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRoots; }
+const ::clretw::RecordDesc& templates::GCHeapDumpStart::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpStart; }
+const ::clretw::RecordDesc& templates::GCHeapDumpObjectReference_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpObjectReference_Values; }
+const ::clretw::RecordDesc& templates::GCHeapDumpObjectReference::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpObjectReference; }
+const ::clretw::RecordDesc& templates::MonitorContentionFailedAcquired::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired; }
+const ::clretw::RecordDesc& templates::ThreadStartedStoppingStoppedExited::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited; }
+const ::clretw::RecordDesc& templates::ThreadName::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadName; }
+const ::clretw::RecordDesc& templates::JitDoneVerbose::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitDoneVerbose; }
+const ::clretw::RecordDesc& templates::JitDone_V1_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitDone_V1_Values; }
+const ::clretw::RecordDesc& templates::JitDone_V1::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitDone_V1; }
+const ::clretw::RecordDesc& templates::ClassLoaded_V1_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded_V1_Values; }
+const ::clretw::RecordDesc& templates::ClassLoaded_V1::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded_V1; }
+const ::clretw::RecordDesc& templates::GCHeapDumpVTableClassReference::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpVTableClassReference; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerContextLoadedView[] = {{0, &kRecord_ContextLoadedUnloaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerContextLoadedView[] = {{0, &kRecord_ContextLoadedUnloaded}, };
 }  // namespace
-clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerContextLoadedView>(kVersions_MonoProfilerContextLoadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerContextLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextLoadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerContextLoadedView>(kVersions_MonoProfilerContextLoadedView, record, provider_guid, MonoProfilerContextLoaded::id, MonoProfilerContextLoaded::name);
+::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerContextLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerContextUnloadedView[] = {{0, &kRecord_ContextLoadedUnloaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerContextUnloadedView[] = {{0, &kRecord_ContextLoadedUnloaded}, };
 }  // namespace
-clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerContextUnloadedView>(kVersions_MonoProfilerContextUnloadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerContextUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextUnloadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerContextUnloadedView>(kVersions_MonoProfilerContextUnloadedView, record, provider_guid, MonoProfilerContextUnloaded::id, MonoProfilerContextUnloaded::name);
+::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerContextUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAppDomainLoadingView[] = {{0, &kRecord_AppDomainLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainLoadingView[] = {{0, &kRecord_AppDomainLoadUnload}, };
 }  // namespace
-clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainLoadingView>(kVersions_MonoProfilerAppDomainLoadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainLoadingView>(kVersions_MonoProfilerAppDomainLoadingView, record, provider_guid, MonoProfilerAppDomainLoading::id, MonoProfilerAppDomainLoading::name);
+::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAppDomainLoadedView[] = {{0, &kRecord_AppDomainLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainLoadedView[] = {{0, &kRecord_AppDomainLoadUnload}, };
 }  // namespace
-clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainLoadedView>(kVersions_MonoProfilerAppDomainLoadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainLoadedView>(kVersions_MonoProfilerAppDomainLoadedView, record, provider_guid, MonoProfilerAppDomainLoaded::id, MonoProfilerAppDomainLoaded::name);
+::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAppDomainUnloadingView[] = {{0, &kRecord_AppDomainLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainUnloadingView[] = {{0, &kRecord_AppDomainLoadUnload}, };
 }  // namespace
-clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainUnloadingView>(kVersions_MonoProfilerAppDomainUnloadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainUnloadingView>(kVersions_MonoProfilerAppDomainUnloadingView, record, provider_guid, MonoProfilerAppDomainUnloading::id, MonoProfilerAppDomainUnloading::name);
+::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAppDomainUnloadedView[] = {{0, &kRecord_AppDomainLoadUnload}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainUnloadedView[] = {{0, &kRecord_AppDomainLoadUnload}, };
 }  // namespace
-clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainUnloadedView>(kVersions_MonoProfilerAppDomainUnloadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainUnloadedView>(kVersions_MonoProfilerAppDomainUnloadedView, record, provider_guid, MonoProfilerAppDomainUnloaded::id, MonoProfilerAppDomainUnloaded::name);
+::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAppDomainNameView[] = {{0, &kRecord_AppDomainName}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainNameView[] = {{0, &kRecord_AppDomainName}, };
 }  // namespace
-clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainNameView>(kVersions_MonoProfilerAppDomainNameView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainNameView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainNameView>(kVersions_MonoProfilerAppDomainNameView, record, provider_guid, MonoProfilerAppDomainName::id, MonoProfilerAppDomainName::name);
+::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainNameView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitBeginView[] = {{0, &kRecord_JitBeginFailedDone}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitBeginView[] = {{0, &kRecord_JitBeginFailedDone}, };
 }  // namespace
-clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitBeginView>(kVersions_MonoProfilerJitBeginView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitBeginView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitBeginView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitBeginView>(kVersions_MonoProfilerJitBeginView, record, provider_guid, MonoProfilerJitBegin::id, MonoProfilerJitBegin::name);
+::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitBeginView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitBeginView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitFailedView[] = {{0, &kRecord_JitBeginFailedDone}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitFailedView[] = {{0, &kRecord_JitBeginFailedDone}, };
 }  // namespace
-clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitFailedView>(kVersions_MonoProfilerJitFailedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitFailedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitFailedView>(kVersions_MonoProfilerJitFailedView, record, provider_guid, MonoProfilerJitFailed::id, MonoProfilerJitFailed::name);
+::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_MonoProfilerJitDoneView_Values[] = {{0, nullptr}, {1, &kRecord_JitDone_V1_Values}, };
+constexpr ::clretw::ViewVersion kElements_MonoProfilerJitDoneView_Values[] = {{0, nullptr}, {1, &kRecord_JitDone_V1_Values}, };
 }  // namespace
 
-MonoProfilerJitDoneView_Values MonoProfilerJitDoneView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+MonoProfilerJitDoneView_Values MonoProfilerJitDoneView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerJitDoneView_Values>(kElements_MonoProfilerJitDoneView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerJitDoneView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerJitDoneView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitDoneView[] = {{0, &kRecord_JitBeginFailedDone}, {1, &kRecord_JitDone_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitDoneView[] = {{0, &kRecord_JitBeginFailedDone}, {1, &kRecord_JitDone_V1}, };
 }  // namespace
-clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitDoneView>(kVersions_MonoProfilerJitDoneView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitDoneView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitDoneView>(kVersions_MonoProfilerJitDoneView, record, provider_guid, MonoProfilerJitDone::id, MonoProfilerJitDone::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitChunkCreatedView[] = {{0, &kRecord_JitChunkCreated}, };
-}  // namespace
-clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitChunkCreatedView>(kVersions_MonoProfilerJitChunkCreatedView, payload, version, pointer_size);
-}
-clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitChunkCreatedView>(kVersions_MonoProfilerJitChunkCreatedView, record, provider_guid, MonoProfilerJitChunkCreated::id, MonoProfilerJitChunkCreated::name);
+::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitDoneView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitChunkDestroyedView[] = {{0, &kRecord_JitChunkDestroyed}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitChunkCreatedView[] = {{0, &kRecord_JitChunkCreated}, };
 }  // namespace
-clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitChunkDestroyedView>(kVersions_MonoProfilerJitChunkDestroyedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitChunkCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkCreatedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitChunkDestroyedView>(kVersions_MonoProfilerJitChunkDestroyedView, record, provider_guid, MonoProfilerJitChunkDestroyed::id, MonoProfilerJitChunkDestroyed::name);
+::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitChunkCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkCreatedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitCodeBufferView[] = {{0, &kRecord_JitCodeBuffer}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitChunkDestroyedView[] = {{0, &kRecord_JitChunkDestroyed}, };
 }  // namespace
-clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitCodeBufferView>(kVersions_MonoProfilerJitCodeBufferView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitChunkDestroyedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkDestroyedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitCodeBufferView>(kVersions_MonoProfilerJitCodeBufferView, record, provider_guid, MonoProfilerJitCodeBuffer::id, MonoProfilerJitCodeBuffer::name);
+::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitChunkDestroyedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkDestroyedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerClassLoadingView[] = {{0, &kRecord_ClassLoadingFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitCodeBufferView[] = {{0, &kRecord_JitCodeBuffer}, };
 }  // namespace
-clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerClassLoadingView>(kVersions_MonoProfilerClassLoadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitCodeBufferView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitCodeBufferView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerClassLoadingView>(kVersions_MonoProfilerClassLoadingView, record, provider_guid, MonoProfilerClassLoading::id, MonoProfilerClassLoading::name);
+::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitCodeBufferView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitCodeBufferView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerClassFailedView[] = {{0, &kRecord_ClassLoadingFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerClassLoadingView[] = {{0, &kRecord_ClassLoadingFailed}, };
 }  // namespace
-clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerClassFailedView>(kVersions_MonoProfilerClassFailedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerClassLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerClassFailedView>(kVersions_MonoProfilerClassFailedView, record, provider_guid, MonoProfilerClassFailed::id, MonoProfilerClassFailed::name);
+::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerClassLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_MonoProfilerClassLoadedView_Values[] = {{0, nullptr}, {1, &kRecord_ClassLoaded_V1_Values}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerClassFailedView[] = {{0, &kRecord_ClassLoadingFailed}, };
+}  // namespace
+::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerClassFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassFailedView, payload, version, pointer_size);
+}
+::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerClassFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_MonoProfilerClassLoadedView_Values[] = {{0, nullptr}, {1, &kRecord_ClassLoaded_V1_Values}, };
 }  // namespace
 
-MonoProfilerClassLoadedView_Values MonoProfilerClassLoadedView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+MonoProfilerClassLoadedView_Values MonoProfilerClassLoadedView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerClassLoadedView_Values>(kElements_MonoProfilerClassLoadedView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerClassLoadedView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerClassLoadedView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerClassLoadedView[] = {{0, &kRecord_ClassLoaded}, {1, &kRecord_ClassLoaded_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerClassLoadedView[] = {{0, &kRecord_ClassLoaded}, {1, &kRecord_ClassLoaded_V1}, };
 }  // namespace
-clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerClassLoadedView>(kVersions_MonoProfilerClassLoadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerClassLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerClassLoadedView>(kVersions_MonoProfilerClassLoadedView, record, provider_guid, MonoProfilerClassLoaded::id, MonoProfilerClassLoaded::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerVTableLoadingView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
-}  // namespace
-clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerVTableLoadingView>(kVersions_MonoProfilerVTableLoadingView, payload, version, pointer_size);
-}
-clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerVTableLoadingView>(kVersions_MonoProfilerVTableLoadingView, record, provider_guid, MonoProfilerVTableLoading::id, MonoProfilerVTableLoading::name);
+::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerClassLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerVTableFailedView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerVTableLoadingView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
 }  // namespace
-clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerVTableFailedView>(kVersions_MonoProfilerVTableFailedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerVTableLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerVTableFailedView>(kVersions_MonoProfilerVTableFailedView, record, provider_guid, MonoProfilerVTableFailed::id, MonoProfilerVTableFailed::name);
+::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerVTableLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerVTableLoadedView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerVTableFailedView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
 }  // namespace
-clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerVTableLoadedView>(kVersions_MonoProfilerVTableLoadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerVTableFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableFailedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerVTableLoadedView>(kVersions_MonoProfilerVTableLoadedView, record, provider_guid, MonoProfilerVTableLoaded::id, MonoProfilerVTableLoaded::name);
+::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerVTableFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerModuleLoadingView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerVTableLoadedView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
 }  // namespace
-clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleLoadingView>(kVersions_MonoProfilerModuleLoadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerVTableLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleLoadingView>(kVersions_MonoProfilerModuleLoadingView, record, provider_guid, MonoProfilerModuleLoading::id, MonoProfilerModuleLoading::name);
+::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerVTableLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerModuleFailedView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleLoadingView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
 }  // namespace
-clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleFailedView>(kVersions_MonoProfilerModuleFailedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleFailedView>(kVersions_MonoProfilerModuleFailedView, record, provider_guid, MonoProfilerModuleFailed::id, MonoProfilerModuleFailed::name);
+::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerModuleLoadedView[] = {{0, &kRecord_ModuleLoadedUnloaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleFailedView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
 }  // namespace
-clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleLoadedView>(kVersions_MonoProfilerModuleLoadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleFailedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleLoadedView>(kVersions_MonoProfilerModuleLoadedView, record, provider_guid, MonoProfilerModuleLoaded::id, MonoProfilerModuleLoaded::name);
+::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerModuleUnloadingView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleLoadedView[] = {{0, &kRecord_ModuleLoadedUnloaded}, };
 }  // namespace
-clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleUnloadingView>(kVersions_MonoProfilerModuleUnloadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleUnloadingView>(kVersions_MonoProfilerModuleUnloadingView, record, provider_guid, MonoProfilerModuleUnloading::id, MonoProfilerModuleUnloading::name);
+::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerModuleUnloadedView[] = {{0, &kRecord_ModuleLoadedUnloaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleUnloadingView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
 }  // namespace
-clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleUnloadedView>(kVersions_MonoProfilerModuleUnloadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleUnloadedView>(kVersions_MonoProfilerModuleUnloadedView, record, provider_guid, MonoProfilerModuleUnloaded::id, MonoProfilerModuleUnloaded::name);
+::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAssemblyLoadingView[] = {{0, &kRecord_AssemblyLoadingUnloading}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleUnloadedView[] = {{0, &kRecord_ModuleLoadedUnloaded}, };
 }  // namespace
-clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyLoadingView>(kVersions_MonoProfilerAssemblyLoadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyLoadingView>(kVersions_MonoProfilerAssemblyLoadingView, record, provider_guid, MonoProfilerAssemblyLoading::id, MonoProfilerAssemblyLoading::name);
+::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAssemblyLoadedView[] = {{0, &kRecord_AssemblyLoadedUnloaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyLoadingView[] = {{0, &kRecord_AssemblyLoadingUnloading}, };
 }  // namespace
-clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyLoadedView>(kVersions_MonoProfilerAssemblyLoadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyLoadedView>(kVersions_MonoProfilerAssemblyLoadedView, record, provider_guid, MonoProfilerAssemblyLoaded::id, MonoProfilerAssemblyLoaded::name);
+::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAssemblyUnloadingView[] = {{0, &kRecord_AssemblyLoadingUnloading}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyLoadedView[] = {{0, &kRecord_AssemblyLoadedUnloaded}, };
 }  // namespace
-clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyUnloadingView>(kVersions_MonoProfilerAssemblyUnloadingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyUnloadingView>(kVersions_MonoProfilerAssemblyUnloadingView, record, provider_guid, MonoProfilerAssemblyUnloading::id, MonoProfilerAssemblyUnloading::name);
+::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerAssemblyUnloadedView[] = {{0, &kRecord_AssemblyLoadedUnloaded}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyUnloadingView[] = {{0, &kRecord_AssemblyLoadingUnloading}, };
 }  // namespace
-clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyUnloadedView>(kVersions_MonoProfilerAssemblyUnloadedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyUnloadedView>(kVersions_MonoProfilerAssemblyUnloadedView, record, provider_guid, MonoProfilerAssemblyUnloaded::id, MonoProfilerAssemblyUnloaded::name);
+::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodEnterView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyUnloadedView[] = {{0, &kRecord_AssemblyLoadedUnloaded}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodEnterView>(kVersions_MonoProfilerMethodEnterView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodEnterView>(kVersions_MonoProfilerMethodEnterView, record, provider_guid, MonoProfilerMethodEnter::id, MonoProfilerMethodEnter::name);
+::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodLeaveView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodEnterView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodLeaveView>(kVersions_MonoProfilerMethodLeaveView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodEnterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEnterView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodLeaveView>(kVersions_MonoProfilerMethodLeaveView, record, provider_guid, MonoProfilerMethodLeave::id, MonoProfilerMethodLeave::name);
+::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodEnterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEnterView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodTailCallView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodLeaveView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodTailCallView>(kVersions_MonoProfilerMethodTailCallView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodLeaveView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodTailCallView>(kVersions_MonoProfilerMethodTailCallView, record, provider_guid, MonoProfilerMethodTailCall::id, MonoProfilerMethodTailCall::name);
+::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodLeaveView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodExceptionLeaveView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodTailCallView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodExceptionLeaveView>(kVersions_MonoProfilerMethodExceptionLeaveView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodTailCallView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodTailCallView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodExceptionLeaveView>(kVersions_MonoProfilerMethodExceptionLeaveView, record, provider_guid, MonoProfilerMethodExceptionLeave::id, MonoProfilerMethodExceptionLeave::name);
+::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodTailCallView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodTailCallView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodFreeView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodExceptionLeaveView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodFreeView>(kVersions_MonoProfilerMethodFreeView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodExceptionLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodExceptionLeaveView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodFreeView>(kVersions_MonoProfilerMethodFreeView, record, provider_guid, MonoProfilerMethodFree::id, MonoProfilerMethodFree::name);
+::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodExceptionLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodExceptionLeaveView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodBeginInvokeView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodFreeView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodBeginInvokeView>(kVersions_MonoProfilerMethodBeginInvokeView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodFreeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodFreeView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodBeginInvokeView>(kVersions_MonoProfilerMethodBeginInvokeView, record, provider_guid, MonoProfilerMethodBeginInvoke::id, MonoProfilerMethodBeginInvoke::name);
+::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodFreeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodFreeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMethodEndInvokeView[] = {{0, &kRecord_MethodTracing}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodBeginInvokeView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodEndInvokeView>(kVersions_MonoProfilerMethodEndInvokeView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodBeginInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodBeginInvokeView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodEndInvokeView>(kVersions_MonoProfilerMethodEndInvokeView, record, provider_guid, MonoProfilerMethodEndInvoke::id, MonoProfilerMethodEndInvoke::name);
+::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodBeginInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodBeginInvokeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerExceptionThrowView[] = {{0, &kRecord_ExceptionThrow}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodEndInvokeView[] = {{0, &kRecord_MethodTracing}, };
 }  // namespace
-clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerExceptionThrowView>(kVersions_MonoProfilerExceptionThrowView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodEndInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEndInvokeView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerExceptionThrowView>(kVersions_MonoProfilerExceptionThrowView, record, provider_guid, MonoProfilerExceptionThrow::id, MonoProfilerExceptionThrow::name);
+::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodEndInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEndInvokeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerExceptionClauseView[] = {{0, &kRecord_ExceptionClause}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerExceptionThrowView[] = {{0, &kRecord_ExceptionThrow}, };
 }  // namespace
-clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerExceptionClauseView>(kVersions_MonoProfilerExceptionClauseView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerExceptionThrowView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionThrowView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerExceptionClauseView>(kVersions_MonoProfilerExceptionClauseView, record, provider_guid, MonoProfilerExceptionClause::id, MonoProfilerExceptionClause::name);
+::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerExceptionThrowView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionThrowView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCEventView[] = {{0, &kRecord_GCEvent}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerExceptionClauseView[] = {{0, &kRecord_ExceptionClause}, };
 }  // namespace
-clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCEventView>(kVersions_MonoProfilerGCEventView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerExceptionClauseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionClauseView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCEventView>(kVersions_MonoProfilerGCEventView, record, provider_guid, MonoProfilerGCEvent::id, MonoProfilerGCEvent::name);
+::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerExceptionClauseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionClauseView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCAllocationView[] = {{0, &kRecord_GCAllocation}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCEventView[] = {{0, &kRecord_GCEvent}, };
 }  // namespace
-clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCAllocationView>(kVersions_MonoProfilerGCAllocationView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCEventView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCEventView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCAllocationView>(kVersions_MonoProfilerGCAllocationView, record, provider_guid, MonoProfilerGCAllocation::id, MonoProfilerGCAllocation::name);
+::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCEventView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCEventView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_MonoProfilerGCMovesView_Values[] = {{0, &kRecord_GCMoves_Values}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCAllocationView[] = {{0, &kRecord_GCAllocation}, };
+}  // namespace
+::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCAllocationView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCAllocationView, payload, version, pointer_size);
+}
+::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCAllocationView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCAllocationView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_MonoProfilerGCMovesView_Values[] = {{0, &kRecord_GCMoves_Values}, };
 }  // namespace
 
-MonoProfilerGCMovesView_Values MonoProfilerGCMovesView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+MonoProfilerGCMovesView_Values MonoProfilerGCMovesView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerGCMovesView_Values>(kElements_MonoProfilerGCMovesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerGCMovesView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerGCMovesView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCMovesView[] = {{0, &kRecord_GCMoves}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCMovesView[] = {{0, &kRecord_GCMoves}, };
 }  // namespace
-clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCMovesView>(kVersions_MonoProfilerGCMovesView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCMovesView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCMovesView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCMovesView>(kVersions_MonoProfilerGCMovesView, record, provider_guid, MonoProfilerGCMoves::id, MonoProfilerGCMoves::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCResizeView[] = {{0, &kRecord_GCResize}, };
-}  // namespace
-clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCResizeView>(kVersions_MonoProfilerGCResizeView, payload, version, pointer_size);
-}
-clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCResizeView>(kVersions_MonoProfilerGCResizeView, record, provider_guid, MonoProfilerGCResize::id, MonoProfilerGCResize::name);
+::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCMovesView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCMovesView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCHandleCreatedView[] = {{0, &kRecord_GCHandleCreated}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCResizeView[] = {{0, &kRecord_GCResize}, };
 }  // namespace
-clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHandleCreatedView>(kVersions_MonoProfilerGCHandleCreatedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCResizeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCResizeView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHandleCreatedView>(kVersions_MonoProfilerGCHandleCreatedView, record, provider_guid, MonoProfilerGCHandleCreated::id, MonoProfilerGCHandleCreated::name);
+::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCResizeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCResizeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCHandleDeletedView[] = {{0, &kRecord_GCHandleDeleted}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHandleCreatedView[] = {{0, &kRecord_GCHandleCreated}, };
 }  // namespace
-clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHandleDeletedView>(kVersions_MonoProfilerGCHandleDeletedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHandleCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleCreatedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHandleDeletedView>(kVersions_MonoProfilerGCHandleDeletedView, record, provider_guid, MonoProfilerGCHandleDeleted::id, MonoProfilerGCHandleDeleted::name);
+::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHandleCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleCreatedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCFinalizingView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHandleDeletedView[] = {{0, &kRecord_GCHandleDeleted}, };
 }  // namespace
-clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizingView>(kVersions_MonoProfilerGCFinalizingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHandleDeletedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleDeletedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizingView>(kVersions_MonoProfilerGCFinalizingView, record, provider_guid, MonoProfilerGCFinalizing::id, MonoProfilerGCFinalizing::name);
+::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHandleDeletedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleDeletedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCFinalizedView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizingView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizedView>(kVersions_MonoProfilerGCFinalizedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizedView>(kVersions_MonoProfilerGCFinalizedView, record, provider_guid, MonoProfilerGCFinalized::id, MonoProfilerGCFinalized::name);
+::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCFinalizingObjectView[] = {{0, &kRecord_GCFinalizingFinalizedObject}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizedView[] = {{0, nullptr}, };
 }  // namespace
-clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizingObjectView>(kVersions_MonoProfilerGCFinalizingObjectView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizingObjectView>(kVersions_MonoProfilerGCFinalizingObjectView, record, provider_guid, MonoProfilerGCFinalizingObject::id, MonoProfilerGCFinalizingObject::name);
+::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCFinalizedObjectView[] = {{0, &kRecord_GCFinalizingFinalizedObject}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizingObjectView[] = {{0, &kRecord_GCFinalizingFinalizedObject}, };
 }  // namespace
-clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizedObjectView>(kVersions_MonoProfilerGCFinalizedObjectView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizingObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingObjectView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizedObjectView>(kVersions_MonoProfilerGCFinalizedObjectView, record, provider_guid, MonoProfilerGCFinalizedObject::id, MonoProfilerGCFinalizedObject::name);
+::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizingObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingObjectView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCRootRegisterView[] = {{0, &kRecord_GCRootRegister}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizedObjectView[] = {{0, &kRecord_GCFinalizingFinalizedObject}, };
 }  // namespace
-clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCRootRegisterView>(kVersions_MonoProfilerGCRootRegisterView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizedObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedObjectView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCRootRegisterView>(kVersions_MonoProfilerGCRootRegisterView, record, provider_guid, MonoProfilerGCRootRegister::id, MonoProfilerGCRootRegister::name);
+::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizedObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedObjectView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCRootUnregisterView[] = {{0, &kRecord_GCRootUnregister}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCRootRegisterView[] = {{0, &kRecord_GCRootRegister}, };
 }  // namespace
-clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCRootUnregisterView>(kVersions_MonoProfilerGCRootUnregisterView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCRootRegisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootRegisterView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCRootUnregisterView>(kVersions_MonoProfilerGCRootUnregisterView, record, provider_guid, MonoProfilerGCRootUnregister::id, MonoProfilerGCRootUnregister::name);
+::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCRootRegisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootRegisterView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_MonoProfilerGCRootsView_Values[] = {{0, &kRecord_GCRoots_Values}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCRootUnregisterView[] = {{0, &kRecord_GCRootUnregister}, };
+}  // namespace
+::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCRootUnregisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootUnregisterView, payload, version, pointer_size);
+}
+::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCRootUnregisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootUnregisterView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_MonoProfilerGCRootsView_Values[] = {{0, &kRecord_GCRoots_Values}, };
 }  // namespace
 
-MonoProfilerGCRootsView_Values MonoProfilerGCRootsView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+MonoProfilerGCRootsView_Values MonoProfilerGCRootsView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerGCRootsView_Values>(kElements_MonoProfilerGCRootsView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerGCRootsView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerGCRootsView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCRootsView[] = {{0, &kRecord_GCRoots}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCRootsView[] = {{0, &kRecord_GCRoots}, };
 }  // namespace
-clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCRootsView>(kVersions_MonoProfilerGCRootsView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCRootsView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootsView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCRootsView>(kVersions_MonoProfilerGCRootsView, record, provider_guid, MonoProfilerGCRoots::id, MonoProfilerGCRoots::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpStartView[] = {{0, &kRecord_GCHeapDumpStart}, };
-}  // namespace
-clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpStartView>(kVersions_MonoProfilerGCHeapDumpStartView, payload, version, pointer_size);
-}
-clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpStartView>(kVersions_MonoProfilerGCHeapDumpStartView, record, provider_guid, MonoProfilerGCHeapDumpStart::id, MonoProfilerGCHeapDumpStart::name);
+::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCRootsView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootsView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpStopView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpStartView[] = {{0, &kRecord_GCHeapDumpStart}, };
 }  // namespace
-clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpStopView>(kVersions_MonoProfilerGCHeapDumpStopView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpStartView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStartView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpStopView>(kVersions_MonoProfilerGCHeapDumpStopView, record, provider_guid, MonoProfilerGCHeapDumpStop::id, MonoProfilerGCHeapDumpStop::name);
+::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpStartView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStartView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_MonoProfilerGCHeapDumpObjectReferenceView_Values[] = {{0, &kRecord_GCHeapDumpObjectReference_Values}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpStopView[] = {{0, nullptr}, };
+}  // namespace
+::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpStopView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStopView, payload, version, pointer_size);
+}
+::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpStopView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStopView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kElements_MonoProfilerGCHeapDumpObjectReferenceView_Values[] = {{0, &kRecord_GCHeapDumpObjectReference_Values}, };
 }  // namespace
 
-MonoProfilerGCHeapDumpObjectReferenceView_Values MonoProfilerGCHeapDumpObjectReferenceView_Values::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+MonoProfilerGCHeapDumpObjectReferenceView_Values MonoProfilerGCHeapDumpObjectReferenceView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerGCHeapDumpObjectReferenceView_Values>(kElements_MonoProfilerGCHeapDumpObjectReferenceView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerGCHeapDumpObjectReferenceView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerGCHeapDumpObjectReferenceView_Values[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpObjectReferenceView[] = {{0, &kRecord_GCHeapDumpObjectReference}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpObjectReferenceView[] = {{0, &kRecord_GCHeapDumpObjectReference}, };
 }  // namespace
-clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpObjectReferenceView>(kVersions_MonoProfilerGCHeapDumpObjectReferenceView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpObjectReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpObjectReferenceView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpObjectReferenceView>(kVersions_MonoProfilerGCHeapDumpObjectReferenceView, record, provider_guid, MonoProfilerGCHeapDumpObjectReference::id, MonoProfilerGCHeapDumpObjectReference::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMonitorContentionView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
-}  // namespace
-clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMonitorContentionView>(kVersions_MonoProfilerMonitorContentionView, payload, version, pointer_size);
-}
-clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMonitorContentionView>(kVersions_MonoProfilerMonitorContentionView, record, provider_guid, MonoProfilerMonitorContention::id, MonoProfilerMonitorContention::name);
+::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpObjectReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpObjectReferenceView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMonitorFailedView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMonitorContentionView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
 }  // namespace
-clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMonitorFailedView>(kVersions_MonoProfilerMonitorFailedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMonitorContentionView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorContentionView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMonitorFailedView>(kVersions_MonoProfilerMonitorFailedView, record, provider_guid, MonoProfilerMonitorFailed::id, MonoProfilerMonitorFailed::name);
+::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMonitorContentionView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorContentionView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerMonitorAcquiredView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMonitorFailedView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
 }  // namespace
-clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMonitorAcquiredView>(kVersions_MonoProfilerMonitorAcquiredView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMonitorFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorFailedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMonitorAcquiredView>(kVersions_MonoProfilerMonitorAcquiredView, record, provider_guid, MonoProfilerMonitorAcquired::id, MonoProfilerMonitorAcquired::name);
+::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMonitorFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerThreadStartedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerMonitorAcquiredView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
 }  // namespace
-clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadStartedView>(kVersions_MonoProfilerThreadStartedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMonitorAcquiredView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorAcquiredView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadStartedView>(kVersions_MonoProfilerThreadStartedView, record, provider_guid, MonoProfilerThreadStarted::id, MonoProfilerThreadStarted::name);
+::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMonitorAcquiredView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorAcquiredView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerThreadStoppingView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadStartedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
 }  // namespace
-clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadStoppingView>(kVersions_MonoProfilerThreadStoppingView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadStartedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStartedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadStoppingView>(kVersions_MonoProfilerThreadStoppingView, record, provider_guid, MonoProfilerThreadStopping::id, MonoProfilerThreadStopping::name);
+::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadStartedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStartedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerThreadStoppedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadStoppingView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
 }  // namespace
-clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadStoppedView>(kVersions_MonoProfilerThreadStoppedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadStoppingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppingView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadStoppedView>(kVersions_MonoProfilerThreadStoppedView, record, provider_guid, MonoProfilerThreadStopped::id, MonoProfilerThreadStopped::name);
+::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadStoppingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerThreadExitedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadStoppedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
 }  // namespace
-clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadExitedView>(kVersions_MonoProfilerThreadExitedView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadStoppedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadExitedView>(kVersions_MonoProfilerThreadExitedView, record, provider_guid, MonoProfilerThreadExited::id, MonoProfilerThreadExited::name);
+::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadStoppedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerThreadNameView[] = {{0, &kRecord_ThreadName}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadExitedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
 }  // namespace
-clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadNameView>(kVersions_MonoProfilerThreadNameView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadExitedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadExitedView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadNameView>(kVersions_MonoProfilerThreadNameView, record, provider_guid, MonoProfilerThreadName::id, MonoProfilerThreadName::name);
+::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadExitedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadExitedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerJitDoneVerboseView[] = {{0, &kRecord_JitDoneVerbose}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadNameView[] = {{0, &kRecord_ThreadName}, };
 }  // namespace
-clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitDoneVerboseView>(kVersions_MonoProfilerJitDoneVerboseView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadNameView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitDoneVerboseView>(kVersions_MonoProfilerJitDoneVerboseView, record, provider_guid, MonoProfilerJitDoneVerbose::id, MonoProfilerJitDoneVerbose::name);
+::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadNameView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView[] = {{0, &kRecord_GCHeapDumpVTableClassReference}, };
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitDoneVerboseView[] = {{0, &kRecord_JitDoneVerbose}, };
 }  // namespace
-clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView, payload, version, pointer_size);
+::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitDoneVerboseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::from(const clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView, record, provider_guid, MonoProfilerGCHeapDumpVTableClassReference::id, MonoProfilerGCHeapDumpVTableClassReference::name);
+::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitDoneVerboseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneVerboseView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView[] = {{0, &kRecord_GCHeapDumpVTableClassReference}, };
+}  // namespace
+::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView, payload, version, pointer_size);
+}
+::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::id,
+                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::name);
 }
 
 

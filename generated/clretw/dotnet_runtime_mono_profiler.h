@@ -17,23 +17,23 @@
 
 namespace clretw::dotnet_runtime_mono_profiler {
 
-inline constexpr std::string_view provider_name = "Microsoft-DotNETRuntimeMonoProfiler";
-inline constexpr clretw::Guid provider_guid = {0x7f442d82, 0xf1d, 0x5155, {0x4b, 0x8c, 0x15, 0x29, 0xeb, 0x2e, 0x31, 0xc2}};
+inline constexpr ::std::string_view provider_name = "Microsoft-DotNETRuntimeMonoProfiler";
+inline constexpr ::clretw::Guid provider_guid = {0x7f442d82, 0xf1d, 0x5155, {0x4b, 0x8c, 0x15, 0x29, 0xeb, 0x2e, 0x31, 0xc2}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_runtime_mono_profiler.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   GCKeyword = 0x1,
   GCHandleKeyword = 0x2,
@@ -56,7 +56,7 @@ enum class Keywords : std::uint64_t {
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -65,13 +65,13 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   MonoProfiler = 1,
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -86,7 +86,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task MonoProfiler.
-enum class MonoProfilerOpcode : std::uint8_t {
+enum class MonoProfilerOpcode : ::std::uint8_t {
   ContextLoaded = 18,
   ContextUnloaded = 19,
   AppDomainLoading = 20,
@@ -156,7 +156,7 @@ enum class MonoProfilerOpcode : std::uint8_t {
 // Maps
 
 /// Value map JitCodeBufferTypeMap (ClrEtwBuiltin.man:3200).
-enum class JitCodeBufferTypeMap : std::uint32_t {
+enum class JitCodeBufferTypeMap : ::std::uint32_t {
   Method = 0x0,
   MethodTrampoline = 0x1,
   UnboxTrampoline = 0x2,
@@ -167,10 +167,10 @@ enum class JitCodeBufferTypeMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(JitCodeBufferTypeMap value) noexcept;
+::std::string_view to_string(JitCodeBufferTypeMap value) noexcept;
 
 /// Value map ExceptionClauseTypeMap (ClrEtwBuiltin.man:3209).
-enum class ExceptionClauseTypeMap : std::uint32_t {
+enum class ExceptionClauseTypeMap : ::std::uint32_t {
   None = 0x0,
   Filter = 0x1,
   Finally = 0x2,
@@ -178,10 +178,10 @@ enum class ExceptionClauseTypeMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ExceptionClauseTypeMap value) noexcept;
+::std::string_view to_string(ExceptionClauseTypeMap value) noexcept;
 
 /// Value map GCEventTypeMap (ClrEtwBuiltin.man:3215).
-enum class GCEventTypeMap : std::uint32_t {
+enum class GCEventTypeMap : ::std::uint32_t {
   Start = 0x0,
   End = 0x5,
   PreStopWorld = 0x6,
@@ -193,10 +193,10 @@ enum class GCEventTypeMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCEventTypeMap value) noexcept;
+::std::string_view to_string(GCEventTypeMap value) noexcept;
 
 /// Value map GCHandleTypeMap (ClrEtwBuiltin.man:3225).
-enum class GCHandleTypeMap : std::uint32_t {
+enum class GCHandleTypeMap : ::std::uint32_t {
   Weak = 0x0,
   WeakTrackResurrection = 0x1,
   Normal = 0x2,
@@ -204,10 +204,10 @@ enum class GCHandleTypeMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCHandleTypeMap value) noexcept;
+::std::string_view to_string(GCHandleTypeMap value) noexcept;
 
 /// Value map GCRootTypeMap (ClrEtwBuiltin.man:3231).
-enum class GCRootTypeMap : std::uint32_t {
+enum class GCRootTypeMap : ::std::uint32_t {
   External = 0x0,
   Stack = 0x1,
   FinalizerQueue = 0x2,
@@ -228,7 +228,7 @@ enum class GCRootTypeMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCRootTypeMap value) noexcept;
+::std::string_view to_string(GCRootTypeMap value) noexcept;
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
@@ -239,16 +239,16 @@ namespace templates {
 
 /// Template ContextLoadedUnloaded (ClrEtwBuiltin.man:3252).
 struct ContextLoadedUnloaded {
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ContextID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ContextID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ContextLoadedUnloaded> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ContextLoadedUnloaded>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ContextLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ContextLoadedUnloaded>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -273,14 +273,14 @@ struct ContextLoadedUnloaded {
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:3257).
 struct AppDomainLoadUnload {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnload> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -303,15 +303,15 @@ struct AppDomainLoadUnload {
 
 /// Template AppDomainName (ClrEtwBuiltin.man:3260).
 struct AppDomainName {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::string AppDomainName_{};  // win:UnicodeString
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::string AppDomainName_{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainName> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainName>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainName> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainName>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -335,16 +335,16 @@ struct AppDomainName {
 
 /// Template JitBeginFailedDone (ClrEtwBuiltin.man:3264).
 struct JitBeginFailedDone {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitBeginFailedDone> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitBeginFailedDone>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitBeginFailedDone> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitBeginFailedDone>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -369,15 +369,15 @@ struct JitBeginFailedDone {
 
 /// Template JitChunkCreated (ClrEtwBuiltin.man:3269).
 struct JitChunkCreated {
-  std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t ChunkSize{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ChunkSize{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitChunkCreated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitChunkCreated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitChunkCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitChunkCreated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -401,14 +401,14 @@ struct JitChunkCreated {
 
 /// Template JitChunkDestroyed (ClrEtwBuiltin.man:3273).
 struct JitChunkDestroyed {
-  std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitChunkDestroyed> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitChunkDestroyed>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitChunkDestroyed> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitChunkDestroyed>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -431,16 +431,16 @@ struct JitChunkDestroyed {
 
 /// Template JitCodeBuffer (ClrEtwBuiltin.man:3276).
 struct JitCodeBuffer {
-  std::uint64_t BufferID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t BufferSize{};  // win:UInt64 -> win:HexInt64
-  JitCodeBufferTypeMap BufferType{};  // win:UInt8, map JitCodeBufferTypeMap
+  ::std::uint64_t BufferID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t BufferSize{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType{};  // win:UInt8, map JitCodeBufferTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitCodeBuffer> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitCodeBuffer>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitCodeBuffer> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitCodeBuffer>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -465,15 +465,15 @@ struct JitCodeBuffer {
 
 /// Template ClassLoadingFailed (ClrEtwBuiltin.man:3281).
 struct ClassLoadingFailed {
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClassLoadingFailed> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClassLoadingFailed>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClassLoadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClassLoadingFailed>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -497,16 +497,16 @@ struct ClassLoadingFailed {
 
 /// Template ClassLoaded (ClrEtwBuiltin.man:3285).
 struct ClassLoaded {
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::string ClassName{};  // win:UnicodeString
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ClassName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClassLoaded> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClassLoaded>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClassLoaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClassLoaded>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -531,16 +531,16 @@ struct ClassLoaded {
 
 /// Template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3290).
 struct VTableLoadingFailedLoaded {
-  std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<VTableLoadingFailedLoaded> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<VTableLoadingFailedLoaded>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<VTableLoadingFailedLoaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<VTableLoadingFailedLoaded>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -565,14 +565,14 @@ struct VTableLoadingFailedLoaded {
 
 /// Template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3295).
 struct ModuleLoadingUnloadingFailed {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadingUnloadingFailed> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadingUnloadingFailed>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadingUnloadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadingUnloadingFailed>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -595,16 +595,16 @@ struct ModuleLoadingUnloadingFailed {
 
 /// Template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3298).
 struct ModuleLoadedUnloaded {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::string ModuleName{};  // win:UnicodeString
-  std::string ModuleSignature{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ModuleName{};  // win:UnicodeString
+  ::std::string ModuleSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadedUnloaded> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadedUnloaded>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadedUnloaded>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -629,15 +629,15 @@ struct ModuleLoadedUnloaded {
 
 /// Template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3303).
 struct AssemblyLoadingUnloading {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadingUnloading> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadingUnloading>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadingUnloading> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadingUnloading>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -661,16 +661,16 @@ struct AssemblyLoadingUnloading {
 
 /// Template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3307).
 struct AssemblyLoadedUnloaded {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::string AssemblyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadedUnloaded> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadedUnloaded>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadedUnloaded>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -695,14 +695,14 @@ struct AssemblyLoadedUnloaded {
 
 /// Template MethodTracing (ClrEtwBuiltin.man:3312).
 struct MethodTracing {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodTracing> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodTracing>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodTracing> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodTracing>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -725,15 +725,15 @@ struct MethodTracing {
 
 /// Template ExceptionThrow (ClrEtwBuiltin.man:3315).
 struct ExceptionThrow {
-  std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ExceptionThrow> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ExceptionThrow>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ExceptionThrow> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ExceptionThrow>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -757,18 +757,18 @@ struct ExceptionThrow {
 
 /// Template ExceptionClause (ClrEtwBuiltin.man:3319).
 struct ExceptionClause {
-  ExceptionClauseTypeMap ClauseType{};  // win:UInt8, map ExceptionClauseTypeMap
-  std::uint32_t ClauseIdx{};  // win:UInt32
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap ClauseType{};  // win:UInt8, map ExceptionClauseTypeMap
+  ::std::uint32_t ClauseIdx{};  // win:UInt32
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ExceptionClause> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ExceptionClause>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ExceptionClause> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ExceptionClause>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -795,15 +795,15 @@ struct ExceptionClause {
 
 /// Template GCEvent (ClrEtwBuiltin.man:3326).
 struct GCEvent {
-  GCEventTypeMap GCEventType{};  // win:UInt8, map GCEventTypeMap
-  std::uint32_t GCGeneration{};  // win:UInt32
+  ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType{};  // win:UInt8, map GCEventTypeMap
+  ::std::uint32_t GCGeneration{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCEvent> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCEvent>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCEvent> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCEvent>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -827,16 +827,16 @@ struct GCEvent {
 
 /// Template GCAllocation (ClrEtwBuiltin.man:3330).
 struct GCAllocation {
-  std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCAllocation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCAllocation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCAllocation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCAllocation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -861,15 +861,15 @@ struct GCAllocation {
 
 /// Element of struct Values (ClrEtwBuiltin.man:3337).
 struct GCMoves_Values {
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCMoves_Values> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCMoves_Values>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCMoves_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCMoves_Values>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -893,15 +893,15 @@ struct GCMoves_Values {
 
 /// Template GCMoves (ClrEtwBuiltin.man:3335).
 struct GCMoves {
-  std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
-  std::vector<GCMoves_Values> Values{};  // struct, count Count
+  ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
+  ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves_Values> Values{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCMoves> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCMoves>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCMoves> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCMoves>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -925,14 +925,14 @@ struct GCMoves {
 
 /// Template GCResize (ClrEtwBuiltin.man:3342).
 struct GCResize {
-  std::uint64_t NewSize{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t NewSize{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCResize> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCResize>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCResize> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCResize>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -955,16 +955,16 @@ struct GCResize {
 
 /// Template GCHandleCreated (ClrEtwBuiltin.man:3345).
 struct GCHandleCreated {
-  std::uint64_t HandleID{};  // win:UInt64 -> win:HexInt64
-  GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t HandleID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHandleCreated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHandleCreated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHandleCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHandleCreated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -989,15 +989,15 @@ struct GCHandleCreated {
 
 /// Template GCHandleDeleted (ClrEtwBuiltin.man:3350).
 struct GCHandleDeleted {
-  std::uint64_t HandleID{};  // win:UInt64 -> win:HexInt64
-  GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
+  ::std::uint64_t HandleID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHandleDeleted> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHandleDeleted>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHandleDeleted> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHandleDeleted>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1021,14 +1021,14 @@ struct GCHandleDeleted {
 
 /// Template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3354).
 struct GCFinalizingFinalizedObject {
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFinalizingFinalizedObject> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFinalizingFinalizedObject>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFinalizingFinalizedObject> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFinalizingFinalizedObject>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1051,18 +1051,18 @@ struct GCFinalizingFinalizedObject {
 
 /// Template GCRootRegister (ClrEtwBuiltin.man:3357).
 struct GCRootRegister {
-  std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t RootSize{};  // win:UInt64 -> win:HexInt64
-  GCRootTypeMap RootType{};  // win:UInt8, map GCRootTypeMap
-  std::uint64_t RootKeyID{};  // win:UInt64 -> win:HexInt64
-  std::string RootKeyName{};  // win:UnicodeString
+  ::std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t RootSize{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap RootType{};  // win:UInt8, map GCRootTypeMap
+  ::std::uint64_t RootKeyID{};  // win:UInt64 -> win:HexInt64
+  ::std::string RootKeyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCRootRegister> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCRootRegister>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCRootRegister> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCRootRegister>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1089,14 +1089,14 @@ struct GCRootRegister {
 
 /// Template GCRootUnregister (ClrEtwBuiltin.man:3364).
 struct GCRootUnregister {
-  std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCRootUnregister> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCRootUnregister>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCRootUnregister> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCRootUnregister>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1119,15 +1119,15 @@ struct GCRootUnregister {
 
 /// Element of struct Values (ClrEtwBuiltin.man:3369).
 struct GCRoots_Values {
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCRoots_Values> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCRoots_Values>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCRoots_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCRoots_Values>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1151,15 +1151,15 @@ struct GCRoots_Values {
 
 /// Template GCRoots (ClrEtwBuiltin.man:3367).
 struct GCRoots {
-  std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
-  std::vector<GCRoots_Values> Values{};  // struct, count Count
+  ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
+  ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots_Values> Values{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCRoots> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCRoots>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCRoots> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCRoots>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1183,14 +1183,14 @@ struct GCRoots {
 
 /// Template GCHeapDumpStart (ClrEtwBuiltin.man:3374).
 struct GCHeapDumpStart {
-  std::string HeapCollectParam{};  // win:UnicodeString
+  ::std::string HeapCollectParam{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapDumpStart> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapDumpStart>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapDumpStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapDumpStart>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1213,15 +1213,15 @@ struct GCHeapDumpStart {
 
 /// Element of struct Values (ClrEtwBuiltin.man:3383).
 struct GCHeapDumpObjectReference_Values {
-  std::uint32_t ReferenceOffset{};  // win:UInt32
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint32_t ReferenceOffset{};  // win:UInt32
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapDumpObjectReference_Values> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapDumpObjectReference_Values>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapDumpObjectReference_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapDumpObjectReference_Values>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1245,19 +1245,19 @@ struct GCHeapDumpObjectReference_Values {
 
 /// Template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3377).
 struct GCHeapDumpObjectReference {
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
-  std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
-  std::uint8_t ObjectGeneration{};  // win:UInt8
-  std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
-  std::vector<GCHeapDumpObjectReference_Values> Values{};  // struct, count Count
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
+  ::std::uint8_t ObjectGeneration{};  // win:UInt8
+  ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
+  ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference_Values> Values{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapDumpObjectReference> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapDumpObjectReference>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapDumpObjectReference> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapDumpObjectReference>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1285,14 +1285,14 @@ struct GCHeapDumpObjectReference {
 
 /// Template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3388).
 struct MonitorContentionFailedAcquired {
-  std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
+  ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MonitorContentionFailedAcquired> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MonitorContentionFailedAcquired>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MonitorContentionFailedAcquired> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MonitorContentionFailedAcquired>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1315,14 +1315,14 @@ struct MonitorContentionFailedAcquired {
 
 /// Template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3391).
 struct ThreadStartedStoppingStoppedExited {
-  std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadStartedStoppingStoppedExited> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadStartedStoppingStoppedExited>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadStartedStoppingStoppedExited> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadStartedStoppingStoppedExited>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1345,15 +1345,15 @@ struct ThreadStartedStoppingStoppedExited {
 
 /// Template ThreadName (ClrEtwBuiltin.man:3394).
 struct ThreadName {
-  std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
-  std::string ThreadName_{};  // win:UnicodeString
+  ::std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ThreadName_{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadName> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadName>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadName> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadName>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1377,17 +1377,17 @@ struct ThreadName {
 
 /// Template JitDoneVerbose (ClrEtwBuiltin.man:3398).
 struct JitDoneVerbose {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::string MethodNamespace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::string MethodNamespace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitDoneVerbose> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitDoneVerbose>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitDoneVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitDoneVerbose>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1413,15 +1413,15 @@ struct JitDoneVerbose {
 
 /// Element of struct Values (ClrEtwBuiltin.man:3409).
 struct JitDone_V1_Values {
-  std::uint8_t Type{};  // win:UInt8
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint8_t Type{};  // win:UInt8
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitDone_V1_Values> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitDone_V1_Values>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitDone_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitDone_V1_Values>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1445,18 +1445,18 @@ struct JitDone_V1_Values {
 
 /// Template JitDone_V1 (ClrEtwBuiltin.man:3404).
 struct JitDone_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
-  std::vector<JitDone_V1_Values> Values{};  // struct, count Count
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
+  ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1_Values> Values{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JitDone_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JitDone_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JitDone_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JitDone_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1483,15 +1483,15 @@ struct JitDone_V1 {
 
 /// Element of struct Values (ClrEtwBuiltin.man:3419).
 struct ClassLoaded_V1_Values {
-  std::uint8_t Type{};  // win:UInt8
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint8_t Type{};  // win:UInt8
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClassLoaded_V1_Values> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClassLoaded_V1_Values>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClassLoaded_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClassLoaded_V1_Values>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1515,18 +1515,18 @@ struct ClassLoaded_V1_Values {
 
 /// Template ClassLoaded_V1 (ClrEtwBuiltin.man:3414).
 struct ClassLoaded_V1 {
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::string ClassName{};  // win:UnicodeString
-  std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
-  std::vector<ClassLoaded_V1_Values> Values{};  // struct, count Count
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ClassName{};  // win:UnicodeString
+  ::std::uint32_t Count{};  // win:UInt32 -> win:HexInt32
+  ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1_Values> Values{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClassLoaded_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClassLoaded_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClassLoaded_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClassLoaded_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1553,17 +1553,17 @@ struct ClassLoaded_V1 {
 
 /// Template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3424).
 struct GCHeapDumpVTableClassReference {
-  std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::string ClassName{};  // win:UnicodeString
+  ::std::uint64_t VTableID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ClassName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCHeapDumpVTableClassReference> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCHeapDumpVTableClassReference>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCHeapDumpVTableClassReference> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCHeapDumpVTableClassReference>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1591,71 +1591,71 @@ struct GCHeapDumpVTableClassReference {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using MonoProfilerContextLoaded = templates::ContextLoadedUnloaded;  // MonoProfilerContextLoaded v0
-using MonoProfilerContextUnloaded = templates::ContextLoadedUnloaded;  // MonoProfilerContextUnloaded v0
-using MonoProfilerAppDomainLoading = templates::AppDomainLoadUnload;  // MonoProfilerAppDomainLoading v0
-using MonoProfilerAppDomainLoaded = templates::AppDomainLoadUnload;  // MonoProfilerAppDomainLoaded v0
-using MonoProfilerAppDomainUnloading = templates::AppDomainLoadUnload;  // MonoProfilerAppDomainUnloading v0
-using MonoProfilerAppDomainUnloaded = templates::AppDomainLoadUnload;  // MonoProfilerAppDomainUnloaded v0
-using MonoProfilerAppDomainName = templates::AppDomainName;  // MonoProfilerAppDomainName v0
-using MonoProfilerJitBegin = templates::JitBeginFailedDone;  // MonoProfilerJitBegin v0
-using MonoProfilerJitFailed = templates::JitBeginFailedDone;  // MonoProfilerJitFailed v0
-using MonoProfilerJitDone = templates::JitBeginFailedDone;  // MonoProfilerJitDone v0
-using MonoProfilerJitDone_V1 = templates::JitDone_V1;  // MonoProfilerJitDone v1
-using MonoProfilerJitChunkCreated = templates::JitChunkCreated;  // MonoProfilerJitChunkCreated v0
-using MonoProfilerJitChunkDestroyed = templates::JitChunkDestroyed;  // MonoProfilerJitChunkDestroyed v0
-using MonoProfilerJitCodeBuffer = templates::JitCodeBuffer;  // MonoProfilerJitCodeBuffer v0
-using MonoProfilerClassLoading = templates::ClassLoadingFailed;  // MonoProfilerClassLoading v0
-using MonoProfilerClassFailed = templates::ClassLoadingFailed;  // MonoProfilerClassFailed v0
-using MonoProfilerClassLoaded = templates::ClassLoaded;  // MonoProfilerClassLoaded v0
-using MonoProfilerClassLoaded_V1 = templates::ClassLoaded_V1;  // MonoProfilerClassLoaded v1
-using MonoProfilerVTableLoading = templates::VTableLoadingFailedLoaded;  // MonoProfilerVTableLoading v0
-using MonoProfilerVTableFailed = templates::VTableLoadingFailedLoaded;  // MonoProfilerVTableFailed v0
-using MonoProfilerVTableLoaded = templates::VTableLoadingFailedLoaded;  // MonoProfilerVTableLoaded v0
-using MonoProfilerModuleLoading = templates::ModuleLoadingUnloadingFailed;  // MonoProfilerModuleLoading v0
-using MonoProfilerModuleFailed = templates::ModuleLoadingUnloadingFailed;  // MonoProfilerModuleFailed v0
-using MonoProfilerModuleLoaded = templates::ModuleLoadedUnloaded;  // MonoProfilerModuleLoaded v0
-using MonoProfilerModuleUnloading = templates::ModuleLoadingUnloadingFailed;  // MonoProfilerModuleUnloading v0
-using MonoProfilerModuleUnloaded = templates::ModuleLoadedUnloaded;  // MonoProfilerModuleUnloaded v0
-using MonoProfilerAssemblyLoading = templates::AssemblyLoadingUnloading;  // MonoProfilerAssemblyLoading v0
-using MonoProfilerAssemblyLoaded = templates::AssemblyLoadedUnloaded;  // MonoProfilerAssemblyLoaded v0
-using MonoProfilerAssemblyUnloading = templates::AssemblyLoadingUnloading;  // MonoProfilerAssemblyUnloading v0
-using MonoProfilerAssemblyUnloaded = templates::AssemblyLoadedUnloaded;  // MonoProfilerAssemblyUnloaded v0
-using MonoProfilerMethodEnter = templates::MethodTracing;  // MonoProfilerMethodEnter v0
-using MonoProfilerMethodLeave = templates::MethodTracing;  // MonoProfilerMethodLeave v0
-using MonoProfilerMethodTailCall = templates::MethodTracing;  // MonoProfilerMethodTailCall v0
-using MonoProfilerMethodExceptionLeave = templates::MethodTracing;  // MonoProfilerMethodExceptionLeave v0
-using MonoProfilerMethodFree = templates::MethodTracing;  // MonoProfilerMethodFree v0
-using MonoProfilerMethodBeginInvoke = templates::MethodTracing;  // MonoProfilerMethodBeginInvoke v0
-using MonoProfilerMethodEndInvoke = templates::MethodTracing;  // MonoProfilerMethodEndInvoke v0
-using MonoProfilerExceptionThrow = templates::ExceptionThrow;  // MonoProfilerExceptionThrow v0
-using MonoProfilerExceptionClause = templates::ExceptionClause;  // MonoProfilerExceptionClause v0
-using MonoProfilerGCEvent = templates::GCEvent;  // MonoProfilerGCEvent v0
-using MonoProfilerGCAllocation = templates::GCAllocation;  // MonoProfilerGCAllocation v0
-using MonoProfilerGCMoves = templates::GCMoves;  // MonoProfilerGCMoves v0
-using MonoProfilerGCResize = templates::GCResize;  // MonoProfilerGCResize v0
-using MonoProfilerGCHandleCreated = templates::GCHandleCreated;  // MonoProfilerGCHandleCreated v0
-using MonoProfilerGCHandleDeleted = templates::GCHandleDeleted;  // MonoProfilerGCHandleDeleted v0
-using MonoProfilerGCFinalizing = clretw::EmptyPayload;  // MonoProfilerGCFinalizing v0
-using MonoProfilerGCFinalized = clretw::EmptyPayload;  // MonoProfilerGCFinalized v0
-using MonoProfilerGCFinalizingObject = templates::GCFinalizingFinalizedObject;  // MonoProfilerGCFinalizingObject v0
-using MonoProfilerGCFinalizedObject = templates::GCFinalizingFinalizedObject;  // MonoProfilerGCFinalizedObject v0
-using MonoProfilerGCRootRegister = templates::GCRootRegister;  // MonoProfilerGCRootRegister v0
-using MonoProfilerGCRootUnregister = templates::GCRootUnregister;  // MonoProfilerGCRootUnregister v0
-using MonoProfilerGCRoots = templates::GCRoots;  // MonoProfilerGCRoots v0
-using MonoProfilerGCHeapDumpStart = templates::GCHeapDumpStart;  // MonoProfilerGCHeapDumpStart v0
-using MonoProfilerGCHeapDumpStop = clretw::EmptyPayload;  // MonoProfilerGCHeapDumpStop v0
-using MonoProfilerGCHeapDumpObjectReference = templates::GCHeapDumpObjectReference;  // MonoProfilerGCHeapDumpObjectReference v0
-using MonoProfilerMonitorContention = templates::MonitorContentionFailedAcquired;  // MonoProfilerMonitorContention v0
-using MonoProfilerMonitorFailed = templates::MonitorContentionFailedAcquired;  // MonoProfilerMonitorFailed v0
-using MonoProfilerMonitorAcquired = templates::MonitorContentionFailedAcquired;  // MonoProfilerMonitorAcquired v0
-using MonoProfilerThreadStarted = templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadStarted v0
-using MonoProfilerThreadStopping = templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadStopping v0
-using MonoProfilerThreadStopped = templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadStopped v0
-using MonoProfilerThreadExited = templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadExited v0
-using MonoProfilerThreadName = templates::ThreadName;  // MonoProfilerThreadName v0
-using MonoProfilerJitDoneVerbose = templates::JitDoneVerbose;  // MonoProfilerJitDoneVerbose v0
-using MonoProfilerGCHeapDumpVTableClassReference = templates::GCHeapDumpVTableClassReference;  // MonoProfilerGCHeapDumpVTableClassReference v0
+using MonoProfilerContextLoaded = ::clretw::dotnet_runtime_mono_profiler::templates::ContextLoadedUnloaded;  // MonoProfilerContextLoaded v0
+using MonoProfilerContextUnloaded = ::clretw::dotnet_runtime_mono_profiler::templates::ContextLoadedUnloaded;  // MonoProfilerContextUnloaded v0
+using MonoProfilerAppDomainLoading = ::clretw::dotnet_runtime_mono_profiler::templates::AppDomainLoadUnload;  // MonoProfilerAppDomainLoading v0
+using MonoProfilerAppDomainLoaded = ::clretw::dotnet_runtime_mono_profiler::templates::AppDomainLoadUnload;  // MonoProfilerAppDomainLoaded v0
+using MonoProfilerAppDomainUnloading = ::clretw::dotnet_runtime_mono_profiler::templates::AppDomainLoadUnload;  // MonoProfilerAppDomainUnloading v0
+using MonoProfilerAppDomainUnloaded = ::clretw::dotnet_runtime_mono_profiler::templates::AppDomainLoadUnload;  // MonoProfilerAppDomainUnloaded v0
+using MonoProfilerAppDomainName = ::clretw::dotnet_runtime_mono_profiler::templates::AppDomainName;  // MonoProfilerAppDomainName v0
+using MonoProfilerJitBegin = ::clretw::dotnet_runtime_mono_profiler::templates::JitBeginFailedDone;  // MonoProfilerJitBegin v0
+using MonoProfilerJitFailed = ::clretw::dotnet_runtime_mono_profiler::templates::JitBeginFailedDone;  // MonoProfilerJitFailed v0
+using MonoProfilerJitDone = ::clretw::dotnet_runtime_mono_profiler::templates::JitBeginFailedDone;  // MonoProfilerJitDone v0
+using MonoProfilerJitDone_V1 = ::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1;  // MonoProfilerJitDone v1
+using MonoProfilerJitChunkCreated = ::clretw::dotnet_runtime_mono_profiler::templates::JitChunkCreated;  // MonoProfilerJitChunkCreated v0
+using MonoProfilerJitChunkDestroyed = ::clretw::dotnet_runtime_mono_profiler::templates::JitChunkDestroyed;  // MonoProfilerJitChunkDestroyed v0
+using MonoProfilerJitCodeBuffer = ::clretw::dotnet_runtime_mono_profiler::templates::JitCodeBuffer;  // MonoProfilerJitCodeBuffer v0
+using MonoProfilerClassLoading = ::clretw::dotnet_runtime_mono_profiler::templates::ClassLoadingFailed;  // MonoProfilerClassLoading v0
+using MonoProfilerClassFailed = ::clretw::dotnet_runtime_mono_profiler::templates::ClassLoadingFailed;  // MonoProfilerClassFailed v0
+using MonoProfilerClassLoaded = ::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded;  // MonoProfilerClassLoaded v0
+using MonoProfilerClassLoaded_V1 = ::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1;  // MonoProfilerClassLoaded v1
+using MonoProfilerVTableLoading = ::clretw::dotnet_runtime_mono_profiler::templates::VTableLoadingFailedLoaded;  // MonoProfilerVTableLoading v0
+using MonoProfilerVTableFailed = ::clretw::dotnet_runtime_mono_profiler::templates::VTableLoadingFailedLoaded;  // MonoProfilerVTableFailed v0
+using MonoProfilerVTableLoaded = ::clretw::dotnet_runtime_mono_profiler::templates::VTableLoadingFailedLoaded;  // MonoProfilerVTableLoaded v0
+using MonoProfilerModuleLoading = ::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadingUnloadingFailed;  // MonoProfilerModuleLoading v0
+using MonoProfilerModuleFailed = ::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadingUnloadingFailed;  // MonoProfilerModuleFailed v0
+using MonoProfilerModuleLoaded = ::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadedUnloaded;  // MonoProfilerModuleLoaded v0
+using MonoProfilerModuleUnloading = ::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadingUnloadingFailed;  // MonoProfilerModuleUnloading v0
+using MonoProfilerModuleUnloaded = ::clretw::dotnet_runtime_mono_profiler::templates::ModuleLoadedUnloaded;  // MonoProfilerModuleUnloaded v0
+using MonoProfilerAssemblyLoading = ::clretw::dotnet_runtime_mono_profiler::templates::AssemblyLoadingUnloading;  // MonoProfilerAssemblyLoading v0
+using MonoProfilerAssemblyLoaded = ::clretw::dotnet_runtime_mono_profiler::templates::AssemblyLoadedUnloaded;  // MonoProfilerAssemblyLoaded v0
+using MonoProfilerAssemblyUnloading = ::clretw::dotnet_runtime_mono_profiler::templates::AssemblyLoadingUnloading;  // MonoProfilerAssemblyUnloading v0
+using MonoProfilerAssemblyUnloaded = ::clretw::dotnet_runtime_mono_profiler::templates::AssemblyLoadedUnloaded;  // MonoProfilerAssemblyUnloaded v0
+using MonoProfilerMethodEnter = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodEnter v0
+using MonoProfilerMethodLeave = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodLeave v0
+using MonoProfilerMethodTailCall = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodTailCall v0
+using MonoProfilerMethodExceptionLeave = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodExceptionLeave v0
+using MonoProfilerMethodFree = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodFree v0
+using MonoProfilerMethodBeginInvoke = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodBeginInvoke v0
+using MonoProfilerMethodEndInvoke = ::clretw::dotnet_runtime_mono_profiler::templates::MethodTracing;  // MonoProfilerMethodEndInvoke v0
+using MonoProfilerExceptionThrow = ::clretw::dotnet_runtime_mono_profiler::templates::ExceptionThrow;  // MonoProfilerExceptionThrow v0
+using MonoProfilerExceptionClause = ::clretw::dotnet_runtime_mono_profiler::templates::ExceptionClause;  // MonoProfilerExceptionClause v0
+using MonoProfilerGCEvent = ::clretw::dotnet_runtime_mono_profiler::templates::GCEvent;  // MonoProfilerGCEvent v0
+using MonoProfilerGCAllocation = ::clretw::dotnet_runtime_mono_profiler::templates::GCAllocation;  // MonoProfilerGCAllocation v0
+using MonoProfilerGCMoves = ::clretw::dotnet_runtime_mono_profiler::templates::GCMoves;  // MonoProfilerGCMoves v0
+using MonoProfilerGCResize = ::clretw::dotnet_runtime_mono_profiler::templates::GCResize;  // MonoProfilerGCResize v0
+using MonoProfilerGCHandleCreated = ::clretw::dotnet_runtime_mono_profiler::templates::GCHandleCreated;  // MonoProfilerGCHandleCreated v0
+using MonoProfilerGCHandleDeleted = ::clretw::dotnet_runtime_mono_profiler::templates::GCHandleDeleted;  // MonoProfilerGCHandleDeleted v0
+using MonoProfilerGCFinalizing = ::clretw::EmptyPayload;  // MonoProfilerGCFinalizing v0
+using MonoProfilerGCFinalized = ::clretw::EmptyPayload;  // MonoProfilerGCFinalized v0
+using MonoProfilerGCFinalizingObject = ::clretw::dotnet_runtime_mono_profiler::templates::GCFinalizingFinalizedObject;  // MonoProfilerGCFinalizingObject v0
+using MonoProfilerGCFinalizedObject = ::clretw::dotnet_runtime_mono_profiler::templates::GCFinalizingFinalizedObject;  // MonoProfilerGCFinalizedObject v0
+using MonoProfilerGCRootRegister = ::clretw::dotnet_runtime_mono_profiler::templates::GCRootRegister;  // MonoProfilerGCRootRegister v0
+using MonoProfilerGCRootUnregister = ::clretw::dotnet_runtime_mono_profiler::templates::GCRootUnregister;  // MonoProfilerGCRootUnregister v0
+using MonoProfilerGCRoots = ::clretw::dotnet_runtime_mono_profiler::templates::GCRoots;  // MonoProfilerGCRoots v0
+using MonoProfilerGCHeapDumpStart = ::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpStart;  // MonoProfilerGCHeapDumpStart v0
+using MonoProfilerGCHeapDumpStop = ::clretw::EmptyPayload;  // MonoProfilerGCHeapDumpStop v0
+using MonoProfilerGCHeapDumpObjectReference = ::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference;  // MonoProfilerGCHeapDumpObjectReference v0
+using MonoProfilerMonitorContention = ::clretw::dotnet_runtime_mono_profiler::templates::MonitorContentionFailedAcquired;  // MonoProfilerMonitorContention v0
+using MonoProfilerMonitorFailed = ::clretw::dotnet_runtime_mono_profiler::templates::MonitorContentionFailedAcquired;  // MonoProfilerMonitorFailed v0
+using MonoProfilerMonitorAcquired = ::clretw::dotnet_runtime_mono_profiler::templates::MonitorContentionFailedAcquired;  // MonoProfilerMonitorAcquired v0
+using MonoProfilerThreadStarted = ::clretw::dotnet_runtime_mono_profiler::templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadStarted v0
+using MonoProfilerThreadStopping = ::clretw::dotnet_runtime_mono_profiler::templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadStopping v0
+using MonoProfilerThreadStopped = ::clretw::dotnet_runtime_mono_profiler::templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadStopped v0
+using MonoProfilerThreadExited = ::clretw::dotnet_runtime_mono_profiler::templates::ThreadStartedStoppingStoppedExited;  // MonoProfilerThreadExited v0
+using MonoProfilerThreadName = ::clretw::dotnet_runtime_mono_profiler::templates::ThreadName;  // MonoProfilerThreadName v0
+using MonoProfilerJitDoneVerbose = ::clretw::dotnet_runtime_mono_profiler::templates::JitDoneVerbose;  // MonoProfilerJitDoneVerbose v0
+using MonoProfilerGCHeapDumpVTableClassReference = ::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpVTableClassReference;  // MonoProfilerGCHeapDumpVTableClassReference v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -1665,1392 +1665,1392 @@ using MonoProfilerGCHeapDumpVTableClassReference = templates::GCHeapDumpVTableCl
 
 /// MonoProfilerContextLoaded: event 1 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextLoaded"), version 0.
 ///   v0 MonoProfilerContextLoaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3432)
-class MonoProfilerContextLoadedView : public clretw::ViewBase<1> {
+class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerContextLoadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerContextLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerContextLoadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerContextLoadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ContextID() const noexcept { return get<std::uint64_t>(k_ContextID[ps8_]); }
+  ::std::uint64_t ContextID() const noexcept { return get<::std::uint64_t>(k_ContextID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
-    f("AppDomainID", AppDomainID());
-    f("ContextID", ContextID());
+    f("ObjectID", this->ObjectID());
+    f("AppDomainID", this->AppDomainID());
+    f("ContextID", this->ContextID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerContextLoadedView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_AppDomainID[2] = {clretw::loc(1, 0, 4, 8, 8), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_ContextID[2] = {clretw::loc(2, 0, 12, 8, 8), clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ContextID[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
 };
 
 /// MonoProfilerContextUnloaded: event 2 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextUnloaded"), version 0.
 ///   v0 MonoProfilerContextUnloaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3433)
-class MonoProfilerContextUnloadedView : public clretw::ViewBase<1> {
+class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerContextUnloadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerContextUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerContextUnloadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerContextUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ContextID() const noexcept { return get<std::uint64_t>(k_ContextID[ps8_]); }
+  ::std::uint64_t ContextID() const noexcept { return get<::std::uint64_t>(k_ContextID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
-    f("AppDomainID", AppDomainID());
-    f("ContextID", ContextID());
+    f("ObjectID", this->ObjectID());
+    f("AppDomainID", this->AppDomainID());
+    f("ContextID", this->ContextID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerContextUnloadedView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_AppDomainID[2] = {clretw::loc(1, 0, 4, 8, 8), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_ContextID[2] = {clretw::loc(2, 0, 12, 8, 8), clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ContextID[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
 };
 
 /// MonoProfilerAppDomainLoading: event 3 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoading"), version 0.
 ///   v0 MonoProfilerAppDomainLoading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3434)
-class MonoProfilerAppDomainLoadingView : public clretw::ViewBase<1> {
+class MonoProfilerAppDomainLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAppDomainLoadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAppDomainLoadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerAppDomainLoadingView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerAppDomainLoaded: event 4 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoaded"), version 0.
 ///   v0 MonoProfilerAppDomainLoaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3435)
-class MonoProfilerAppDomainLoadedView : public clretw::ViewBase<1> {
+class MonoProfilerAppDomainLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAppDomainLoadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAppDomainLoadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerAppDomainLoadedView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerAppDomainUnloading: event 5 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloading"), version 0.
 ///   v0 MonoProfilerAppDomainUnloading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3436)
-class MonoProfilerAppDomainUnloadingView : public clretw::ViewBase<1> {
+class MonoProfilerAppDomainUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAppDomainUnloadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAppDomainUnloadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerAppDomainUnloadingView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerAppDomainUnloaded: event 6 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloaded"), version 0.
 ///   v0 MonoProfilerAppDomainUnloaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3437)
-class MonoProfilerAppDomainUnloadedView : public clretw::ViewBase<1> {
+class MonoProfilerAppDomainUnloadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAppDomainUnloadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAppDomainUnloadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerAppDomainUnloadedView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerAppDomainName: event 7 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainName"), version 0.
 ///   v0 MonoProfilerAppDomainName: template AppDomainName (ClrEtwBuiltin.man:3438)
-class MonoProfilerAppDomainNameView : public clretw::ViewBase<2> {
+class MonoProfilerAppDomainNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAppDomainNameView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAppDomainNameView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainNameView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainName", AppDomainName());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainName", this->AppDomainName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerAppDomainNameView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(1, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerJitBegin: event 8 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitBegin"), version 0.
 ///   v0 MonoProfilerJitBegin: template JitBeginFailedDone (ClrEtwBuiltin.man:3439)
-class MonoProfilerJitBeginView : public clretw::ViewBase<1> {
+class MonoProfilerJitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodToken", MethodToken());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodToken", this->MethodToken());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerJitBeginView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
 };
 
 /// MonoProfilerJitFailed: event 9 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitFailed"), version 0.
 ///   v0 MonoProfilerJitFailed: template JitBeginFailedDone (ClrEtwBuiltin.man:3440)
-class MonoProfilerJitFailedView : public clretw::ViewBase<1> {
+class MonoProfilerJitFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitFailedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitFailedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitFailedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodToken", MethodToken());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodToken", this->MethodToken());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerJitFailedView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
 };
 
 /// An element of MonoProfilerJitDoneView::Values() (struct Values).
-class MonoProfilerJitDoneView_Values : public clretw::ViewBase<1> {
+class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static MonoProfilerJitDoneView_Values at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static MonoProfilerJitDoneView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt8 (from v1)
-  std::optional<std::uint8_t> Type() const noexcept { return get_opt<std::uint8_t>(k_Type[vi_]); }
+  ::std::optional<::std::uint8_t> Type() const noexcept { return get_opt<::std::uint8_t>(k_Type[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> ClassID() const noexcept { return get_opt<std::uint64_t>(k_ClassID[vi_]); }
+  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_opt<::std::uint64_t>(k_ClassID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Type", Type());
-    f("ClassID", ClassID());
+    f("Type", this->Type());
+    f("ClassID", this->ClassID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerJitDoneView_Values() = default;
-  static constexpr clretw::FieldLoc k_Type[2] = {
+  static constexpr ::clretw::FieldLoc k_Type[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 1, 1),  // v1
+      ::clretw::loc(0, 0, 0, 1, 1),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClassID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClassID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 1, 8, 8),  // v1
+      ::clretw::loc(1, 0, 1, 8, 8),  // v1
   };
 };
 
 /// MonoProfilerJitDone: event 10 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDone"), versions 0, 1.
 ///   v0 MonoProfilerJitDone: template JitBeginFailedDone (ClrEtwBuiltin.man:3441)
 ///   v1 MonoProfilerJitDone_V1: template JitDone_V1 (ClrEtwBuiltin.man:3442)
-class MonoProfilerJitDoneView : public clretw::ViewBase<2> {
+class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitDoneView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitDoneView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  std::optional<std::uint32_t> Count() const noexcept { return get_opt<std::uint32_t>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return get_opt<::std::uint32_t>(k_Count[vi_]); }
   // struct (from v1)
-  std::optional<clretw::RecordRange<MonoProfilerJitDoneView_Values>> Values() const noexcept { return records_opt<MonoProfilerJitDoneView_Values>(k_Values[vi_]); }
+  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>(k_Values[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodToken", MethodToken());
-    f("Count", Count());
-    f("Values", Values());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodToken", this->MethodToken());
+    f("Count", this->Count());
+    f("Values", this->Values());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerJitDoneView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Count[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Count[2] = {
       {},  // v0
-      clretw::loc(3, 0, 20, 4, 4),  // v1
+      ::clretw::loc(3, 0, 20, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_Values[2] = {
+  static constexpr ::clretw::FieldLoc k_Values[2] = {
       {},  // v0
-      clretw::loc(4, 0, 24, clretw::kVariable, 9),  // v1
+      ::clretw::loc(4, 0, 24, ::clretw::kVariable, 9),  // v1
   };
 };
 
 /// MonoProfilerJitChunkCreated: event 11 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkCreated"), version 0.
 ///   v0 MonoProfilerJitChunkCreated: template JitChunkCreated (ClrEtwBuiltin.man:3443)
-class MonoProfilerJitChunkCreatedView : public clretw::ViewBase<1> {
+class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitChunkCreatedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitChunkCreatedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkCreatedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ChunkID() const noexcept { return get<std::uint64_t>(k_ChunkID[ps8_]); }
+  ::std::uint64_t ChunkID() const noexcept { return get<::std::uint64_t>(k_ChunkID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ChunkSize() const noexcept { return get<std::uint64_t>(k_ChunkSize[ps8_]); }
+  ::std::uint64_t ChunkSize() const noexcept { return get<::std::uint64_t>(k_ChunkSize[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ChunkID", ChunkID());
-    f("ChunkSize", ChunkSize());
+    f("ChunkID", this->ChunkID());
+    f("ChunkSize", this->ChunkSize());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerJitChunkCreatedView() = default;
-  static constexpr clretw::FieldLoc k_ChunkID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ChunkSize[2] = {clretw::loc(1, 0, 4, 8, 8), clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ChunkID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ChunkSize[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
 };
 
 /// MonoProfilerJitChunkDestroyed: event 12 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkDestroyed"), version 0.
 ///   v0 MonoProfilerJitChunkDestroyed: template JitChunkDestroyed (ClrEtwBuiltin.man:3444)
-class MonoProfilerJitChunkDestroyedView : public clretw::ViewBase<1> {
+class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitChunkDestroyedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitChunkDestroyedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ChunkID() const noexcept { return get<std::uint64_t>(k_ChunkID[ps8_]); }
+  ::std::uint64_t ChunkID() const noexcept { return get<::std::uint64_t>(k_ChunkID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ChunkID", ChunkID());
+    f("ChunkID", this->ChunkID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerJitChunkDestroyedView() = default;
-  static constexpr clretw::FieldLoc k_ChunkID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ChunkID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// MonoProfilerJitCodeBuffer: event 13 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitCodeBuffer"), version 0.
 ///   v0 MonoProfilerJitCodeBuffer: template JitCodeBuffer (ClrEtwBuiltin.man:3445)
-class MonoProfilerJitCodeBufferView : public clretw::ViewBase<1> {
+class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitCodeBufferView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitCodeBufferView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitCodeBufferView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitCodeBufferView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t BufferID() const noexcept { return get<std::uint64_t>(k_BufferID[ps8_]); }
+  ::std::uint64_t BufferID() const noexcept { return get<::std::uint64_t>(k_BufferID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t BufferSize() const noexcept { return get<std::uint64_t>(k_BufferSize[ps8_]); }
+  ::std::uint64_t BufferSize() const noexcept { return get<::std::uint64_t>(k_BufferSize[ps8_]); }
   // win:UInt8, map JitCodeBufferTypeMap
-  JitCodeBufferTypeMap BufferType() const noexcept { return get<JitCodeBufferTypeMap>(k_BufferType[ps8_]); }
+  ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap>(k_BufferType[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("BufferID", BufferID());
-    f("BufferSize", BufferSize());
-    f("BufferType", BufferType());
+    f("BufferID", this->BufferID());
+    f("BufferSize", this->BufferSize());
+    f("BufferType", this->BufferType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerJitCodeBufferView() = default;
-  static constexpr clretw::FieldLoc k_BufferID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_BufferSize[2] = {clretw::loc(1, 0, 4, 8, 8), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_BufferType[2] = {clretw::loc(2, 0, 12, 1, 1), clretw::loc(2, 0, 16, 1, 1)};
+  static constexpr ::clretw::FieldLoc k_BufferID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_BufferSize[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_BufferType[2] = {::clretw::loc(2, 0, 12, 1, 1), ::clretw::loc(2, 0, 16, 1, 1)};
 };
 
 /// MonoProfilerClassLoading: event 14 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoading"), version 0.
 ///   v0 MonoProfilerClassLoading: template ClassLoadingFailed (ClrEtwBuiltin.man:3446)
-class MonoProfilerClassLoadingView : public clretw::ViewBase<1> {
+class MonoProfilerClassLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerClassLoadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerClassLoadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClassID", ClassID());
-    f("ModuleID", ModuleID());
+    f("ClassID", this->ClassID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerClassLoadingView() = default;
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// MonoProfilerClassFailed: event 15 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassFailed"), version 0.
 ///   v0 MonoProfilerClassFailed: template ClassLoadingFailed (ClrEtwBuiltin.man:3447)
-class MonoProfilerClassFailedView : public clretw::ViewBase<1> {
+class MonoProfilerClassFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerClassFailedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerClassFailedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerClassFailedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClassID", ClassID());
-    f("ModuleID", ModuleID());
+    f("ClassID", this->ClassID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerClassFailedView() = default;
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// An element of MonoProfilerClassLoadedView::Values() (struct Values).
-class MonoProfilerClassLoadedView_Values : public clretw::ViewBase<1> {
+class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static MonoProfilerClassLoadedView_Values at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static MonoProfilerClassLoadedView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt8 (from v1)
-  std::optional<std::uint8_t> Type() const noexcept { return get_opt<std::uint8_t>(k_Type[vi_]); }
+  ::std::optional<::std::uint8_t> Type() const noexcept { return get_opt<::std::uint8_t>(k_Type[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> ClassID() const noexcept { return get_opt<std::uint64_t>(k_ClassID[vi_]); }
+  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_opt<::std::uint64_t>(k_ClassID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Type", Type());
-    f("ClassID", ClassID());
+    f("Type", this->Type());
+    f("ClassID", this->ClassID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerClassLoadedView_Values() = default;
-  static constexpr clretw::FieldLoc k_Type[2] = {
+  static constexpr ::clretw::FieldLoc k_Type[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 1, 1),  // v1
+      ::clretw::loc(0, 0, 0, 1, 1),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClassID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClassID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 1, 8, 8),  // v1
+      ::clretw::loc(1, 0, 1, 8, 8),  // v1
   };
 };
 
 /// MonoProfilerClassLoaded: event 16 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoaded"), versions 0, 1.
 ///   v0 MonoProfilerClassLoaded: template ClassLoaded (ClrEtwBuiltin.man:3448)
 ///   v1 MonoProfilerClassLoaded_V1: template ClassLoaded_V1 (ClrEtwBuiltin.man:3449)
-class MonoProfilerClassLoadedView : public clretw::ViewBase<3> {
+class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerClassLoadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerClassLoadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UnicodeString
-  clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
+  ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  std::optional<std::uint32_t> Count() const noexcept { return get_opt<std::uint32_t>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return get_opt<::std::uint32_t>(k_Count[vi_]); }
   // struct (from v1)
-  std::optional<clretw::RecordRange<MonoProfilerClassLoadedView_Values>> Values() const noexcept { return records_opt<MonoProfilerClassLoadedView_Values>(k_Values[vi_]); }
+  ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>(k_Values[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClassID", ClassID());
-    f("ModuleID", ModuleID());
-    f("ClassName", ClassName());
-    f("Count", Count());
-    f("Values", Values());
+    f("ClassID", this->ClassID());
+    f("ModuleID", this->ModuleID());
+    f("ClassName", this->ClassName());
+    f("Count", this->Count());
+    f("Values", this->Values());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MonoProfilerClassLoadedView() = default;
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ClassName = clretw::loc(2, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Count[2] = {
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Count[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_Values[2] = {
+  static constexpr ::clretw::FieldLoc k_Values[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, clretw::kVariable, 9),  // v1
+      ::clretw::loc(4, 1, 4, ::clretw::kVariable, 9),  // v1
   };
 };
 
 /// MonoProfilerVTableLoading: event 17 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoading"), version 0.
 ///   v0 MonoProfilerVTableLoading: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3450)
-class MonoProfilerVTableLoadingView : public clretw::ViewBase<1> {
+class MonoProfilerVTableLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerVTableLoadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerVTableLoadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t VTableID() const noexcept { return get<std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VTableID", VTableID());
-    f("ClassID", ClassID());
-    f("AppDomainID", AppDomainID());
+    f("VTableID", this->VTableID());
+    f("ClassID", this->ClassID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerVTableLoadingView() = default;
-  static constexpr clretw::FieldLoc k_VTableID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
 };
 
 /// MonoProfilerVTableFailed: event 18 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableFailed"), version 0.
 ///   v0 MonoProfilerVTableFailed: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3451)
-class MonoProfilerVTableFailedView : public clretw::ViewBase<1> {
+class MonoProfilerVTableFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerVTableFailedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerVTableFailedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerVTableFailedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t VTableID() const noexcept { return get<std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VTableID", VTableID());
-    f("ClassID", ClassID());
-    f("AppDomainID", AppDomainID());
+    f("VTableID", this->VTableID());
+    f("ClassID", this->ClassID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerVTableFailedView() = default;
-  static constexpr clretw::FieldLoc k_VTableID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
 };
 
 /// MonoProfilerVTableLoaded: event 19 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoaded"), version 0.
 ///   v0 MonoProfilerVTableLoaded: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3452)
-class MonoProfilerVTableLoadedView : public clretw::ViewBase<1> {
+class MonoProfilerVTableLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerVTableLoadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerVTableLoadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t VTableID() const noexcept { return get<std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VTableID", VTableID());
-    f("ClassID", ClassID());
-    f("AppDomainID", AppDomainID());
+    f("VTableID", this->VTableID());
+    f("ClassID", this->ClassID());
+    f("AppDomainID", this->AppDomainID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerVTableLoadedView() = default;
-  static constexpr clretw::FieldLoc k_VTableID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
 };
 
 /// MonoProfilerModuleLoading: event 20 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoading"), version 0.
 ///   v0 MonoProfilerModuleLoading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3453)
-class MonoProfilerModuleLoadingView : public clretw::ViewBase<1> {
+class MonoProfilerModuleLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerModuleLoadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerModuleLoadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerModuleLoadingView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerModuleFailed: event 21 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleFailed"), version 0.
 ///   v0 MonoProfilerModuleFailed: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3454)
-class MonoProfilerModuleFailedView : public clretw::ViewBase<1> {
+class MonoProfilerModuleFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerModuleFailedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerModuleFailedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleFailedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerModuleFailedView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerModuleLoaded: event 22 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoaded"), version 0.
 ///   v0 MonoProfilerModuleLoaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3455)
-class MonoProfilerModuleLoadedView : public clretw::ViewBase<3> {
+class MonoProfilerModuleLoadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerModuleLoadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerModuleLoadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UnicodeString
-  clretw::Utf16View ModuleName() const noexcept { return utf16(k_ModuleName); }
+  ::clretw::Utf16View ModuleName() const noexcept { return utf16(k_ModuleName); }
   // win:UnicodeString
-  clretw::Utf16View ModuleSignature() const noexcept { return utf16(k_ModuleSignature); }
+  ::clretw::Utf16View ModuleSignature() const noexcept { return utf16(k_ModuleSignature); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("ModuleName", ModuleName());
-    f("ModuleSignature", ModuleSignature());
+    f("ModuleID", this->ModuleID());
+    f("ModuleName", this->ModuleName());
+    f("ModuleSignature", this->ModuleSignature());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MonoProfilerModuleLoadedView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleName = clretw::loc(1, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleSignature = clretw::loc(2, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleSignature = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerModuleUnloading: event 23 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloading"), version 0.
 ///   v0 MonoProfilerModuleUnloading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3456)
-class MonoProfilerModuleUnloadingView : public clretw::ViewBase<1> {
+class MonoProfilerModuleUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerModuleUnloadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerModuleUnloadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerModuleUnloadingView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerModuleUnloaded: event 24 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloaded"), version 0.
 ///   v0 MonoProfilerModuleUnloaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3457)
-class MonoProfilerModuleUnloadedView : public clretw::ViewBase<3> {
+class MonoProfilerModuleUnloadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerModuleUnloadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerModuleUnloadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UnicodeString
-  clretw::Utf16View ModuleName() const noexcept { return utf16(k_ModuleName); }
+  ::clretw::Utf16View ModuleName() const noexcept { return utf16(k_ModuleName); }
   // win:UnicodeString
-  clretw::Utf16View ModuleSignature() const noexcept { return utf16(k_ModuleSignature); }
+  ::clretw::Utf16View ModuleSignature() const noexcept { return utf16(k_ModuleSignature); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("ModuleName", ModuleName());
-    f("ModuleSignature", ModuleSignature());
+    f("ModuleID", this->ModuleID());
+    f("ModuleName", this->ModuleName());
+    f("ModuleSignature", this->ModuleSignature());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MonoProfilerModuleUnloadedView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleName = clretw::loc(1, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleSignature = clretw::loc(2, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleSignature = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerAssemblyLoading: event 25 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoading"), version 0.
 ///   v0 MonoProfilerAssemblyLoading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3458)
-class MonoProfilerAssemblyLoadingView : public clretw::ViewBase<1> {
+class MonoProfilerAssemblyLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAssemblyLoadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAssemblyLoadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("ModuleID", ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerAssemblyLoadingView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// MonoProfilerAssemblyLoaded: event 26 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoaded"), version 0.
 ///   v0 MonoProfilerAssemblyLoaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3459)
-class MonoProfilerAssemblyLoadedView : public clretw::ViewBase<2> {
+class MonoProfilerAssemblyLoadedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAssemblyLoadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAssemblyLoadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("ModuleID", ModuleID());
-    f("AssemblyName", AssemblyName());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyName", this->AssemblyName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerAssemblyLoadedView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(2, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerAssemblyUnloading: event 27 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloading"), version 0.
 ///   v0 MonoProfilerAssemblyUnloading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3460)
-class MonoProfilerAssemblyUnloadingView : public clretw::ViewBase<1> {
+class MonoProfilerAssemblyUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAssemblyUnloadingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAssemblyUnloadingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("ModuleID", ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleID", this->ModuleID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerAssemblyUnloadingView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
 
 /// MonoProfilerAssemblyUnloaded: event 28 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloaded"), version 0.
 ///   v0 MonoProfilerAssemblyUnloaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3461)
-class MonoProfilerAssemblyUnloadedView : public clretw::ViewBase<2> {
+class MonoProfilerAssemblyUnloadedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerAssemblyUnloadedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerAssemblyUnloadedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("ModuleID", ModuleID());
-    f("AssemblyName", AssemblyName());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyName", this->AssemblyName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerAssemblyUnloadedView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(2, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerMethodEnter: event 29 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEnter"), version 0.
 ///   v0 MonoProfilerMethodEnter: template MethodTracing (ClrEtwBuiltin.man:3462)
-class MonoProfilerMethodEnterView : public clretw::ViewBase<1> {
+class MonoProfilerMethodEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodEnterView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEnterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodEnterView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEnterView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodEnterView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerMethodLeave: event 30 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodLeave"), version 0.
 ///   v0 MonoProfilerMethodLeave: template MethodTracing (ClrEtwBuiltin.man:3463)
-class MonoProfilerMethodLeaveView : public clretw::ViewBase<1> {
+class MonoProfilerMethodLeaveView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodLeaveView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodLeaveView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodLeaveView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodLeaveView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodLeaveView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerMethodTailCall: event 31 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodTailCall"), version 0.
 ///   v0 MonoProfilerMethodTailCall: template MethodTracing (ClrEtwBuiltin.man:3464)
-class MonoProfilerMethodTailCallView : public clretw::ViewBase<1> {
+class MonoProfilerMethodTailCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodTailCallView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodTailCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodTailCallView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodTailCallView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodTailCallView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerMethodExceptionLeave: event 32 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodExceptionLeave"), version 0.
 ///   v0 MonoProfilerMethodExceptionLeave: template MethodTracing (ClrEtwBuiltin.man:3465)
-class MonoProfilerMethodExceptionLeaveView : public clretw::ViewBase<1> {
+class MonoProfilerMethodExceptionLeaveView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodExceptionLeaveView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodExceptionLeaveView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodExceptionLeaveView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerMethodFree: event 33 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodFree"), version 0.
 ///   v0 MonoProfilerMethodFree: template MethodTracing (ClrEtwBuiltin.man:3466)
-class MonoProfilerMethodFreeView : public clretw::ViewBase<1> {
+class MonoProfilerMethodFreeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodFreeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodFreeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodFreeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodFreeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodFreeView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerMethodBeginInvoke: event 34 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodBeginInvoke"), version 0.
 ///   v0 MonoProfilerMethodBeginInvoke: template MethodTracing (ClrEtwBuiltin.man:3467)
-class MonoProfilerMethodBeginInvokeView : public clretw::ViewBase<1> {
+class MonoProfilerMethodBeginInvokeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodBeginInvokeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodBeginInvokeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodBeginInvokeView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerMethodEndInvoke: event 35 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEndInvoke"), version 0.
 ///   v0 MonoProfilerMethodEndInvoke: template MethodTracing (ClrEtwBuiltin.man:3468)
-class MonoProfilerMethodEndInvokeView : public clretw::ViewBase<1> {
+class MonoProfilerMethodEndInvokeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMethodEndInvokeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEndInvokeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMethodEndInvokeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEndInvokeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMethodEndInvokeView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerExceptionThrow: event 36 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionThrow"), version 0.
 ///   v0 MonoProfilerExceptionThrow: template ExceptionThrow (ClrEtwBuiltin.man:3469)
-class MonoProfilerExceptionThrowView : public clretw::ViewBase<1> {
+class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerExceptionThrowView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionThrowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerExceptionThrowView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionThrowView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t TypeID() const noexcept { return get<std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeID", TypeID());
-    f("ObjectID", ObjectID());
+    f("TypeID", this->TypeID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerExceptionThrowView() = default;
-  static constexpr clretw::FieldLoc k_TypeID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 8, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 8, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
 };
 
 /// MonoProfilerExceptionClause: event 37 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionClause"), version 0.
 ///   v0 MonoProfilerExceptionClause: template ExceptionClause (ClrEtwBuiltin.man:3470)
-class MonoProfilerExceptionClauseView : public clretw::ViewBase<1> {
+class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerExceptionClauseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionClauseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerExceptionClauseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionClauseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ExceptionClauseTypeMap
-  ExceptionClauseTypeMap ClauseType() const noexcept { return get<ExceptionClauseTypeMap>(k_ClauseType); }
+  ::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap ClauseType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap>(k_ClauseType); }
   // win:UInt32
-  std::uint32_t ClauseIdx() const noexcept { return get<std::uint32_t>(k_ClauseIdx); }
+  ::std::uint32_t ClauseIdx() const noexcept { return get<::std::uint32_t>(k_ClauseIdx); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t TypeID() const noexcept { return get<std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClauseType", ClauseType());
-    f("ClauseIdx", ClauseIdx());
-    f("MethodID", MethodID());
-    f("TypeID", TypeID());
-    f("ObjectID", ObjectID());
+    f("ClauseType", this->ClauseType());
+    f("ClauseIdx", this->ClauseIdx());
+    f("MethodID", this->MethodID());
+    f("TypeID", this->TypeID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerExceptionClauseView() = default;
-  static constexpr clretw::FieldLoc k_ClauseType = clretw::loc(0, 0, 0, 1, 1);
-  static constexpr clretw::FieldLoc k_ClauseIdx = clretw::loc(1, 0, 1, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(2, 0, 5, 8, 8);
-  static constexpr clretw::FieldLoc k_TypeID = clretw::loc(3, 0, 13, 8, 8);
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(4, 0, 21, 4, 4), clretw::loc(4, 0, 21, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClauseType = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ClauseIdx = ::clretw::loc(1, 0, 1, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(2, 0, 5, 8, 8);
+  static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(3, 0, 13, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(4, 0, 21, 4, 4), ::clretw::loc(4, 0, 21, 8, 8)};
 };
 
 /// MonoProfilerGCEvent: event 38 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCEvent"), version 0.
 ///   v0 MonoProfilerGCEvent: template GCEvent (ClrEtwBuiltin.man:3471)
-class MonoProfilerGCEventView : public clretw::ViewBase<1> {
+class MonoProfilerGCEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map GCEventTypeMap
-  GCEventTypeMap GCEventType() const noexcept { return get<GCEventTypeMap>(k_GCEventType); }
+  ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap>(k_GCEventType); }
   // win:UInt32
-  std::uint32_t GCGeneration() const noexcept { return get<std::uint32_t>(k_GCGeneration); }
+  ::std::uint32_t GCGeneration() const noexcept { return get<::std::uint32_t>(k_GCGeneration); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("GCEventType", GCEventType());
-    f("GCGeneration", GCGeneration());
+    f("GCEventType", this->GCEventType());
+    f("GCGeneration", this->GCGeneration());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCEventView() = default;
-  static constexpr clretw::FieldLoc k_GCEventType = clretw::loc(0, 0, 0, 1, 1);
-  static constexpr clretw::FieldLoc k_GCGeneration = clretw::loc(1, 0, 1, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GCEventType = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_GCGeneration = ::clretw::loc(1, 0, 1, 4, 4);
 };
 
 /// MonoProfilerGCAllocation: event 39 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCAllocation"), version 0.
 ///   v0 MonoProfilerGCAllocation: template GCAllocation (ClrEtwBuiltin.man:3472)
-class MonoProfilerGCAllocationView : public clretw::ViewBase<1> {
+class MonoProfilerGCAllocationView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCAllocationView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCAllocationView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCAllocationView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCAllocationView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t VTableID() const noexcept { return get<std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ObjectSize() const noexcept { return get<std::uint64_t>(k_ObjectSize[ps8_]); }
+  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VTableID", VTableID());
-    f("ObjectID", ObjectID());
-    f("ObjectSize", ObjectSize());
+    f("VTableID", this->VTableID());
+    f("ObjectID", this->ObjectID());
+    f("ObjectSize", this->ObjectSize());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCAllocationView() = default;
-  static constexpr clretw::FieldLoc k_VTableID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 8, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectSize[2] = {clretw::loc(2, 0, 12, 8, 8), clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 8, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
 };
 
 /// An element of MonoProfilerGCMovesView::Values() (struct Values).
-class MonoProfilerGCMovesView_Values : public clretw::ViewBase<1> {
+class MonoProfilerGCMovesView_Values : public ::clretw::ViewBase<1> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static MonoProfilerGCMovesView_Values at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static MonoProfilerGCMovesView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t AddressID() const noexcept { return get<std::uint64_t>(k_AddressID[ps8_]); }
+  ::std::uint64_t AddressID() const noexcept { return get<::std::uint64_t>(k_AddressID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
-    f("AddressID", AddressID());
+    f("ObjectID", this->ObjectID());
+    f("AddressID", this->AddressID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCMovesView_Values() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_AddressID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_AddressID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
 };
 
 /// MonoProfilerGCMoves: event 40 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCMoves"), version 0.
 ///   v0 MonoProfilerGCMoves: template GCMoves (ClrEtwBuiltin.man:3473)
-class MonoProfilerGCMovesView : public clretw::ViewBase<2> {
+class MonoProfilerGCMovesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCMovesView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCMovesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCMovesView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCMovesView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // struct
-  clretw::RecordRange<MonoProfilerGCMovesView_Values> Values() const noexcept { return records<MonoProfilerGCMovesView_Values>(k_Values[ps8_]); }
+  ::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMovesView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMovesView_Values>(k_Values[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("Values", Values());
+    f("Count", this->Count());
+    f("Values", this->Values());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerGCMovesView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Values[2] = {clretw::loc(1, 0, 4, clretw::kVariable, 8), clretw::loc(1, 0, 4, clretw::kVariable, 16)};
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 8), ::clretw::loc(1, 0, 4, ::clretw::kVariable, 16)};
 };
 
 /// MonoProfilerGCResize: event 41 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCResize"), version 0.
 ///   v0 MonoProfilerGCResize: template GCResize (ClrEtwBuiltin.man:3474)
-class MonoProfilerGCResizeView : public clretw::ViewBase<1> {
+class MonoProfilerGCResizeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCResizeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCResizeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCResizeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCResizeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t NewSize() const noexcept { return get<std::uint64_t>(k_NewSize); }
+  ::std::uint64_t NewSize() const noexcept { return get<::std::uint64_t>(k_NewSize); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("NewSize", NewSize());
+    f("NewSize", this->NewSize());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCResizeView() = default;
-  static constexpr clretw::FieldLoc k_NewSize = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NewSize = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerGCHandleCreated: event 42 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleCreated"), version 0.
 ///   v0 MonoProfilerGCHandleCreated: template GCHandleCreated (ClrEtwBuiltin.man:3475)
-class MonoProfilerGCHandleCreatedView : public clretw::ViewBase<1> {
+class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCHandleCreatedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCHandleCreatedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleCreatedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t HandleID() const noexcept { return get<std::uint64_t>(k_HandleID); }
+  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID); }
   // win:UInt8, map GCHandleTypeMap
-  GCHandleTypeMap HandleType() const noexcept { return get<GCHandleTypeMap>(k_HandleType); }
+  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap>(k_HandleType); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HandleID", HandleID());
-    f("HandleType", HandleType());
-    f("ObjectID", ObjectID());
+    f("HandleID", this->HandleID());
+    f("HandleType", this->HandleType());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCHandleCreatedView() = default;
-  static constexpr clretw::FieldLoc k_HandleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_HandleType = clretw::loc(1, 0, 8, 1, 1);
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(2, 0, 9, 4, 4), clretw::loc(2, 0, 9, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_HandleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_HandleType = ::clretw::loc(1, 0, 8, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(2, 0, 9, 4, 4), ::clretw::loc(2, 0, 9, 8, 8)};
 };
 
 /// MonoProfilerGCHandleDeleted: event 43 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleDeleted"), version 0.
 ///   v0 MonoProfilerGCHandleDeleted: template GCHandleDeleted (ClrEtwBuiltin.man:3476)
-class MonoProfilerGCHandleDeletedView : public clretw::ViewBase<1> {
+class MonoProfilerGCHandleDeletedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCHandleDeletedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleDeletedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCHandleDeletedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleDeletedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t HandleID() const noexcept { return get<std::uint64_t>(k_HandleID); }
+  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID); }
   // win:UInt8, map GCHandleTypeMap
-  GCHandleTypeMap HandleType() const noexcept { return get<GCHandleTypeMap>(k_HandleType); }
+  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap>(k_HandleType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HandleID", HandleID());
-    f("HandleType", HandleType());
+    f("HandleID", this->HandleID());
+    f("HandleType", this->HandleType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCHandleDeletedView() = default;
-  static constexpr clretw::FieldLoc k_HandleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_HandleType = clretw::loc(1, 0, 8, 1, 1);
+  static constexpr ::clretw::FieldLoc k_HandleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_HandleType = ::clretw::loc(1, 0, 8, 1, 1);
 };
 
 /// MonoProfilerGCFinalizing: event 44 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizing"), version 0.
 ///   v0 MonoProfilerGCFinalizing: no payload (ClrEtwBuiltin.man:3477)
-class MonoProfilerGCFinalizingView : public clretw::ViewBase<1> {
+class MonoProfilerGCFinalizingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCFinalizingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCFinalizingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -3061,20 +3061,20 @@ class MonoProfilerGCFinalizingView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCFinalizingView() = default;
 
 };
 
 /// MonoProfilerGCFinalized: event 45 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalized"), version 0.
 ///   v0 MonoProfilerGCFinalized: no payload (ClrEtwBuiltin.man:3478)
-class MonoProfilerGCFinalizedView : public clretw::ViewBase<1> {
+class MonoProfilerGCFinalizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCFinalizedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCFinalizedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -3085,216 +3085,216 @@ class MonoProfilerGCFinalizedView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCFinalizedView() = default;
 
 };
 
 /// MonoProfilerGCFinalizingObject: event 46 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizingObject"), version 0.
 ///   v0 MonoProfilerGCFinalizingObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3479)
-class MonoProfilerGCFinalizingObjectView : public clretw::ViewBase<1> {
+class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCFinalizingObjectView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCFinalizingObjectView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCFinalizingObjectView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// MonoProfilerGCFinalizedObject: event 47 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizedObject"), version 0.
 ///   v0 MonoProfilerGCFinalizedObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3480)
-class MonoProfilerGCFinalizedObjectView : public clretw::ViewBase<1> {
+class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCFinalizedObjectView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCFinalizedObjectView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCFinalizedObjectView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// MonoProfilerGCRootRegister: event 48 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootRegister"), version 0.
 ///   v0 MonoProfilerGCRootRegister: template GCRootRegister (ClrEtwBuiltin.man:3481)
-class MonoProfilerGCRootRegisterView : public clretw::ViewBase<2> {
+class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCRootRegisterView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootRegisterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCRootRegisterView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootRegisterView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t RootID() const noexcept { return get<std::uint64_t>(k_RootID[ps8_]); }
+  ::std::uint64_t RootID() const noexcept { return get<::std::uint64_t>(k_RootID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t RootSize() const noexcept { return get<std::uint64_t>(k_RootSize[ps8_]); }
+  ::std::uint64_t RootSize() const noexcept { return get<::std::uint64_t>(k_RootSize[ps8_]); }
   // win:UInt8, map GCRootTypeMap
-  GCRootTypeMap RootType() const noexcept { return get<GCRootTypeMap>(k_RootType[ps8_]); }
+  ::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap RootType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap>(k_RootType[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t RootKeyID() const noexcept { return get<std::uint64_t>(k_RootKeyID[ps8_]); }
+  ::std::uint64_t RootKeyID() const noexcept { return get<::std::uint64_t>(k_RootKeyID[ps8_]); }
   // win:UnicodeString
-  clretw::Utf16View RootKeyName() const noexcept { return utf16(k_RootKeyName[ps8_]); }
+  ::clretw::Utf16View RootKeyName() const noexcept { return utf16(k_RootKeyName[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("RootID", RootID());
-    f("RootSize", RootSize());
-    f("RootType", RootType());
-    f("RootKeyID", RootKeyID());
-    f("RootKeyName", RootKeyName());
+    f("RootID", this->RootID());
+    f("RootSize", this->RootSize());
+    f("RootType", this->RootType());
+    f("RootKeyID", this->RootKeyID());
+    f("RootKeyName", this->RootKeyName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerGCRootRegisterView() = default;
-  static constexpr clretw::FieldLoc k_RootID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_RootSize[2] = {clretw::loc(1, 0, 4, 8, 8), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_RootType[2] = {clretw::loc(2, 0, 12, 1, 1), clretw::loc(2, 0, 16, 1, 1)};
-  static constexpr clretw::FieldLoc k_RootKeyID[2] = {clretw::loc(3, 0, 13, 8, 8), clretw::loc(3, 0, 17, 8, 8)};
-  static constexpr clretw::FieldLoc k_RootKeyName[2] = {clretw::loc(4, 0, 21, clretw::kVariable, 0, clretw::kTerminated), clretw::loc(4, 0, 25, clretw::kVariable, 0, clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_RootID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RootSize[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RootType[2] = {::clretw::loc(2, 0, 12, 1, 1), ::clretw::loc(2, 0, 16, 1, 1)};
+  static constexpr ::clretw::FieldLoc k_RootKeyID[2] = {::clretw::loc(3, 0, 13, 8, 8), ::clretw::loc(3, 0, 17, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RootKeyName[2] = {::clretw::loc(4, 0, 21, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(4, 0, 25, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
 /// MonoProfilerGCRootUnregister: event 49 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootUnregister"), version 0.
 ///   v0 MonoProfilerGCRootUnregister: template GCRootUnregister (ClrEtwBuiltin.man:3482)
-class MonoProfilerGCRootUnregisterView : public clretw::ViewBase<1> {
+class MonoProfilerGCRootUnregisterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCRootUnregisterView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootUnregisterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCRootUnregisterView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootUnregisterView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t RootID() const noexcept { return get<std::uint64_t>(k_RootID[ps8_]); }
+  ::std::uint64_t RootID() const noexcept { return get<::std::uint64_t>(k_RootID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("RootID", RootID());
+    f("RootID", this->RootID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCRootUnregisterView() = default;
-  static constexpr clretw::FieldLoc k_RootID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RootID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// An element of MonoProfilerGCRootsView::Values() (struct Values).
-class MonoProfilerGCRootsView_Values : public clretw::ViewBase<1> {
+class MonoProfilerGCRootsView_Values : public ::clretw::ViewBase<1> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static MonoProfilerGCRootsView_Values at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static MonoProfilerGCRootsView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t AddressID() const noexcept { return get<std::uint64_t>(k_AddressID[ps8_]); }
+  ::std::uint64_t AddressID() const noexcept { return get<::std::uint64_t>(k_AddressID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
-    f("AddressID", AddressID());
+    f("ObjectID", this->ObjectID());
+    f("AddressID", this->AddressID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCRootsView_Values() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_AddressID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_AddressID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
 };
 
 /// MonoProfilerGCRoots: event 50 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRoots"), version 0.
 ///   v0 MonoProfilerGCRoots: template GCRoots (ClrEtwBuiltin.man:3483)
-class MonoProfilerGCRootsView : public clretw::ViewBase<2> {
+class MonoProfilerGCRootsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCRootsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCRootsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // struct
-  clretw::RecordRange<MonoProfilerGCRootsView_Values> Values() const noexcept { return records<MonoProfilerGCRootsView_Values>(k_Values[ps8_]); }
+  ::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootsView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootsView_Values>(k_Values[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("Values", Values());
+    f("Count", this->Count());
+    f("Values", this->Values());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerGCRootsView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Values[2] = {clretw::loc(1, 0, 4, clretw::kVariable, 8), clretw::loc(1, 0, 4, clretw::kVariable, 16)};
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 8), ::clretw::loc(1, 0, 4, ::clretw::kVariable, 16)};
 };
 
 /// MonoProfilerGCHeapDumpStart: event 51 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStart"), version 0.
 ///   v0 MonoProfilerGCHeapDumpStart: template GCHeapDumpStart (ClrEtwBuiltin.man:3484)
-class MonoProfilerGCHeapDumpStartView : public clretw::ViewBase<2> {
+class MonoProfilerGCHeapDumpStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCHeapDumpStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCHeapDumpStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View HeapCollectParam() const noexcept { return utf16(k_HeapCollectParam); }
+  ::clretw::Utf16View HeapCollectParam() const noexcept { return utf16(k_HeapCollectParam); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HeapCollectParam", HeapCollectParam());
+    f("HeapCollectParam", this->HeapCollectParam());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerGCHeapDumpStartView() = default;
-  static constexpr clretw::FieldLoc k_HeapCollectParam = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_HeapCollectParam = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerGCHeapDumpStop: event 52 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStop"), version 0.
 ///   v0 MonoProfilerGCHeapDumpStop: no payload (ClrEtwBuiltin.man:3485)
-class MonoProfilerGCHeapDumpStopView : public clretw::ViewBase<1> {
+class MonoProfilerGCHeapDumpStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCHeapDumpStopView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCHeapDumpStopView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -3305,358 +3305,358 @@ class MonoProfilerGCHeapDumpStopView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCHeapDumpStopView() = default;
 
 };
 
 /// An element of MonoProfilerGCHeapDumpObjectReferenceView::Values() (struct Values).
-class MonoProfilerGCHeapDumpObjectReferenceView_Values : public clretw::ViewBase<1> {
+class MonoProfilerGCHeapDumpObjectReferenceView_Values : public ::clretw::ViewBase<1> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static MonoProfilerGCHeapDumpObjectReferenceView_Values at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static MonoProfilerGCHeapDumpObjectReferenceView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt32
-  std::uint32_t ReferenceOffset() const noexcept { return get<std::uint32_t>(k_ReferenceOffset); }
+  ::std::uint32_t ReferenceOffset() const noexcept { return get<::std::uint32_t>(k_ReferenceOffset); }
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ReferenceOffset", ReferenceOffset());
-    f("ObjectID", ObjectID());
+    f("ReferenceOffset", this->ReferenceOffset());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerGCHeapDumpObjectReferenceView_Values() = default;
-  static constexpr clretw::FieldLoc k_ReferenceOffset = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 4, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ReferenceOffset = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 4, 8, 8)};
 };
 
 /// MonoProfilerGCHeapDumpObjectReference: event 53 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpObjectReference"), version 0.
 ///   v0 MonoProfilerGCHeapDumpObjectReference: template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3486)
-class MonoProfilerGCHeapDumpObjectReferenceView : public clretw::ViewBase<2> {
+class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t VTableID() const noexcept { return get<std::uint64_t>(k_VTableID[ps8_]); }
+  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ObjectSize() const noexcept { return get<std::uint64_t>(k_ObjectSize[ps8_]); }
+  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
   // win:UInt8
-  std::uint8_t ObjectGeneration() const noexcept { return get<std::uint8_t>(k_ObjectGeneration[ps8_]); }
+  ::std::uint8_t ObjectGeneration() const noexcept { return get<::std::uint8_t>(k_ObjectGeneration[ps8_]); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count[ps8_]); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count[ps8_]); }
   // struct
-  clretw::RecordRange<MonoProfilerGCHeapDumpObjectReferenceView_Values> Values() const noexcept { return records<MonoProfilerGCHeapDumpObjectReferenceView_Values>(k_Values[ps8_]); }
+  ::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReferenceView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReferenceView_Values>(k_Values[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
-    f("VTableID", VTableID());
-    f("ObjectSize", ObjectSize());
-    f("ObjectGeneration", ObjectGeneration());
-    f("Count", Count());
-    f("Values", Values());
+    f("ObjectID", this->ObjectID());
+    f("VTableID", this->VTableID());
+    f("ObjectSize", this->ObjectSize());
+    f("ObjectGeneration", this->ObjectGeneration());
+    f("Count", this->Count());
+    f("Values", this->Values());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerGCHeapDumpObjectReferenceView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_VTableID[2] = {clretw::loc(1, 0, 4, 8, 8), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectSize[2] = {clretw::loc(2, 0, 12, 8, 8), clretw::loc(2, 0, 16, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectGeneration[2] = {clretw::loc(3, 0, 20, 1, 1), clretw::loc(3, 0, 24, 1, 1)};
-  static constexpr clretw::FieldLoc k_Count[2] = {clretw::loc(4, 0, 21, 4, 4), clretw::loc(4, 0, 25, 4, 4)};
-  static constexpr clretw::FieldLoc k_Values[2] = {clretw::loc(5, 0, 25, clretw::kVariable, 8), clretw::loc(5, 0, 29, clretw::kVariable, 12)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_VTableID[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectGeneration[2] = {::clretw::loc(3, 0, 20, 1, 1), ::clretw::loc(3, 0, 24, 1, 1)};
+  static constexpr ::clretw::FieldLoc k_Count[2] = {::clretw::loc(4, 0, 21, 4, 4), ::clretw::loc(4, 0, 25, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(5, 0, 25, ::clretw::kVariable, 8), ::clretw::loc(5, 0, 29, ::clretw::kVariable, 12)};
 };
 
 /// MonoProfilerMonitorContention: event 54 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorContention"), version 0.
 ///   v0 MonoProfilerMonitorContention: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3487)
-class MonoProfilerMonitorContentionView : public clretw::ViewBase<1> {
+class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMonitorContentionView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorContentionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMonitorContentionView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorContentionView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMonitorContentionView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// MonoProfilerMonitorFailed: event 55 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorFailed"), version 0.
 ///   v0 MonoProfilerMonitorFailed: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3488)
-class MonoProfilerMonitorFailedView : public clretw::ViewBase<1> {
+class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMonitorFailedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMonitorFailedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorFailedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMonitorFailedView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// MonoProfilerMonitorAcquired: event 56 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorAquired"), version 0.
 ///   v0 MonoProfilerMonitorAcquired: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3489)
-class MonoProfilerMonitorAcquiredView : public clretw::ViewBase<1> {
+class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerMonitorAcquiredView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorAcquiredView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerMonitorAcquiredView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorAcquiredView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ObjectID", ObjectID());
+    f("ObjectID", this->ObjectID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerMonitorAcquiredView() = default;
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
 /// MonoProfilerThreadStarted: event 57 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStarted"), version 0.
 ///   v0 MonoProfilerThreadStarted: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3490)
-class MonoProfilerThreadStartedView : public clretw::ViewBase<1> {
+class MonoProfilerThreadStartedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerThreadStartedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStartedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerThreadStartedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStartedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
+    f("ThreadID", this->ThreadID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerThreadStartedView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerThreadStopping: event 58 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopping"), version 0.
 ///   v0 MonoProfilerThreadStopping: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3491)
-class MonoProfilerThreadStoppingView : public clretw::ViewBase<1> {
+class MonoProfilerThreadStoppingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerThreadStoppingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerThreadStoppingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
+    f("ThreadID", this->ThreadID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerThreadStoppingView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerThreadStopped: event 59 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopped"), version 0.
 ///   v0 MonoProfilerThreadStopped: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3492)
-class MonoProfilerThreadStoppedView : public clretw::ViewBase<1> {
+class MonoProfilerThreadStoppedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerThreadStoppedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerThreadStoppedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
+    f("ThreadID", this->ThreadID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerThreadStoppedView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerThreadExited: event 60 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadExited"), version 0.
 ///   v0 MonoProfilerThreadExited: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3493)
-class MonoProfilerThreadExitedView : public clretw::ViewBase<1> {
+class MonoProfilerThreadExitedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerThreadExitedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadExitedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerThreadExitedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadExitedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
+    f("ThreadID", this->ThreadID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MonoProfilerThreadExitedView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
 /// MonoProfilerThreadName: event 61 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadName"), version 0.
 ///   v0 MonoProfilerThreadName: template ThreadName (ClrEtwBuiltin.man:3494)
-class MonoProfilerThreadNameView : public clretw::ViewBase<2> {
+class MonoProfilerThreadNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerThreadNameView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerThreadNameView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadNameView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ThreadID() const noexcept { return get<std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
   // win:UnicodeString
-  clretw::Utf16View ThreadName() const noexcept { return utf16(k_ThreadName); }
+  ::clretw::Utf16View ThreadName() const noexcept { return utf16(k_ThreadName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ThreadID", ThreadID());
-    f("ThreadName", ThreadName());
+    f("ThreadID", this->ThreadID());
+    f("ThreadName", this->ThreadName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerThreadNameView() = default;
-  static constexpr clretw::FieldLoc k_ThreadID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ThreadName = clretw::loc(1, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ThreadName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerJitDoneVerbose: event 62 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDoneVerbose"), version 0.
 ///   v0 MonoProfilerJitDoneVerbose: template JitDoneVerbose (ClrEtwBuiltin.man:3495)
-class MonoProfilerJitDoneVerboseView : public clretw::ViewBase<4> {
+class MonoProfilerJitDoneVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerJitDoneVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerJitDoneVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UnicodeString
-  clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
+  ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("MethodNamespace", MethodNamespace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
+    f("MethodID", this->MethodID());
+    f("MethodNamespace", this->MethodNamespace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MonoProfilerJitDoneVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodNamespace = clretw::loc(1, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(2, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(3, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(3, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// MonoProfilerGCHeapDumpVTableClassReference: event 63 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpVTableClassReference"), version 0.
 ///   v0 MonoProfilerGCHeapDumpVTableClassReference: template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3496)
-class MonoProfilerGCHeapDumpVTableClassReferenceView : public clretw::ViewBase<2> {
+class MonoProfilerGCHeapDumpVTableClassReferenceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t VTableID() const noexcept { return get<std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ClassID() const noexcept { return get<std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UnicodeString
-  clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
+  ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("VTableID", VTableID());
-    f("ClassID", ClassID());
-    f("ModuleID", ModuleID());
-    f("ClassName", ClassName());
+    f("VTableID", this->VTableID());
+    f("ClassID", this->ClassID());
+    f("ModuleID", this->ModuleID());
+    f("ClassName", this->ClassName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   MonoProfilerGCHeapDumpVTableClassReferenceView() = default;
-  static constexpr clretw::FieldLoc k_VTableID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ClassID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_ClassName = clretw::loc(3, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClassName = ::clretw::loc(3, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 // ---------------------------------------------------------------------------
@@ -3665,766 +3665,766 @@ class MonoProfilerGCHeapDumpVTableClassReferenceView : public clretw::ViewBase<2
 /// MonoProfilerContextLoaded: event 1 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextLoaded"), version 0.
 ///   v0 MonoProfilerContextLoaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3432)
 struct MonoProfilerContextLoaded {
-  static constexpr std::uint16_t id = 1;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ContextLoaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerContextLoadedView;
-  using Payload = payload::MonoProfilerContextLoaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 1;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ContextLoaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerContextLoaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerContextUnloaded: event 2 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ContextUnloaded"), version 0.
 ///   v0 MonoProfilerContextUnloaded: template ContextLoadedUnloaded (ClrEtwBuiltin.man:3433)
 struct MonoProfilerContextUnloaded {
-  static constexpr std::uint16_t id = 2;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ContextUnloaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerContextUnloadedView;
-  using Payload = payload::MonoProfilerContextUnloaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 2;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ContextUnloaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerContextUnloaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAppDomainLoading: event 3 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoading"), version 0.
 ///   v0 MonoProfilerAppDomainLoading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3434)
 struct MonoProfilerAppDomainLoading {
-  static constexpr std::uint16_t id = 3;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AppDomainLoading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAppDomainLoadingView;
-  using Payload = payload::MonoProfilerAppDomainLoading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 3;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AppDomainLoading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainLoading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAppDomainLoaded: event 4 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainLoaded"), version 0.
 ///   v0 MonoProfilerAppDomainLoaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3435)
 struct MonoProfilerAppDomainLoaded {
-  static constexpr std::uint16_t id = 4;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AppDomainLoaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAppDomainLoadedView;
-  using Payload = payload::MonoProfilerAppDomainLoaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 4;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AppDomainLoaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainLoaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAppDomainUnloading: event 5 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloading"), version 0.
 ///   v0 MonoProfilerAppDomainUnloading: template AppDomainLoadUnload (ClrEtwBuiltin.man:3436)
 struct MonoProfilerAppDomainUnloading {
-  static constexpr std::uint16_t id = 5;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AppDomainUnloading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAppDomainUnloadingView;
-  using Payload = payload::MonoProfilerAppDomainUnloading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 5;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AppDomainUnloading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainUnloading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAppDomainUnloaded: event 6 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainUnloaded"), version 0.
 ///   v0 MonoProfilerAppDomainUnloaded: template AppDomainLoadUnload (ClrEtwBuiltin.man:3437)
 struct MonoProfilerAppDomainUnloaded {
-  static constexpr std::uint16_t id = 6;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AppDomainUnloaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAppDomainUnloadedView;
-  using Payload = payload::MonoProfilerAppDomainUnloaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 6;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AppDomainUnloaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainUnloaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAppDomainName: event 7 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AppDomainName"), version 0.
 ///   v0 MonoProfilerAppDomainName: template AppDomainName (ClrEtwBuiltin.man:3438)
 struct MonoProfilerAppDomainName {
-  static constexpr std::uint16_t id = 7;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AppDomainName";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAppDomainNameView;
-  using Payload = payload::MonoProfilerAppDomainName;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 7;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AppDomainName";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainNameView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainName;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitBegin: event 8 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitBegin"), version 0.
 ///   v0 MonoProfilerJitBegin: template JitBeginFailedDone (ClrEtwBuiltin.man:3439)
 struct MonoProfilerJitBegin {
-  static constexpr std::uint16_t id = 8;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitBegin";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerJitBeginView;
-  using Payload = payload::MonoProfilerJitBegin;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 8;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitBegin";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBeginView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitBegin;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitFailed: event 9 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitFailed"), version 0.
 ///   v0 MonoProfilerJitFailed: template JitBeginFailedDone (ClrEtwBuiltin.man:3440)
 struct MonoProfilerJitFailed {
-  static constexpr std::uint16_t id = 9;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitFailed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerJitFailedView;
-  using Payload = payload::MonoProfilerJitFailed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 9;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitFailed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitFailed;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitDone: event 10 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDone"), versions 0, 1.
 ///   v0 MonoProfilerJitDone: template JitBeginFailedDone (ClrEtwBuiltin.man:3441)
 ///   v1 MonoProfilerJitDone_V1: template JitDone_V1 (ClrEtwBuiltin.man:3442)
 struct MonoProfilerJitDone {
-  static constexpr std::uint16_t id = 10;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitDone";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MonoProfilerJitDoneView;
-  using Payload = payload::MonoProfilerJitDone_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 10;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitDone";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitDone_V1;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitChunkCreated: event 11 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkCreated"), version 0.
 ///   v0 MonoProfilerJitChunkCreated: template JitChunkCreated (ClrEtwBuiltin.man:3443)
 struct MonoProfilerJitChunkCreated {
-  static constexpr std::uint16_t id = 11;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitChunkCreated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerJitChunkCreatedView;
-  using Payload = payload::MonoProfilerJitChunkCreated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 11;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitChunkCreated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreatedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitChunkCreated;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitChunkDestroyed: event 12 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitChunkDestroyed"), version 0.
 ///   v0 MonoProfilerJitChunkDestroyed: template JitChunkDestroyed (ClrEtwBuiltin.man:3444)
 struct MonoProfilerJitChunkDestroyed {
-  static constexpr std::uint16_t id = 12;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitChunkDestroyed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerJitChunkDestroyedView;
-  using Payload = payload::MonoProfilerJitChunkDestroyed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 12;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitChunkDestroyed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitChunkDestroyed;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitCodeBuffer: event 13 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitCodeBuffer"), version 0.
 ///   v0 MonoProfilerJitCodeBuffer: template JitCodeBuffer (ClrEtwBuiltin.man:3445)
 struct MonoProfilerJitCodeBuffer {
-  static constexpr std::uint16_t id = 13;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitCodeBuffer";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerJitCodeBufferView;
-  using Payload = payload::MonoProfilerJitCodeBuffer;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 13;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitCodeBuffer";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBufferView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitCodeBuffer;  // the payload struct of latest_version
 };
 
 /// MonoProfilerClassLoading: event 14 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoading"), version 0.
 ///   v0 MonoProfilerClassLoading: template ClassLoadingFailed (ClrEtwBuiltin.man:3446)
 struct MonoProfilerClassLoading {
-  static constexpr std::uint16_t id = 14;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ClassLoading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerClassLoadingView;
-  using Payload = payload::MonoProfilerClassLoading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 14;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ClassLoading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassLoading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerClassFailed: event 15 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassFailed"), version 0.
 ///   v0 MonoProfilerClassFailed: template ClassLoadingFailed (ClrEtwBuiltin.man:3447)
 struct MonoProfilerClassFailed {
-  static constexpr std::uint16_t id = 15;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ClassFailed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerClassFailedView;
-  using Payload = payload::MonoProfilerClassFailed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 15;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ClassFailed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassFailed;  // the payload struct of latest_version
 };
 
 /// MonoProfilerClassLoaded: event 16 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ClassLoaded"), versions 0, 1.
 ///   v0 MonoProfilerClassLoaded: template ClassLoaded (ClrEtwBuiltin.man:3448)
 ///   v1 MonoProfilerClassLoaded_V1: template ClassLoaded_V1 (ClrEtwBuiltin.man:3449)
 struct MonoProfilerClassLoaded {
-  static constexpr std::uint16_t id = 16;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ClassLoaded";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MonoProfilerClassLoadedView;
-  using Payload = payload::MonoProfilerClassLoaded_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 16;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ClassLoaded";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassLoaded_V1;  // the payload struct of latest_version
 };
 
 /// MonoProfilerVTableLoading: event 17 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoading"), version 0.
 ///   v0 MonoProfilerVTableLoading: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3450)
 struct MonoProfilerVTableLoading {
-  static constexpr std::uint16_t id = 17;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/VTableLoading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerVTableLoadingView;
-  using Payload = payload::MonoProfilerVTableLoading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 17;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/VTableLoading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerVTableLoading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerVTableFailed: event 18 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableFailed"), version 0.
 ///   v0 MonoProfilerVTableFailed: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3451)
 struct MonoProfilerVTableFailed {
-  static constexpr std::uint16_t id = 18;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/VTableFailed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerVTableFailedView;
-  using Payload = payload::MonoProfilerVTableFailed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 18;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/VTableFailed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerVTableFailed;  // the payload struct of latest_version
 };
 
 /// MonoProfilerVTableLoaded: event 19 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/VTableLoaded"), version 0.
 ///   v0 MonoProfilerVTableLoaded: template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3452)
 struct MonoProfilerVTableLoaded {
-  static constexpr std::uint16_t id = 19;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/VTableLoaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerVTableLoadedView;
-  using Payload = payload::MonoProfilerVTableLoaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 19;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/VTableLoaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerVTableLoaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerModuleLoading: event 20 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoading"), version 0.
 ///   v0 MonoProfilerModuleLoading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3453)
 struct MonoProfilerModuleLoading {
-  static constexpr std::uint16_t id = 20;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ModuleLoading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerModuleLoadingView;
-  using Payload = payload::MonoProfilerModuleLoading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 20;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ModuleLoading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleLoading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerModuleFailed: event 21 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleFailed"), version 0.
 ///   v0 MonoProfilerModuleFailed: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3454)
 struct MonoProfilerModuleFailed {
-  static constexpr std::uint16_t id = 21;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ModuleFailed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerModuleFailedView;
-  using Payload = payload::MonoProfilerModuleFailed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 21;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ModuleFailed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleFailed;  // the payload struct of latest_version
 };
 
 /// MonoProfilerModuleLoaded: event 22 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleLoaded"), version 0.
 ///   v0 MonoProfilerModuleLoaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3455)
 struct MonoProfilerModuleLoaded {
-  static constexpr std::uint16_t id = 22;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ModuleLoaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerModuleLoadedView;
-  using Payload = payload::MonoProfilerModuleLoaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 22;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ModuleLoaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleLoaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerModuleUnloading: event 23 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloading"), version 0.
 ///   v0 MonoProfilerModuleUnloading: template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3456)
 struct MonoProfilerModuleUnloading {
-  static constexpr std::uint16_t id = 23;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ModuleUnloading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerModuleUnloadingView;
-  using Payload = payload::MonoProfilerModuleUnloading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 23;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ModuleUnloading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleUnloading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerModuleUnloaded: event 24 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ModuleUnloaded"), version 0.
 ///   v0 MonoProfilerModuleUnloaded: template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3457)
 struct MonoProfilerModuleUnloaded {
-  static constexpr std::uint16_t id = 24;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ModuleUnloaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerModuleUnloadedView;
-  using Payload = payload::MonoProfilerModuleUnloaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 24;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ModuleUnloaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleUnloaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAssemblyLoading: event 25 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoading"), version 0.
 ///   v0 MonoProfilerAssemblyLoading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3458)
 struct MonoProfilerAssemblyLoading {
-  static constexpr std::uint16_t id = 25;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AssemblyLoading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAssemblyLoadingView;
-  using Payload = payload::MonoProfilerAssemblyLoading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 25;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AssemblyLoading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyLoading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAssemblyLoaded: event 26 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyLoaded"), version 0.
 ///   v0 MonoProfilerAssemblyLoaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3459)
 struct MonoProfilerAssemblyLoaded {
-  static constexpr std::uint16_t id = 26;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AssemblyLoaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAssemblyLoadedView;
-  using Payload = payload::MonoProfilerAssemblyLoaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 26;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AssemblyLoaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyLoaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAssemblyUnloading: event 27 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloading"), version 0.
 ///   v0 MonoProfilerAssemblyUnloading: template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3460)
 struct MonoProfilerAssemblyUnloading {
-  static constexpr std::uint16_t id = 27;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AssemblyUnloading";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAssemblyUnloadingView;
-  using Payload = payload::MonoProfilerAssemblyUnloading;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 27;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AssemblyUnloading";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloadingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyUnloading;  // the payload struct of latest_version
 };
 
 /// MonoProfilerAssemblyUnloaded: event 28 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/AssemblyUnloaded"), version 0.
 ///   v0 MonoProfilerAssemblyUnloaded: template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3461)
 struct MonoProfilerAssemblyUnloaded {
-  static constexpr std::uint16_t id = 28;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/AssemblyUnloaded";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerAssemblyUnloadedView;
-  using Payload = payload::MonoProfilerAssemblyUnloaded;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 28;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/AssemblyUnloaded";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloadedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyUnloaded;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodEnter: event 29 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEnter"), version 0.
 ///   v0 MonoProfilerMethodEnter: template MethodTracing (ClrEtwBuiltin.man:3462)
 struct MonoProfilerMethodEnter {
-  static constexpr std::uint16_t id = 29;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodEnter";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodEnterView;
-  using Payload = payload::MonoProfilerMethodEnter;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 29;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodEnter";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnterView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodEnter;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodLeave: event 30 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodLeave"), version 0.
 ///   v0 MonoProfilerMethodLeave: template MethodTracing (ClrEtwBuiltin.man:3463)
 struct MonoProfilerMethodLeave {
-  static constexpr std::uint16_t id = 30;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodLeave";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodLeaveView;
-  using Payload = payload::MonoProfilerMethodLeave;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 30;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodLeave";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeaveView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodLeave;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodTailCall: event 31 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodTailCall"), version 0.
 ///   v0 MonoProfilerMethodTailCall: template MethodTracing (ClrEtwBuiltin.man:3464)
 struct MonoProfilerMethodTailCall {
-  static constexpr std::uint16_t id = 31;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodTailCall";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodTailCallView;
-  using Payload = payload::MonoProfilerMethodTailCall;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 31;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodTailCall";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCallView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodTailCall;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodExceptionLeave: event 32 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodExceptionLeave"), version 0.
 ///   v0 MonoProfilerMethodExceptionLeave: template MethodTracing (ClrEtwBuiltin.man:3465)
 struct MonoProfilerMethodExceptionLeave {
-  static constexpr std::uint16_t id = 32;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodExceptionLeave";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodExceptionLeaveView;
-  using Payload = payload::MonoProfilerMethodExceptionLeave;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 32;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodExceptionLeave";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeaveView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodExceptionLeave;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodFree: event 33 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodFree"), version 0.
 ///   v0 MonoProfilerMethodFree: template MethodTracing (ClrEtwBuiltin.man:3466)
 struct MonoProfilerMethodFree {
-  static constexpr std::uint16_t id = 33;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodFree";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodFreeView;
-  using Payload = payload::MonoProfilerMethodFree;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 33;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodFree";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFreeView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodFree;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodBeginInvoke: event 34 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodBeginInvoke"), version 0.
 ///   v0 MonoProfilerMethodBeginInvoke: template MethodTracing (ClrEtwBuiltin.man:3467)
 struct MonoProfilerMethodBeginInvoke {
-  static constexpr std::uint16_t id = 34;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodBeginInvoke";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodBeginInvokeView;
-  using Payload = payload::MonoProfilerMethodBeginInvoke;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 34;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodBeginInvoke";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvokeView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodBeginInvoke;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMethodEndInvoke: event 35 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MethodEndInvoke"), version 0.
 ///   v0 MonoProfilerMethodEndInvoke: template MethodTracing (ClrEtwBuiltin.man:3468)
 struct MonoProfilerMethodEndInvoke {
-  static constexpr std::uint16_t id = 35;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MethodEndInvoke";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMethodEndInvokeView;
-  using Payload = payload::MonoProfilerMethodEndInvoke;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 35;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MethodEndInvoke";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvokeView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodEndInvoke;  // the payload struct of latest_version
 };
 
 /// MonoProfilerExceptionThrow: event 36 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionThrow"), version 0.
 ///   v0 MonoProfilerExceptionThrow: template ExceptionThrow (ClrEtwBuiltin.man:3469)
 struct MonoProfilerExceptionThrow {
-  static constexpr std::uint16_t id = 36;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ExceptionThrow";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerExceptionThrowView;
-  using Payload = payload::MonoProfilerExceptionThrow;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 36;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ExceptionThrow";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrowView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerExceptionThrow;  // the payload struct of latest_version
 };
 
 /// MonoProfilerExceptionClause: event 37 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ExceptionClause"), version 0.
 ///   v0 MonoProfilerExceptionClause: template ExceptionClause (ClrEtwBuiltin.man:3470)
 struct MonoProfilerExceptionClause {
-  static constexpr std::uint16_t id = 37;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ExceptionClause";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerExceptionClauseView;
-  using Payload = payload::MonoProfilerExceptionClause;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 37;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ExceptionClause";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClauseView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerExceptionClause;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCEvent: event 38 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCEvent"), version 0.
 ///   v0 MonoProfilerGCEvent: template GCEvent (ClrEtwBuiltin.man:3471)
 struct MonoProfilerGCEvent {
-  static constexpr std::uint16_t id = 38;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCEvent";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCEventView;
-  using Payload = payload::MonoProfilerGCEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 38;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCEvent";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEventView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCEvent;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCAllocation: event 39 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCAllocation"), version 0.
 ///   v0 MonoProfilerGCAllocation: template GCAllocation (ClrEtwBuiltin.man:3472)
 struct MonoProfilerGCAllocation {
-  static constexpr std::uint16_t id = 39;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCAllocation";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCAllocationView;
-  using Payload = payload::MonoProfilerGCAllocation;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 39;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCAllocation";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocationView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCAllocation;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCMoves: event 40 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCMoves"), version 0.
 ///   v0 MonoProfilerGCMoves: template GCMoves (ClrEtwBuiltin.man:3473)
 struct MonoProfilerGCMoves {
-  static constexpr std::uint16_t id = 40;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCMoves";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCMovesView;
-  using Payload = payload::MonoProfilerGCMoves;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 40;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCMoves";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMovesView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCMoves;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCResize: event 41 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCResize"), version 0.
 ///   v0 MonoProfilerGCResize: template GCResize (ClrEtwBuiltin.man:3474)
 struct MonoProfilerGCResize {
-  static constexpr std::uint16_t id = 41;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCResize";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCResizeView;
-  using Payload = payload::MonoProfilerGCResize;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 41;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCResize";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResizeView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCResize;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCHandleCreated: event 42 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleCreated"), version 0.
 ///   v0 MonoProfilerGCHandleCreated: template GCHandleCreated (ClrEtwBuiltin.man:3475)
 struct MonoProfilerGCHandleCreated {
-  static constexpr std::uint16_t id = 42;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCHandleCreated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCHandleCreatedView;
-  using Payload = payload::MonoProfilerGCHandleCreated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 42;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCHandleCreated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreatedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHandleCreated;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCHandleDeleted: event 43 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHandleDeleted"), version 0.
 ///   v0 MonoProfilerGCHandleDeleted: template GCHandleDeleted (ClrEtwBuiltin.man:3476)
 struct MonoProfilerGCHandleDeleted {
-  static constexpr std::uint16_t id = 43;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCHandleDeleted";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCHandleDeletedView;
-  using Payload = payload::MonoProfilerGCHandleDeleted;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 43;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCHandleDeleted";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeletedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHandleDeleted;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCFinalizing: event 44 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizing"), version 0.
 ///   v0 MonoProfilerGCFinalizing: no payload (ClrEtwBuiltin.man:3477)
 struct MonoProfilerGCFinalizing {
-  static constexpr std::uint16_t id = 44;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCFinalizing";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCFinalizingView;
-  using Payload = payload::MonoProfilerGCFinalizing;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 44;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCFinalizing";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalizing;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCFinalized: event 45 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalized"), version 0.
 ///   v0 MonoProfilerGCFinalized: no payload (ClrEtwBuiltin.man:3478)
 struct MonoProfilerGCFinalized {
-  static constexpr std::uint16_t id = 45;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCFinalized";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCFinalizedView;
-  using Payload = payload::MonoProfilerGCFinalized;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 45;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCFinalized";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalized;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCFinalizingObject: event 46 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizingObject"), version 0.
 ///   v0 MonoProfilerGCFinalizingObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3479)
 struct MonoProfilerGCFinalizingObject {
-  static constexpr std::uint16_t id = 46;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCFinalizingObject";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCFinalizingObjectView;
-  using Payload = payload::MonoProfilerGCFinalizingObject;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 46;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCFinalizingObject";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObjectView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalizingObject;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCFinalizedObject: event 47 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCFinalizedObject"), version 0.
 ///   v0 MonoProfilerGCFinalizedObject: template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3480)
 struct MonoProfilerGCFinalizedObject {
-  static constexpr std::uint16_t id = 47;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCFinalizedObject";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCFinalizedObjectView;
-  using Payload = payload::MonoProfilerGCFinalizedObject;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 47;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCFinalizedObject";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObjectView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalizedObject;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCRootRegister: event 48 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootRegister"), version 0.
 ///   v0 MonoProfilerGCRootRegister: template GCRootRegister (ClrEtwBuiltin.man:3481)
 struct MonoProfilerGCRootRegister {
-  static constexpr std::uint16_t id = 48;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCRootRegister";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCRootRegisterView;
-  using Payload = payload::MonoProfilerGCRootRegister;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 48;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCRootRegister";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegisterView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCRootRegister;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCRootUnregister: event 49 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRootUnregister"), version 0.
 ///   v0 MonoProfilerGCRootUnregister: template GCRootUnregister (ClrEtwBuiltin.man:3482)
 struct MonoProfilerGCRootUnregister {
-  static constexpr std::uint16_t id = 49;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCRootUnregister";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCRootUnregisterView;
-  using Payload = payload::MonoProfilerGCRootUnregister;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 49;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCRootUnregister";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregisterView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCRootUnregister;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCRoots: event 50 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCRoots"), version 0.
 ///   v0 MonoProfilerGCRoots: template GCRoots (ClrEtwBuiltin.man:3483)
 struct MonoProfilerGCRoots {
-  static constexpr std::uint16_t id = 50;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCRoots";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCRootsView;
-  using Payload = payload::MonoProfilerGCRoots;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 50;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCRoots";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootsView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCRoots;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCHeapDumpStart: event 51 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStart"), version 0.
 ///   v0 MonoProfilerGCHeapDumpStart: template GCHeapDumpStart (ClrEtwBuiltin.man:3484)
 struct MonoProfilerGCHeapDumpStart {
-  static constexpr std::uint16_t id = 51;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCHeapDumpStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCHeapDumpStartView;
-  using Payload = payload::MonoProfilerGCHeapDumpStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 51;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCHeapDumpStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStartView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpStart;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCHeapDumpStop: event 52 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpStop"), version 0.
 ///   v0 MonoProfilerGCHeapDumpStop: no payload (ClrEtwBuiltin.man:3485)
 struct MonoProfilerGCHeapDumpStop {
-  static constexpr std::uint16_t id = 52;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCHeapDumpStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCHeapDumpStopView;
-  using Payload = payload::MonoProfilerGCHeapDumpStop;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 52;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCHeapDumpStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStopView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpStop;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCHeapDumpObjectReference: event 53 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpObjectReference"), version 0.
 ///   v0 MonoProfilerGCHeapDumpObjectReference: template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3486)
 struct MonoProfilerGCHeapDumpObjectReference {
-  static constexpr std::uint16_t id = 53;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCHeapDumpObjectReference";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCHeapDumpObjectReferenceView;
-  using Payload = payload::MonoProfilerGCHeapDumpObjectReference;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 53;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCHeapDumpObjectReference";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReferenceView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpObjectReference;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMonitorContention: event 54 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorContention"), version 0.
 ///   v0 MonoProfilerMonitorContention: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3487)
 struct MonoProfilerMonitorContention {
-  static constexpr std::uint16_t id = 54;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MonitorContention";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMonitorContentionView;
-  using Payload = payload::MonoProfilerMonitorContention;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 54;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MonitorContention";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContentionView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMonitorContention;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMonitorFailed: event 55 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorFailed"), version 0.
 ///   v0 MonoProfilerMonitorFailed: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3488)
 struct MonoProfilerMonitorFailed {
-  static constexpr std::uint16_t id = 55;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MonitorFailed";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMonitorFailedView;
-  using Payload = payload::MonoProfilerMonitorFailed;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 55;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MonitorFailed";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMonitorFailed;  // the payload struct of latest_version
 };
 
 /// MonoProfilerMonitorAcquired: event 56 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/MonitorAquired"), version 0.
 ///   v0 MonoProfilerMonitorAcquired: template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3489)
 struct MonoProfilerMonitorAcquired {
-  static constexpr std::uint16_t id = 56;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/MonitorAquired";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerMonitorAcquiredView;
-  using Payload = payload::MonoProfilerMonitorAcquired;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 56;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/MonitorAquired";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquiredView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMonitorAcquired;  // the payload struct of latest_version
 };
 
 /// MonoProfilerThreadStarted: event 57 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStarted"), version 0.
 ///   v0 MonoProfilerThreadStarted: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3490)
 struct MonoProfilerThreadStarted {
-  static constexpr std::uint16_t id = 57;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ThreadStarted";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerThreadStartedView;
-  using Payload = payload::MonoProfilerThreadStarted;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 57;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ThreadStarted";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStartedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadStarted;  // the payload struct of latest_version
 };
 
 /// MonoProfilerThreadStopping: event 58 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopping"), version 0.
 ///   v0 MonoProfilerThreadStopping: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3491)
 struct MonoProfilerThreadStopping {
-  static constexpr std::uint16_t id = 58;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ThreadStopping";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerThreadStoppingView;
-  using Payload = payload::MonoProfilerThreadStopping;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 58;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ThreadStopping";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStoppingView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadStopping;  // the payload struct of latest_version
 };
 
 /// MonoProfilerThreadStopped: event 59 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadStopped"), version 0.
 ///   v0 MonoProfilerThreadStopped: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3492)
 struct MonoProfilerThreadStopped {
-  static constexpr std::uint16_t id = 59;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ThreadStopped";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerThreadStoppedView;
-  using Payload = payload::MonoProfilerThreadStopped;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 59;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ThreadStopped";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStoppedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadStopped;  // the payload struct of latest_version
 };
 
 /// MonoProfilerThreadExited: event 60 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadExited"), version 0.
 ///   v0 MonoProfilerThreadExited: template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3493)
 struct MonoProfilerThreadExited {
-  static constexpr std::uint16_t id = 60;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ThreadExited";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerThreadExitedView;
-  using Payload = payload::MonoProfilerThreadExited;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 60;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ThreadExited";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExitedView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadExited;  // the payload struct of latest_version
 };
 
 /// MonoProfilerThreadName: event 61 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/ThreadName"), version 0.
 ///   v0 MonoProfilerThreadName: template ThreadName (ClrEtwBuiltin.man:3494)
 struct MonoProfilerThreadName {
-  static constexpr std::uint16_t id = 61;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/ThreadName";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerThreadNameView;
-  using Payload = payload::MonoProfilerThreadName;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 61;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/ThreadName";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadNameView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadName;  // the payload struct of latest_version
 };
 
 /// MonoProfilerJitDoneVerbose: event 62 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/JitDoneVerbose"), version 0.
 ///   v0 MonoProfilerJitDoneVerbose: template JitDoneVerbose (ClrEtwBuiltin.man:3495)
 struct MonoProfilerJitDoneVerbose {
-  static constexpr std::uint16_t id = 62;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/JitDoneVerbose";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerJitDoneVerboseView;
-  using Payload = payload::MonoProfilerJitDoneVerbose;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 62;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/JitDoneVerbose";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerboseView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitDoneVerbose;  // the payload struct of latest_version
 };
 
 /// MonoProfilerGCHeapDumpVTableClassReference: event 63 of Microsoft-DotNETRuntimeMonoProfiler ("MonoProfiler/GCHeapDumpVTableClassReference"), version 0.
 ///   v0 MonoProfilerGCHeapDumpVTableClassReference: template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3496)
 struct MonoProfilerGCHeapDumpVTableClassReference {
-  static constexpr std::uint16_t id = 63;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
-  static constexpr std::string_view name = "MonoProfiler/GCHeapDumpVTableClassReference";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MonoProfilerGCHeapDumpVTableClassReferenceView;
-  using Payload = payload::MonoProfilerGCHeapDumpVTableClassReference;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 63;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_mono_profiler::provider_guid;
+  static constexpr ::std::string_view name = "MonoProfiler/GCHeapDumpVTableClassReference";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReferenceView;
+  using Payload = ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpVTableClassReference;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<MonoProfilerContextLoaded, payload::MonoProfilerContextLoaded>(0);
-  f.template operator()<MonoProfilerContextUnloaded, payload::MonoProfilerContextUnloaded>(0);
-  f.template operator()<MonoProfilerAppDomainLoading, payload::MonoProfilerAppDomainLoading>(0);
-  f.template operator()<MonoProfilerAppDomainLoaded, payload::MonoProfilerAppDomainLoaded>(0);
-  f.template operator()<MonoProfilerAppDomainUnloading, payload::MonoProfilerAppDomainUnloading>(0);
-  f.template operator()<MonoProfilerAppDomainUnloaded, payload::MonoProfilerAppDomainUnloaded>(0);
-  f.template operator()<MonoProfilerAppDomainName, payload::MonoProfilerAppDomainName>(0);
-  f.template operator()<MonoProfilerJitBegin, payload::MonoProfilerJitBegin>(0);
-  f.template operator()<MonoProfilerJitFailed, payload::MonoProfilerJitFailed>(0);
-  f.template operator()<MonoProfilerJitDone, payload::MonoProfilerJitDone>(0);
-  f.template operator()<MonoProfilerJitDone, payload::MonoProfilerJitDone_V1>(1);
-  f.template operator()<MonoProfilerJitChunkCreated, payload::MonoProfilerJitChunkCreated>(0);
-  f.template operator()<MonoProfilerJitChunkDestroyed, payload::MonoProfilerJitChunkDestroyed>(0);
-  f.template operator()<MonoProfilerJitCodeBuffer, payload::MonoProfilerJitCodeBuffer>(0);
-  f.template operator()<MonoProfilerClassLoading, payload::MonoProfilerClassLoading>(0);
-  f.template operator()<MonoProfilerClassFailed, payload::MonoProfilerClassFailed>(0);
-  f.template operator()<MonoProfilerClassLoaded, payload::MonoProfilerClassLoaded>(0);
-  f.template operator()<MonoProfilerClassLoaded, payload::MonoProfilerClassLoaded_V1>(1);
-  f.template operator()<MonoProfilerVTableLoading, payload::MonoProfilerVTableLoading>(0);
-  f.template operator()<MonoProfilerVTableFailed, payload::MonoProfilerVTableFailed>(0);
-  f.template operator()<MonoProfilerVTableLoaded, payload::MonoProfilerVTableLoaded>(0);
-  f.template operator()<MonoProfilerModuleLoading, payload::MonoProfilerModuleLoading>(0);
-  f.template operator()<MonoProfilerModuleFailed, payload::MonoProfilerModuleFailed>(0);
-  f.template operator()<MonoProfilerModuleLoaded, payload::MonoProfilerModuleLoaded>(0);
-  f.template operator()<MonoProfilerModuleUnloading, payload::MonoProfilerModuleUnloading>(0);
-  f.template operator()<MonoProfilerModuleUnloaded, payload::MonoProfilerModuleUnloaded>(0);
-  f.template operator()<MonoProfilerAssemblyLoading, payload::MonoProfilerAssemblyLoading>(0);
-  f.template operator()<MonoProfilerAssemblyLoaded, payload::MonoProfilerAssemblyLoaded>(0);
-  f.template operator()<MonoProfilerAssemblyUnloading, payload::MonoProfilerAssemblyUnloading>(0);
-  f.template operator()<MonoProfilerAssemblyUnloaded, payload::MonoProfilerAssemblyUnloaded>(0);
-  f.template operator()<MonoProfilerMethodEnter, payload::MonoProfilerMethodEnter>(0);
-  f.template operator()<MonoProfilerMethodLeave, payload::MonoProfilerMethodLeave>(0);
-  f.template operator()<MonoProfilerMethodTailCall, payload::MonoProfilerMethodTailCall>(0);
-  f.template operator()<MonoProfilerMethodExceptionLeave, payload::MonoProfilerMethodExceptionLeave>(0);
-  f.template operator()<MonoProfilerMethodFree, payload::MonoProfilerMethodFree>(0);
-  f.template operator()<MonoProfilerMethodBeginInvoke, payload::MonoProfilerMethodBeginInvoke>(0);
-  f.template operator()<MonoProfilerMethodEndInvoke, payload::MonoProfilerMethodEndInvoke>(0);
-  f.template operator()<MonoProfilerExceptionThrow, payload::MonoProfilerExceptionThrow>(0);
-  f.template operator()<MonoProfilerExceptionClause, payload::MonoProfilerExceptionClause>(0);
-  f.template operator()<MonoProfilerGCEvent, payload::MonoProfilerGCEvent>(0);
-  f.template operator()<MonoProfilerGCAllocation, payload::MonoProfilerGCAllocation>(0);
-  f.template operator()<MonoProfilerGCMoves, payload::MonoProfilerGCMoves>(0);
-  f.template operator()<MonoProfilerGCResize, payload::MonoProfilerGCResize>(0);
-  f.template operator()<MonoProfilerGCHandleCreated, payload::MonoProfilerGCHandleCreated>(0);
-  f.template operator()<MonoProfilerGCHandleDeleted, payload::MonoProfilerGCHandleDeleted>(0);
-  f.template operator()<MonoProfilerGCFinalizing, payload::MonoProfilerGCFinalizing>(0);
-  f.template operator()<MonoProfilerGCFinalized, payload::MonoProfilerGCFinalized>(0);
-  f.template operator()<MonoProfilerGCFinalizingObject, payload::MonoProfilerGCFinalizingObject>(0);
-  f.template operator()<MonoProfilerGCFinalizedObject, payload::MonoProfilerGCFinalizedObject>(0);
-  f.template operator()<MonoProfilerGCRootRegister, payload::MonoProfilerGCRootRegister>(0);
-  f.template operator()<MonoProfilerGCRootUnregister, payload::MonoProfilerGCRootUnregister>(0);
-  f.template operator()<MonoProfilerGCRoots, payload::MonoProfilerGCRoots>(0);
-  f.template operator()<MonoProfilerGCHeapDumpStart, payload::MonoProfilerGCHeapDumpStart>(0);
-  f.template operator()<MonoProfilerGCHeapDumpStop, payload::MonoProfilerGCHeapDumpStop>(0);
-  f.template operator()<MonoProfilerGCHeapDumpObjectReference, payload::MonoProfilerGCHeapDumpObjectReference>(0);
-  f.template operator()<MonoProfilerMonitorContention, payload::MonoProfilerMonitorContention>(0);
-  f.template operator()<MonoProfilerMonitorFailed, payload::MonoProfilerMonitorFailed>(0);
-  f.template operator()<MonoProfilerMonitorAcquired, payload::MonoProfilerMonitorAcquired>(0);
-  f.template operator()<MonoProfilerThreadStarted, payload::MonoProfilerThreadStarted>(0);
-  f.template operator()<MonoProfilerThreadStopping, payload::MonoProfilerThreadStopping>(0);
-  f.template operator()<MonoProfilerThreadStopped, payload::MonoProfilerThreadStopped>(0);
-  f.template operator()<MonoProfilerThreadExited, payload::MonoProfilerThreadExited>(0);
-  f.template operator()<MonoProfilerThreadName, payload::MonoProfilerThreadName>(0);
-  f.template operator()<MonoProfilerJitDoneVerbose, payload::MonoProfilerJitDoneVerbose>(0);
-  f.template operator()<MonoProfilerGCHeapDumpVTableClassReference, payload::MonoProfilerGCHeapDumpVTableClassReference>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerContextLoaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerContextUnloaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainLoading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainLoaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainUnloading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainUnloaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAppDomainName>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitFailed>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitDone>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitDone_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitChunkCreated>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitChunkDestroyed>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitCodeBuffer>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassLoading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassFailed>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassLoaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerClassLoaded_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerVTableLoading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerVTableFailed>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerVTableLoaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleLoading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleFailed>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleLoaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleUnloading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerModuleUnloaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyLoading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyLoaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyUnloading>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerAssemblyUnloaded>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodEnter>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodLeave>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodTailCall>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodExceptionLeave>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodFree>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodBeginInvoke>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMethodEndInvoke>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerExceptionThrow>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerExceptionClause>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCEvent>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCAllocation>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCMoves>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCResize>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHandleCreated>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHandleDeleted>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalizing>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalized>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalizingObject>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCFinalizedObject>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCRootRegister>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCRootUnregister>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCRoots>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpStop>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpObjectReference>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMonitorContention>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMonitorFailed>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerMonitorAcquired>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadStarted>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadStopping>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadStopped>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadExited>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerThreadName>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerJitDoneVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference, ::clretw::dotnet_runtime_mono_profiler::payload::MonoProfilerGCHeapDumpVTableClassReference>(0);
 }
 
 }  // namespace clretw::dotnet_runtime_mono_profiler

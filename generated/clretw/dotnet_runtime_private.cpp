@@ -9,7 +9,7 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeSectionTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeSectionTypeMap[] = {
     {0x1, "ModuleSection"},
     {0x2, "EETableSection"},
     {0x3, "WriteDataSection"},
@@ -57,10 +57,10 @@ constexpr clretw::MapEntry kEntries_kMap_ModuleRangeSectionTypeMap[] = {
     {0x2d, "DebugSection"},
     {0x2e, "BaseRelocsSection"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeSectionTypeMap{"ModuleRangeSectionTypeMap", false, kEntries_kMap_ModuleRangeSectionTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeSectionTypeMap{"ModuleRangeSectionTypeMap", false, kEntries_kMap_ModuleRangeSectionTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
     {0x0, "WeakShort"},
     {0x1, "WeakLong"},
     {0x2, "Strong"},
@@ -71,26 +71,26 @@ constexpr clretw::MapEntry kEntries_kMap_GCHandleKindMap[] = {
     {0x7, "AsyncPinned"},
     {0x8, "SizedRef"},
 };
-constexpr clretw::MapDesc kMap_GCHandleKindMap{"GCHandleKindMap", false, kEntries_kMap_GCHandleKindMap};
+constexpr ::clretw::MapDesc kMap_GCHandleKindMap{"GCHandleKindMap", false, kEntries_kMap_GCHandleKindMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeIBCTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeIBCTypeMap[] = {
     {0x1, "IBCUnprofiledSection"},
     {0x2, "IBCProfiledSection"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeIBCTypeMap{"ModuleRangeIBCTypeMap", true, kEntries_kMap_ModuleRangeIBCTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeIBCTypeMap{"ModuleRangeIBCTypeMap", true, kEntries_kMap_ModuleRangeIBCTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
     {0x1, "HotRange"},
     {0x2, "WarmRange"},
     {0x4, "ColdRange"},
     {0x8, "HotColdSortedRange"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ModuleRangeSectionTypeMap,
     &kMap_GCHandleKindMap,
     &kMap_ModuleRangeIBCTypeMap,
@@ -103,18 +103,18 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "ClrStackWalk", line 2575
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt8},
+    {.name = "Reserved2", .type = ::clretw::InType::UInt8},
+    {.name = "FrameCount", .type = ::clretw::InType::UInt32},
+    {.name = "Stack", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+constexpr ::clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, ::clretw::kNoField}}, {{8, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
@@ -122,17 +122,17 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
     .line = 2575};
 
 // "EvidenceGenerated", line 2582
-constexpr clretw::FieldDesc kFieldsEvidenceGenerated[] = {
-    {.name = "Type", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "AppDomain", .type = clretw::InType::UInt32, .out = clretw::OutType::UnsignedInt},
-    {.name = "ILImage", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsEvidenceGenerated[] = {
+    {.name = "Type", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "AppDomain", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
+    {.name = "ILImage", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesEvidenceGenerated[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsEvidenceGenerated[2][2] = {{{8, 2}, {2, clretw::kNoField}}, {{8, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_EvidenceGenerated{
+constexpr ::clretw::FieldPlace kPlacesEvidenceGenerated[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsEvidenceGenerated[2][2] = {{{8, 2}, {2, ::clretw::kNoField}}, {{8, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_EvidenceGenerated{
     .name = "EvidenceGenerated",
     .fields = kFieldsEvidenceGenerated,
     .layout = {{kPlacesEvidenceGenerated[0], kSegmentsEvidenceGenerated[0], 10}, {kPlacesEvidenceGenerated[1], kSegmentsEvidenceGenerated[1], 10}},
@@ -140,14 +140,14 @@ constexpr clretw::RecordDesc kRecord_EvidenceGenerated{
     .line = 2582};
 
 // "GCDecision", line 2588
-constexpr clretw::FieldDesc kFieldsGCDecision[] = {
-    {.name = "DoCompact", .type = clretw::InType::Boolean},
+constexpr ::clretw::FieldDesc kFieldsGCDecision[] = {
+    {.name = "DoCompact", .type = ::clretw::InType::Boolean},
 };
-constexpr clretw::FieldPlace kPlacesGCDecision[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCDecision[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 4}}};
-constexpr clretw::Segment kSegmentsGCDecision[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCDecision{
+constexpr ::clretw::Segment kSegmentsGCDecision[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCDecision{
     .name = "GCDecision",
     .fields = kFieldsGCDecision,
     .layout = {{kPlacesGCDecision[0], kSegmentsGCDecision[0], 4}, {kPlacesGCDecision[1], kSegmentsGCDecision[1], 4}},
@@ -155,15 +155,15 @@ constexpr clretw::RecordDesc kRecord_GCDecision{
     .line = 2588};
 
 // "GCDecision_V1", line 2591
-constexpr clretw::FieldDesc kFieldsGCDecision_V1[] = {
-    {.name = "DoCompact", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCDecision_V1[] = {
+    {.name = "DoCompact", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCDecision_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCDecision_V1[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsGCDecision_V1[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCDecision_V1{
+constexpr ::clretw::Segment kSegmentsGCDecision_V1[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCDecision_V1{
     .name = "GCDecision_V1",
     .fields = kFieldsGCDecision_V1,
     .layout = {{kPlacesGCDecision_V1[0], kSegmentsGCDecision_V1[0], 6}, {kPlacesGCDecision_V1[1], kSegmentsGCDecision_V1[1], 6}},
@@ -171,14 +171,14 @@ constexpr clretw::RecordDesc kRecord_GCDecision_V1{
     .line = 2591};
 
 // "PrvGCMark", line 2595
-constexpr clretw::FieldDesc kFieldsPrvGCMark[] = {
-    {.name = "HeapNum", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsPrvGCMark[] = {
+    {.name = "HeapNum", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesPrvGCMark[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesPrvGCMark[2][1] = {
     {{0, 0, 4}},
     {{0, 0, 4}}};
-constexpr clretw::Segment kSegmentsPrvGCMark[2][1] = {{{4, clretw::kNoField}}, {{4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PrvGCMark{
+constexpr ::clretw::Segment kSegmentsPrvGCMark[2][1] = {{{4, ::clretw::kNoField}}, {{4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PrvGCMark{
     .name = "PrvGCMark",
     .fields = kFieldsPrvGCMark,
     .layout = {{kPlacesPrvGCMark[0], kSegmentsPrvGCMark[0], 4}, {kPlacesPrvGCMark[1], kSegmentsPrvGCMark[1], 4}},
@@ -186,15 +186,15 @@ constexpr clretw::RecordDesc kRecord_PrvGCMark{
     .line = 2595};
 
 // "PrvGCMark_V1", line 2598
-constexpr clretw::FieldDesc kFieldsPrvGCMark_V1[] = {
-    {.name = "HeapNum", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsPrvGCMark_V1[] = {
+    {.name = "HeapNum", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesPrvGCMark_V1[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesPrvGCMark_V1[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsPrvGCMark_V1[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PrvGCMark_V1{
+constexpr ::clretw::Segment kSegmentsPrvGCMark_V1[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PrvGCMark_V1{
     .name = "PrvGCMark_V1",
     .fields = kFieldsPrvGCMark_V1,
     .layout = {{kPlacesPrvGCMark_V1[0], kSegmentsPrvGCMark_V1[0], 6}, {kPlacesPrvGCMark_V1[1], kSegmentsPrvGCMark_V1[1], 6}},
@@ -203,8 +203,8 @@ constexpr clretw::RecordDesc kRecord_PrvGCMark_V1{
 
 // "GCPerHeapHistory", line 2602
 
-constexpr clretw::Segment kSegmentsGCPerHeapHistory[2][1] = {{{0, clretw::kNoField}}, {{0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCPerHeapHistory{
+constexpr ::clretw::Segment kSegmentsGCPerHeapHistory[2][1] = {{{0, ::clretw::kNoField}}, {{0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory{
     .name = "GCPerHeapHistory",
 
     .fields = {},
@@ -212,14 +212,14 @@ constexpr clretw::RecordDesc kRecord_GCPerHeapHistory{
     .line = 2602};
 
 // "GCPerHeapHistory_V1", line 2604
-constexpr clretw::FieldDesc kFieldsGCPerHeapHistory_V1[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V1[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCPerHeapHistory_V1[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCPerHeapHistory_V1[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCPerHeapHistory_V1[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V1{
+constexpr ::clretw::Segment kSegmentsGCPerHeapHistory_V1[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V1{
     .name = "GCPerHeapHistory_V1",
     .fields = kFieldsGCPerHeapHistory_V1,
     .layout = {{kPlacesGCPerHeapHistory_V1[0], kSegmentsGCPerHeapHistory_V1[0], 2}, {kPlacesGCPerHeapHistory_V1[1], kSegmentsGCPerHeapHistory_V1[1], 2}},
@@ -227,19 +227,19 @@ constexpr clretw::RecordDesc kRecord_GCPerHeapHistory_V1{
     .line = 2604};
 
 // "GCGlobalHeap", line 2607
-constexpr clretw::FieldDesc kFieldsGCGlobalHeap[] = {
-    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NumHeaps", .type = clretw::InType::Int32},
-    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
-    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32},
-    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap[] = {
+    {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = ::clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCGlobalHeap[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap[2][6] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}},
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}}};
-constexpr clretw::Segment kSegmentsGCGlobalHeap[2][1] = {{{28, clretw::kNoField}}, {{28, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGlobalHeap{
+constexpr ::clretw::Segment kSegmentsGCGlobalHeap[2][1] = {{{28, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap{
     .name = "GCGlobalHeap",
     .fields = kFieldsGCGlobalHeap,
     .layout = {{kPlacesGCGlobalHeap[0], kSegmentsGCGlobalHeap[0], 28}, {kPlacesGCGlobalHeap[1], kSegmentsGCGlobalHeap[1], 28}},
@@ -247,20 +247,20 @@ constexpr clretw::RecordDesc kRecord_GCGlobalHeap{
     .line = 2607};
 
 // "GCGlobalHeap_V1", line 2615
-constexpr clretw::FieldDesc kFieldsGCGlobalHeap_V1[] = {
-    {.name = "FinalYoungestDesired", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NumHeaps", .type = clretw::InType::Int32},
-    {.name = "CondemnedGeneration", .type = clretw::InType::UInt32},
-    {.name = "Gen0ReductionCount", .type = clretw::InType::UInt32},
-    {.name = "Reason", .type = clretw::InType::UInt32},
-    {.name = "GlobalMechanisms", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V1[] = {
+    {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NumHeaps", .type = ::clretw::InType::Int32},
+    {.name = "CondemnedGeneration", .type = ::clretw::InType::UInt32},
+    {.name = "Gen0ReductionCount", .type = ::clretw::InType::UInt32},
+    {.name = "Reason", .type = ::clretw::InType::UInt32},
+    {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCGlobalHeap_V1[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V1[2][7] = {
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}},
     {{0, 0, 8}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}}};
-constexpr clretw::Segment kSegmentsGCGlobalHeap_V1[2][1] = {{{30, clretw::kNoField}}, {{30, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V1{
+constexpr ::clretw::Segment kSegmentsGCGlobalHeap_V1[2][1] = {{{30, ::clretw::kNoField}}, {{30, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V1{
     .name = "GCGlobalHeap_V1",
     .fields = kFieldsGCGlobalHeap_V1,
     .layout = {{kPlacesGCGlobalHeap_V1[0], kSegmentsGCGlobalHeap_V1[0], 30}, {kPlacesGCGlobalHeap_V1[1], kSegmentsGCGlobalHeap_V1[1], 30}},
@@ -268,16 +268,16 @@ constexpr clretw::RecordDesc kRecord_GCGlobalHeap_V1{
     .line = 2615};
 
 // "GCJoin", line 2624
-constexpr clretw::FieldDesc kFieldsGCJoin[] = {
-    {.name = "Heap", .type = clretw::InType::UInt32},
-    {.name = "JoinTime", .type = clretw::InType::UInt32},
-    {.name = "JoinType", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCJoin[] = {
+    {.name = "Heap", .type = ::clretw::InType::UInt32},
+    {.name = "JoinTime", .type = ::clretw::InType::UInt32},
+    {.name = "JoinType", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCJoin[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCJoin[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}}};
-constexpr clretw::Segment kSegmentsGCJoin[2][1] = {{{12, clretw::kNoField}}, {{12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCJoin{
+constexpr ::clretw::Segment kSegmentsGCJoin[2][1] = {{{12, ::clretw::kNoField}}, {{12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCJoin{
     .name = "GCJoin",
     .fields = kFieldsGCJoin,
     .layout = {{kPlacesGCJoin[0], kSegmentsGCJoin[0], 12}, {kPlacesGCJoin[1], kSegmentsGCJoin[1], 12}},
@@ -285,17 +285,17 @@ constexpr clretw::RecordDesc kRecord_GCJoin{
     .line = 2624};
 
 // "GCJoin_V1", line 2629
-constexpr clretw::FieldDesc kFieldsGCJoin_V1[] = {
-    {.name = "Heap", .type = clretw::InType::UInt32},
-    {.name = "JoinTime", .type = clretw::InType::UInt32},
-    {.name = "JoinType", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCJoin_V1[] = {
+    {.name = "Heap", .type = ::clretw::InType::UInt32},
+    {.name = "JoinTime", .type = ::clretw::InType::UInt32},
+    {.name = "JoinType", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCJoin_V1[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCJoin_V1[2][4] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}}};
-constexpr clretw::Segment kSegmentsGCJoin_V1[2][1] = {{{14, clretw::kNoField}}, {{14, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCJoin_V1{
+constexpr ::clretw::Segment kSegmentsGCJoin_V1[2][1] = {{{14, ::clretw::kNoField}}, {{14, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCJoin_V1{
     .name = "GCJoin_V1",
     .fields = kFieldsGCJoin_V1,
     .layout = {{kPlacesGCJoin_V1[0], kSegmentsGCJoin_V1[0], 14}, {kPlacesGCJoin_V1[1], kSegmentsGCJoin_V1[1], 14}},
@@ -303,16 +303,16 @@ constexpr clretw::RecordDesc kRecord_GCJoin_V1{
     .line = 2629};
 
 // "GCOptimized", line 2635
-constexpr clretw::FieldDesc kFieldsGCOptimized[] = {
-    {.name = "DesiredAllocation", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NewAllocation", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationNumber", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCOptimized[] = {
+    {.name = "DesiredAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NewAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationNumber", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCOptimized[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCOptimized[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}}};
-constexpr clretw::Segment kSegmentsGCOptimized[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCOptimized{
+constexpr ::clretw::Segment kSegmentsGCOptimized[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCOptimized{
     .name = "GCOptimized",
     .fields = kFieldsGCOptimized,
     .layout = {{kPlacesGCOptimized[0], kSegmentsGCOptimized[0], 20}, {kPlacesGCOptimized[1], kSegmentsGCOptimized[1], 20}},
@@ -320,17 +320,17 @@ constexpr clretw::RecordDesc kRecord_GCOptimized{
     .line = 2635};
 
 // "GCOptimized_V1", line 2640
-constexpr clretw::FieldDesc kFieldsGCOptimized_V1[] = {
-    {.name = "DesiredAllocation", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "NewAllocation", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "GenerationNumber", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCOptimized_V1[] = {
+    {.name = "DesiredAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "NewAllocation", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "GenerationNumber", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCOptimized_V1[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCOptimized_V1[2][4] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsGCOptimized_V1[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCOptimized_V1{
+constexpr ::clretw::Segment kSegmentsGCOptimized_V1[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCOptimized_V1{
     .name = "GCOptimized_V1",
     .fields = kFieldsGCOptimized_V1,
     .layout = {{kPlacesGCOptimized_V1[0], kSegmentsGCOptimized_V1[0], 22}, {kPlacesGCOptimized_V1[1], kSegmentsGCOptimized_V1[1], 22}},
@@ -338,16 +338,16 @@ constexpr clretw::RecordDesc kRecord_GCOptimized_V1{
     .line = 2640};
 
 // "GCSettings", line 2646
-constexpr clretw::FieldDesc kFieldsGCSettings[] = {
-    {.name = "SegmentSize", .type = clretw::InType::UInt64},
-    {.name = "LargeObjectSegmentSize", .type = clretw::InType::UInt64},
-    {.name = "ServerGC", .type = clretw::InType::Boolean},
+constexpr ::clretw::FieldDesc kFieldsGCSettings[] = {
+    {.name = "SegmentSize", .type = ::clretw::InType::UInt64},
+    {.name = "LargeObjectSegmentSize", .type = ::clretw::InType::UInt64},
+    {.name = "ServerGC", .type = ::clretw::InType::Boolean},
 };
-constexpr clretw::FieldPlace kPlacesGCSettings[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCSettings[2][3] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}}};
-constexpr clretw::Segment kSegmentsGCSettings[2][1] = {{{20, clretw::kNoField}}, {{20, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSettings{
+constexpr ::clretw::Segment kSegmentsGCSettings[2][1] = {{{20, ::clretw::kNoField}}, {{20, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSettings{
     .name = "GCSettings",
     .fields = kFieldsGCSettings,
     .layout = {{kPlacesGCSettings[0], kSegmentsGCSettings[0], 20}, {kPlacesGCSettings[1], kSegmentsGCSettings[1], 20}},
@@ -355,17 +355,17 @@ constexpr clretw::RecordDesc kRecord_GCSettings{
     .line = 2646};
 
 // "GCSettings_V1", line 2651
-constexpr clretw::FieldDesc kFieldsGCSettings_V1[] = {
-    {.name = "SegmentSize", .type = clretw::InType::UInt64},
-    {.name = "LargeObjectSegmentSize", .type = clretw::InType::UInt64},
-    {.name = "ServerGC", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCSettings_V1[] = {
+    {.name = "SegmentSize", .type = ::clretw::InType::UInt64},
+    {.name = "LargeObjectSegmentSize", .type = ::clretw::InType::UInt64},
+    {.name = "ServerGC", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCSettings_V1[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesGCSettings_V1[2][4] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsGCSettings_V1[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSettings_V1{
+constexpr ::clretw::Segment kSegmentsGCSettings_V1[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSettings_V1{
     .name = "GCSettings_V1",
     .fields = kFieldsGCSettings_V1,
     .layout = {{kPlacesGCSettings_V1[0], kSegmentsGCSettings_V1[0], 22}, {kPlacesGCSettings_V1[1], kSegmentsGCSettings_V1[1], 22}},
@@ -373,15 +373,15 @@ constexpr clretw::RecordDesc kRecord_GCSettings_V1{
     .line = 2651};
 
 // "BGCDrainMark", line 2657
-constexpr clretw::FieldDesc kFieldsBGCDrainMark[] = {
-    {.name = "Objects", .type = clretw::InType::UInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsBGCDrainMark[] = {
+    {.name = "Objects", .type = ::clretw::InType::UInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesBGCDrainMark[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesBGCDrainMark[2][2] = {
     {{0, 0, 8}, {0, 8, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsBGCDrainMark[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BGCDrainMark{
+constexpr ::clretw::Segment kSegmentsBGCDrainMark[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BGCDrainMark{
     .name = "BGCDrainMark",
     .fields = kFieldsBGCDrainMark,
     .layout = {{kPlacesBGCDrainMark[0], kSegmentsBGCDrainMark[0], 10}, {kPlacesBGCDrainMark[1], kSegmentsBGCDrainMark[1], 10}},
@@ -389,17 +389,17 @@ constexpr clretw::RecordDesc kRecord_BGCDrainMark{
     .line = 2657};
 
 // "BGCRevisit", line 2661
-constexpr clretw::FieldDesc kFieldsBGCRevisit[] = {
-    {.name = "Pages", .type = clretw::InType::UInt64},
-    {.name = "Objects", .type = clretw::InType::UInt64},
-    {.name = "IsLarge", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsBGCRevisit[] = {
+    {.name = "Pages", .type = ::clretw::InType::UInt64},
+    {.name = "Objects", .type = ::clretw::InType::UInt64},
+    {.name = "IsLarge", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesBGCRevisit[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesBGCRevisit[2][4] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsBGCRevisit[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BGCRevisit{
+constexpr ::clretw::Segment kSegmentsBGCRevisit[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BGCRevisit{
     .name = "BGCRevisit",
     .fields = kFieldsBGCRevisit,
     .layout = {{kPlacesBGCRevisit[0], kSegmentsBGCRevisit[0], 22}, {kPlacesBGCRevisit[1], kSegmentsBGCRevisit[1], 22}},
@@ -407,18 +407,18 @@ constexpr clretw::RecordDesc kRecord_BGCRevisit{
     .line = 2661};
 
 // "BGCOverflow", line 2667
-constexpr clretw::FieldDesc kFieldsBGCOverflow[] = {
-    {.name = "Min", .type = clretw::InType::UInt64},
-    {.name = "Max", .type = clretw::InType::UInt64},
-    {.name = "Objects", .type = clretw::InType::UInt64},
-    {.name = "IsLarge", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsBGCOverflow[] = {
+    {.name = "Min", .type = ::clretw::InType::UInt64},
+    {.name = "Max", .type = ::clretw::InType::UInt64},
+    {.name = "Objects", .type = ::clretw::InType::UInt64},
+    {.name = "IsLarge", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesBGCOverflow[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesBGCOverflow[2][5] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 2}}};
-constexpr clretw::Segment kSegmentsBGCOverflow[2][1] = {{{30, clretw::kNoField}}, {{30, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BGCOverflow{
+constexpr ::clretw::Segment kSegmentsBGCOverflow[2][1] = {{{30, ::clretw::kNoField}}, {{30, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BGCOverflow{
     .name = "BGCOverflow",
     .fields = kFieldsBGCOverflow,
     .layout = {{kPlacesBGCOverflow[0], kSegmentsBGCOverflow[0], 30}, {kPlacesBGCOverflow[1], kSegmentsBGCOverflow[1], 30}},
@@ -426,19 +426,19 @@ constexpr clretw::RecordDesc kRecord_BGCOverflow{
     .line = 2667};
 
 // "BGCOverflow_V1", line 2674
-constexpr clretw::FieldDesc kFieldsBGCOverflow_V1[] = {
-    {.name = "Min", .type = clretw::InType::UInt64},
-    {.name = "Max", .type = clretw::InType::UInt64},
-    {.name = "Objects", .type = clretw::InType::UInt64},
-    {.name = "IsLarge", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "GenNumber", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsBGCOverflow_V1[] = {
+    {.name = "Min", .type = ::clretw::InType::UInt64},
+    {.name = "Max", .type = ::clretw::InType::UInt64},
+    {.name = "Objects", .type = ::clretw::InType::UInt64},
+    {.name = "IsLarge", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "GenNumber", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesBGCOverflow_V1[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesBGCOverflow_V1[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 2}, {0, 30, 4}}};
-constexpr clretw::Segment kSegmentsBGCOverflow_V1[2][1] = {{{34, clretw::kNoField}}, {{34, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BGCOverflow_V1{
+constexpr ::clretw::Segment kSegmentsBGCOverflow_V1[2][1] = {{{34, ::clretw::kNoField}}, {{34, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BGCOverflow_V1{
     .name = "BGCOverflow_V1",
     .fields = kFieldsBGCOverflow_V1,
     .layout = {{kPlacesBGCOverflow_V1[0], kSegmentsBGCOverflow_V1[0], 34}, {kPlacesBGCOverflow_V1[1], kSegmentsBGCOverflow_V1[1], 34}},
@@ -446,15 +446,15 @@ constexpr clretw::RecordDesc kRecord_BGCOverflow_V1{
     .line = 2674};
 
 // "BGCAllocWait", line 2682
-constexpr clretw::FieldDesc kFieldsBGCAllocWait[] = {
-    {.name = "Reason", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsBGCAllocWait[] = {
+    {.name = "Reason", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesBGCAllocWait[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesBGCAllocWait[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsBGCAllocWait[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BGCAllocWait{
+constexpr ::clretw::Segment kSegmentsBGCAllocWait[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BGCAllocWait{
     .name = "BGCAllocWait",
     .fields = kFieldsBGCAllocWait,
     .layout = {{kPlacesBGCAllocWait[0], kSegmentsBGCAllocWait[0], 6}, {kPlacesBGCAllocWait[1], kSegmentsBGCAllocWait[1], 6}},
@@ -462,15 +462,15 @@ constexpr clretw::RecordDesc kRecord_BGCAllocWait{
     .line = 2682};
 
 // "GCFullNotify", line 2686
-constexpr clretw::FieldDesc kFieldsGCFullNotify[] = {
-    {.name = "GenNumber", .type = clretw::InType::UInt32},
-    {.name = "IsAlloc", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsGCFullNotify[] = {
+    {.name = "GenNumber", .type = ::clretw::InType::UInt32},
+    {.name = "IsAlloc", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesGCFullNotify[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesGCFullNotify[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 4}}};
-constexpr clretw::Segment kSegmentsGCFullNotify[2][1] = {{{8, clretw::kNoField}}, {{8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFullNotify{
+constexpr ::clretw::Segment kSegmentsGCFullNotify[2][1] = {{{8, ::clretw::kNoField}}, {{8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFullNotify{
     .name = "GCFullNotify",
     .fields = kFieldsGCFullNotify,
     .layout = {{kPlacesGCFullNotify[0], kSegmentsGCFullNotify[0], 8}, {kPlacesGCFullNotify[1], kSegmentsGCFullNotify[1], 8}},
@@ -478,16 +478,16 @@ constexpr clretw::RecordDesc kRecord_GCFullNotify{
     .line = 2686};
 
 // "GCFullNotify_V1", line 2690
-constexpr clretw::FieldDesc kFieldsGCFullNotify_V1[] = {
-    {.name = "GenNumber", .type = clretw::InType::UInt32},
-    {.name = "IsAlloc", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCFullNotify_V1[] = {
+    {.name = "GenNumber", .type = ::clretw::InType::UInt32},
+    {.name = "IsAlloc", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCFullNotify_V1[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesGCFullNotify_V1[2][3] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}},
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsGCFullNotify_V1[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCFullNotify_V1{
+constexpr ::clretw::Segment kSegmentsGCFullNotify_V1[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCFullNotify_V1{
     .name = "GCFullNotify_V1",
     .fields = kFieldsGCFullNotify_V1,
     .layout = {{kPlacesGCFullNotify_V1[0], kSegmentsGCFullNotify_V1[0], 10}, {kPlacesGCFullNotify_V1[1], kSegmentsGCFullNotify_V1[1], 10}},
@@ -495,15 +495,15 @@ constexpr clretw::RecordDesc kRecord_GCFullNotify_V1{
     .line = 2690};
 
 // "BGC1stSweepEnd", line 2695
-constexpr clretw::FieldDesc kFieldsBGC1stSweepEnd[] = {
-    {.name = "GenNumber", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsBGC1stSweepEnd[] = {
+    {.name = "GenNumber", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesBGC1stSweepEnd[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesBGC1stSweepEnd[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsBGC1stSweepEnd[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_BGC1stSweepEnd{
+constexpr ::clretw::Segment kSegmentsBGC1stSweepEnd[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_BGC1stSweepEnd{
     .name = "BGC1stSweepEnd",
     .fields = kFieldsBGC1stSweepEnd,
     .layout = {{kPlacesBGC1stSweepEnd[0], kSegmentsBGC1stSweepEnd[0], 6}, {kPlacesBGC1stSweepEnd[1], kSegmentsBGC1stSweepEnd[1], 6}},
@@ -511,14 +511,14 @@ constexpr clretw::RecordDesc kRecord_BGC1stSweepEnd{
     .line = 2695};
 
 // "GCNoUserData", line 2699
-constexpr clretw::FieldDesc kFieldsGCNoUserData[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCNoUserData[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCNoUserData[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesGCNoUserData[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsGCNoUserData[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCNoUserData{
+constexpr ::clretw::Segment kSegmentsGCNoUserData[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCNoUserData{
     .name = "GCNoUserData",
     .fields = kFieldsGCNoUserData,
     .layout = {{kPlacesGCNoUserData[0], kSegmentsGCNoUserData[0], 2}, {kPlacesGCNoUserData[1], kSegmentsGCNoUserData[1], 2}},
@@ -527,8 +527,8 @@ constexpr clretw::RecordDesc kRecord_GCNoUserData{
 
 // "Startup", line 2702
 
-constexpr clretw::Segment kSegmentsStartup[2][1] = {{{0, clretw::kNoField}}, {{0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Startup{
+constexpr ::clretw::Segment kSegmentsStartup[2][1] = {{{0, ::clretw::kNoField}}, {{0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Startup{
     .name = "Startup",
 
     .fields = {},
@@ -536,14 +536,14 @@ constexpr clretw::RecordDesc kRecord_Startup{
     .line = 2702};
 
 // "Startup_V1", line 2704
-constexpr clretw::FieldDesc kFieldsStartup_V1[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsStartup_V1[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesStartup_V1[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesStartup_V1[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsStartup_V1[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Startup_V1{
+constexpr ::clretw::Segment kSegmentsStartup_V1[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Startup_V1{
     .name = "Startup_V1",
     .fields = kFieldsStartup_V1,
     .layout = {{kPlacesStartup_V1[0], kSegmentsStartup_V1[0], 2}, {kPlacesStartup_V1[1], kSegmentsStartup_V1[1], 2}},
@@ -551,16 +551,16 @@ constexpr clretw::RecordDesc kRecord_Startup_V1{
     .line = 2704};
 
 // "FusionMessage", line 2707
-constexpr clretw::FieldDesc kFieldsFusionMessage[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Prepend", .type = clretw::InType::Boolean},
-    {.name = "Message", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsFusionMessage[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Prepend", .type = ::clretw::InType::Boolean},
+    {.name = "Message", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesFusionMessage[2][3] = {
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsFusionMessage[2][2] = {{{6, 2}, {0, clretw::kNoField}}, {{6, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_FusionMessage{
+constexpr ::clretw::FieldPlace kPlacesFusionMessage[2][3] = {
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 4}, {0, 6, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsFusionMessage[2][2] = {{{6, 2}, {0, ::clretw::kNoField}}, {{6, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FusionMessage{
     .name = "FusionMessage",
     .fields = kFieldsFusionMessage,
     .layout = {{kPlacesFusionMessage[0], kSegmentsFusionMessage[0], 6}, {kPlacesFusionMessage[1], kSegmentsFusionMessage[1], 6}},
@@ -568,16 +568,16 @@ constexpr clretw::RecordDesc kRecord_FusionMessage{
     .line = 2707};
 
 // "FusionErrorCode", line 2712
-constexpr clretw::FieldDesc kFieldsFusionErrorCode[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Category", .type = clretw::InType::UInt32},
-    {.name = "ErrorCode", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsFusionErrorCode[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Category", .type = ::clretw::InType::UInt32},
+    {.name = "ErrorCode", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesFusionErrorCode[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesFusionErrorCode[2][3] = {
     {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}},
     {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}}};
-constexpr clretw::Segment kSegmentsFusionErrorCode[2][1] = {{{10, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_FusionErrorCode{
+constexpr ::clretw::Segment kSegmentsFusionErrorCode[2][1] = {{{10, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FusionErrorCode{
     .name = "FusionErrorCode",
     .fields = kFieldsFusionErrorCode,
     .layout = {{kPlacesFusionErrorCode[0], kSegmentsFusionErrorCode[0], 10}, {kPlacesFusionErrorCode[1], kSegmentsFusionErrorCode[1], 10}},
@@ -585,20 +585,20 @@ constexpr clretw::RecordDesc kRecord_FusionErrorCode{
     .line = 2712};
 
 // "Binding", line 2717
-constexpr clretw::FieldDesc kFieldsBinding[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "LoadContextID", .type = clretw::InType::UInt32},
-    {.name = "FromLoaderCache", .type = clretw::InType::UInt32},
-    {.name = "DynamicLoad", .type = clretw::InType::UInt32},
-    {.name = "AssemblyCodebase", .type = clretw::InType::UnicodeString},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsBinding[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "LoadContextID", .type = ::clretw::InType::UInt32},
+    {.name = "FromLoaderCache", .type = ::clretw::InType::UInt32},
+    {.name = "DynamicLoad", .type = ::clretw::InType::UInt32},
+    {.name = "AssemblyCodebase", .type = ::clretw::InType::UnicodeString},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesBinding[2][7] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsBinding[2][3] = {{{16, 4}, {0, 5}, {2, clretw::kNoField}}, {{16, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Binding{
+constexpr ::clretw::FieldPlace kPlacesBinding[2][7] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsBinding[2][3] = {{{16, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{16, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Binding{
     .name = "Binding",
     .fields = kFieldsBinding,
     .layout = {{kPlacesBinding[0], kSegmentsBinding[0], 18}, {kPlacesBinding[1], kSegmentsBinding[1], 18}},
@@ -606,17 +606,17 @@ constexpr clretw::RecordDesc kRecord_Binding{
     .line = 2717};
 
 // "NgenBindEvent", line 2726
-constexpr clretw::FieldDesc kFieldsNgenBindEvent[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "BindingID", .type = clretw::InType::UInt64},
-    {.name = "ReasonCode", .type = clretw::InType::UInt32},
-    {.name = "AssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsNgenBindEvent[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "BindingID", .type = ::clretw::InType::UInt64},
+    {.name = "ReasonCode", .type = ::clretw::InType::UInt32},
+    {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesNgenBindEvent[2][4] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsNgenBindEvent[2][2] = {{{14, 3}, {0, clretw::kNoField}}, {{14, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_NgenBindEvent{
+constexpr ::clretw::FieldPlace kPlacesNgenBindEvent[2][4] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsNgenBindEvent[2][2] = {{{14, 3}, {0, ::clretw::kNoField}}, {{14, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_NgenBindEvent{
     .name = "NgenBindEvent",
     .fields = kFieldsNgenBindEvent,
     .layout = {{kPlacesNgenBindEvent[0], kSegmentsNgenBindEvent[0], 14}, {kPlacesNgenBindEvent[1], kSegmentsNgenBindEvent[1], 14}},
@@ -624,20 +624,20 @@ constexpr clretw::RecordDesc kRecord_NgenBindEvent{
     .line = 2726};
 
 // "JittedMethodRichDebugInfo", line 2732
-constexpr clretw::FieldDesc kFieldsJittedMethodRichDebugInfo[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ILVersionID", .type = clretw::InType::UInt64},
-    {.name = "ChunkIndex", .type = clretw::InType::UInt32},
-    {.name = "DataSize", .type = clretw::InType::UInt32},
-    {.name = "Data", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 5}},
+constexpr ::clretw::FieldDesc kFieldsJittedMethodRichDebugInfo[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ILVersionID", .type = ::clretw::InType::UInt64},
+    {.name = "ChunkIndex", .type = ::clretw::InType::UInt32},
+    {.name = "DataSize", .type = ::clretw::InType::UInt32},
+    {.name = "Data", .type = ::clretw::InType::Binary, .length = {::clretw::Extent::Kind::field, 5}},
 };
-constexpr clretw::FieldPlace kPlacesJittedMethodRichDebugInfo[2][7] = {
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, 4}, {0, 34, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, 4}, {0, 34, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsJittedMethodRichDebugInfo[2][2] = {{{34, 6}, {0, clretw::kNoField}}, {{34, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_JittedMethodRichDebugInfo{
+constexpr ::clretw::FieldPlace kPlacesJittedMethodRichDebugInfo[2][7] = {
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, 4}, {0, 34, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}, {0, 18, 8}, {0, 26, 4}, {0, 30, 4}, {0, 34, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsJittedMethodRichDebugInfo[2][2] = {{{34, 6}, {0, ::clretw::kNoField}}, {{34, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_JittedMethodRichDebugInfo{
     .name = "JittedMethodRichDebugInfo",
     .fields = kFieldsJittedMethodRichDebugInfo,
     .layout = {{kPlacesJittedMethodRichDebugInfo[0], kSegmentsJittedMethodRichDebugInfo[0], 34}, {kPlacesJittedMethodRichDebugInfo[1], kSegmentsJittedMethodRichDebugInfo[1], 34}},
@@ -645,16 +645,16 @@ constexpr clretw::RecordDesc kRecord_JittedMethodRichDebugInfo{
     .line = 2732};
 
 // "ModuleTransparencyCalculation", line 2741
-constexpr clretw::FieldDesc kFieldsModuleTransparencyCalculation[] = {
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsModuleTransparencyCalculation[] = {
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesModuleTransparencyCalculation[2][3] = {
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsModuleTransparencyCalculation[2][2] = {{{0, 0}, {6, clretw::kNoField}}, {{0, 0}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleTransparencyCalculation{
+constexpr ::clretw::FieldPlace kPlacesModuleTransparencyCalculation[2][3] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsModuleTransparencyCalculation[2][2] = {{{0, 0}, {6, ::clretw::kNoField}}, {{0, 0}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleTransparencyCalculation{
     .name = "ModuleTransparencyCalculation",
     .fields = kFieldsModuleTransparencyCalculation,
     .layout = {{kPlacesModuleTransparencyCalculation[0], kSegmentsModuleTransparencyCalculation[0], 6}, {kPlacesModuleTransparencyCalculation[1], kSegmentsModuleTransparencyCalculation[1], 6}},
@@ -662,17 +662,17 @@ constexpr clretw::RecordDesc kRecord_ModuleTransparencyCalculation{
     .line = 2741};
 
 // "TypeTransparencyCalculation", line 2746
-constexpr clretw::FieldDesc kFieldsTypeTransparencyCalculation[] = {
-    {.name = "Type", .type = clretw::InType::UnicodeString},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsTypeTransparencyCalculation[] = {
+    {.name = "Type", .type = ::clretw::InType::UnicodeString},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesTypeTransparencyCalculation[2][4] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 2}}};
-constexpr clretw::Segment kSegmentsTypeTransparencyCalculation[2][3] = {{{0, 0}, {0, 1}, {6, clretw::kNoField}}, {{0, 0}, {0, 1}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TypeTransparencyCalculation{
+constexpr ::clretw::FieldPlace kPlacesTypeTransparencyCalculation[2][4] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsTypeTransparencyCalculation[2][3] = {{{0, 0}, {0, 1}, {6, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TypeTransparencyCalculation{
     .name = "TypeTransparencyCalculation",
     .fields = kFieldsTypeTransparencyCalculation,
     .layout = {{kPlacesTypeTransparencyCalculation[0], kSegmentsTypeTransparencyCalculation[0], 6}, {kPlacesTypeTransparencyCalculation[1], kSegmentsTypeTransparencyCalculation[1], 6}},
@@ -680,17 +680,17 @@ constexpr clretw::RecordDesc kRecord_TypeTransparencyCalculation{
     .line = 2746};
 
 // "MethodTransparencyCalculation", line 2752
-constexpr clretw::FieldDesc kFieldsMethodTransparencyCalculation[] = {
-    {.name = "Method", .type = clretw::InType::UnicodeString},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodTransparencyCalculation[] = {
+    {.name = "Method", .type = ::clretw::InType::UnicodeString},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodTransparencyCalculation[2][4] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 2}}};
-constexpr clretw::Segment kSegmentsMethodTransparencyCalculation[2][3] = {{{0, 0}, {0, 1}, {6, clretw::kNoField}}, {{0, 0}, {0, 1}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodTransparencyCalculation{
+constexpr ::clretw::FieldPlace kPlacesMethodTransparencyCalculation[2][4] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodTransparencyCalculation[2][3] = {{{0, 0}, {0, 1}, {6, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodTransparencyCalculation{
     .name = "MethodTransparencyCalculation",
     .fields = kFieldsMethodTransparencyCalculation,
     .layout = {{kPlacesMethodTransparencyCalculation[0], kSegmentsMethodTransparencyCalculation[0], 6}, {kPlacesMethodTransparencyCalculation[1], kSegmentsMethodTransparencyCalculation[1], 6}},
@@ -698,17 +698,17 @@ constexpr clretw::RecordDesc kRecord_MethodTransparencyCalculation{
     .line = 2752};
 
 // "FieldTransparencyCalculation", line 2758
-constexpr clretw::FieldDesc kFieldsFieldTransparencyCalculation[] = {
-    {.name = "Field", .type = clretw::InType::UnicodeString},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsFieldTransparencyCalculation[] = {
+    {.name = "Field", .type = ::clretw::InType::UnicodeString},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesFieldTransparencyCalculation[2][4] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 2}}};
-constexpr clretw::Segment kSegmentsFieldTransparencyCalculation[2][3] = {{{0, 0}, {0, 1}, {6, clretw::kNoField}}, {{0, 0}, {0, 1}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_FieldTransparencyCalculation{
+constexpr ::clretw::FieldPlace kPlacesFieldTransparencyCalculation[2][4] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsFieldTransparencyCalculation[2][3] = {{{0, 0}, {0, 1}, {6, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FieldTransparencyCalculation{
     .name = "FieldTransparencyCalculation",
     .fields = kFieldsFieldTransparencyCalculation,
     .layout = {{kPlacesFieldTransparencyCalculation[0], kSegmentsFieldTransparencyCalculation[0], 6}, {kPlacesFieldTransparencyCalculation[1], kSegmentsFieldTransparencyCalculation[1], 6}},
@@ -716,17 +716,17 @@ constexpr clretw::RecordDesc kRecord_FieldTransparencyCalculation{
     .line = 2758};
 
 // "TokenTransparencyCalculation", line 2764
-constexpr clretw::FieldDesc kFieldsTokenTransparencyCalculation[] = {
-    {.name = "Token", .type = clretw::InType::UInt32},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsTokenTransparencyCalculation[] = {
+    {.name = "Token", .type = ::clretw::InType::UInt32},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesTokenTransparencyCalculation[2][4] = {
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsTokenTransparencyCalculation[2][2] = {{{4, 1}, {6, clretw::kNoField}}, {{4, 1}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TokenTransparencyCalculation{
+constexpr ::clretw::FieldPlace kPlacesTokenTransparencyCalculation[2][4] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsTokenTransparencyCalculation[2][2] = {{{4, 1}, {6, ::clretw::kNoField}}, {{4, 1}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TokenTransparencyCalculation{
     .name = "TokenTransparencyCalculation",
     .fields = kFieldsTokenTransparencyCalculation,
     .layout = {{kPlacesTokenTransparencyCalculation[0], kSegmentsTokenTransparencyCalculation[0], 10}, {kPlacesTokenTransparencyCalculation[1], kSegmentsTokenTransparencyCalculation[1], 10}},
@@ -734,21 +734,21 @@ constexpr clretw::RecordDesc kRecord_TokenTransparencyCalculation{
     .line = 2764};
 
 // "ModuleTransparencyCalculationResult", line 2770
-constexpr clretw::FieldDesc kFieldsModuleTransparencyCalculationResult[] = {
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "IsAllCritical", .type = clretw::InType::Boolean},
-    {.name = "IsAllTransparent", .type = clretw::InType::Boolean},
-    {.name = "IsTreatAsSafe", .type = clretw::InType::Boolean},
-    {.name = "IsOpportunisticallyCritical", .type = clretw::InType::Boolean},
-    {.name = "SecurityRuleSet", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsModuleTransparencyCalculationResult[] = {
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "IsAllCritical", .type = ::clretw::InType::Boolean},
+    {.name = "IsAllTransparent", .type = ::clretw::InType::Boolean},
+    {.name = "IsTreatAsSafe", .type = ::clretw::InType::Boolean},
+    {.name = "IsOpportunisticallyCritical", .type = ::clretw::InType::Boolean},
+    {.name = "SecurityRuleSet", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesModuleTransparencyCalculationResult[2][8] = {
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 4}, {1, 16, 4}, {1, 20, 4}, {1, 24, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 4}, {1, 16, 4}, {1, 20, 4}, {1, 24, 2}}};
-constexpr clretw::Segment kSegmentsModuleTransparencyCalculationResult[2][2] = {{{0, 0}, {26, clretw::kNoField}}, {{0, 0}, {26, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleTransparencyCalculationResult{
+constexpr ::clretw::FieldPlace kPlacesModuleTransparencyCalculationResult[2][8] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 4}, {1, 16, 4}, {1, 20, 4}, {1, 24, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 4}, {1, 16, 4}, {1, 20, 4}, {1, 24, 2}}};
+constexpr ::clretw::Segment kSegmentsModuleTransparencyCalculationResult[2][2] = {{{0, 0}, {26, ::clretw::kNoField}}, {{0, 0}, {26, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleTransparencyCalculationResult{
     .name = "ModuleTransparencyCalculationResult",
     .fields = kFieldsModuleTransparencyCalculationResult,
     .layout = {{kPlacesModuleTransparencyCalculationResult[0], kSegmentsModuleTransparencyCalculationResult[0], 26}, {kPlacesModuleTransparencyCalculationResult[1], kSegmentsModuleTransparencyCalculationResult[1], 26}},
@@ -756,21 +756,21 @@ constexpr clretw::RecordDesc kRecord_ModuleTransparencyCalculationResult{
     .line = 2770};
 
 // "TypeTransparencyCalculationResult", line 2780
-constexpr clretw::FieldDesc kFieldsTypeTransparencyCalculationResult[] = {
-    {.name = "Type", .type = clretw::InType::UnicodeString},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "IsAllCritical", .type = clretw::InType::Boolean},
-    {.name = "IsAllTransparent", .type = clretw::InType::Boolean},
-    {.name = "IsCritical", .type = clretw::InType::Boolean},
-    {.name = "IsTreatAsSafe", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsTypeTransparencyCalculationResult[] = {
+    {.name = "Type", .type = ::clretw::InType::UnicodeString},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "IsAllCritical", .type = ::clretw::InType::Boolean},
+    {.name = "IsAllTransparent", .type = ::clretw::InType::Boolean},
+    {.name = "IsCritical", .type = ::clretw::InType::Boolean},
+    {.name = "IsTreatAsSafe", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesTypeTransparencyCalculationResult[2][8] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}, {2, 16, 4}, {2, 20, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}, {2, 16, 4}, {2, 20, 2}}};
-constexpr clretw::Segment kSegmentsTypeTransparencyCalculationResult[2][3] = {{{0, 0}, {0, 1}, {22, clretw::kNoField}}, {{0, 0}, {0, 1}, {22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TypeTransparencyCalculationResult{
+constexpr ::clretw::FieldPlace kPlacesTypeTransparencyCalculationResult[2][8] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}, {2, 16, 4}, {2, 20, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 4}, {2, 16, 4}, {2, 20, 2}}};
+constexpr ::clretw::Segment kSegmentsTypeTransparencyCalculationResult[2][3] = {{{0, 0}, {0, 1}, {22, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TypeTransparencyCalculationResult{
     .name = "TypeTransparencyCalculationResult",
     .fields = kFieldsTypeTransparencyCalculationResult,
     .layout = {{kPlacesTypeTransparencyCalculationResult[0], kSegmentsTypeTransparencyCalculationResult[0], 22}, {kPlacesTypeTransparencyCalculationResult[1], kSegmentsTypeTransparencyCalculationResult[1], 22}},
@@ -778,19 +778,19 @@ constexpr clretw::RecordDesc kRecord_TypeTransparencyCalculationResult{
     .line = 2780};
 
 // "MethodTransparencyCalculationResult", line 2790
-constexpr clretw::FieldDesc kFieldsMethodTransparencyCalculationResult[] = {
-    {.name = "Method", .type = clretw::InType::UnicodeString},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "IsCritical", .type = clretw::InType::Boolean},
-    {.name = "IsTreatAsSafe", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodTransparencyCalculationResult[] = {
+    {.name = "Method", .type = ::clretw::InType::UnicodeString},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "IsCritical", .type = ::clretw::InType::Boolean},
+    {.name = "IsTreatAsSafe", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodTransparencyCalculationResult[2][6] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}}};
-constexpr clretw::Segment kSegmentsMethodTransparencyCalculationResult[2][3] = {{{0, 0}, {0, 1}, {14, clretw::kNoField}}, {{0, 0}, {0, 1}, {14, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodTransparencyCalculationResult{
+constexpr ::clretw::FieldPlace kPlacesMethodTransparencyCalculationResult[2][6] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodTransparencyCalculationResult[2][3] = {{{0, 0}, {0, 1}, {14, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {14, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodTransparencyCalculationResult{
     .name = "MethodTransparencyCalculationResult",
     .fields = kFieldsMethodTransparencyCalculationResult,
     .layout = {{kPlacesMethodTransparencyCalculationResult[0], kSegmentsMethodTransparencyCalculationResult[0], 14}, {kPlacesMethodTransparencyCalculationResult[1], kSegmentsMethodTransparencyCalculationResult[1], 14}},
@@ -798,19 +798,19 @@ constexpr clretw::RecordDesc kRecord_MethodTransparencyCalculationResult{
     .line = 2790};
 
 // "FieldTransparencyCalculationResult", line 2798
-constexpr clretw::FieldDesc kFieldsFieldTransparencyCalculationResult[] = {
-    {.name = "Field", .type = clretw::InType::UnicodeString},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "IsCritical", .type = clretw::InType::Boolean},
-    {.name = "IsTreatAsSafe", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsFieldTransparencyCalculationResult[] = {
+    {.name = "Field", .type = ::clretw::InType::UnicodeString},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "IsCritical", .type = ::clretw::InType::Boolean},
+    {.name = "IsTreatAsSafe", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesFieldTransparencyCalculationResult[2][6] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}}};
-constexpr clretw::Segment kSegmentsFieldTransparencyCalculationResult[2][3] = {{{0, 0}, {0, 1}, {14, clretw::kNoField}}, {{0, 0}, {0, 1}, {14, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_FieldTransparencyCalculationResult{
+constexpr ::clretw::FieldPlace kPlacesFieldTransparencyCalculationResult[2][6] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}, {2, 12, 2}}};
+constexpr ::clretw::Segment kSegmentsFieldTransparencyCalculationResult[2][3] = {{{0, 0}, {0, 1}, {14, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {14, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FieldTransparencyCalculationResult{
     .name = "FieldTransparencyCalculationResult",
     .fields = kFieldsFieldTransparencyCalculationResult,
     .layout = {{kPlacesFieldTransparencyCalculationResult[0], kSegmentsFieldTransparencyCalculationResult[0], 14}, {kPlacesFieldTransparencyCalculationResult[1], kSegmentsFieldTransparencyCalculationResult[1], 14}},
@@ -818,19 +818,19 @@ constexpr clretw::RecordDesc kRecord_FieldTransparencyCalculationResult{
     .line = 2798};
 
 // "TokenTransparencyCalculationResult", line 2806
-constexpr clretw::FieldDesc kFieldsTokenTransparencyCalculationResult[] = {
-    {.name = "Token", .type = clretw::InType::UInt32},
-    {.name = "Module", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainID", .type = clretw::InType::UInt32},
-    {.name = "IsCritical", .type = clretw::InType::Boolean},
-    {.name = "IsTreatAsSafe", .type = clretw::InType::Boolean},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsTokenTransparencyCalculationResult[] = {
+    {.name = "Token", .type = ::clretw::InType::UInt32},
+    {.name = "Module", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt32},
+    {.name = "IsCritical", .type = ::clretw::InType::Boolean},
+    {.name = "IsTreatAsSafe", .type = ::clretw::InType::Boolean},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesTokenTransparencyCalculationResult[2][6] = {
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 2}},
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 2}}};
-constexpr clretw::Segment kSegmentsTokenTransparencyCalculationResult[2][2] = {{{4, 1}, {14, clretw::kNoField}}, {{4, 1}, {14, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TokenTransparencyCalculationResult{
+constexpr ::clretw::FieldPlace kPlacesTokenTransparencyCalculationResult[2][6] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 2}},
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 2}}};
+constexpr ::clretw::Segment kSegmentsTokenTransparencyCalculationResult[2][2] = {{{4, 1}, {14, ::clretw::kNoField}}, {{4, 1}, {14, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TokenTransparencyCalculationResult{
     .name = "TokenTransparencyCalculationResult",
     .fields = kFieldsTokenTransparencyCalculationResult,
     .layout = {{kPlacesTokenTransparencyCalculationResult[0], kSegmentsTokenTransparencyCalculationResult[0], 18}, {kPlacesTokenTransparencyCalculationResult[1], kSegmentsTokenTransparencyCalculationResult[1], 18}},
@@ -838,18 +838,18 @@ constexpr clretw::RecordDesc kRecord_TokenTransparencyCalculationResult{
     .line = 2806};
 
 // "FailFast", line 2814
-constexpr clretw::FieldDesc kFieldsFailFast[] = {
-    {.name = "FailFastUserMessage", .type = clretw::InType::UnicodeString},
-    {.name = "FailedEIP", .type = clretw::InType::Pointer},
-    {.name = "OSExitCode", .type = clretw::InType::UInt32},
-    {.name = "ClrExitCode", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsFailFast[] = {
+    {.name = "FailFastUserMessage", .type = ::clretw::InType::UnicodeString},
+    {.name = "FailedEIP", .type = ::clretw::InType::Pointer},
+    {.name = "OSExitCode", .type = ::clretw::InType::UInt32},
+    {.name = "ClrExitCode", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesFailFast[2][5] = {
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, 8}, {1, 8, 4}, {1, 12, 4}, {1, 16, 2}}};
-constexpr clretw::Segment kSegmentsFailFast[2][2] = {{{0, 0}, {14, clretw::kNoField}}, {{0, 0}, {18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_FailFast{
+constexpr ::clretw::FieldPlace kPlacesFailFast[2][5] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 4}, {1, 8, 4}, {1, 12, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, 8}, {1, 8, 4}, {1, 12, 4}, {1, 16, 2}}};
+constexpr ::clretw::Segment kSegmentsFailFast[2][2] = {{{0, 0}, {14, ::clretw::kNoField}}, {{0, 0}, {18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_FailFast{
     .name = "FailFast",
     .fields = kFieldsFailFast,
     .layout = {{kPlacesFailFast[0], kSegmentsFailFast[0], 14}, {kPlacesFailFast[1], kSegmentsFailFast[1], 18}},
@@ -857,17 +857,17 @@ constexpr clretw::RecordDesc kRecord_FailFast{
     .line = 2814};
 
 // "PrvFinalizeObject", line 2821
-constexpr clretw::FieldDesc kFieldsPrvFinalizeObject[] = {
-    {.name = "TypeID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsPrvFinalizeObject[] = {
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesPrvFinalizeObject[2][4] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}, {0, 18, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsPrvFinalizeObject[2][2] = {{{10, 3}, {0, clretw::kNoField}}, {{18, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PrvFinalizeObject{
+constexpr ::clretw::FieldPlace kPlacesPrvFinalizeObject[2][4] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 2}, {0, 10, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 2}, {0, 18, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsPrvFinalizeObject[2][2] = {{{10, 3}, {0, ::clretw::kNoField}}, {{18, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PrvFinalizeObject{
     .name = "PrvFinalizeObject",
     .fields = kFieldsPrvFinalizeObject,
     .layout = {{kPlacesPrvFinalizeObject[0], kSegmentsPrvFinalizeObject[0], 10}, {kPlacesPrvFinalizeObject[1], kSegmentsPrvFinalizeObject[1], 18}},
@@ -875,22 +875,22 @@ constexpr clretw::RecordDesc kRecord_PrvFinalizeObject{
     .line = 2821};
 
 // "CCWRefCountChange", line 2827
-constexpr clretw::FieldDesc kFieldsCCWRefCountChange[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "COMInterfacePointer", .type = clretw::InType::Pointer},
-    {.name = "NewRefCount", .type = clretw::InType::UInt32},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassName", .type = clretw::InType::UnicodeString},
-    {.name = "NameSpace", .type = clretw::InType::UnicodeString},
-    {.name = "Operation", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsCCWRefCountChange[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "COMInterfacePointer", .type = ::clretw::InType::Pointer},
+    {.name = "NewRefCount", .type = ::clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassName", .type = ::clretw::InType::UnicodeString},
+    {.name = "NameSpace", .type = ::clretw::InType::UnicodeString},
+    {.name = "Operation", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesCCWRefCountChange[2][9] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 8}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsCCWRefCountChange[2][4] = {{{24, 5}, {0, 6}, {0, 7}, {2, clretw::kNoField}}, {{36, 5}, {0, 6}, {0, 7}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_CCWRefCountChange{
+constexpr ::clretw::FieldPlace kPlacesCCWRefCountChange[2][9] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 8}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsCCWRefCountChange[2][4] = {{{24, 5}, {0, 6}, {0, 7}, {2, ::clretw::kNoField}}, {{36, 5}, {0, 6}, {0, 7}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_CCWRefCountChange{
     .name = "CCWRefCountChange",
     .fields = kFieldsCCWRefCountChange,
     .layout = {{kPlacesCCWRefCountChange[0], kSegmentsCCWRefCountChange[0], 26}, {kPlacesCCWRefCountChange[1], kSegmentsCCWRefCountChange[1], 38}},
@@ -898,22 +898,22 @@ constexpr clretw::RecordDesc kRecord_CCWRefCountChange{
     .line = 2827};
 
 // "CCWRefCountChangeAnsi", line 2838
-constexpr clretw::FieldDesc kFieldsCCWRefCountChangeAnsi[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "COMInterfacePointer", .type = clretw::InType::Pointer},
-    {.name = "NewRefCount", .type = clretw::InType::UInt32},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClassName", .type = clretw::InType::AnsiString},
-    {.name = "NameSpace", .type = clretw::InType::AnsiString},
-    {.name = "Operation", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsCCWRefCountChangeAnsi[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "COMInterfacePointer", .type = ::clretw::InType::Pointer},
+    {.name = "NewRefCount", .type = ::clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClassName", .type = ::clretw::InType::AnsiString},
+    {.name = "NameSpace", .type = ::clretw::InType::AnsiString},
+    {.name = "Operation", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesCCWRefCountChangeAnsi[2][9] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 8}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsCCWRefCountChangeAnsi[2][4] = {{{24, 5}, {0, 6}, {0, 7}, {2, clretw::kNoField}}, {{36, 5}, {0, 6}, {0, 7}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_CCWRefCountChangeAnsi{
+constexpr ::clretw::FieldPlace kPlacesCCWRefCountChangeAnsi[2][9] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 8}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsCCWRefCountChangeAnsi[2][4] = {{{24, 5}, {0, 6}, {0, 7}, {2, ::clretw::kNoField}}, {{36, 5}, {0, 6}, {0, 7}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_CCWRefCountChangeAnsi{
     .name = "CCWRefCountChangeAnsi",
     .fields = kFieldsCCWRefCountChangeAnsi,
     .layout = {{kPlacesCCWRefCountChangeAnsi[0], kSegmentsCCWRefCountChangeAnsi[0], 26}, {kPlacesCCWRefCountChangeAnsi[1], kSegmentsCCWRefCountChangeAnsi[1], 38}},
@@ -921,17 +921,17 @@ constexpr clretw::RecordDesc kRecord_CCWRefCountChangeAnsi{
     .line = 2838};
 
 // "PinPlugAtGCTime", line 2849
-constexpr clretw::FieldDesc kFieldsPinPlugAtGCTime[] = {
-    {.name = "PlugStart", .type = clretw::InType::Pointer},
-    {.name = "PlugEnd", .type = clretw::InType::Pointer},
-    {.name = "GapBeforeSize", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsPinPlugAtGCTime[] = {
+    {.name = "PlugStart", .type = ::clretw::InType::Pointer},
+    {.name = "PlugEnd", .type = ::clretw::InType::Pointer},
+    {.name = "GapBeforeSize", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesPinPlugAtGCTime[2][4] = {
+constexpr ::clretw::FieldPlace kPlacesPinPlugAtGCTime[2][4] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 2}}};
-constexpr clretw::Segment kSegmentsPinPlugAtGCTime[2][1] = {{{14, clretw::kNoField}}, {{26, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PinPlugAtGCTime{
+constexpr ::clretw::Segment kSegmentsPinPlugAtGCTime[2][1] = {{{14, ::clretw::kNoField}}, {{26, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PinPlugAtGCTime{
     .name = "PinPlugAtGCTime",
     .fields = kFieldsPinPlugAtGCTime,
     .layout = {{kPlacesPinPlugAtGCTime[0], kSegmentsPinPlugAtGCTime[0], 14}, {kPlacesPinPlugAtGCTime[1], kSegmentsPinPlugAtGCTime[1], 26}},
@@ -939,15 +939,15 @@ constexpr clretw::RecordDesc kRecord_PinPlugAtGCTime{
     .line = 2849};
 
 // "PrvDestroyGCHandle", line 2855
-constexpr clretw::FieldDesc kFieldsPrvDestroyGCHandle[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsPrvDestroyGCHandle[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesPrvDestroyGCHandle[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesPrvDestroyGCHandle[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 8}, {0, 8, 2}}};
-constexpr clretw::Segment kSegmentsPrvDestroyGCHandle[2][1] = {{{6, clretw::kNoField}}, {{10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PrvDestroyGCHandle{
+constexpr ::clretw::Segment kSegmentsPrvDestroyGCHandle[2][1] = {{{6, ::clretw::kNoField}}, {{10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PrvDestroyGCHandle{
     .name = "PrvDestroyGCHandle",
     .fields = kFieldsPrvDestroyGCHandle,
     .layout = {{kPlacesPrvDestroyGCHandle[0], kSegmentsPrvDestroyGCHandle[0], 6}, {kPlacesPrvDestroyGCHandle[1], kSegmentsPrvDestroyGCHandle[1], 10}},
@@ -955,19 +955,19 @@ constexpr clretw::RecordDesc kRecord_PrvDestroyGCHandle{
     .line = 2855};
 
 // "PrvSetGCHandle", line 2859
-constexpr clretw::FieldDesc kFieldsPrvSetGCHandle[] = {
-    {.name = "HandleID", .type = clretw::InType::Pointer},
-    {.name = "ObjectID", .type = clretw::InType::Pointer},
-    {.name = "Kind", .type = clretw::InType::UInt32, .map = &kMap_GCHandleKindMap},
-    {.name = "Generation", .type = clretw::InType::UInt32},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsPrvSetGCHandle[] = {
+    {.name = "HandleID", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "Kind", .type = ::clretw::InType::UInt32, .map = &kMap_GCHandleKindMap},
+    {.name = "Generation", .type = ::clretw::InType::UInt32},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesPrvSetGCHandle[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesPrvSetGCHandle[2][6] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, 2}}};
-constexpr clretw::Segment kSegmentsPrvSetGCHandle[2][1] = {{{26, clretw::kNoField}}, {{34, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_PrvSetGCHandle{
+constexpr ::clretw::Segment kSegmentsPrvSetGCHandle[2][1] = {{{26, ::clretw::kNoField}}, {{34, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_PrvSetGCHandle{
     .name = "PrvSetGCHandle",
     .fields = kFieldsPrvSetGCHandle,
     .layout = {{kPlacesPrvSetGCHandle[0], kSegmentsPrvSetGCHandle[0], 26}, {kPlacesPrvSetGCHandle[1], kSegmentsPrvSetGCHandle[1], 34}},
@@ -975,19 +975,19 @@ constexpr clretw::RecordDesc kRecord_PrvSetGCHandle{
     .line = 2859};
 
 // "LoaderHeapPrivate", line 2867
-constexpr clretw::FieldDesc kFieldsLoaderHeapPrivate[] = {
-    {.name = "LoaderHeapPtr", .type = clretw::InType::Pointer},
-    {.name = "MemoryAddress", .type = clretw::InType::Pointer},
-    {.name = "RequestSize", .type = clretw::InType::UInt32},
-    {.name = "Unused1", .type = clretw::InType::UInt32},
-    {.name = "Unused2", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsLoaderHeapPrivate[] = {
+    {.name = "LoaderHeapPtr", .type = ::clretw::InType::Pointer},
+    {.name = "MemoryAddress", .type = ::clretw::InType::Pointer},
+    {.name = "RequestSize", .type = ::clretw::InType::UInt32},
+    {.name = "Unused1", .type = ::clretw::InType::UInt32},
+    {.name = "Unused2", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesLoaderHeapPrivate[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesLoaderHeapPrivate[2][6] = {
     {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 8}, {0, 32, 2}}};
-constexpr clretw::Segment kSegmentsLoaderHeapPrivate[2][1] = {{{26, clretw::kNoField}}, {{34, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_LoaderHeapPrivate{
+constexpr ::clretw::Segment kSegmentsLoaderHeapPrivate[2][1] = {{{26, ::clretw::kNoField}}, {{34, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_LoaderHeapPrivate{
     .name = "LoaderHeapPrivate",
     .fields = kFieldsLoaderHeapPrivate,
     .layout = {{kPlacesLoaderHeapPrivate[0], kSegmentsLoaderHeapPrivate[0], 26}, {kPlacesLoaderHeapPrivate[1], kSegmentsLoaderHeapPrivate[1], 34}},
@@ -995,20 +995,20 @@ constexpr clretw::RecordDesc kRecord_LoaderHeapPrivate{
     .line = 2867};
 
 // "ModuleRangePrivate", line 2875
-constexpr clretw::FieldDesc kFieldsModuleRangePrivate[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
-    {.name = "IBCType", .type = clretw::InType::UInt8, .map = &kMap_ModuleRangeIBCTypeMap},
-    {.name = "SectionType", .type = clretw::InType::UInt16, .map = &kMap_ModuleRangeSectionTypeMap},
+constexpr ::clretw::FieldDesc kFieldsModuleRangePrivate[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeBegin", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeType", .type = ::clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
+    {.name = "IBCType", .type = ::clretw::InType::UInt8, .map = &kMap_ModuleRangeIBCTypeMap},
+    {.name = "SectionType", .type = ::clretw::InType::UInt16, .map = &kMap_ModuleRangeSectionTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesModuleRangePrivate[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesModuleRangePrivate[2][7] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}, {0, 19, 1}, {0, 20, 2}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}, {0, 19, 1}, {0, 20, 2}}};
-constexpr clretw::Segment kSegmentsModuleRangePrivate[2][1] = {{{22, clretw::kNoField}}, {{22, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRangePrivate{
+constexpr ::clretw::Segment kSegmentsModuleRangePrivate[2][1] = {{{22, ::clretw::kNoField}}, {{22, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleRangePrivate{
     .name = "ModuleRangePrivate",
     .fields = kFieldsModuleRangePrivate,
     .layout = {{kPlacesModuleRangePrivate[0], kSegmentsModuleRangePrivate[0], 22}, {kPlacesModuleRangePrivate[1], kSegmentsModuleRangePrivate[1], 22}},
@@ -1016,19 +1016,19 @@ constexpr clretw::RecordDesc kRecord_ModuleRangePrivate{
     .line = 2875};
 
 // "MulticoreJitPrivate", line 2884
-constexpr clretw::FieldDesc kFieldsMulticoreJitPrivate[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "String1", .type = clretw::InType::UnicodeString},
-    {.name = "String2", .type = clretw::InType::UnicodeString},
-    {.name = "Int1", .type = clretw::InType::Int32},
-    {.name = "Int2", .type = clretw::InType::Int32},
-    {.name = "Int3", .type = clretw::InType::Int32},
+constexpr ::clretw::FieldDesc kFieldsMulticoreJitPrivate[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "String1", .type = ::clretw::InType::UnicodeString},
+    {.name = "String2", .type = ::clretw::InType::UnicodeString},
+    {.name = "Int1", .type = ::clretw::InType::Int32},
+    {.name = "Int2", .type = ::clretw::InType::Int32},
+    {.name = "Int3", .type = ::clretw::InType::Int32},
 };
-constexpr clretw::FieldPlace kPlacesMulticoreJitPrivate[2][6] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}}};
-constexpr clretw::Segment kSegmentsMulticoreJitPrivate[2][3] = {{{2, 1}, {0, 2}, {12, clretw::kNoField}}, {{2, 1}, {0, 2}, {12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MulticoreJitPrivate{
+constexpr ::clretw::FieldPlace kPlacesMulticoreJitPrivate[2][6] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 4}, {2, 4, 4}, {2, 8, 4}}};
+constexpr ::clretw::Segment kSegmentsMulticoreJitPrivate[2][3] = {{{2, 1}, {0, 2}, {12, ::clretw::kNoField}}, {{2, 1}, {0, 2}, {12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MulticoreJitPrivate{
     .name = "MulticoreJitPrivate",
     .fields = kFieldsMulticoreJitPrivate,
     .layout = {{kPlacesMulticoreJitPrivate[0], kSegmentsMulticoreJitPrivate[0], 14}, {kPlacesMulticoreJitPrivate[1], kSegmentsMulticoreJitPrivate[1], 14}},
@@ -1036,16 +1036,16 @@ constexpr clretw::RecordDesc kRecord_MulticoreJitPrivate{
     .line = 2884};
 
 // "MulticoreJitMethodCodeReturnedPrivate", line 2892
-constexpr clretw::FieldDesc kFieldsMulticoreJitMethodCodeReturnedPrivate[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64},
-    {.name = "MethodID", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsMulticoreJitMethodCodeReturnedPrivate[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64},
+    {.name = "MethodID", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesMulticoreJitMethodCodeReturnedPrivate[2][3] = {
+constexpr ::clretw::FieldPlace kPlacesMulticoreJitMethodCodeReturnedPrivate[2][3] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 8}}};
-constexpr clretw::Segment kSegmentsMulticoreJitMethodCodeReturnedPrivate[2][1] = {{{18, clretw::kNoField}}, {{18, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MulticoreJitMethodCodeReturnedPrivate{
+constexpr ::clretw::Segment kSegmentsMulticoreJitMethodCodeReturnedPrivate[2][1] = {{{18, ::clretw::kNoField}}, {{18, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MulticoreJitMethodCodeReturnedPrivate{
     .name = "MulticoreJitMethodCodeReturnedPrivate",
     .fields = kFieldsMulticoreJitMethodCodeReturnedPrivate,
     .layout = {{kPlacesMulticoreJitMethodCodeReturnedPrivate[0], kSegmentsMulticoreJitMethodCodeReturnedPrivate[0], 18}, {kPlacesMulticoreJitMethodCodeReturnedPrivate[1], kSegmentsMulticoreJitMethodCodeReturnedPrivate[1], 18}},
@@ -1053,15 +1053,15 @@ constexpr clretw::RecordDesc kRecord_MulticoreJitMethodCodeReturnedPrivate{
     .line = 2892};
 
 // "DynamicTypeUsePrivate", line 2897
-constexpr clretw::FieldDesc kFieldsDynamicTypeUsePrivate[] = {
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDynamicTypeUsePrivate[] = {
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDynamicTypeUsePrivate[2][2] = {
-    {{0, 0, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsDynamicTypeUsePrivate[2][2] = {{{0, 0}, {2, clretw::kNoField}}, {{0, 0}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DynamicTypeUsePrivate{
+constexpr ::clretw::FieldPlace kPlacesDynamicTypeUsePrivate[2][2] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDynamicTypeUsePrivate[2][2] = {{{0, 0}, {2, ::clretw::kNoField}}, {{0, 0}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DynamicTypeUsePrivate{
     .name = "DynamicTypeUsePrivate",
     .fields = kFieldsDynamicTypeUsePrivate,
     .layout = {{kPlacesDynamicTypeUsePrivate[0], kSegmentsDynamicTypeUsePrivate[0], 2}, {kPlacesDynamicTypeUsePrivate[1], kSegmentsDynamicTypeUsePrivate[1], 2}},
@@ -1069,16 +1069,16 @@ constexpr clretw::RecordDesc kRecord_DynamicTypeUsePrivate{
     .line = 2897};
 
 // "DynamicTypeUseTwoParametersPrivate", line 2901
-constexpr clretw::FieldDesc kFieldsDynamicTypeUseTwoParametersPrivate[] = {
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "SecondTypeName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseTwoParametersPrivate[] = {
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "SecondTypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDynamicTypeUseTwoParametersPrivate[2][3] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDynamicTypeUseTwoParametersPrivate[2][3] = {{{0, 0}, {0, 1}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DynamicTypeUseTwoParametersPrivate{
+constexpr ::clretw::FieldPlace kPlacesDynamicTypeUseTwoParametersPrivate[2][3] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDynamicTypeUseTwoParametersPrivate[2][3] = {{{0, 0}, {0, 1}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseTwoParametersPrivate{
     .name = "DynamicTypeUseTwoParametersPrivate",
     .fields = kFieldsDynamicTypeUseTwoParametersPrivate,
     .layout = {{kPlacesDynamicTypeUseTwoParametersPrivate[0], kSegmentsDynamicTypeUseTwoParametersPrivate[0], 2}, {kPlacesDynamicTypeUseTwoParametersPrivate[1], kSegmentsDynamicTypeUseTwoParametersPrivate[1], 2}},
@@ -1086,17 +1086,17 @@ constexpr clretw::RecordDesc kRecord_DynamicTypeUseTwoParametersPrivate{
     .line = 2901};
 
 // "DynamicTypeUsePrivateVariance", line 2906
-constexpr clretw::FieldDesc kFieldsDynamicTypeUsePrivateVariance[] = {
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "InterfaceTypeName", .type = clretw::InType::UnicodeString},
-    {.name = "VariantInterfaceTypeName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDynamicTypeUsePrivateVariance[] = {
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "InterfaceTypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "VariantInterfaceTypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDynamicTypeUsePrivateVariance[2][4] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsDynamicTypeUsePrivateVariance[2][4] = {{{0, 0}, {0, 1}, {0, 2}, {2, clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DynamicTypeUsePrivateVariance{
+constexpr ::clretw::FieldPlace kPlacesDynamicTypeUsePrivateVariance[2][4] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDynamicTypeUsePrivateVariance[2][4] = {{{0, 0}, {0, 1}, {0, 2}, {2, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {0, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DynamicTypeUsePrivateVariance{
     .name = "DynamicTypeUsePrivateVariance",
     .fields = kFieldsDynamicTypeUsePrivateVariance,
     .layout = {{kPlacesDynamicTypeUsePrivateVariance[0], kSegmentsDynamicTypeUsePrivateVariance[0], 2}, {kPlacesDynamicTypeUsePrivateVariance[1], kSegmentsDynamicTypeUsePrivateVariance[1], 2}},
@@ -1104,16 +1104,16 @@ constexpr clretw::RecordDesc kRecord_DynamicTypeUsePrivateVariance{
     .line = 2906};
 
 // "DynamicTypeUseStringAndIntPrivate", line 2912
-constexpr clretw::FieldDesc kFieldsDynamicTypeUseStringAndIntPrivate[] = {
-    {.name = "TypeName", .type = clretw::InType::UnicodeString},
-    {.name = "Int1", .type = clretw::InType::Int32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseStringAndIntPrivate[] = {
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "Int1", .type = ::clretw::InType::Int32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDynamicTypeUseStringAndIntPrivate[2][3] = {
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsDynamicTypeUseStringAndIntPrivate[2][2] = {{{0, 0}, {6, clretw::kNoField}}, {{0, 0}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DynamicTypeUseStringAndIntPrivate{
+constexpr ::clretw::FieldPlace kPlacesDynamicTypeUseStringAndIntPrivate[2][3] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsDynamicTypeUseStringAndIntPrivate[2][2] = {{{0, 0}, {6, ::clretw::kNoField}}, {{0, 0}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseStringAndIntPrivate{
     .name = "DynamicTypeUseStringAndIntPrivate",
     .fields = kFieldsDynamicTypeUseStringAndIntPrivate,
     .layout = {{kPlacesDynamicTypeUseStringAndIntPrivate[0], kSegmentsDynamicTypeUseStringAndIntPrivate[0], 6}, {kPlacesDynamicTypeUseStringAndIntPrivate[1], kSegmentsDynamicTypeUseStringAndIntPrivate[1], 6}},
@@ -1121,14 +1121,14 @@ constexpr clretw::RecordDesc kRecord_DynamicTypeUseStringAndIntPrivate{
     .line = 2912};
 
 // "DynamicTypeUseNoParametersPrivate", line 2917
-constexpr clretw::FieldDesc kFieldsDynamicTypeUseNoParametersPrivate[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDynamicTypeUseNoParametersPrivate[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDynamicTypeUseNoParametersPrivate[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesDynamicTypeUseNoParametersPrivate[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsDynamicTypeUseNoParametersPrivate[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DynamicTypeUseNoParametersPrivate{
+constexpr ::clretw::Segment kSegmentsDynamicTypeUseNoParametersPrivate[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DynamicTypeUseNoParametersPrivate{
     .name = "DynamicTypeUseNoParametersPrivate",
     .fields = kFieldsDynamicTypeUseNoParametersPrivate,
     .layout = {{kPlacesDynamicTypeUseNoParametersPrivate[0], kSegmentsDynamicTypeUseNoParametersPrivate[0], 2}, {kPlacesDynamicTypeUseNoParametersPrivate[1], kSegmentsDynamicTypeUseNoParametersPrivate[1], 2}},
@@ -1138,7 +1138,7 @@ constexpr clretw::RecordDesc kRecord_DynamicTypeUseNoParametersPrivate{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"GCPrivateKeyword", 0x1, "GC"},
     {"BindingKeyword", 0x2, "Binding"},
     {"NGenForceRestoreKeyword", 0x4, "NGenForceRestore"},
@@ -1155,7 +1155,7 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"DynamicTypeUsageKeyword", 0x20, "DynamicTypeUsage"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -1164,7 +1164,7 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"GarbageCollectionPrivate", 1, "GC"},
     {"CLRFailFast", 2, "FailFast"},
     {"Startup", 9, "Startup"},
@@ -1180,7 +1180,7 @@ constexpr clretw::TaskDesc kTasks[] = {
     {"DynamicTypeUsage", 22, "ClrDynamicTypeUsage"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"GCDecision", 1, 132, "Decision"},
     {"GCSettings", 1, 14, "Settings"},
     {"GCOptimized", 1, 16, "Optimized"},
@@ -1311,7 +1311,7 @@ constexpr clretw::OpcodeDesc kOpcodes[] = {
     {"ObjectVariantMarshallingToManaged", 22, 24, "ObjectVariantMarshallingToManaged"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCDecision", .name = "GC/Decision", .task_name = "GarbageCollectionPrivate", .opcode_name = "GCDecision",
      .message = "", .payload = &kRecord_GCDecision, .line = 2922},
@@ -1869,8 +1869,8 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_DynamicTypeUseStringAndIntPrivate, .line = 3106},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 21, 22, 23, 24,
     25, 26, 27, 28, 29, 30, 31, 33, 34, 35, 37, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -1901,7 +1901,7 @@ constexpr std::uint16_t kFirstVersion[] = {
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-Windows-DotNETRuntimePrivate",
     .guid = provider_guid,
     .symbol = "MICROSOFT_WINDOWS_DOTNETRUNTIME_PRIVATE_PROVIDER",
@@ -1917,1505 +1917,1634 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(ModuleRangeSectionTypeMap value) noexcept { return kMap_ModuleRangeSectionTypeMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ModuleRangeSectionTypeMap value) noexcept { return kMap_ModuleRangeSectionTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
-std::string_view to_string(GCHandleKindMap value) noexcept { return kMap_GCHandleKindMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(GCHandleKindMap value) noexcept { return kMap_GCHandleKindMap.find(static_cast<::std::uint64_t>(value)); }
 
-std::string to_string(ModuleRangeIBCTypeMap value) {
-  std::string s;
-  kMap_ModuleRangeIBCTypeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleRangeIBCTypeMap value) {
+  ::std::string s;
+  kMap_ModuleRangeIBCTypeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ModuleRangeTypeMap value) {
-  std::string s;
-  kMap_ModuleRangeTypeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleRangeTypeMap value) {
+  ::std::string s;
+  kMap_ModuleRangeTypeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::EvidenceGenerated::record() noexcept { return kRecord_EvidenceGenerated; }
-const clretw::RecordDesc& templates::GCDecision::record() noexcept { return kRecord_GCDecision; }
-const clretw::RecordDesc& templates::GCDecision_V1::record() noexcept { return kRecord_GCDecision_V1; }
-const clretw::RecordDesc& templates::PrvGCMark::record() noexcept { return kRecord_PrvGCMark; }
-const clretw::RecordDesc& templates::PrvGCMark_V1::record() noexcept { return kRecord_PrvGCMark_V1; }
-const clretw::RecordDesc& templates::GCPerHeapHistory::record() noexcept { return kRecord_GCPerHeapHistory; }
-const clretw::RecordDesc& templates::GCPerHeapHistory_V1::record() noexcept { return kRecord_GCPerHeapHistory_V1; }
-const clretw::RecordDesc& templates::GCGlobalHeap::record() noexcept { return kRecord_GCGlobalHeap; }
-const clretw::RecordDesc& templates::GCGlobalHeap_V1::record() noexcept { return kRecord_GCGlobalHeap_V1; }
-const clretw::RecordDesc& templates::GCJoin::record() noexcept { return kRecord_GCJoin; }
-const clretw::RecordDesc& templates::GCJoin_V1::record() noexcept { return kRecord_GCJoin_V1; }
-const clretw::RecordDesc& templates::GCOptimized::record() noexcept { return kRecord_GCOptimized; }
-const clretw::RecordDesc& templates::GCOptimized_V1::record() noexcept { return kRecord_GCOptimized_V1; }
-const clretw::RecordDesc& templates::GCSettings::record() noexcept { return kRecord_GCSettings; }
-const clretw::RecordDesc& templates::GCSettings_V1::record() noexcept { return kRecord_GCSettings_V1; }
-const clretw::RecordDesc& templates::BGCDrainMark::record() noexcept { return kRecord_BGCDrainMark; }
-const clretw::RecordDesc& templates::BGCRevisit::record() noexcept { return kRecord_BGCRevisit; }
-const clretw::RecordDesc& templates::BGCOverflow::record() noexcept { return kRecord_BGCOverflow; }
-const clretw::RecordDesc& templates::BGCOverflow_V1::record() noexcept { return kRecord_BGCOverflow_V1; }
-const clretw::RecordDesc& templates::BGCAllocWait::record() noexcept { return kRecord_BGCAllocWait; }
-const clretw::RecordDesc& templates::GCFullNotify::record() noexcept { return kRecord_GCFullNotify; }
-const clretw::RecordDesc& templates::GCFullNotify_V1::record() noexcept { return kRecord_GCFullNotify_V1; }
-const clretw::RecordDesc& templates::BGC1stSweepEnd::record() noexcept { return kRecord_BGC1stSweepEnd; }
-const clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return kRecord_GCNoUserData; }
-const clretw::RecordDesc& templates::Startup::record() noexcept { return kRecord_Startup; }
-const clretw::RecordDesc& templates::Startup_V1::record() noexcept { return kRecord_Startup_V1; }
-const clretw::RecordDesc& templates::FusionMessage::record() noexcept { return kRecord_FusionMessage; }
-const clretw::RecordDesc& templates::FusionErrorCode::record() noexcept { return kRecord_FusionErrorCode; }
-const clretw::RecordDesc& templates::Binding::record() noexcept { return kRecord_Binding; }
-const clretw::RecordDesc& templates::NgenBindEvent::record() noexcept { return kRecord_NgenBindEvent; }
-const clretw::RecordDesc& templates::JittedMethodRichDebugInfo::record() noexcept { return kRecord_JittedMethodRichDebugInfo; }
-const clretw::RecordDesc& templates::ModuleTransparencyCalculation::record() noexcept { return kRecord_ModuleTransparencyCalculation; }
-const clretw::RecordDesc& templates::TypeTransparencyCalculation::record() noexcept { return kRecord_TypeTransparencyCalculation; }
-const clretw::RecordDesc& templates::MethodTransparencyCalculation::record() noexcept { return kRecord_MethodTransparencyCalculation; }
-const clretw::RecordDesc& templates::FieldTransparencyCalculation::record() noexcept { return kRecord_FieldTransparencyCalculation; }
-const clretw::RecordDesc& templates::TokenTransparencyCalculation::record() noexcept { return kRecord_TokenTransparencyCalculation; }
-const clretw::RecordDesc& templates::ModuleTransparencyCalculationResult::record() noexcept { return kRecord_ModuleTransparencyCalculationResult; }
-const clretw::RecordDesc& templates::TypeTransparencyCalculationResult::record() noexcept { return kRecord_TypeTransparencyCalculationResult; }
-const clretw::RecordDesc& templates::MethodTransparencyCalculationResult::record() noexcept { return kRecord_MethodTransparencyCalculationResult; }
-const clretw::RecordDesc& templates::FieldTransparencyCalculationResult::record() noexcept { return kRecord_FieldTransparencyCalculationResult; }
-const clretw::RecordDesc& templates::TokenTransparencyCalculationResult::record() noexcept { return kRecord_TokenTransparencyCalculationResult; }
-const clretw::RecordDesc& templates::FailFast::record() noexcept { return kRecord_FailFast; }
-const clretw::RecordDesc& templates::PrvFinalizeObject::record() noexcept { return kRecord_PrvFinalizeObject; }
-const clretw::RecordDesc& templates::CCWRefCountChange::record() noexcept { return kRecord_CCWRefCountChange; }
-const clretw::RecordDesc& templates::CCWRefCountChangeAnsi::record() noexcept { return kRecord_CCWRefCountChangeAnsi; }
-const clretw::RecordDesc& templates::PinPlugAtGCTime::record() noexcept { return kRecord_PinPlugAtGCTime; }
-const clretw::RecordDesc& templates::PrvDestroyGCHandle::record() noexcept { return kRecord_PrvDestroyGCHandle; }
-const clretw::RecordDesc& templates::PrvSetGCHandle::record() noexcept { return kRecord_PrvSetGCHandle; }
-const clretw::RecordDesc& templates::LoaderHeapPrivate::record() noexcept { return kRecord_LoaderHeapPrivate; }
-const clretw::RecordDesc& templates::ModuleRangePrivate::record() noexcept { return kRecord_ModuleRangePrivate; }
-const clretw::RecordDesc& templates::MulticoreJitPrivate::record() noexcept { return kRecord_MulticoreJitPrivate; }
-const clretw::RecordDesc& templates::MulticoreJitMethodCodeReturnedPrivate::record() noexcept { return kRecord_MulticoreJitMethodCodeReturnedPrivate; }
-const clretw::RecordDesc& templates::DynamicTypeUsePrivate::record() noexcept { return kRecord_DynamicTypeUsePrivate; }
-const clretw::RecordDesc& templates::DynamicTypeUseTwoParametersPrivate::record() noexcept { return kRecord_DynamicTypeUseTwoParametersPrivate; }
-const clretw::RecordDesc& templates::DynamicTypeUsePrivateVariance::record() noexcept { return kRecord_DynamicTypeUsePrivateVariance; }
-const clretw::RecordDesc& templates::DynamicTypeUseStringAndIntPrivate::record() noexcept { return kRecord_DynamicTypeUseStringAndIntPrivate; }
-const clretw::RecordDesc& templates::DynamicTypeUseNoParametersPrivate::record() noexcept { return kRecord_DynamicTypeUseNoParametersPrivate; }
+const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ClrStackWalk; }
+const ::clretw::RecordDesc& templates::EvidenceGenerated::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_EvidenceGenerated; }
+const ::clretw::RecordDesc& templates::GCDecision::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCDecision; }
+const ::clretw::RecordDesc& templates::GCDecision_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCDecision_V1; }
+const ::clretw::RecordDesc& templates::PrvGCMark::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvGCMark; }
+const ::clretw::RecordDesc& templates::PrvGCMark_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1; }
+const ::clretw::RecordDesc& templates::GCPerHeapHistory::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory; }
+const ::clretw::RecordDesc& templates::GCPerHeapHistory_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_V1; }
+const ::clretw::RecordDesc& templates::GCGlobalHeap::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCGlobalHeap; }
+const ::clretw::RecordDesc& templates::GCGlobalHeap_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCGlobalHeap_V1; }
+const ::clretw::RecordDesc& templates::GCJoin::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCJoin; }
+const ::clretw::RecordDesc& templates::GCJoin_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCJoin_V1; }
+const ::clretw::RecordDesc& templates::GCOptimized::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCOptimized; }
+const ::clretw::RecordDesc& templates::GCOptimized_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCOptimized_V1; }
+const ::clretw::RecordDesc& templates::GCSettings::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCSettings; }
+const ::clretw::RecordDesc& templates::GCSettings_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCSettings_V1; }
+const ::clretw::RecordDesc& templates::BGCDrainMark::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCDrainMark; }
+const ::clretw::RecordDesc& templates::BGCRevisit::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCRevisit; }
+const ::clretw::RecordDesc& templates::BGCOverflow::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCOverflow; }
+const ::clretw::RecordDesc& templates::BGCOverflow_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCOverflow_V1; }
+const ::clretw::RecordDesc& templates::BGCAllocWait::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCAllocWait; }
+const ::clretw::RecordDesc& templates::GCFullNotify::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCFullNotify; }
+const ::clretw::RecordDesc& templates::GCFullNotify_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCFullNotify_V1; }
+const ::clretw::RecordDesc& templates::BGC1stSweepEnd::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGC1stSweepEnd; }
+const ::clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCNoUserData; }
+const ::clretw::RecordDesc& templates::Startup::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_Startup; }
+const ::clretw::RecordDesc& templates::Startup_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_Startup_V1; }
+const ::clretw::RecordDesc& templates::FusionMessage::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FusionMessage; }
+const ::clretw::RecordDesc& templates::FusionErrorCode::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FusionErrorCode; }
+const ::clretw::RecordDesc& templates::Binding::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_Binding; }
+const ::clretw::RecordDesc& templates::NgenBindEvent::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_NgenBindEvent; }
+const ::clretw::RecordDesc& templates::JittedMethodRichDebugInfo::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_JittedMethodRichDebugInfo; }
+const ::clretw::RecordDesc& templates::ModuleTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculation; }
+const ::clretw::RecordDesc& templates::TypeTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculation; }
+const ::clretw::RecordDesc& templates::MethodTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculation; }
+const ::clretw::RecordDesc& templates::FieldTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculation; }
+const ::clretw::RecordDesc& templates::TokenTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculation; }
+const ::clretw::RecordDesc& templates::ModuleTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculationResult; }
+const ::clretw::RecordDesc& templates::TypeTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculationResult; }
+const ::clretw::RecordDesc& templates::MethodTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculationResult; }
+const ::clretw::RecordDesc& templates::FieldTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculationResult; }
+const ::clretw::RecordDesc& templates::TokenTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculationResult; }
+const ::clretw::RecordDesc& templates::FailFast::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FailFast; }
+const ::clretw::RecordDesc& templates::PrvFinalizeObject::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvFinalizeObject; }
+const ::clretw::RecordDesc& templates::CCWRefCountChange::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_CCWRefCountChange; }
+const ::clretw::RecordDesc& templates::CCWRefCountChangeAnsi::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_CCWRefCountChangeAnsi; }
+const ::clretw::RecordDesc& templates::PinPlugAtGCTime::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PinPlugAtGCTime; }
+const ::clretw::RecordDesc& templates::PrvDestroyGCHandle::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvDestroyGCHandle; }
+const ::clretw::RecordDesc& templates::PrvSetGCHandle::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvSetGCHandle; }
+const ::clretw::RecordDesc& templates::LoaderHeapPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_LoaderHeapPrivate; }
+const ::clretw::RecordDesc& templates::ModuleRangePrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ModuleRangePrivate; }
+const ::clretw::RecordDesc& templates::MulticoreJitPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MulticoreJitPrivate; }
+const ::clretw::RecordDesc& templates::MulticoreJitMethodCodeReturnedPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MulticoreJitMethodCodeReturnedPrivate; }
+const ::clretw::RecordDesc& templates::DynamicTypeUsePrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate; }
+const ::clretw::RecordDesc& templates::DynamicTypeUseTwoParametersPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate; }
+const ::clretw::RecordDesc& templates::DynamicTypeUsePrivateVariance::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivateVariance; }
+const ::clretw::RecordDesc& templates::DynamicTypeUseStringAndIntPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseStringAndIntPrivate; }
+const ::clretw::RecordDesc& templates::DynamicTypeUseNoParametersPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseNoParametersPrivate; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCDecisionView[] = {{0, &kRecord_GCDecision}, {1, &kRecord_GCDecision_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCDecisionView[] = {{0, &kRecord_GCDecision}, {1, &kRecord_GCDecision_V1}, };
 }  // namespace
-clretw::Result<GCDecisionView> GCDecisionView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCDecisionView>(kVersions_GCDecisionView, payload, version, pointer_size);
+::clretw::Result<GCDecisionView> GCDecisionView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCDecisionView>(::clretw::dotnet_runtime_private::kVersions_GCDecisionView, payload, version, pointer_size);
 }
-clretw::Result<GCDecisionView> GCDecisionView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCDecisionView>(kVersions_GCDecisionView, record, provider_guid, GCDecision::id, GCDecision::name);
+::clretw::Result<GCDecisionView> GCDecisionView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCDecisionView>(::clretw::dotnet_runtime_private::kVersions_GCDecisionView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCDecision::id,
+                         ::clretw::dotnet_runtime_private::GCDecision::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSettingsView[] = {{0, &kRecord_GCSettings}, {1, &kRecord_GCSettings_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCSettingsView[] = {{0, &kRecord_GCSettings}, {1, &kRecord_GCSettings_V1}, };
 }  // namespace
-clretw::Result<GCSettingsView> GCSettingsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSettingsView>(kVersions_GCSettingsView, payload, version, pointer_size);
+::clretw::Result<GCSettingsView> GCSettingsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingsView>(::clretw::dotnet_runtime_private::kVersions_GCSettingsView, payload, version, pointer_size);
 }
-clretw::Result<GCSettingsView> GCSettingsView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSettingsView>(kVersions_GCSettingsView, record, provider_guid, GCSettings::id, GCSettings::name);
+::clretw::Result<GCSettingsView> GCSettingsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSettingsView>(::clretw::dotnet_runtime_private::kVersions_GCSettingsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCSettings::id,
+                         ::clretw::dotnet_runtime_private::GCSettings::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCOptimizedView[] = {{0, &kRecord_GCOptimized}, {1, &kRecord_GCOptimized_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCOptimizedView[] = {{0, &kRecord_GCOptimized}, {1, &kRecord_GCOptimized_V1}, };
 }  // namespace
-clretw::Result<GCOptimizedView> GCOptimizedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCOptimizedView>(kVersions_GCOptimizedView, payload, version, pointer_size);
+::clretw::Result<GCOptimizedView> GCOptimizedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCOptimizedView>(::clretw::dotnet_runtime_private::kVersions_GCOptimizedView, payload, version, pointer_size);
 }
-clretw::Result<GCOptimizedView> GCOptimizedView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCOptimizedView>(kVersions_GCOptimizedView, record, provider_guid, GCOptimized::id, GCOptimized::name);
+::clretw::Result<GCOptimizedView> GCOptimizedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCOptimizedView>(::clretw::dotnet_runtime_private::kVersions_GCOptimizedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCOptimized::id,
+                         ::clretw::dotnet_runtime_private::GCOptimized::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{1, &kRecord_GCPerHeapHistory_V1}, {2, &kRecord_GCPerHeapHistory}, };
+constexpr ::clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{1, &kRecord_GCPerHeapHistory_V1}, {2, &kRecord_GCPerHeapHistory}, };
 }  // namespace
-clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCPerHeapHistoryView>(kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
 }
-clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCPerHeapHistoryView>(kVersions_GCPerHeapHistoryView, record, provider_guid, GCPerHeapHistory::id, GCPerHeapHistory::name);
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCPerHeapHistoryView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCPerHeapHistory::id,
+                         ::clretw::dotnet_runtime_private::GCPerHeapHistory::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{0, &kRecord_GCGlobalHeap}, {1, &kRecord_GCGlobalHeap_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{0, &kRecord_GCGlobalHeap}, {1, &kRecord_GCGlobalHeap_V1}, };
 }  // namespace
-clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCGlobalHeapHistoryView>(kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
 }
-clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCGlobalHeapHistoryView>(kVersions_GCGlobalHeapHistoryView, record, provider_guid, GCGlobalHeapHistory::id, GCGlobalHeapHistory::name);
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCGlobalHeapHistoryView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::id,
+                         ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCJoinView[] = {{0, &kRecord_GCJoin}, {1, &kRecord_GCJoin_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCJoinView[] = {{0, &kRecord_GCJoin}, {1, &kRecord_GCJoin_V1}, };
 }  // namespace
-clretw::Result<GCJoinView> GCJoinView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCJoinView>(kVersions_GCJoinView, payload, version, pointer_size);
+::clretw::Result<GCJoinView> GCJoinView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCJoinView>(::clretw::dotnet_runtime_private::kVersions_GCJoinView, payload, version, pointer_size);
 }
-clretw::Result<GCJoinView> GCJoinView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCJoinView>(kVersions_GCJoinView, record, provider_guid, GCJoin::id, GCJoin::name);
+::clretw::Result<GCJoinView> GCJoinView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCJoinView>(::clretw::dotnet_runtime_private::kVersions_GCJoinView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCJoin::id,
+                         ::clretw::dotnet_runtime_private::GCJoin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvGCMarkStackRootsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
+constexpr ::clretw::ViewVersion kVersions_PrvGCMarkStackRootsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
 }  // namespace
-clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkStackRootsView>(kVersions_PrvGCMarkStackRootsView, payload, version, pointer_size);
+::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkStackRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkStackRootsView, payload, version, pointer_size);
 }
-clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkStackRootsView>(kVersions_PrvGCMarkStackRootsView, record, provider_guid, PrvGCMarkStackRoots::id, PrvGCMarkStackRoots::name);
+::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkStackRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkStackRootsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::id,
+                         ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvGCMarkFinalizeQueueRootsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
+constexpr ::clretw::ViewVersion kVersions_PrvGCMarkFinalizeQueueRootsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
 }  // namespace
-clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkFinalizeQueueRootsView>(kVersions_PrvGCMarkFinalizeQueueRootsView, payload, version, pointer_size);
+::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkFinalizeQueueRootsView, payload, version, pointer_size);
 }
-clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkFinalizeQueueRootsView>(kVersions_PrvGCMarkFinalizeQueueRootsView, record, provider_guid, PrvGCMarkFinalizeQueueRoots::id, PrvGCMarkFinalizeQueueRoots::name);
+::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkFinalizeQueueRootsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::id,
+                         ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvGCMarkHandlesView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
+constexpr ::clretw::ViewVersion kVersions_PrvGCMarkHandlesView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
 }  // namespace
-clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkHandlesView>(kVersions_PrvGCMarkHandlesView, payload, version, pointer_size);
+::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkHandlesView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkHandlesView, payload, version, pointer_size);
 }
-clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkHandlesView>(kVersions_PrvGCMarkHandlesView, record, provider_guid, PrvGCMarkHandles::id, PrvGCMarkHandles::name);
+::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkHandlesView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkHandlesView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkHandles::id,
+                         ::clretw::dotnet_runtime_private::PrvGCMarkHandles::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvGCMarkCardsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
+constexpr ::clretw::ViewVersion kVersions_PrvGCMarkCardsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
 }  // namespace
-clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkCardsView>(kVersions_PrvGCMarkCardsView, payload, version, pointer_size);
+::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkCardsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkCardsView, payload, version, pointer_size);
 }
-clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkCardsView>(kVersions_PrvGCMarkCardsView, record, provider_guid, PrvGCMarkCards::id, PrvGCMarkCards::name);
+::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkCardsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkCardsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkCards::id,
+                         ::clretw::dotnet_runtime_private::PrvGCMarkCards::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCBeginView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGCBeginView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGCBeginView> BGCBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCBeginView>(kVersions_BGCBeginView, payload, version, pointer_size);
+::clretw::Result<BGCBeginView> BGCBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCBeginView, payload, version, pointer_size);
 }
-clretw::Result<BGCBeginView> BGCBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCBeginView>(kVersions_BGCBeginView, record, provider_guid, BGCBegin::id, BGCBegin::name);
+::clretw::Result<BGCBeginView> BGCBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCBegin::id,
+                         ::clretw::dotnet_runtime_private::BGCBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC1stNonConEndView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGC1stNonConEndView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC1stNonConEndView>(kVersions_BGC1stNonConEndView, payload, version, pointer_size);
+::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC1stNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stNonConEndView, payload, version, pointer_size);
 }
-clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC1stNonConEndView>(kVersions_BGC1stNonConEndView, record, provider_guid, BGC1stNonConEnd::id, BGC1stNonConEnd::name);
+::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC1stNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stNonConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stNonConEnd::id,
+                         ::clretw::dotnet_runtime_private::BGC1stNonConEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC1stConEndView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGC1stConEndView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGC1stConEndView> BGC1stConEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC1stConEndView>(kVersions_BGC1stConEndView, payload, version, pointer_size);
+::clretw::Result<BGC1stConEndView> BGC1stConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC1stConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stConEndView, payload, version, pointer_size);
 }
-clretw::Result<BGC1stConEndView> BGC1stConEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC1stConEndView>(kVersions_BGC1stConEndView, record, provider_guid, BGC1stConEnd::id, BGC1stConEnd::name);
+::clretw::Result<BGC1stConEndView> BGC1stConEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC1stConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stConEnd::id,
+                         ::clretw::dotnet_runtime_private::BGC1stConEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC2ndNonConBeginView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGC2ndNonConBeginView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndNonConBeginView>(kVersions_BGC2ndNonConBeginView, payload, version, pointer_size);
+::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndNonConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConBeginView, payload, version, pointer_size);
 }
-clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC2ndNonConBeginView>(kVersions_BGC2ndNonConBeginView, record, provider_guid, BGC2ndNonConBegin::id, BGC2ndNonConBegin::name);
+::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndNonConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::id,
+                         ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC2ndNonConEndView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGC2ndNonConEndView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndNonConEndView>(kVersions_BGC2ndNonConEndView, payload, version, pointer_size);
+::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConEndView, payload, version, pointer_size);
 }
-clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC2ndNonConEndView>(kVersions_BGC2ndNonConEndView, record, provider_guid, BGC2ndNonConEnd::id, BGC2ndNonConEnd::name);
+::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::id,
+                         ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC2ndConBeginView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGC2ndConBeginView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndConBeginView>(kVersions_BGC2ndConBeginView, payload, version, pointer_size);
+::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConBeginView, payload, version, pointer_size);
 }
-clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC2ndConBeginView>(kVersions_BGC2ndConBeginView, record, provider_guid, BGC2ndConBegin::id, BGC2ndConBegin::name);
+::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConBegin::id,
+                         ::clretw::dotnet_runtime_private::BGC2ndConBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC2ndConEndView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGC2ndConEndView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGC2ndConEndView> BGC2ndConEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndConEndView>(kVersions_BGC2ndConEndView, payload, version, pointer_size);
+::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConEndView, payload, version, pointer_size);
 }
-clretw::Result<BGC2ndConEndView> BGC2ndConEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC2ndConEndView>(kVersions_BGC2ndConEndView, record, provider_guid, BGC2ndConEnd::id, BGC2ndConEnd::name);
+::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConEnd::id,
+                         ::clretw::dotnet_runtime_private::BGC2ndConEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCPlanEndView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGCPlanEndView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGCPlanEndView> BGCPlanEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCPlanEndView>(kVersions_BGCPlanEndView, payload, version, pointer_size);
+::clretw::Result<BGCPlanEndView> BGCPlanEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCPlanEndView>(::clretw::dotnet_runtime_private::kVersions_BGCPlanEndView, payload, version, pointer_size);
 }
-clretw::Result<BGCPlanEndView> BGCPlanEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCPlanEndView>(kVersions_BGCPlanEndView, record, provider_guid, BGCPlanEnd::id, BGCPlanEnd::name);
+::clretw::Result<BGCPlanEndView> BGCPlanEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCPlanEndView>(::clretw::dotnet_runtime_private::kVersions_BGCPlanEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCPlanEnd::id,
+                         ::clretw::dotnet_runtime_private::BGCPlanEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCSweepEndView[] = {{0, &kRecord_GCNoUserData}, };
+constexpr ::clretw::ViewVersion kVersions_BGCSweepEndView[] = {{0, &kRecord_GCNoUserData}, };
 }  // namespace
-clretw::Result<BGCSweepEndView> BGCSweepEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCSweepEndView>(kVersions_BGCSweepEndView, payload, version, pointer_size);
+::clretw::Result<BGCSweepEndView> BGCSweepEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGCSweepEndView, payload, version, pointer_size);
 }
-clretw::Result<BGCSweepEndView> BGCSweepEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCSweepEndView>(kVersions_BGCSweepEndView, record, provider_guid, BGCSweepEnd::id, BGCSweepEnd::name);
+::clretw::Result<BGCSweepEndView> BGCSweepEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGCSweepEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCSweepEnd::id,
+                         ::clretw::dotnet_runtime_private::BGCSweepEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCDrainMarkView[] = {{0, &kRecord_BGCDrainMark}, };
+constexpr ::clretw::ViewVersion kVersions_BGCDrainMarkView[] = {{0, &kRecord_BGCDrainMark}, };
 }  // namespace
-clretw::Result<BGCDrainMarkView> BGCDrainMarkView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCDrainMarkView>(kVersions_BGCDrainMarkView, payload, version, pointer_size);
+::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCDrainMarkView>(::clretw::dotnet_runtime_private::kVersions_BGCDrainMarkView, payload, version, pointer_size);
 }
-clretw::Result<BGCDrainMarkView> BGCDrainMarkView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCDrainMarkView>(kVersions_BGCDrainMarkView, record, provider_guid, BGCDrainMark::id, BGCDrainMark::name);
+::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCDrainMarkView>(::clretw::dotnet_runtime_private::kVersions_BGCDrainMarkView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCDrainMark::id,
+                         ::clretw::dotnet_runtime_private::BGCDrainMark::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCRevisitView[] = {{0, &kRecord_BGCRevisit}, };
+constexpr ::clretw::ViewVersion kVersions_BGCRevisitView[] = {{0, &kRecord_BGCRevisit}, };
 }  // namespace
-clretw::Result<BGCRevisitView> BGCRevisitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCRevisitView>(kVersions_BGCRevisitView, payload, version, pointer_size);
+::clretw::Result<BGCRevisitView> BGCRevisitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCRevisitView>(::clretw::dotnet_runtime_private::kVersions_BGCRevisitView, payload, version, pointer_size);
 }
-clretw::Result<BGCRevisitView> BGCRevisitView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCRevisitView>(kVersions_BGCRevisitView, record, provider_guid, BGCRevisit::id, BGCRevisit::name);
+::clretw::Result<BGCRevisitView> BGCRevisitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCRevisitView>(::clretw::dotnet_runtime_private::kVersions_BGCRevisitView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCRevisit::id,
+                         ::clretw::dotnet_runtime_private::BGCRevisit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCOverflowView[] = {{0, &kRecord_BGCOverflow}, {1, &kRecord_BGCOverflow_V1}, };
+constexpr ::clretw::ViewVersion kVersions_BGCOverflowView[] = {{0, &kRecord_BGCOverflow}, {1, &kRecord_BGCOverflow_V1}, };
 }  // namespace
-clretw::Result<BGCOverflowView> BGCOverflowView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCOverflowView>(kVersions_BGCOverflowView, payload, version, pointer_size);
+::clretw::Result<BGCOverflowView> BGCOverflowView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCOverflowView>(::clretw::dotnet_runtime_private::kVersions_BGCOverflowView, payload, version, pointer_size);
 }
-clretw::Result<BGCOverflowView> BGCOverflowView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCOverflowView>(kVersions_BGCOverflowView, record, provider_guid, BGCOverflow::id, BGCOverflow::name);
+::clretw::Result<BGCOverflowView> BGCOverflowView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCOverflowView>(::clretw::dotnet_runtime_private::kVersions_BGCOverflowView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCOverflow::id,
+                         ::clretw::dotnet_runtime_private::BGCOverflow::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCAllocWaitBeginView[] = {{0, &kRecord_BGCAllocWait}, };
+constexpr ::clretw::ViewVersion kVersions_BGCAllocWaitBeginView[] = {{0, &kRecord_BGCAllocWait}, };
 }  // namespace
-clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCAllocWaitBeginView>(kVersions_BGCAllocWaitBeginView, payload, version, pointer_size);
+::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCAllocWaitBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitBeginView, payload, version, pointer_size);
 }
-clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCAllocWaitBeginView>(kVersions_BGCAllocWaitBeginView, record, provider_guid, BGCAllocWaitBegin::id, BGCAllocWaitBegin::name);
+::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCAllocWaitBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::id,
+                         ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGCAllocWaitEndView[] = {{0, &kRecord_BGCAllocWait}, };
+constexpr ::clretw::ViewVersion kVersions_BGCAllocWaitEndView[] = {{0, &kRecord_BGCAllocWait}, };
 }  // namespace
-clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCAllocWaitEndView>(kVersions_BGCAllocWaitEndView, payload, version, pointer_size);
+::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCAllocWaitEndView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitEndView, payload, version, pointer_size);
 }
-clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGCAllocWaitEndView>(kVersions_BGCAllocWaitEndView, record, provider_guid, BGCAllocWaitEnd::id, BGCAllocWaitEnd::name);
+::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCAllocWaitEndView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::id,
+                         ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCFullNotifyView[] = {{0, &kRecord_GCFullNotify}, {1, &kRecord_GCFullNotify_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GCFullNotifyView[] = {{0, &kRecord_GCFullNotify}, {1, &kRecord_GCFullNotify_V1}, };
 }  // namespace
-clretw::Result<GCFullNotifyView> GCFullNotifyView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFullNotifyView>(kVersions_GCFullNotifyView, payload, version, pointer_size);
+::clretw::Result<GCFullNotifyView> GCFullNotifyView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFullNotifyView>(::clretw::dotnet_runtime_private::kVersions_GCFullNotifyView, payload, version, pointer_size);
 }
-clretw::Result<GCFullNotifyView> GCFullNotifyView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCFullNotifyView>(kVersions_GCFullNotifyView, record, provider_guid, GCFullNotify::id, GCFullNotify::name);
+::clretw::Result<GCFullNotifyView> GCFullNotifyView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFullNotifyView>(::clretw::dotnet_runtime_private::kVersions_GCFullNotifyView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCFullNotify::id,
+                         ::clretw::dotnet_runtime_private::GCFullNotify::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BGC1stSweepEndView[] = {{0, &kRecord_BGC1stSweepEnd}, };
+constexpr ::clretw::ViewVersion kVersions_BGC1stSweepEndView[] = {{0, &kRecord_BGC1stSweepEnd}, };
 }  // namespace
-clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC1stSweepEndView>(kVersions_BGC1stSweepEndView, payload, version, pointer_size);
+::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC1stSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stSweepEndView, payload, version, pointer_size);
 }
-clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BGC1stSweepEndView>(kVersions_BGC1stSweepEndView, record, provider_guid, BGC1stSweepEnd::id, BGC1stSweepEnd::name);
+::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC1stSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stSweepEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stSweepEnd::id,
+                         ::clretw::dotnet_runtime_private::BGC1stSweepEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EEStartupStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_EEStartupStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<EEStartupStartView> EEStartupStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEStartupStartView>(kVersions_EEStartupStartView, payload, version, pointer_size);
+::clretw::Result<EEStartupStartView> EEStartupStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEStartupStartView>(::clretw::dotnet_runtime_private::kVersions_EEStartupStartView, payload, version, pointer_size);
 }
-clretw::Result<EEStartupStartView> EEStartupStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<EEStartupStartView>(kVersions_EEStartupStartView, record, provider_guid, EEStartupStart::id, EEStartupStart::name);
+::clretw::Result<EEStartupStartView> EEStartupStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EEStartupStartView>(::clretw::dotnet_runtime_private::kVersions_EEStartupStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupStart::id,
+                         ::clretw::dotnet_runtime_private::EEStartupStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EEStartupEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_EEStartupEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<EEStartupEndView> EEStartupEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEStartupEndView>(kVersions_EEStartupEndView, payload, version, pointer_size);
+::clretw::Result<EEStartupEndView> EEStartupEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEStartupEndView>(::clretw::dotnet_runtime_private::kVersions_EEStartupEndView, payload, version, pointer_size);
 }
-clretw::Result<EEStartupEndView> EEStartupEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<EEStartupEndView>(kVersions_EEStartupEndView, record, provider_guid, EEStartupEnd::id, EEStartupEnd::name);
+::clretw::Result<EEStartupEndView> EEStartupEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EEStartupEndView>(::clretw::dotnet_runtime_private::kVersions_EEStartupEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupEnd::id,
+                         ::clretw::dotnet_runtime_private::EEStartupEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EEConfigSetupView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_EEConfigSetupView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<EEConfigSetupView> EEConfigSetupView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSetupView>(kVersions_EEConfigSetupView, payload, version, pointer_size);
+::clretw::Result<EEConfigSetupView> EEConfigSetupView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSetupView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupView, payload, version, pointer_size);
 }
-clretw::Result<EEConfigSetupView> EEConfigSetupView::from(const clretw::EventRecord& record) noexcept {
-  return make<EEConfigSetupView>(kVersions_EEConfigSetupView, record, provider_guid, EEConfigSetup::id, EEConfigSetup::name);
+::clretw::Result<EEConfigSetupView> EEConfigSetupView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSetupView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetup::id,
+                         ::clretw::dotnet_runtime_private::EEConfigSetup::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EEConfigSetupEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_EEConfigSetupEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSetupEndView>(kVersions_EEConfigSetupEndView, payload, version, pointer_size);
+::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSetupEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupEndView, payload, version, pointer_size);
 }
-clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<EEConfigSetupEndView>(kVersions_EEConfigSetupEndView, record, provider_guid, EEConfigSetupEnd::id, EEConfigSetupEnd::name);
+::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSetupEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetupEnd::id,
+                         ::clretw::dotnet_runtime_private::EEConfigSetupEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LdSysBasesView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_LdSysBasesView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<LdSysBasesView> LdSysBasesView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdSysBasesView>(kVersions_LdSysBasesView, payload, version, pointer_size);
+::clretw::Result<LdSysBasesView> LdSysBasesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdSysBasesView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesView, payload, version, pointer_size);
 }
-clretw::Result<LdSysBasesView> LdSysBasesView::from(const clretw::EventRecord& record) noexcept {
-  return make<LdSysBasesView>(kVersions_LdSysBasesView, record, provider_guid, LdSysBases::id, LdSysBases::name);
+::clretw::Result<LdSysBasesView> LdSysBasesView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LdSysBasesView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBases::id,
+                         ::clretw::dotnet_runtime_private::LdSysBases::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LdSysBasesEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_LdSysBasesEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<LdSysBasesEndView> LdSysBasesEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdSysBasesEndView>(kVersions_LdSysBasesEndView, payload, version, pointer_size);
+::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdSysBasesEndView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesEndView, payload, version, pointer_size);
 }
-clretw::Result<LdSysBasesEndView> LdSysBasesEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LdSysBasesEndView>(kVersions_LdSysBasesEndView, record, provider_guid, LdSysBasesEnd::id, LdSysBasesEnd::name);
+::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LdSysBasesEndView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBasesEnd::id,
+                         ::clretw::dotnet_runtime_private::LdSysBasesEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExecExeView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ExecExeView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ExecExeView> ExecExeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecExeView>(kVersions_ExecExeView, payload, version, pointer_size);
+::clretw::Result<ExecExeView> ExecExeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecExeView>(::clretw::dotnet_runtime_private::kVersions_ExecExeView, payload, version, pointer_size);
 }
-clretw::Result<ExecExeView> ExecExeView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExecExeView>(kVersions_ExecExeView, record, provider_guid, ExecExe::id, ExecExe::name);
+::clretw::Result<ExecExeView> ExecExeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecExeView>(::clretw::dotnet_runtime_private::kVersions_ExecExeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExe::id,
+                         ::clretw::dotnet_runtime_private::ExecExe::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExecExeEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ExecExeEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ExecExeEndView> ExecExeEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecExeEndView>(kVersions_ExecExeEndView, payload, version, pointer_size);
+::clretw::Result<ExecExeEndView> ExecExeEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecExeEndView>(::clretw::dotnet_runtime_private::kVersions_ExecExeEndView, payload, version, pointer_size);
 }
-clretw::Result<ExecExeEndView> ExecExeEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExecExeEndView>(kVersions_ExecExeEndView, record, provider_guid, ExecExeEnd::id, ExecExeEnd::name);
+::clretw::Result<ExecExeEndView> ExecExeEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecExeEndView>(::clretw::dotnet_runtime_private::kVersions_ExecExeEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExeEnd::id,
+                         ::clretw::dotnet_runtime_private::ExecExeEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MainView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MainView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<MainView> MainView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MainView>(kVersions_MainView, payload, version, pointer_size);
+::clretw::Result<MainView> MainView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MainView>(::clretw::dotnet_runtime_private::kVersions_MainView, payload, version, pointer_size);
 }
-clretw::Result<MainView> MainView::from(const clretw::EventRecord& record) noexcept {
-  return make<MainView>(kVersions_MainView, record, provider_guid, Main::id, Main::name);
+::clretw::Result<MainView> MainView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MainView>(::clretw::dotnet_runtime_private::kVersions_MainView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Main::id,
+                         ::clretw::dotnet_runtime_private::Main::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MainEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MainEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<MainEndView> MainEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MainEndView>(kVersions_MainEndView, payload, version, pointer_size);
+::clretw::Result<MainEndView> MainEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MainEndView>(::clretw::dotnet_runtime_private::kVersions_MainEndView, payload, version, pointer_size);
 }
-clretw::Result<MainEndView> MainEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<MainEndView>(kVersions_MainEndView, record, provider_guid, MainEnd::id, MainEnd::name);
+::clretw::Result<MainEndView> MainEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MainEndView>(::clretw::dotnet_runtime_private::kVersions_MainEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MainEnd::id,
+                         ::clretw::dotnet_runtime_private::MainEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ApplyPolicyStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ApplyPolicyStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ApplyPolicyStartView>(kVersions_ApplyPolicyStartView, payload, version, pointer_size);
+::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ApplyPolicyStartView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyStartView, payload, version, pointer_size);
 }
-clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ApplyPolicyStartView>(kVersions_ApplyPolicyStartView, record, provider_guid, ApplyPolicyStart::id, ApplyPolicyStart::name);
+::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ApplyPolicyStartView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyStart::id,
+                         ::clretw::dotnet_runtime_private::ApplyPolicyStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ApplyPolicyEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ApplyPolicyEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ApplyPolicyEndView>(kVersions_ApplyPolicyEndView, payload, version, pointer_size);
+::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ApplyPolicyEndView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyEndView, payload, version, pointer_size);
 }
-clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ApplyPolicyEndView>(kVersions_ApplyPolicyEndView, record, provider_guid, ApplyPolicyEnd::id, ApplyPolicyEnd::name);
+::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ApplyPolicyEndView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyEnd::id,
+                         ::clretw::dotnet_runtime_private::ApplyPolicyEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LdLibShFolderView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_LdLibShFolderView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<LdLibShFolderView> LdLibShFolderView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdLibShFolderView>(kVersions_LdLibShFolderView, payload, version, pointer_size);
+::clretw::Result<LdLibShFolderView> LdLibShFolderView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdLibShFolderView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderView, payload, version, pointer_size);
 }
-clretw::Result<LdLibShFolderView> LdLibShFolderView::from(const clretw::EventRecord& record) noexcept {
-  return make<LdLibShFolderView>(kVersions_LdLibShFolderView, record, provider_guid, LdLibShFolder::id, LdLibShFolder::name);
+::clretw::Result<LdLibShFolderView> LdLibShFolderView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LdLibShFolderView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolder::id,
+                         ::clretw::dotnet_runtime_private::LdLibShFolder::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LdLibShFolderEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_LdLibShFolderEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdLibShFolderEndView>(kVersions_LdLibShFolderEndView, payload, version, pointer_size);
+::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdLibShFolderEndView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderEndView, payload, version, pointer_size);
 }
-clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LdLibShFolderEndView>(kVersions_LdLibShFolderEndView, record, provider_guid, LdLibShFolderEnd::id, LdLibShFolderEnd::name);
+::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LdLibShFolderEndView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolderEnd::id,
+                         ::clretw::dotnet_runtime_private::LdLibShFolderEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrestubWorkerView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_PrestubWorkerView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<PrestubWorkerView> PrestubWorkerView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrestubWorkerView>(kVersions_PrestubWorkerView, payload, version, pointer_size);
+::clretw::Result<PrestubWorkerView> PrestubWorkerView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrestubWorkerView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerView, payload, version, pointer_size);
 }
-clretw::Result<PrestubWorkerView> PrestubWorkerView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrestubWorkerView>(kVersions_PrestubWorkerView, record, provider_guid, PrestubWorker::id, PrestubWorker::name);
+::clretw::Result<PrestubWorkerView> PrestubWorkerView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrestubWorkerView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorker::id,
+                         ::clretw::dotnet_runtime_private::PrestubWorker::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrestubWorkerEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_PrestubWorkerEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrestubWorkerEndView>(kVersions_PrestubWorkerEndView, payload, version, pointer_size);
+::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrestubWorkerEndView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerEndView, payload, version, pointer_size);
 }
-clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrestubWorkerEndView>(kVersions_PrestubWorkerEndView, record, provider_guid, PrestubWorkerEnd::id, PrestubWorkerEnd::name);
+::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrestubWorkerEndView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorkerEnd::id,
+                         ::clretw::dotnet_runtime_private::PrestubWorkerEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GetInstallationStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GetInstallationStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<GetInstallationStartView> GetInstallationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetInstallationStartView>(kVersions_GetInstallationStartView, payload, version, pointer_size);
+::clretw::Result<GetInstallationStartView> GetInstallationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetInstallationStartView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationStartView, payload, version, pointer_size);
 }
-clretw::Result<GetInstallationStartView> GetInstallationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<GetInstallationStartView>(kVersions_GetInstallationStartView, record, provider_guid, GetInstallationStart::id, GetInstallationStart::name);
+::clretw::Result<GetInstallationStartView> GetInstallationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GetInstallationStartView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationStart::id,
+                         ::clretw::dotnet_runtime_private::GetInstallationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GetInstallationEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_GetInstallationEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<GetInstallationEndView> GetInstallationEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetInstallationEndView>(kVersions_GetInstallationEndView, payload, version, pointer_size);
+::clretw::Result<GetInstallationEndView> GetInstallationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetInstallationEndView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationEndView, payload, version, pointer_size);
 }
-clretw::Result<GetInstallationEndView> GetInstallationEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<GetInstallationEndView>(kVersions_GetInstallationEndView, record, provider_guid, GetInstallationEnd::id, GetInstallationEnd::name);
+::clretw::Result<GetInstallationEndView> GetInstallationEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GetInstallationEndView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationEnd::id,
+                         ::clretw::dotnet_runtime_private::GetInstallationEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_OpenHModuleView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_OpenHModuleView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<OpenHModuleView> OpenHModuleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<OpenHModuleView>(kVersions_OpenHModuleView, payload, version, pointer_size);
+::clretw::Result<OpenHModuleView> OpenHModuleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<OpenHModuleView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleView, payload, version, pointer_size);
 }
-clretw::Result<OpenHModuleView> OpenHModuleView::from(const clretw::EventRecord& record) noexcept {
-  return make<OpenHModuleView>(kVersions_OpenHModuleView, record, provider_guid, OpenHModule::id, OpenHModule::name);
+::clretw::Result<OpenHModuleView> OpenHModuleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<OpenHModuleView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModule::id,
+                         ::clretw::dotnet_runtime_private::OpenHModule::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_OpenHModuleEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_OpenHModuleEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<OpenHModuleEndView> OpenHModuleEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<OpenHModuleEndView>(kVersions_OpenHModuleEndView, payload, version, pointer_size);
+::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<OpenHModuleEndView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleEndView, payload, version, pointer_size);
 }
-clretw::Result<OpenHModuleEndView> OpenHModuleEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<OpenHModuleEndView>(kVersions_OpenHModuleEndView, record, provider_guid, OpenHModuleEnd::id, OpenHModuleEnd::name);
+::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<OpenHModuleEndView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModuleEnd::id,
+                         ::clretw::dotnet_runtime_private::OpenHModuleEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExplicitBindStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ExplicitBindStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ExplicitBindStartView> ExplicitBindStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExplicitBindStartView>(kVersions_ExplicitBindStartView, payload, version, pointer_size);
+::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExplicitBindStartView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindStartView, payload, version, pointer_size);
 }
-clretw::Result<ExplicitBindStartView> ExplicitBindStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExplicitBindStartView>(kVersions_ExplicitBindStartView, record, provider_guid, ExplicitBindStart::id, ExplicitBindStart::name);
+::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExplicitBindStartView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindStart::id,
+                         ::clretw::dotnet_runtime_private::ExplicitBindStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExplicitBindEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ExplicitBindEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ExplicitBindEndView> ExplicitBindEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExplicitBindEndView>(kVersions_ExplicitBindEndView, payload, version, pointer_size);
+::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExplicitBindEndView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindEndView, payload, version, pointer_size);
 }
-clretw::Result<ExplicitBindEndView> ExplicitBindEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExplicitBindEndView>(kVersions_ExplicitBindEndView, record, provider_guid, ExplicitBindEnd::id, ExplicitBindEnd::name);
+::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExplicitBindEndView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindEnd::id,
+                         ::clretw::dotnet_runtime_private::ExplicitBindEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ParseXmlView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ParseXmlView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ParseXmlView> ParseXmlView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ParseXmlView>(kVersions_ParseXmlView, payload, version, pointer_size);
+::clretw::Result<ParseXmlView> ParseXmlView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ParseXmlView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlView, payload, version, pointer_size);
 }
-clretw::Result<ParseXmlView> ParseXmlView::from(const clretw::EventRecord& record) noexcept {
-  return make<ParseXmlView>(kVersions_ParseXmlView, record, provider_guid, ParseXml::id, ParseXml::name);
+::clretw::Result<ParseXmlView> ParseXmlView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ParseXmlView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXml::id,
+                         ::clretw::dotnet_runtime_private::ParseXml::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ParseXmlEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_ParseXmlEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<ParseXmlEndView> ParseXmlEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ParseXmlEndView>(kVersions_ParseXmlEndView, payload, version, pointer_size);
+::clretw::Result<ParseXmlEndView> ParseXmlEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ParseXmlEndView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlEndView, payload, version, pointer_size);
 }
-clretw::Result<ParseXmlEndView> ParseXmlEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ParseXmlEndView>(kVersions_ParseXmlEndView, record, provider_guid, ParseXmlEnd::id, ParseXmlEnd::name);
+::clretw::Result<ParseXmlEndView> ParseXmlEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ParseXmlEndView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXmlEnd::id,
+                         ::clretw::dotnet_runtime_private::ParseXmlEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_InitDefaultDomainView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_InitDefaultDomainView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<InitDefaultDomainView> InitDefaultDomainView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitDefaultDomainView>(kVersions_InitDefaultDomainView, payload, version, pointer_size);
+::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitDefaultDomainView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainView, payload, version, pointer_size);
 }
-clretw::Result<InitDefaultDomainView> InitDefaultDomainView::from(const clretw::EventRecord& record) noexcept {
-  return make<InitDefaultDomainView>(kVersions_InitDefaultDomainView, record, provider_guid, InitDefaultDomain::id, InitDefaultDomain::name);
+::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<InitDefaultDomainView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomain::id,
+                         ::clretw::dotnet_runtime_private::InitDefaultDomain::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_InitDefaultDomainEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_InitDefaultDomainEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitDefaultDomainEndView>(kVersions_InitDefaultDomainEndView, payload, version, pointer_size);
+::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitDefaultDomainEndView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainEndView, payload, version, pointer_size);
 }
-clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<InitDefaultDomainEndView>(kVersions_InitDefaultDomainEndView, record, provider_guid, InitDefaultDomainEnd::id, InitDefaultDomainEnd::name);
+::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<InitDefaultDomainEndView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::id,
+                         ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_InitSecurityView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_InitSecurityView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<InitSecurityView> InitSecurityView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitSecurityView>(kVersions_InitSecurityView, payload, version, pointer_size);
+::clretw::Result<InitSecurityView> InitSecurityView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitSecurityView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityView, payload, version, pointer_size);
 }
-clretw::Result<InitSecurityView> InitSecurityView::from(const clretw::EventRecord& record) noexcept {
-  return make<InitSecurityView>(kVersions_InitSecurityView, record, provider_guid, InitSecurity::id, InitSecurity::name);
+::clretw::Result<InitSecurityView> InitSecurityView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<InitSecurityView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurity::id,
+                         ::clretw::dotnet_runtime_private::InitSecurity::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_InitSecurityEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_InitSecurityEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<InitSecurityEndView> InitSecurityEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitSecurityEndView>(kVersions_InitSecurityEndView, payload, version, pointer_size);
+::clretw::Result<InitSecurityEndView> InitSecurityEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitSecurityEndView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityEndView, payload, version, pointer_size);
 }
-clretw::Result<InitSecurityEndView> InitSecurityEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<InitSecurityEndView>(kVersions_InitSecurityEndView, record, provider_guid, InitSecurityEnd::id, InitSecurityEnd::name);
+::clretw::Result<InitSecurityEndView> InitSecurityEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<InitSecurityEndView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurityEnd::id,
+                         ::clretw::dotnet_runtime_private::InitSecurityEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AllowBindingRedirsView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AllowBindingRedirsView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllowBindingRedirsView>(kVersions_AllowBindingRedirsView, payload, version, pointer_size);
+::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllowBindingRedirsView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsView, payload, version, pointer_size);
 }
-clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::from(const clretw::EventRecord& record) noexcept {
-  return make<AllowBindingRedirsView>(kVersions_AllowBindingRedirsView, record, provider_guid, AllowBindingRedirs::id, AllowBindingRedirs::name);
+::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AllowBindingRedirsView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirs::id,
+                         ::clretw::dotnet_runtime_private::AllowBindingRedirs::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AllowBindingRedirsEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AllowBindingRedirsEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllowBindingRedirsEndView>(kVersions_AllowBindingRedirsEndView, payload, version, pointer_size);
+::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllowBindingRedirsEndView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsEndView, payload, version, pointer_size);
 }
-clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<AllowBindingRedirsEndView>(kVersions_AllowBindingRedirsEndView, record, provider_guid, AllowBindingRedirsEnd::id, AllowBindingRedirsEnd::name);
+::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AllowBindingRedirsEndView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::id,
+                         ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EEConfigSyncView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_EEConfigSyncView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<EEConfigSyncView> EEConfigSyncView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSyncView>(kVersions_EEConfigSyncView, payload, version, pointer_size);
+::clretw::Result<EEConfigSyncView> EEConfigSyncView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSyncView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncView, payload, version, pointer_size);
 }
-clretw::Result<EEConfigSyncView> EEConfigSyncView::from(const clretw::EventRecord& record) noexcept {
-  return make<EEConfigSyncView>(kVersions_EEConfigSyncView, record, provider_guid, EEConfigSync::id, EEConfigSync::name);
+::clretw::Result<EEConfigSyncView> EEConfigSyncView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSyncView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSync::id,
+                         ::clretw::dotnet_runtime_private::EEConfigSync::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EEConfigSyncEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_EEConfigSyncEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSyncEndView>(kVersions_EEConfigSyncEndView, payload, version, pointer_size);
+::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSyncEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncEndView, payload, version, pointer_size);
 }
-clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<EEConfigSyncEndView>(kVersions_EEConfigSyncEndView, record, provider_guid, EEConfigSyncEnd::id, EEConfigSyncEnd::name);
+::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSyncEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSyncEnd::id,
+                         ::clretw::dotnet_runtime_private::EEConfigSyncEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionBindingView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_FusionBindingView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<FusionBindingView> FusionBindingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionBindingView>(kVersions_FusionBindingView, payload, version, pointer_size);
+::clretw::Result<FusionBindingView> FusionBindingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionBindingView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingView, payload, version, pointer_size);
 }
-clretw::Result<FusionBindingView> FusionBindingView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionBindingView>(kVersions_FusionBindingView, record, provider_guid, FusionBinding::id, FusionBinding::name);
+::clretw::Result<FusionBindingView> FusionBindingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionBindingView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBinding::id,
+                         ::clretw::dotnet_runtime_private::FusionBinding::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionBindingEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_FusionBindingEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<FusionBindingEndView> FusionBindingEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionBindingEndView>(kVersions_FusionBindingEndView, payload, version, pointer_size);
+::clretw::Result<FusionBindingEndView> FusionBindingEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionBindingEndView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingEndView, payload, version, pointer_size);
 }
-clretw::Result<FusionBindingEndView> FusionBindingEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionBindingEndView>(kVersions_FusionBindingEndView, record, provider_guid, FusionBindingEnd::id, FusionBindingEnd::name);
+::clretw::Result<FusionBindingEndView> FusionBindingEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionBindingEndView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBindingEnd::id,
+                         ::clretw::dotnet_runtime_private::FusionBindingEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderCatchCallView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderCatchCallView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<LoaderCatchCallView> LoaderCatchCallView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderCatchCallView>(kVersions_LoaderCatchCallView, payload, version, pointer_size);
+::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderCatchCallView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallView, payload, version, pointer_size);
 }
-clretw::Result<LoaderCatchCallView> LoaderCatchCallView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderCatchCallView>(kVersions_LoaderCatchCallView, record, provider_guid, LoaderCatchCall::id, LoaderCatchCall::name);
+::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderCatchCallView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCall::id,
+                         ::clretw::dotnet_runtime_private::LoaderCatchCall::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderCatchCallEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderCatchCallEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderCatchCallEndView>(kVersions_LoaderCatchCallEndView, payload, version, pointer_size);
+::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallEndView, payload, version, pointer_size);
 }
-clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderCatchCallEndView>(kVersions_LoaderCatchCallEndView, record, provider_guid, LoaderCatchCallEnd::id, LoaderCatchCallEnd::name);
+::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::id,
+                         ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionInitView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_FusionInitView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<FusionInitView> FusionInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionInitView>(kVersions_FusionInitView, payload, version, pointer_size);
+::clretw::Result<FusionInitView> FusionInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionInitView>(::clretw::dotnet_runtime_private::kVersions_FusionInitView, payload, version, pointer_size);
 }
-clretw::Result<FusionInitView> FusionInitView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionInitView>(kVersions_FusionInitView, record, provider_guid, FusionInit::id, FusionInit::name);
+::clretw::Result<FusionInitView> FusionInitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionInitView>(::clretw::dotnet_runtime_private::kVersions_FusionInitView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInit::id,
+                         ::clretw::dotnet_runtime_private::FusionInit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionInitEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_FusionInitEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<FusionInitEndView> FusionInitEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionInitEndView>(kVersions_FusionInitEndView, payload, version, pointer_size);
+::clretw::Result<FusionInitEndView> FusionInitEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionInitEndView>(::clretw::dotnet_runtime_private::kVersions_FusionInitEndView, payload, version, pointer_size);
 }
-clretw::Result<FusionInitEndView> FusionInitEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionInitEndView>(kVersions_FusionInitEndView, record, provider_guid, FusionInitEnd::id, FusionInitEnd::name);
+::clretw::Result<FusionInitEndView> FusionInitEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionInitEndView>(::clretw::dotnet_runtime_private::kVersions_FusionInitEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInitEnd::id,
+                         ::clretw::dotnet_runtime_private::FusionInitEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionAppCtxView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_FusionAppCtxView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<FusionAppCtxView> FusionAppCtxView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionAppCtxView>(kVersions_FusionAppCtxView, payload, version, pointer_size);
+::clretw::Result<FusionAppCtxView> FusionAppCtxView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionAppCtxView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxView, payload, version, pointer_size);
 }
-clretw::Result<FusionAppCtxView> FusionAppCtxView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionAppCtxView>(kVersions_FusionAppCtxView, record, provider_guid, FusionAppCtx::id, FusionAppCtx::name);
+::clretw::Result<FusionAppCtxView> FusionAppCtxView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionAppCtxView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtx::id,
+                         ::clretw::dotnet_runtime_private::FusionAppCtx::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionAppCtxEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_FusionAppCtxEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionAppCtxEndView>(kVersions_FusionAppCtxEndView, payload, version, pointer_size);
+::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionAppCtxEndView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxEndView, payload, version, pointer_size);
 }
-clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionAppCtxEndView>(kVersions_FusionAppCtxEndView, record, provider_guid, FusionAppCtxEnd::id, FusionAppCtxEnd::name);
+::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionAppCtxEndView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtxEnd::id,
+                         ::clretw::dotnet_runtime_private::FusionAppCtxEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_Fusion2EEView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_Fusion2EEView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<Fusion2EEView> Fusion2EEView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<Fusion2EEView>(kVersions_Fusion2EEView, payload, version, pointer_size);
+::clretw::Result<Fusion2EEView> Fusion2EEView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<Fusion2EEView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEView, payload, version, pointer_size);
 }
-clretw::Result<Fusion2EEView> Fusion2EEView::from(const clretw::EventRecord& record) noexcept {
-  return make<Fusion2EEView>(kVersions_Fusion2EEView, record, provider_guid, Fusion2EE::id, Fusion2EE::name);
+::clretw::Result<Fusion2EEView> Fusion2EEView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<Fusion2EEView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EE::id,
+                         ::clretw::dotnet_runtime_private::Fusion2EE::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_Fusion2EEEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_Fusion2EEEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<Fusion2EEEndView> Fusion2EEEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<Fusion2EEEndView>(kVersions_Fusion2EEEndView, payload, version, pointer_size);
+::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<Fusion2EEEndView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEEndView, payload, version, pointer_size);
 }
-clretw::Result<Fusion2EEEndView> Fusion2EEEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<Fusion2EEEndView>(kVersions_Fusion2EEEndView, record, provider_guid, Fusion2EEEnd::id, Fusion2EEEnd::name);
+::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<Fusion2EEEndView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EEEnd::id,
+                         ::clretw::dotnet_runtime_private::Fusion2EEEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_SecurityCatchCallView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_SecurityCatchCallView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<SecurityCatchCallView> SecurityCatchCallView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SecurityCatchCallView>(kVersions_SecurityCatchCallView, payload, version, pointer_size);
+::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SecurityCatchCallView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallView, payload, version, pointer_size);
 }
-clretw::Result<SecurityCatchCallView> SecurityCatchCallView::from(const clretw::EventRecord& record) noexcept {
-  return make<SecurityCatchCallView>(kVersions_SecurityCatchCallView, record, provider_guid, SecurityCatchCall::id, SecurityCatchCall::name);
+::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<SecurityCatchCallView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCall::id,
+                         ::clretw::dotnet_runtime_private::SecurityCatchCall::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_SecurityCatchCallEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
+constexpr ::clretw::ViewVersion kVersions_SecurityCatchCallEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
 }  // namespace
-clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SecurityCatchCallEndView>(kVersions_SecurityCatchCallEndView, payload, version, pointer_size);
+::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SecurityCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallEndView, payload, version, pointer_size);
 }
-clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<SecurityCatchCallEndView>(kVersions_SecurityCatchCallEndView, record, provider_guid, SecurityCatchCallEnd::id, SecurityCatchCallEnd::name);
+::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<SecurityCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::id,
+                         ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CLRStackWalkPrivateView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr ::clretw::ViewVersion kVersions_CLRStackWalkPrivateView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkPrivateView>(kVersions_CLRStackWalkPrivateView, payload, version, pointer_size);
+::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkPrivateView>(::clretw::dotnet_runtime_private::kVersions_CLRStackWalkPrivateView, payload, version, pointer_size);
 }
-clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::from(const clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkPrivateView>(kVersions_CLRStackWalkPrivateView, record, provider_guid, CLRStackWalkPrivate::id, CLRStackWalkPrivate::name);
+::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkPrivateView>(::clretw::dotnet_runtime_private::kVersions_CLRStackWalkPrivateView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::id,
+                         ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeLoadPrivateView[] = {{0, &kRecord_ModuleRangePrivate}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeLoadPrivateView[] = {{0, &kRecord_ModuleRangePrivate}, };
 }  // namespace
-clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeLoadPrivateView>(kVersions_ModuleRangeLoadPrivateView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeLoadPrivateView>(::clretw::dotnet_runtime_private::kVersions_ModuleRangeLoadPrivateView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeLoadPrivateView>(kVersions_ModuleRangeLoadPrivateView, record, provider_guid, ModuleRangeLoadPrivate::id, ModuleRangeLoadPrivate::name);
+::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeLoadPrivateView>(::clretw::dotnet_runtime_private::kVersions_ModuleRangeLoadPrivateView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::id,
+                         ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingPolicyPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingPolicyPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPolicyPhaseStartView>(kVersions_BindingPolicyPhaseStartView, payload, version, pointer_size);
+::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPolicyPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingPolicyPhaseStartView>(kVersions_BindingPolicyPhaseStartView, record, provider_guid, BindingPolicyPhaseStart::id, BindingPolicyPhaseStart::name);
+::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPolicyPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingPolicyPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingPolicyPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPolicyPhaseEndView>(kVersions_BindingPolicyPhaseEndView, payload, version, pointer_size);
+::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPolicyPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingPolicyPhaseEndView>(kVersions_BindingPolicyPhaseEndView, record, provider_guid, BindingPolicyPhaseEnd::id, BindingPolicyPhaseEnd::name);
+::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPolicyPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingNgenPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingNgenPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingNgenPhaseStartView>(kVersions_BindingNgenPhaseStartView, payload, version, pointer_size);
+::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingNgenPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingNgenPhaseStartView>(kVersions_BindingNgenPhaseStartView, record, provider_guid, BindingNgenPhaseStart::id, BindingNgenPhaseStart::name);
+::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingNgenPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingNgenPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingNgenPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingNgenPhaseEndView>(kVersions_BindingNgenPhaseEndView, payload, version, pointer_size);
+::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingNgenPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingNgenPhaseEndView>(kVersions_BindingNgenPhaseEndView, record, provider_guid, BindingNgenPhaseEnd::id, BindingNgenPhaseEnd::name);
+::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingNgenPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingLookupAndProbingPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingLookupAndProbingPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingLookupAndProbingPhaseStartView>(kVersions_BindingLookupAndProbingPhaseStartView, payload, version, pointer_size);
+::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingLookupAndProbingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingLookupAndProbingPhaseStartView>(kVersions_BindingLookupAndProbingPhaseStartView, record, provider_guid, BindingLookupAndProbingPhaseStart::id, BindingLookupAndProbingPhaseStart::name);
+::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingLookupAndProbingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingLookupAndProbingPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingLookupAndProbingPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingLookupAndProbingPhaseEndView>(kVersions_BindingLookupAndProbingPhaseEndView, payload, version, pointer_size);
+::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingLookupAndProbingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingLookupAndProbingPhaseEndView>(kVersions_BindingLookupAndProbingPhaseEndView, record, provider_guid, BindingLookupAndProbingPhaseEnd::id, BindingLookupAndProbingPhaseEnd::name);
+::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingLookupAndProbingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderPhaseStartView>(kVersions_LoaderPhaseStartView, payload, version, pointer_size);
+::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderPhaseStartView>(kVersions_LoaderPhaseStartView, record, provider_guid, LoaderPhaseStart::id, LoaderPhaseStart::name);
+::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::LoaderPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderPhaseEndView>(kVersions_LoaderPhaseEndView, payload, version, pointer_size);
+::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderPhaseEndView>(kVersions_LoaderPhaseEndView, record, provider_guid, LoaderPhaseEnd::id, LoaderPhaseEnd::name);
+::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::LoaderPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingPhaseStartView> BindingPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPhaseStartView>(kVersions_BindingPhaseStartView, payload, version, pointer_size);
+::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<BindingPhaseStartView> BindingPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingPhaseStartView>(kVersions_BindingPhaseStartView, record, provider_guid, BindingPhaseStart::id, BindingPhaseStart::name);
+::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::BindingPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingPhaseEndView> BindingPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPhaseEndView>(kVersions_BindingPhaseEndView, payload, version, pointer_size);
+::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<BindingPhaseEndView> BindingPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingPhaseEndView>(kVersions_BindingPhaseEndView, record, provider_guid, BindingPhaseEnd::id, BindingPhaseEnd::name);
+::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::BindingPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingDownloadPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingDownloadPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingDownloadPhaseStartView>(kVersions_BindingDownloadPhaseStartView, payload, version, pointer_size);
+::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingDownloadPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingDownloadPhaseStartView>(kVersions_BindingDownloadPhaseStartView, record, provider_guid, BindingDownloadPhaseStart::id, BindingDownloadPhaseStart::name);
+::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingDownloadPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BindingDownloadPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_BindingDownloadPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingDownloadPhaseEndView>(kVersions_BindingDownloadPhaseEndView, payload, version, pointer_size);
+::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingDownloadPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<BindingDownloadPhaseEndView>(kVersions_BindingDownloadPhaseEndView, record, provider_guid, BindingDownloadPhaseEnd::id, BindingDownloadPhaseEnd::name);
+::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingDownloadPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderAssemblyInitPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderAssemblyInitPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderAssemblyInitPhaseStartView>(kVersions_LoaderAssemblyInitPhaseStartView, payload, version, pointer_size);
+::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderAssemblyInitPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderAssemblyInitPhaseStartView>(kVersions_LoaderAssemblyInitPhaseStartView, record, provider_guid, LoaderAssemblyInitPhaseStart::id, LoaderAssemblyInitPhaseStart::name);
+::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderAssemblyInitPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderAssemblyInitPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderAssemblyInitPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderAssemblyInitPhaseEndView>(kVersions_LoaderAssemblyInitPhaseEndView, payload, version, pointer_size);
+::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderAssemblyInitPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderAssemblyInitPhaseEndView>(kVersions_LoaderAssemblyInitPhaseEndView, record, provider_guid, LoaderAssemblyInitPhaseEnd::id, LoaderAssemblyInitPhaseEnd::name);
+::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderAssemblyInitPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderMappingPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderMappingPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderMappingPhaseStartView>(kVersions_LoaderMappingPhaseStartView, payload, version, pointer_size);
+::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderMappingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderMappingPhaseStartView>(kVersions_LoaderMappingPhaseStartView, record, provider_guid, LoaderMappingPhaseStart::id, LoaderMappingPhaseStart::name);
+::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderMappingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderMappingPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderMappingPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderMappingPhaseEndView>(kVersions_LoaderMappingPhaseEndView, payload, version, pointer_size);
+::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderMappingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderMappingPhaseEndView>(kVersions_LoaderMappingPhaseEndView, record, provider_guid, LoaderMappingPhaseEnd::id, LoaderMappingPhaseEnd::name);
+::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderMappingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderDeliverEventsPhaseStartView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderDeliverEventsPhaseStartView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderDeliverEventsPhaseStartView>(kVersions_LoaderDeliverEventsPhaseStartView, payload, version, pointer_size);
+::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderDeliverEventsPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseStartView, payload, version, pointer_size);
 }
-clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderDeliverEventsPhaseStartView>(kVersions_LoaderDeliverEventsPhaseStartView, record, provider_guid, LoaderDeliverEventsPhaseStart::id, LoaderDeliverEventsPhaseStart::name);
+::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderDeliverEventsPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::id,
+                         ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_LoaderDeliverEventsPhaseEndView[] = {{0, &kRecord_Binding}, };
+constexpr ::clretw::ViewVersion kVersions_LoaderDeliverEventsPhaseEndView[] = {{0, &kRecord_Binding}, };
 }  // namespace
-clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderDeliverEventsPhaseEndView>(kVersions_LoaderDeliverEventsPhaseEndView, payload, version, pointer_size);
+::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderDeliverEventsPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseEndView, payload, version, pointer_size);
 }
-clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<LoaderDeliverEventsPhaseEndView>(kVersions_LoaderDeliverEventsPhaseEndView, record, provider_guid, LoaderDeliverEventsPhaseEnd::id, LoaderDeliverEventsPhaseEnd::name);
+::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderDeliverEventsPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::id,
+                         ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EvidenceGeneratedView[] = {{0, &kRecord_EvidenceGenerated}, };
+constexpr ::clretw::ViewVersion kVersions_EvidenceGeneratedView[] = {{0, &kRecord_EvidenceGenerated}, };
 }  // namespace
-clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EvidenceGeneratedView>(kVersions_EvidenceGeneratedView, payload, version, pointer_size);
+::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EvidenceGeneratedView>(::clretw::dotnet_runtime_private::kVersions_EvidenceGeneratedView, payload, version, pointer_size);
 }
-clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::from(const clretw::EventRecord& record) noexcept {
-  return make<EvidenceGeneratedView>(kVersions_EvidenceGeneratedView, record, provider_guid, EvidenceGenerated::id, EvidenceGenerated::name);
+::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EvidenceGeneratedView>(::clretw::dotnet_runtime_private::kVersions_EvidenceGeneratedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EvidenceGenerated::id,
+                         ::clretw::dotnet_runtime_private::EvidenceGenerated::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleTransparencyComputationStartView[] = {{0, &kRecord_ModuleTransparencyCalculation}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleTransparencyComputationStartView[] = {{0, &kRecord_ModuleTransparencyCalculation}, };
 }  // namespace
-clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleTransparencyComputationStartView>(kVersions_ModuleTransparencyComputationStartView, payload, version, pointer_size);
+::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationStartView, payload, version, pointer_size);
 }
-clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleTransparencyComputationStartView>(kVersions_ModuleTransparencyComputationStartView, record, provider_guid, ModuleTransparencyComputationStart::id, ModuleTransparencyComputationStart::name);
+::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::id,
+                         ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleTransparencyComputationEndView[] = {{0, &kRecord_ModuleTransparencyCalculationResult}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleTransparencyComputationEndView[] = {{0, &kRecord_ModuleTransparencyCalculationResult}, };
 }  // namespace
-clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleTransparencyComputationEndView>(kVersions_ModuleTransparencyComputationEndView, payload, version, pointer_size);
+::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationEndView, payload, version, pointer_size);
 }
-clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleTransparencyComputationEndView>(kVersions_ModuleTransparencyComputationEndView, record, provider_guid, ModuleTransparencyComputationEnd::id, ModuleTransparencyComputationEnd::name);
+::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::id,
+                         ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TypeTransparencyComputationStartView[] = {{0, &kRecord_TypeTransparencyCalculation}, };
+constexpr ::clretw::ViewVersion kVersions_TypeTransparencyComputationStartView[] = {{0, &kRecord_TypeTransparencyCalculation}, };
 }  // namespace
-clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeTransparencyComputationStartView>(kVersions_TypeTransparencyComputationStartView, payload, version, pointer_size);
+::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationStartView, payload, version, pointer_size);
 }
-clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<TypeTransparencyComputationStartView>(kVersions_TypeTransparencyComputationStartView, record, provider_guid, TypeTransparencyComputationStart::id, TypeTransparencyComputationStart::name);
+::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::id,
+                         ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TypeTransparencyComputationEndView[] = {{0, &kRecord_TypeTransparencyCalculationResult}, };
+constexpr ::clretw::ViewVersion kVersions_TypeTransparencyComputationEndView[] = {{0, &kRecord_TypeTransparencyCalculationResult}, };
 }  // namespace
-clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeTransparencyComputationEndView>(kVersions_TypeTransparencyComputationEndView, payload, version, pointer_size);
+::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationEndView, payload, version, pointer_size);
 }
-clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<TypeTransparencyComputationEndView>(kVersions_TypeTransparencyComputationEndView, record, provider_guid, TypeTransparencyComputationEnd::id, TypeTransparencyComputationEnd::name);
+::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::id,
+                         ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodTransparencyComputationStartView[] = {{0, &kRecord_MethodTransparencyCalculation}, };
+constexpr ::clretw::ViewVersion kVersions_MethodTransparencyComputationStartView[] = {{0, &kRecord_MethodTransparencyCalculation}, };
 }  // namespace
-clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodTransparencyComputationStartView>(kVersions_MethodTransparencyComputationStartView, payload, version, pointer_size);
+::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationStartView, payload, version, pointer_size);
 }
-clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodTransparencyComputationStartView>(kVersions_MethodTransparencyComputationStartView, record, provider_guid, MethodTransparencyComputationStart::id, MethodTransparencyComputationStart::name);
+::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::id,
+                         ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodTransparencyComputationEndView[] = {{0, &kRecord_MethodTransparencyCalculationResult}, };
+constexpr ::clretw::ViewVersion kVersions_MethodTransparencyComputationEndView[] = {{0, &kRecord_MethodTransparencyCalculationResult}, };
 }  // namespace
-clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodTransparencyComputationEndView>(kVersions_MethodTransparencyComputationEndView, payload, version, pointer_size);
+::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationEndView, payload, version, pointer_size);
 }
-clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodTransparencyComputationEndView>(kVersions_MethodTransparencyComputationEndView, record, provider_guid, MethodTransparencyComputationEnd::id, MethodTransparencyComputationEnd::name);
+::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::id,
+                         ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FieldTransparencyComputationStartView[] = {{0, &kRecord_FieldTransparencyCalculation}, };
+constexpr ::clretw::ViewVersion kVersions_FieldTransparencyComputationStartView[] = {{0, &kRecord_FieldTransparencyCalculation}, };
 }  // namespace
-clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FieldTransparencyComputationStartView>(kVersions_FieldTransparencyComputationStartView, payload, version, pointer_size);
+::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FieldTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationStartView, payload, version, pointer_size);
 }
-clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<FieldTransparencyComputationStartView>(kVersions_FieldTransparencyComputationStartView, record, provider_guid, FieldTransparencyComputationStart::id, FieldTransparencyComputationStart::name);
+::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FieldTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::id,
+                         ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FieldTransparencyComputationEndView[] = {{0, &kRecord_FieldTransparencyCalculationResult}, };
+constexpr ::clretw::ViewVersion kVersions_FieldTransparencyComputationEndView[] = {{0, &kRecord_FieldTransparencyCalculationResult}, };
 }  // namespace
-clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FieldTransparencyComputationEndView>(kVersions_FieldTransparencyComputationEndView, payload, version, pointer_size);
+::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FieldTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationEndView, payload, version, pointer_size);
 }
-clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<FieldTransparencyComputationEndView>(kVersions_FieldTransparencyComputationEndView, record, provider_guid, FieldTransparencyComputationEnd::id, FieldTransparencyComputationEnd::name);
+::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FieldTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::id,
+                         ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TokenTransparencyComputationStartView[] = {{0, &kRecord_TokenTransparencyCalculation}, };
+constexpr ::clretw::ViewVersion kVersions_TokenTransparencyComputationStartView[] = {{0, &kRecord_TokenTransparencyCalculation}, };
 }  // namespace
-clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TokenTransparencyComputationStartView>(kVersions_TokenTransparencyComputationStartView, payload, version, pointer_size);
+::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TokenTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationStartView, payload, version, pointer_size);
 }
-clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<TokenTransparencyComputationStartView>(kVersions_TokenTransparencyComputationStartView, record, provider_guid, TokenTransparencyComputationStart::id, TokenTransparencyComputationStart::name);
+::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TokenTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::id,
+                         ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TokenTransparencyComputationEndView[] = {{0, &kRecord_TokenTransparencyCalculationResult}, };
+constexpr ::clretw::ViewVersion kVersions_TokenTransparencyComputationEndView[] = {{0, &kRecord_TokenTransparencyCalculationResult}, };
 }  // namespace
-clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TokenTransparencyComputationEndView>(kVersions_TokenTransparencyComputationEndView, payload, version, pointer_size);
+::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TokenTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationEndView, payload, version, pointer_size);
 }
-clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<TokenTransparencyComputationEndView>(kVersions_TokenTransparencyComputationEndView, record, provider_guid, TokenTransparencyComputationEnd::id, TokenTransparencyComputationEnd::name);
+::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TokenTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::id,
+                         ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_NgenBindEventView[] = {{0, &kRecord_NgenBindEvent}, };
+constexpr ::clretw::ViewVersion kVersions_NgenBindEventView[] = {{0, &kRecord_NgenBindEvent}, };
 }  // namespace
-clretw::Result<NgenBindEventView> NgenBindEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<NgenBindEventView>(kVersions_NgenBindEventView, payload, version, pointer_size);
+::clretw::Result<NgenBindEventView> NgenBindEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<NgenBindEventView>(::clretw::dotnet_runtime_private::kVersions_NgenBindEventView, payload, version, pointer_size);
 }
-clretw::Result<NgenBindEventView> NgenBindEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<NgenBindEventView>(kVersions_NgenBindEventView, record, provider_guid, NgenBindEvent::id, NgenBindEvent::name);
+::clretw::Result<NgenBindEventView> NgenBindEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<NgenBindEventView>(::clretw::dotnet_runtime_private::kVersions_NgenBindEventView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::NgenBindEvent::id,
+                         ::clretw::dotnet_runtime_private::NgenBindEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_JittedMethodRichDebugInfoView[] = {{0, &kRecord_JittedMethodRichDebugInfo}, };
+constexpr ::clretw::ViewVersion kVersions_JittedMethodRichDebugInfoView[] = {{0, &kRecord_JittedMethodRichDebugInfo}, };
 }  // namespace
-clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<JittedMethodRichDebugInfoView>(kVersions_JittedMethodRichDebugInfoView, payload, version, pointer_size);
+::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JittedMethodRichDebugInfoView>(::clretw::dotnet_runtime_private::kVersions_JittedMethodRichDebugInfoView, payload, version, pointer_size);
 }
-clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::from(const clretw::EventRecord& record) noexcept {
-  return make<JittedMethodRichDebugInfoView>(kVersions_JittedMethodRichDebugInfoView, record, provider_guid, JittedMethodRichDebugInfo::id, JittedMethodRichDebugInfo::name);
+::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<JittedMethodRichDebugInfoView>(::clretw::dotnet_runtime_private::kVersions_JittedMethodRichDebugInfoView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::id,
+                         ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FailFastView[] = {{0, &kRecord_FailFast}, };
+constexpr ::clretw::ViewVersion kVersions_FailFastView[] = {{0, &kRecord_FailFast}, };
 }  // namespace
-clretw::Result<FailFastView> FailFastView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FailFastView>(kVersions_FailFastView, payload, version, pointer_size);
+::clretw::Result<FailFastView> FailFastView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FailFastView>(::clretw::dotnet_runtime_private::kVersions_FailFastView, payload, version, pointer_size);
 }
-clretw::Result<FailFastView> FailFastView::from(const clretw::EventRecord& record) noexcept {
-  return make<FailFastView>(kVersions_FailFastView, record, provider_guid, FailFast::id, FailFast::name);
+::clretw::Result<FailFastView> FailFastView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FailFastView>(::clretw::dotnet_runtime_private::kVersions_FailFastView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FailFast::id,
+                         ::clretw::dotnet_runtime_private::FailFast::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvFinalizeObjectView[] = {{0, &kRecord_PrvFinalizeObject}, };
+constexpr ::clretw::ViewVersion kVersions_PrvFinalizeObjectView[] = {{0, &kRecord_PrvFinalizeObject}, };
 }  // namespace
-clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvFinalizeObjectView>(kVersions_PrvFinalizeObjectView, payload, version, pointer_size);
+::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvFinalizeObjectView>(::clretw::dotnet_runtime_private::kVersions_PrvFinalizeObjectView, payload, version, pointer_size);
 }
-clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvFinalizeObjectView>(kVersions_PrvFinalizeObjectView, record, provider_guid, PrvFinalizeObject::id, PrvFinalizeObject::name);
+::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvFinalizeObjectView>(::clretw::dotnet_runtime_private::kVersions_PrvFinalizeObjectView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvFinalizeObject::id,
+                         ::clretw::dotnet_runtime_private::PrvFinalizeObject::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CCWRefCountChangeAnsiView[] = {{0, &kRecord_CCWRefCountChangeAnsi}, };
+constexpr ::clretw::ViewVersion kVersions_CCWRefCountChangeAnsiView[] = {{0, &kRecord_CCWRefCountChangeAnsi}, };
 }  // namespace
-clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CCWRefCountChangeAnsiView>(kVersions_CCWRefCountChangeAnsiView, payload, version, pointer_size);
+::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CCWRefCountChangeAnsiView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeAnsiView, payload, version, pointer_size);
 }
-clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::from(const clretw::EventRecord& record) noexcept {
-  return make<CCWRefCountChangeAnsiView>(kVersions_CCWRefCountChangeAnsiView, record, provider_guid, CCWRefCountChangeAnsi::id, CCWRefCountChangeAnsi::name);
+::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CCWRefCountChangeAnsiView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeAnsiView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::id,
+                         ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvSetGCHandleView[] = {{0, &kRecord_PrvSetGCHandle}, };
+constexpr ::clretw::ViewVersion kVersions_PrvSetGCHandleView[] = {{0, &kRecord_PrvSetGCHandle}, };
 }  // namespace
-clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvSetGCHandleView>(kVersions_PrvSetGCHandleView, payload, version, pointer_size);
+::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvSetGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvSetGCHandleView, payload, version, pointer_size);
 }
-clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvSetGCHandleView>(kVersions_PrvSetGCHandleView, record, provider_guid, PrvSetGCHandle::id, PrvSetGCHandle::name);
+::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvSetGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvSetGCHandleView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvSetGCHandle::id,
+                         ::clretw::dotnet_runtime_private::PrvSetGCHandle::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PrvDestroyGCHandleView[] = {{0, &kRecord_PrvDestroyGCHandle}, };
+constexpr ::clretw::ViewVersion kVersions_PrvDestroyGCHandleView[] = {{0, &kRecord_PrvDestroyGCHandle}, };
 }  // namespace
-clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvDestroyGCHandleView>(kVersions_PrvDestroyGCHandleView, payload, version, pointer_size);
+::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvDestroyGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvDestroyGCHandleView, payload, version, pointer_size);
 }
-clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::from(const clretw::EventRecord& record) noexcept {
-  return make<PrvDestroyGCHandleView>(kVersions_PrvDestroyGCHandleView, record, provider_guid, PrvDestroyGCHandle::id, PrvDestroyGCHandle::name);
+::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvDestroyGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvDestroyGCHandleView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::id,
+                         ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionMessageEventView[] = {{0, &kRecord_FusionMessage}, };
+constexpr ::clretw::ViewVersion kVersions_FusionMessageEventView[] = {{0, &kRecord_FusionMessage}, };
 }  // namespace
-clretw::Result<FusionMessageEventView> FusionMessageEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionMessageEventView>(kVersions_FusionMessageEventView, payload, version, pointer_size);
+::clretw::Result<FusionMessageEventView> FusionMessageEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionMessageEventView>(::clretw::dotnet_runtime_private::kVersions_FusionMessageEventView, payload, version, pointer_size);
 }
-clretw::Result<FusionMessageEventView> FusionMessageEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionMessageEventView>(kVersions_FusionMessageEventView, record, provider_guid, FusionMessageEvent::id, FusionMessageEvent::name);
+::clretw::Result<FusionMessageEventView> FusionMessageEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionMessageEventView>(::clretw::dotnet_runtime_private::kVersions_FusionMessageEventView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionMessageEvent::id,
+                         ::clretw::dotnet_runtime_private::FusionMessageEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_FusionErrorCodeEventView[] = {{0, &kRecord_FusionErrorCode}, };
+constexpr ::clretw::ViewVersion kVersions_FusionErrorCodeEventView[] = {{0, &kRecord_FusionErrorCode}, };
 }  // namespace
-clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionErrorCodeEventView>(kVersions_FusionErrorCodeEventView, payload, version, pointer_size);
+::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionErrorCodeEventView>(::clretw::dotnet_runtime_private::kVersions_FusionErrorCodeEventView, payload, version, pointer_size);
 }
-clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<FusionErrorCodeEventView>(kVersions_FusionErrorCodeEventView, record, provider_guid, FusionErrorCodeEvent::id, FusionErrorCodeEvent::name);
+::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionErrorCodeEventView>(::clretw::dotnet_runtime_private::kVersions_FusionErrorCodeEventView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::id,
+                         ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_PinPlugAtGCTimeView[] = {{0, &kRecord_PinPlugAtGCTime}, };
+constexpr ::clretw::ViewVersion kVersions_PinPlugAtGCTimeView[] = {{0, &kRecord_PinPlugAtGCTime}, };
 }  // namespace
-clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PinPlugAtGCTimeView>(kVersions_PinPlugAtGCTimeView, payload, version, pointer_size);
+::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PinPlugAtGCTimeView>(::clretw::dotnet_runtime_private::kVersions_PinPlugAtGCTimeView, payload, version, pointer_size);
 }
-clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::from(const clretw::EventRecord& record) noexcept {
-  return make<PinPlugAtGCTimeView>(kVersions_PinPlugAtGCTimeView, record, provider_guid, PinPlugAtGCTime::id, PinPlugAtGCTime::name);
+::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<PinPlugAtGCTimeView>(::clretw::dotnet_runtime_private::kVersions_PinPlugAtGCTimeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PinPlugAtGCTime::id,
+                         ::clretw::dotnet_runtime_private::PinPlugAtGCTime::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CCWRefCountChangeView[] = {{0, &kRecord_CCWRefCountChange}, };
+constexpr ::clretw::ViewVersion kVersions_CCWRefCountChangeView[] = {{0, &kRecord_CCWRefCountChange}, };
 }  // namespace
-clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CCWRefCountChangeView>(kVersions_CCWRefCountChangeView, payload, version, pointer_size);
+::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CCWRefCountChangeView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeView, payload, version, pointer_size);
 }
-clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::from(const clretw::EventRecord& record) noexcept {
-  return make<CCWRefCountChangeView>(kVersions_CCWRefCountChangeView, record, provider_guid, CCWRefCountChange::id, CCWRefCountChange::name);
+::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CCWRefCountChangeView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChange::id,
+                         ::clretw::dotnet_runtime_private::CCWRefCountChange::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MulticoreJitView[] = {{0, &kRecord_MulticoreJitPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_MulticoreJitView[] = {{0, &kRecord_MulticoreJitPrivate}, };
 }  // namespace
-clretw::Result<MulticoreJitView> MulticoreJitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MulticoreJitView>(kVersions_MulticoreJitView, payload, version, pointer_size);
+::clretw::Result<MulticoreJitView> MulticoreJitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MulticoreJitView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitView, payload, version, pointer_size);
 }
-clretw::Result<MulticoreJitView> MulticoreJitView::from(const clretw::EventRecord& record) noexcept {
-  return make<MulticoreJitView>(kVersions_MulticoreJitView, record, provider_guid, MulticoreJit::id, MulticoreJit::name);
+::clretw::Result<MulticoreJitView> MulticoreJitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MulticoreJitView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJit::id,
+                         ::clretw::dotnet_runtime_private::MulticoreJit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MulticoreJitMethodCodeReturnedView[] = {{0, &kRecord_MulticoreJitMethodCodeReturnedPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_MulticoreJitMethodCodeReturnedView[] = {{0, &kRecord_MulticoreJitMethodCodeReturnedPrivate}, };
 }  // namespace
-clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MulticoreJitMethodCodeReturnedView>(kVersions_MulticoreJitMethodCodeReturnedView, payload, version, pointer_size);
+::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MulticoreJitMethodCodeReturnedView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitMethodCodeReturnedView, payload, version, pointer_size);
 }
-clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::from(const clretw::EventRecord& record) noexcept {
-  return make<MulticoreJitMethodCodeReturnedView>(kVersions_MulticoreJitMethodCodeReturnedView, record, provider_guid, MulticoreJitMethodCodeReturned::id, MulticoreJitMethodCodeReturned::name);
+::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MulticoreJitMethodCodeReturnedView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitMethodCodeReturnedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::id,
+                         ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AllocRequestView[] = {{0, &kRecord_LoaderHeapPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_AllocRequestView[] = {{0, &kRecord_LoaderHeapPrivate}, };
 }  // namespace
-clretw::Result<AllocRequestView> AllocRequestView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllocRequestView>(kVersions_AllocRequestView, payload, version, pointer_size);
+::clretw::Result<AllocRequestView> AllocRequestView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllocRequestView>(::clretw::dotnet_runtime_private::kVersions_AllocRequestView, payload, version, pointer_size);
 }
-clretw::Result<AllocRequestView> AllocRequestView::from(const clretw::EventRecord& record) noexcept {
-  return make<AllocRequestView>(kVersions_AllocRequestView, record, provider_guid, AllocRequest::id, AllocRequest::name);
+::clretw::Result<AllocRequestView> AllocRequestView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AllocRequestView>(::clretw::dotnet_runtime_private::kVersions_AllocRequestView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllocRequest::id,
+                         ::clretw::dotnet_runtime_private::AllocRequest::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_IInspectableRuntimeClassNameView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
+constexpr ::clretw::ViewVersion kVersions_IInspectableRuntimeClassNameView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
 }  // namespace
-clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IInspectableRuntimeClassNameView>(kVersions_IInspectableRuntimeClassNameView, payload, version, pointer_size);
+::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IInspectableRuntimeClassNameView>(::clretw::dotnet_runtime_private::kVersions_IInspectableRuntimeClassNameView, payload, version, pointer_size);
 }
-clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::from(const clretw::EventRecord& record) noexcept {
-  return make<IInspectableRuntimeClassNameView>(kVersions_IInspectableRuntimeClassNameView, record, provider_guid, IInspectableRuntimeClassName::id, IInspectableRuntimeClassName::name);
+::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<IInspectableRuntimeClassNameView>(::clretw::dotnet_runtime_private::kVersions_IInspectableRuntimeClassNameView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::id,
+                         ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_WinRTUnboxView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_WinRTUnboxView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
 }  // namespace
-clretw::Result<WinRTUnboxView> WinRTUnboxView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WinRTUnboxView>(kVersions_WinRTUnboxView, payload, version, pointer_size);
+::clretw::Result<WinRTUnboxView> WinRTUnboxView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WinRTUnboxView>(::clretw::dotnet_runtime_private::kVersions_WinRTUnboxView, payload, version, pointer_size);
 }
-clretw::Result<WinRTUnboxView> WinRTUnboxView::from(const clretw::EventRecord& record) noexcept {
-  return make<WinRTUnboxView>(kVersions_WinRTUnboxView, record, provider_guid, WinRTUnbox::id, WinRTUnbox::name);
+::clretw::Result<WinRTUnboxView> WinRTUnboxView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WinRTUnboxView>(::clretw::dotnet_runtime_private::kVersions_WinRTUnboxView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::WinRTUnbox::id,
+                         ::clretw::dotnet_runtime_private::WinRTUnbox::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CreateRCWView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
+constexpr ::clretw::ViewVersion kVersions_CreateRCWView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
 }  // namespace
-clretw::Result<CreateRCWView> CreateRCWView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateRCWView>(kVersions_CreateRCWView, payload, version, pointer_size);
+::clretw::Result<CreateRCWView> CreateRCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CreateRCWView>(::clretw::dotnet_runtime_private::kVersions_CreateRCWView, payload, version, pointer_size);
 }
-clretw::Result<CreateRCWView> CreateRCWView::from(const clretw::EventRecord& record) noexcept {
-  return make<CreateRCWView>(kVersions_CreateRCWView, record, provider_guid, CreateRCW::id, CreateRCW::name);
+::clretw::Result<CreateRCWView> CreateRCWView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CreateRCWView>(::clretw::dotnet_runtime_private::kVersions_CreateRCWView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateRCW::id,
+                         ::clretw::dotnet_runtime_private::CreateRCW::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RCWVarianceView[] = {{0, &kRecord_DynamicTypeUsePrivateVariance}, };
+constexpr ::clretw::ViewVersion kVersions_RCWVarianceView[] = {{0, &kRecord_DynamicTypeUsePrivateVariance}, };
 }  // namespace
-clretw::Result<RCWVarianceView> RCWVarianceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RCWVarianceView>(kVersions_RCWVarianceView, payload, version, pointer_size);
+::clretw::Result<RCWVarianceView> RCWVarianceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_RCWVarianceView, payload, version, pointer_size);
 }
-clretw::Result<RCWVarianceView> RCWVarianceView::from(const clretw::EventRecord& record) noexcept {
-  return make<RCWVarianceView>(kVersions_RCWVarianceView, record, provider_guid, RCWVariance::id, RCWVariance::name);
+::clretw::Result<RCWVarianceView> RCWVarianceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_RCWVarianceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWVariance::id,
+                         ::clretw::dotnet_runtime_private::RCWVariance::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RCWIEnumerableCastingView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_RCWIEnumerableCastingView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
 }  // namespace
-clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RCWIEnumerableCastingView>(kVersions_RCWIEnumerableCastingView, payload, version, pointer_size);
+::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RCWIEnumerableCastingView>(::clretw::dotnet_runtime_private::kVersions_RCWIEnumerableCastingView, payload, version, pointer_size);
 }
-clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::from(const clretw::EventRecord& record) noexcept {
-  return make<RCWIEnumerableCastingView>(kVersions_RCWIEnumerableCastingView, record, provider_guid, RCWIEnumerableCasting::id, RCWIEnumerableCasting::name);
+::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RCWIEnumerableCastingView>(::clretw::dotnet_runtime_private::kVersions_RCWIEnumerableCastingView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::id,
+                         ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CreateCCWView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
+constexpr ::clretw::ViewVersion kVersions_CreateCCWView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
 }  // namespace
-clretw::Result<CreateCCWView> CreateCCWView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateCCWView>(kVersions_CreateCCWView, payload, version, pointer_size);
+::clretw::Result<CreateCCWView> CreateCCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CreateCCWView>(::clretw::dotnet_runtime_private::kVersions_CreateCCWView, payload, version, pointer_size);
 }
-clretw::Result<CreateCCWView> CreateCCWView::from(const clretw::EventRecord& record) noexcept {
-  return make<CreateCCWView>(kVersions_CreateCCWView, record, provider_guid, CreateCCW::id, CreateCCW::name);
+::clretw::Result<CreateCCWView> CreateCCWView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CreateCCWView>(::clretw::dotnet_runtime_private::kVersions_CreateCCWView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateCCW::id,
+                         ::clretw::dotnet_runtime_private::CreateCCW::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CCWVarianceView[] = {{0, &kRecord_DynamicTypeUsePrivateVariance}, };
+constexpr ::clretw::ViewVersion kVersions_CCWVarianceView[] = {{0, &kRecord_DynamicTypeUsePrivateVariance}, };
 }  // namespace
-clretw::Result<CCWVarianceView> CCWVarianceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CCWVarianceView>(kVersions_CCWVarianceView, payload, version, pointer_size);
+::clretw::Result<CCWVarianceView> CCWVarianceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_CCWVarianceView, payload, version, pointer_size);
 }
-clretw::Result<CCWVarianceView> CCWVarianceView::from(const clretw::EventRecord& record) noexcept {
-  return make<CCWVarianceView>(kVersions_CCWVarianceView, record, provider_guid, CCWVariance::id, CCWVariance::name);
+::clretw::Result<CCWVarianceView> CCWVarianceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_CCWVarianceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWVariance::id,
+                         ::clretw::dotnet_runtime_private::CCWVariance::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ObjectVariantMarshallingToNativeView[] = {{0, &kRecord_DynamicTypeUseStringAndIntPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_ObjectVariantMarshallingToNativeView[] = {{0, &kRecord_DynamicTypeUseStringAndIntPrivate}, };
 }  // namespace
-clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ObjectVariantMarshallingToNativeView>(kVersions_ObjectVariantMarshallingToNativeView, payload, version, pointer_size);
+::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ObjectVariantMarshallingToNativeView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToNativeView, payload, version, pointer_size);
 }
-clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::from(const clretw::EventRecord& record) noexcept {
-  return make<ObjectVariantMarshallingToNativeView>(kVersions_ObjectVariantMarshallingToNativeView, record, provider_guid, ObjectVariantMarshallingToNative::id, ObjectVariantMarshallingToNative::name);
+::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ObjectVariantMarshallingToNativeView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToNativeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::id,
+                         ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GetTypeFromGUIDView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_GetTypeFromGUIDView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
 }  // namespace
-clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetTypeFromGUIDView>(kVersions_GetTypeFromGUIDView, payload, version, pointer_size);
+::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetTypeFromGUIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromGUIDView, payload, version, pointer_size);
 }
-clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::from(const clretw::EventRecord& record) noexcept {
-  return make<GetTypeFromGUIDView>(kVersions_GetTypeFromGUIDView, record, provider_guid, GetTypeFromGUID::id, GetTypeFromGUID::name);
+::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GetTypeFromGUIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromGUIDView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromGUID::id,
+                         ::clretw::dotnet_runtime_private::GetTypeFromGUID::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GetTypeFromProgIDView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_GetTypeFromProgIDView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
 }  // namespace
-clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetTypeFromProgIDView>(kVersions_GetTypeFromProgIDView, payload, version, pointer_size);
+::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetTypeFromProgIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromProgIDView, payload, version, pointer_size);
 }
-clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::from(const clretw::EventRecord& record) noexcept {
-  return make<GetTypeFromProgIDView>(kVersions_GetTypeFromProgIDView, record, provider_guid, GetTypeFromProgID::id, GetTypeFromProgID::name);
+::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GetTypeFromProgIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromProgIDView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromProgID::id,
+                         ::clretw::dotnet_runtime_private::GetTypeFromProgID::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ConvertToCallbackEtwView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_ConvertToCallbackEtwView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
 }  // namespace
-clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ConvertToCallbackEtwView>(kVersions_ConvertToCallbackEtwView, payload, version, pointer_size);
+::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConvertToCallbackEtwView>(::clretw::dotnet_runtime_private::kVersions_ConvertToCallbackEtwView, payload, version, pointer_size);
 }
-clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::from(const clretw::EventRecord& record) noexcept {
-  return make<ConvertToCallbackEtwView>(kVersions_ConvertToCallbackEtwView, record, provider_guid, ConvertToCallbackEtw::id, ConvertToCallbackEtw::name);
+::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ConvertToCallbackEtwView>(::clretw::dotnet_runtime_private::kVersions_ConvertToCallbackEtwView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::id,
+                         ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_BeginCreateManagedReferenceView[] = {{0, &kRecord_DynamicTypeUseNoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_BeginCreateManagedReferenceView[] = {{0, &kRecord_DynamicTypeUseNoParametersPrivate}, };
 }  // namespace
-clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BeginCreateManagedReferenceView>(kVersions_BeginCreateManagedReferenceView, payload, version, pointer_size);
+::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BeginCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_BeginCreateManagedReferenceView, payload, version, pointer_size);
 }
-clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::from(const clretw::EventRecord& record) noexcept {
-  return make<BeginCreateManagedReferenceView>(kVersions_BeginCreateManagedReferenceView, record, provider_guid, BeginCreateManagedReference::id, BeginCreateManagedReference::name);
+::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<BeginCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_BeginCreateManagedReferenceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BeginCreateManagedReference::id,
+                         ::clretw::dotnet_runtime_private::BeginCreateManagedReference::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_EndCreateManagedReferenceView[] = {{0, &kRecord_DynamicTypeUseNoParametersPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_EndCreateManagedReferenceView[] = {{0, &kRecord_DynamicTypeUseNoParametersPrivate}, };
 }  // namespace
-clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EndCreateManagedReferenceView>(kVersions_EndCreateManagedReferenceView, payload, version, pointer_size);
+::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EndCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_EndCreateManagedReferenceView, payload, version, pointer_size);
 }
-clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::from(const clretw::EventRecord& record) noexcept {
-  return make<EndCreateManagedReferenceView>(kVersions_EndCreateManagedReferenceView, record, provider_guid, EndCreateManagedReference::id, EndCreateManagedReference::name);
+::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<EndCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_EndCreateManagedReferenceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EndCreateManagedReference::id,
+                         ::clretw::dotnet_runtime_private::EndCreateManagedReference::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ObjectVariantMarshallingToManagedView[] = {{0, &kRecord_DynamicTypeUseStringAndIntPrivate}, };
+constexpr ::clretw::ViewVersion kVersions_ObjectVariantMarshallingToManagedView[] = {{0, &kRecord_DynamicTypeUseStringAndIntPrivate}, };
 }  // namespace
-clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ObjectVariantMarshallingToManagedView>(kVersions_ObjectVariantMarshallingToManagedView, payload, version, pointer_size);
+::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ObjectVariantMarshallingToManagedView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToManagedView, payload, version, pointer_size);
 }
-clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::from(const clretw::EventRecord& record) noexcept {
-  return make<ObjectVariantMarshallingToManagedView>(kVersions_ObjectVariantMarshallingToManagedView, record, provider_guid, ObjectVariantMarshallingToManaged::id, ObjectVariantMarshallingToManaged::name);
+::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ObjectVariantMarshallingToManagedView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToManagedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::id,
+                         ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::name);
 }
 
 

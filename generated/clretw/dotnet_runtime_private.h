@@ -17,23 +17,23 @@
 
 namespace clretw::dotnet_runtime_private {
 
-inline constexpr std::string_view provider_name = "Microsoft-Windows-DotNETRuntimePrivate";
-inline constexpr clretw::Guid provider_guid = {0x763fd754, 0x7086, 0x4dfe, {0x95, 0xeb, 0xc0, 0x1a, 0x46, 0xfa, 0xf4, 0xca}};
+inline constexpr ::std::string_view provider_name = "Microsoft-Windows-DotNETRuntimePrivate";
+inline constexpr ::clretw::Guid provider_guid = {0x763fd754, 0x7086, 0x4dfe, {0x95, 0xeb, 0xc0, 0x1a, 0x46, 0xfa, 0xf4, 0xca}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_runtime_private.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   GCPrivateKeyword = 0x1,
   BindingKeyword = 0x2,
@@ -52,7 +52,7 @@ enum class Keywords : std::uint64_t {
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -61,7 +61,7 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   GarbageCollectionPrivate = 1,
   CLRFailFast = 2,
@@ -79,7 +79,7 @@ enum class Task : std::uint16_t {
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -94,7 +94,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task GarbageCollectionPrivate.
-enum class GarbageCollectionPrivateOpcode : std::uint8_t {
+enum class GarbageCollectionPrivateOpcode : ::std::uint8_t {
   GCDecision = 132,
   GCSettings = 14,
   GCOptimized = 16,
@@ -129,12 +129,12 @@ enum class GarbageCollectionPrivateOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRFailFast.
-enum class CLRFailFastOpcode : std::uint8_t {
+enum class CLRFailFastOpcode : ::std::uint8_t {
   FailFast = 52,
 };
 
 // Opcodes of task Startup.
-enum class StartupOpcode : std::uint8_t {
+enum class StartupOpcode : ::std::uint8_t {
   EEStartupStart = 128,
   EEStartupEnd = 129,
   EEConfigSetup = 130,
@@ -182,7 +182,7 @@ enum class StartupOpcode : std::uint8_t {
 };
 
 // Opcodes of task Binding.
-enum class BindingOpcode : std::uint8_t {
+enum class BindingOpcode : ::std::uint8_t {
   BindingPolicyPhaseStart = 51,
   BindingPolicyPhaseEnd = 52,
   BindingNgenPhaseStart = 53,
@@ -206,22 +206,22 @@ enum class BindingOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRStackPrivate.
-enum class CLRStackPrivateOpcode : std::uint8_t {
+enum class CLRStackPrivateOpcode : ::std::uint8_t {
   CLRStackWalk = 82,
 };
 
 // Opcodes of task EvidenceGeneratedTask.
-enum class EvidenceGeneratedTaskOpcode : std::uint8_t {
+enum class EvidenceGeneratedTaskOpcode : ::std::uint8_t {
   EvidenceGenerated = 10,
 };
 
 // Opcodes of task CLRNgenBinder.
-enum class CLRNgenBinderOpcode : std::uint8_t {
+enum class CLRNgenBinderOpcode : ::std::uint8_t {
   NgenBind = 69,
 };
 
 // Opcodes of task TransparencyComputation.
-enum class TransparencyComputationOpcode : std::uint8_t {
+enum class TransparencyComputationOpcode : ::std::uint8_t {
   ModuleTransparencyComputationStart = 83,
   ModuleTransparencyComputationEnd = 84,
   TypeTransparencyComputationStart = 85,
@@ -235,28 +235,28 @@ enum class TransparencyComputationOpcode : std::uint8_t {
 };
 
 // Opcodes of task LoaderHeapAllocation.
-enum class LoaderHeapAllocationOpcode : std::uint8_t {
+enum class LoaderHeapAllocationOpcode : ::std::uint8_t {
   AllocRequest = 97,
 };
 
 // Opcodes of task CLRMulticoreJit.
-enum class CLRMulticoreJitOpcode : std::uint8_t {
+enum class CLRMulticoreJitOpcode : ::std::uint8_t {
   Common = 10,
   MethodCodeReturned = 11,
 };
 
 // Opcodes of task CLRPerfTrackPrivate.
-enum class CLRPerfTrackPrivateOpcode : std::uint8_t {
+enum class CLRPerfTrackPrivateOpcode : ::std::uint8_t {
   ModuleRangeLoadPrivate = 10,
 };
 
 // Opcodes of task CLRMethodPrivate.
-enum class CLRMethodPrivateOpcode : std::uint8_t {
+enum class CLRMethodPrivateOpcode : ::std::uint8_t {
   JittedMethodRichDebugInfo = 10,
 };
 
 // Opcodes of task DynamicTypeUsage.
-enum class DynamicTypeUsageOpcode : std::uint8_t {
+enum class DynamicTypeUsageOpcode : ::std::uint8_t {
   IInspectableRuntimeClassName = 11,
   WinRTUnbox = 12,
   CreateRCW = 13,
@@ -277,7 +277,7 @@ enum class DynamicTypeUsageOpcode : std::uint8_t {
 // Maps
 
 /// Value map ModuleRangeSectionTypeMap (ClrEtwBuiltin.man:2504).
-enum class ModuleRangeSectionTypeMap : std::uint32_t {
+enum class ModuleRangeSectionTypeMap : ::std::uint32_t {
   ModuleSection = 0x1,
   EETableSection = 0x2,
   WriteDataSection = 0x3,
@@ -327,10 +327,10 @@ enum class ModuleRangeSectionTypeMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ModuleRangeSectionTypeMap value) noexcept;
+::std::string_view to_string(ModuleRangeSectionTypeMap value) noexcept;
 
 /// Value map GCHandleKindMap (ClrEtwBuiltin.man:2552).
-enum class GCHandleKindMap : std::uint32_t {
+enum class GCHandleKindMap : ::std::uint32_t {
   WeakShort = 0x0,
   WeakLong = 0x1,
   Strong = 0x2,
@@ -343,20 +343,20 @@ enum class GCHandleKindMap : std::uint32_t {
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(GCHandleKindMap value) noexcept;
+::std::string_view to_string(GCHandleKindMap value) noexcept;
 
 /// Bit map ModuleRangeIBCTypeMap (ClrEtwBuiltin.man:2563).
-enum class ModuleRangeIBCTypeMap : std::uint32_t {
+enum class ModuleRangeIBCTypeMap : ::std::uint32_t {
   IBCUnprofiledSection = 0x1,
   IBCProfiledSection = 0x2,
 };
 constexpr bool clretw_flag_enum(ModuleRangeIBCTypeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ModuleRangeIBCTypeMap value);
+::std::string to_string(ModuleRangeIBCTypeMap value);
 
 
 /// Bit map ModuleRangeTypeMap (ClrEtwBuiltin.man:2567).
-enum class ModuleRangeTypeMap : std::uint32_t {
+enum class ModuleRangeTypeMap : ::std::uint32_t {
   HotRange = 0x1,
   WarmRange = 0x2,
   ColdRange = 0x4,
@@ -364,7 +364,7 @@ enum class ModuleRangeTypeMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ModuleRangeTypeMap value);
+::std::string to_string(ModuleRangeTypeMap value);
 
 
 // ---------------------------------------------------------------------------
@@ -376,18 +376,18 @@ namespace templates {
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2575).
 struct ClrStackWalk {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint8_t Reserved1{};  // win:UInt8
-  std::uint8_t Reserved2{};  // win:UInt8
-  std::uint32_t FrameCount{};  // win:UInt32
-  std::vector<std::uint64_t> Stack{};  // win:Pointer, count FrameCount
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint8_t Reserved1{};  // win:UInt8
+  ::std::uint8_t Reserved2{};  // win:UInt8
+  ::std::uint32_t FrameCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClrStackWalk> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -414,17 +414,17 @@ struct ClrStackWalk {
 
 /// Template EvidenceGenerated (ClrEtwBuiltin.man:2582).
 struct EvidenceGenerated {
-  std::uint32_t Type{};  // win:UInt32 -> xs:unsignedInt
-  std::uint32_t AppDomain{};  // win:UInt32 -> xs:unsignedInt
-  std::string ILImage{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Type{};  // win:UInt32 -> xs:unsignedInt
+  ::std::uint32_t AppDomain{};  // win:UInt32 -> xs:unsignedInt
+  ::std::string ILImage{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<EvidenceGenerated> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<EvidenceGenerated>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<EvidenceGenerated> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<EvidenceGenerated>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -452,12 +452,12 @@ struct EvidenceGenerated {
 struct GCDecision {
   bool DoCompact{};  // win:Boolean
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCDecision> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCDecision>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCDecision> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCDecision>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -481,14 +481,14 @@ struct GCDecision {
 /// Template GCDecision_V1 (ClrEtwBuiltin.man:2591).
 struct GCDecision_V1 {
   bool DoCompact{};  // win:Boolean
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCDecision_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCDecision_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCDecision_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCDecision_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -512,14 +512,14 @@ struct GCDecision_V1 {
 
 /// Template PrvGCMark (ClrEtwBuiltin.man:2595).
 struct PrvGCMark {
-  std::uint32_t HeapNum{};  // win:UInt32
+  ::std::uint32_t HeapNum{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<PrvGCMark> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<PrvGCMark>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PrvGCMark> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<PrvGCMark>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -542,15 +542,15 @@ struct PrvGCMark {
 
 /// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2598).
 struct PrvGCMark_V1 {
-  std::uint32_t HeapNum{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t HeapNum{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<PrvGCMark_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<PrvGCMark_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PrvGCMark_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<PrvGCMark_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -576,12 +576,12 @@ struct PrvGCMark_V1 {
 struct GCPerHeapHistory {
 
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCPerHeapHistory> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCPerHeapHistory>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCPerHeapHistory> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCPerHeapHistory>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -604,14 +604,14 @@ struct GCPerHeapHistory {
 
 /// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2604).
 struct GCPerHeapHistory_V1 {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCPerHeapHistory_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCPerHeapHistory_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCPerHeapHistory_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCPerHeapHistory_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -634,19 +634,19 @@ struct GCPerHeapHistory_V1 {
 
 /// Template GCGlobalHeap (ClrEtwBuiltin.man:2607).
 struct GCGlobalHeap {
-  std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
-  std::int32_t NumHeaps{};  // win:Int32
-  std::uint32_t CondemnedGeneration{};  // win:UInt32
-  std::uint32_t Gen0ReductionCount{};  // win:UInt32
-  std::uint32_t Reason{};  // win:UInt32
-  std::uint32_t GlobalMechanisms{};  // win:UInt32
+  ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
+  ::std::int32_t NumHeaps{};  // win:Int32
+  ::std::uint32_t CondemnedGeneration{};  // win:UInt32
+  ::std::uint32_t Gen0ReductionCount{};  // win:UInt32
+  ::std::uint32_t Reason{};  // win:UInt32
+  ::std::uint32_t GlobalMechanisms{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCGlobalHeap> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCGlobalHeap>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCGlobalHeap> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCGlobalHeap>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -674,20 +674,20 @@ struct GCGlobalHeap {
 
 /// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2615).
 struct GCGlobalHeap_V1 {
-  std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
-  std::int32_t NumHeaps{};  // win:Int32
-  std::uint32_t CondemnedGeneration{};  // win:UInt32
-  std::uint32_t Gen0ReductionCount{};  // win:UInt32
-  std::uint32_t Reason{};  // win:UInt32
-  std::uint32_t GlobalMechanisms{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
+  ::std::int32_t NumHeaps{};  // win:Int32
+  ::std::uint32_t CondemnedGeneration{};  // win:UInt32
+  ::std::uint32_t Gen0ReductionCount{};  // win:UInt32
+  ::std::uint32_t Reason{};  // win:UInt32
+  ::std::uint32_t GlobalMechanisms{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCGlobalHeap_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCGlobalHeap_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCGlobalHeap_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCGlobalHeap_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -716,16 +716,16 @@ struct GCGlobalHeap_V1 {
 
 /// Template GCJoin (ClrEtwBuiltin.man:2624).
 struct GCJoin {
-  std::uint32_t Heap{};  // win:UInt32
-  std::uint32_t JoinTime{};  // win:UInt32
-  std::uint32_t JoinType{};  // win:UInt32
+  ::std::uint32_t Heap{};  // win:UInt32
+  ::std::uint32_t JoinTime{};  // win:UInt32
+  ::std::uint32_t JoinType{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCJoin> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCJoin>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCJoin> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCJoin>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -750,17 +750,17 @@ struct GCJoin {
 
 /// Template GCJoin_V1 (ClrEtwBuiltin.man:2629).
 struct GCJoin_V1 {
-  std::uint32_t Heap{};  // win:UInt32
-  std::uint32_t JoinTime{};  // win:UInt32
-  std::uint32_t JoinType{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Heap{};  // win:UInt32
+  ::std::uint32_t JoinTime{};  // win:UInt32
+  ::std::uint32_t JoinType{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCJoin_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCJoin_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCJoin_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCJoin_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -786,16 +786,16 @@ struct GCJoin_V1 {
 
 /// Template GCOptimized (ClrEtwBuiltin.man:2635).
 struct GCOptimized {
-  std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t GenerationNumber{};  // win:UInt32
+  ::std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t GenerationNumber{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCOptimized> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCOptimized>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCOptimized> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCOptimized>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -820,17 +820,17 @@ struct GCOptimized {
 
 /// Template GCOptimized_V1 (ClrEtwBuiltin.man:2640).
 struct GCOptimized_V1 {
-  std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t GenerationNumber{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t DesiredAllocation{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t NewAllocation{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t GenerationNumber{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCOptimized_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCOptimized_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCOptimized_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCOptimized_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -856,16 +856,16 @@ struct GCOptimized_V1 {
 
 /// Template GCSettings (ClrEtwBuiltin.man:2646).
 struct GCSettings {
-  std::uint64_t SegmentSize{};  // win:UInt64
-  std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
+  ::std::uint64_t SegmentSize{};  // win:UInt64
+  ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
   bool ServerGC{};  // win:Boolean
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCSettings> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCSettings>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCSettings> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCSettings>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -890,17 +890,17 @@ struct GCSettings {
 
 /// Template GCSettings_V1 (ClrEtwBuiltin.man:2651).
 struct GCSettings_V1 {
-  std::uint64_t SegmentSize{};  // win:UInt64
-  std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
+  ::std::uint64_t SegmentSize{};  // win:UInt64
+  ::std::uint64_t LargeObjectSegmentSize{};  // win:UInt64
   bool ServerGC{};  // win:Boolean
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCSettings_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCSettings_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCSettings_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCSettings_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -926,15 +926,15 @@ struct GCSettings_V1 {
 
 /// Template BGCDrainMark (ClrEtwBuiltin.man:2657).
 struct BGCDrainMark {
-  std::uint64_t Objects{};  // win:UInt64
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t Objects{};  // win:UInt64
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BGCDrainMark> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BGCDrainMark>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BGCDrainMark> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BGCDrainMark>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -958,17 +958,17 @@ struct BGCDrainMark {
 
 /// Template BGCRevisit (ClrEtwBuiltin.man:2661).
 struct BGCRevisit {
-  std::uint64_t Pages{};  // win:UInt64
-  std::uint64_t Objects{};  // win:UInt64
-  std::uint32_t IsLarge{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t Pages{};  // win:UInt64
+  ::std::uint64_t Objects{};  // win:UInt64
+  ::std::uint32_t IsLarge{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BGCRevisit> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BGCRevisit>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BGCRevisit> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BGCRevisit>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -994,18 +994,18 @@ struct BGCRevisit {
 
 /// Template BGCOverflow (ClrEtwBuiltin.man:2667).
 struct BGCOverflow {
-  std::uint64_t Min{};  // win:UInt64
-  std::uint64_t Max{};  // win:UInt64
-  std::uint64_t Objects{};  // win:UInt64
-  std::uint32_t IsLarge{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t Min{};  // win:UInt64
+  ::std::uint64_t Max{};  // win:UInt64
+  ::std::uint64_t Objects{};  // win:UInt64
+  ::std::uint32_t IsLarge{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BGCOverflow> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BGCOverflow>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BGCOverflow> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BGCOverflow>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1032,19 +1032,19 @@ struct BGCOverflow {
 
 /// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2674).
 struct BGCOverflow_V1 {
-  std::uint64_t Min{};  // win:UInt64
-  std::uint64_t Max{};  // win:UInt64
-  std::uint64_t Objects{};  // win:UInt64
-  std::uint32_t IsLarge{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint32_t GenNumber{};  // win:UInt32
+  ::std::uint64_t Min{};  // win:UInt64
+  ::std::uint64_t Max{};  // win:UInt64
+  ::std::uint64_t Objects{};  // win:UInt64
+  ::std::uint32_t IsLarge{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t GenNumber{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BGCOverflow_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BGCOverflow_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BGCOverflow_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BGCOverflow_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1072,15 +1072,15 @@ struct BGCOverflow_V1 {
 
 /// Template BGCAllocWait (ClrEtwBuiltin.man:2682).
 struct BGCAllocWait {
-  std::uint32_t Reason{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Reason{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BGCAllocWait> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BGCAllocWait>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BGCAllocWait> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BGCAllocWait>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1104,15 +1104,15 @@ struct BGCAllocWait {
 
 /// Template GCFullNotify (ClrEtwBuiltin.man:2686).
 struct GCFullNotify {
-  std::uint32_t GenNumber{};  // win:UInt32
-  std::uint32_t IsAlloc{};  // win:UInt32
+  ::std::uint32_t GenNumber{};  // win:UInt32
+  ::std::uint32_t IsAlloc{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFullNotify> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFullNotify>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFullNotify> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFullNotify>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1136,16 +1136,16 @@ struct GCFullNotify {
 
 /// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2690).
 struct GCFullNotify_V1 {
-  std::uint32_t GenNumber{};  // win:UInt32
-  std::uint32_t IsAlloc{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t GenNumber{};  // win:UInt32
+  ::std::uint32_t IsAlloc{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCFullNotify_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCFullNotify_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCFullNotify_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCFullNotify_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1170,15 +1170,15 @@ struct GCFullNotify_V1 {
 
 /// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2695).
 struct BGC1stSweepEnd {
-  std::uint32_t GenNumber{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t GenNumber{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<BGC1stSweepEnd> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<BGC1stSweepEnd>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<BGC1stSweepEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<BGC1stSweepEnd>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1202,14 +1202,14 @@ struct BGC1stSweepEnd {
 
 /// Template GCNoUserData (ClrEtwBuiltin.man:2699).
 struct GCNoUserData {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCNoUserData> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCNoUserData>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCNoUserData>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1234,12 +1234,12 @@ struct GCNoUserData {
 struct Startup {
 
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Startup> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Startup>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Startup> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Startup>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1262,14 +1262,14 @@ struct Startup {
 
 /// Template Startup_V1 (ClrEtwBuiltin.man:2704).
 struct Startup_V1 {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Startup_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Startup_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Startup_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Startup_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1292,16 +1292,16 @@ struct Startup_V1 {
 
 /// Template FusionMessage (ClrEtwBuiltin.man:2707).
 struct FusionMessage {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
   bool Prepend{};  // win:Boolean
-  std::string Message{};  // win:UnicodeString
+  ::std::string Message{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<FusionMessage> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<FusionMessage>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FusionMessage> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<FusionMessage>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1326,16 +1326,16 @@ struct FusionMessage {
 
 /// Template FusionErrorCode (ClrEtwBuiltin.man:2712).
 struct FusionErrorCode {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint32_t Category{};  // win:UInt32
-  std::uint32_t ErrorCode{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Category{};  // win:UInt32
+  ::std::uint32_t ErrorCode{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<FusionErrorCode> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<FusionErrorCode>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FusionErrorCode> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<FusionErrorCode>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1360,20 +1360,20 @@ struct FusionErrorCode {
 
 /// Template Binding (ClrEtwBuiltin.man:2717).
 struct Binding {
-  std::uint32_t AppDomainID{};  // win:UInt32
-  std::uint32_t LoadContextID{};  // win:UInt32
-  std::uint32_t FromLoaderCache{};  // win:UInt32
-  std::uint32_t DynamicLoad{};  // win:UInt32
-  std::string AssemblyCodebase{};  // win:UnicodeString
-  std::string AssemblyName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint32_t LoadContextID{};  // win:UInt32
+  ::std::uint32_t FromLoaderCache{};  // win:UInt32
+  ::std::uint32_t DynamicLoad{};  // win:UInt32
+  ::std::string AssemblyCodebase{};  // win:UnicodeString
+  ::std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Binding> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Binding>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Binding> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Binding>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1402,17 +1402,17 @@ struct Binding {
 
 /// Template NgenBindEvent (ClrEtwBuiltin.man:2726).
 struct NgenBindEvent {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t BindingID{};  // win:UInt64
-  std::uint32_t ReasonCode{};  // win:UInt32
-  std::string AssemblyName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t BindingID{};  // win:UInt64
+  ::std::uint32_t ReasonCode{};  // win:UInt32
+  ::std::string AssemblyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<NgenBindEvent> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<NgenBindEvent>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<NgenBindEvent> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<NgenBindEvent>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1438,20 +1438,20 @@ struct NgenBindEvent {
 
 /// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2732).
 struct JittedMethodRichDebugInfo {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ILVersionID{};  // win:UInt64
-  std::uint32_t ChunkIndex{};  // win:UInt32
-  std::uint32_t DataSize{};  // win:UInt32
-  std::vector<std::uint8_t> Data{};  // win:Binary, length DataSize
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ILVersionID{};  // win:UInt64
+  ::std::uint32_t ChunkIndex{};  // win:UInt32
+  ::std::uint32_t DataSize{};  // win:UInt32
+  ::std::vector<::std::uint8_t> Data{};  // win:Binary, length DataSize
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<JittedMethodRichDebugInfo> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<JittedMethodRichDebugInfo>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<JittedMethodRichDebugInfo> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<JittedMethodRichDebugInfo>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1480,16 +1480,16 @@ struct JittedMethodRichDebugInfo {
 
 /// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2741).
 struct ModuleTransparencyCalculation {
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleTransparencyCalculation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleTransparencyCalculation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleTransparencyCalculation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1514,17 +1514,17 @@ struct ModuleTransparencyCalculation {
 
 /// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2746).
 struct TypeTransparencyCalculation {
-  std::string Type{};  // win:UnicodeString
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string Type{};  // win:UnicodeString
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<TypeTransparencyCalculation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<TypeTransparencyCalculation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TypeTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<TypeTransparencyCalculation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1550,17 +1550,17 @@ struct TypeTransparencyCalculation {
 
 /// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2752).
 struct MethodTransparencyCalculation {
-  std::string Method{};  // win:UnicodeString
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string Method{};  // win:UnicodeString
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodTransparencyCalculation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodTransparencyCalculation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodTransparencyCalculation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1586,17 +1586,17 @@ struct MethodTransparencyCalculation {
 
 /// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2758).
 struct FieldTransparencyCalculation {
-  std::string Field{};  // win:UnicodeString
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string Field{};  // win:UnicodeString
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<FieldTransparencyCalculation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<FieldTransparencyCalculation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FieldTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<FieldTransparencyCalculation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1622,17 +1622,17 @@ struct FieldTransparencyCalculation {
 
 /// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2764).
 struct TokenTransparencyCalculation {
-  std::uint32_t Token{};  // win:UInt32
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Token{};  // win:UInt32
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<TokenTransparencyCalculation> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<TokenTransparencyCalculation>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TokenTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<TokenTransparencyCalculation>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1658,21 +1658,21 @@ struct TokenTransparencyCalculation {
 
 /// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2770).
 struct ModuleTransparencyCalculationResult {
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
   bool IsAllCritical{};  // win:Boolean
   bool IsAllTransparent{};  // win:Boolean
   bool IsTreatAsSafe{};  // win:Boolean
   bool IsOpportunisticallyCritical{};  // win:Boolean
-  std::uint32_t SecurityRuleSet{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t SecurityRuleSet{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleTransparencyCalculationResult> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleTransparencyCalculationResult>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleTransparencyCalculationResult>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1702,21 +1702,21 @@ struct ModuleTransparencyCalculationResult {
 
 /// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2780).
 struct TypeTransparencyCalculationResult {
-  std::string Type{};  // win:UnicodeString
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::string Type{};  // win:UnicodeString
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
   bool IsAllCritical{};  // win:Boolean
   bool IsAllTransparent{};  // win:Boolean
   bool IsCritical{};  // win:Boolean
   bool IsTreatAsSafe{};  // win:Boolean
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<TypeTransparencyCalculationResult> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<TypeTransparencyCalculationResult>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TypeTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<TypeTransparencyCalculationResult>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1746,19 +1746,19 @@ struct TypeTransparencyCalculationResult {
 
 /// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2790).
 struct MethodTransparencyCalculationResult {
-  std::string Method{};  // win:UnicodeString
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::string Method{};  // win:UnicodeString
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
   bool IsCritical{};  // win:Boolean
   bool IsTreatAsSafe{};  // win:Boolean
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodTransparencyCalculationResult> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodTransparencyCalculationResult>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodTransparencyCalculationResult>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1786,19 +1786,19 @@ struct MethodTransparencyCalculationResult {
 
 /// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2798).
 struct FieldTransparencyCalculationResult {
-  std::string Field{};  // win:UnicodeString
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::string Field{};  // win:UnicodeString
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
   bool IsCritical{};  // win:Boolean
   bool IsTreatAsSafe{};  // win:Boolean
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<FieldTransparencyCalculationResult> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<FieldTransparencyCalculationResult>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FieldTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<FieldTransparencyCalculationResult>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1826,19 +1826,19 @@ struct FieldTransparencyCalculationResult {
 
 /// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2806).
 struct TokenTransparencyCalculationResult {
-  std::uint32_t Token{};  // win:UInt32
-  std::string Module{};  // win:UnicodeString
-  std::uint32_t AppDomainID{};  // win:UInt32
+  ::std::uint32_t Token{};  // win:UInt32
+  ::std::string Module{};  // win:UnicodeString
+  ::std::uint32_t AppDomainID{};  // win:UInt32
   bool IsCritical{};  // win:Boolean
   bool IsTreatAsSafe{};  // win:Boolean
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<TokenTransparencyCalculationResult> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<TokenTransparencyCalculationResult>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TokenTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<TokenTransparencyCalculationResult>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1866,18 +1866,18 @@ struct TokenTransparencyCalculationResult {
 
 /// Template FailFast (ClrEtwBuiltin.man:2814).
 struct FailFast {
-  std::string FailFastUserMessage{};  // win:UnicodeString
-  std::uint64_t FailedEIP{};  // win:Pointer
-  std::uint32_t OSExitCode{};  // win:UInt32
-  std::uint32_t ClrExitCode{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string FailFastUserMessage{};  // win:UnicodeString
+  ::std::uint64_t FailedEIP{};  // win:Pointer
+  ::std::uint32_t OSExitCode{};  // win:UInt32
+  ::std::uint32_t ClrExitCode{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<FailFast> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<FailFast>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<FailFast> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<FailFast>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1904,17 +1904,17 @@ struct FailFast {
 
 /// Template PrvFinalizeObject (ClrEtwBuiltin.man:2821).
 struct PrvFinalizeObject {
-  std::uint64_t TypeID{};  // win:Pointer
-  std::uint64_t ObjectID{};  // win:Pointer
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::string TypeName{};  // win:UnicodeString
+  ::std::uint64_t TypeID{};  // win:Pointer
+  ::std::uint64_t ObjectID{};  // win:Pointer
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string TypeName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<PrvFinalizeObject> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<PrvFinalizeObject>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PrvFinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<PrvFinalizeObject>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1940,22 +1940,22 @@ struct PrvFinalizeObject {
 
 /// Template CCWRefCountChange (ClrEtwBuiltin.man:2827).
 struct CCWRefCountChange {
-  std::uint64_t HandleID{};  // win:Pointer
-  std::uint64_t ObjectID{};  // win:Pointer
-  std::uint64_t COMInterfacePointer{};  // win:Pointer
-  std::uint32_t NewRefCount{};  // win:UInt32
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::string ClassName{};  // win:UnicodeString
-  std::string NameSpace{};  // win:UnicodeString
-  std::string Operation{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t HandleID{};  // win:Pointer
+  ::std::uint64_t ObjectID{};  // win:Pointer
+  ::std::uint64_t COMInterfacePointer{};  // win:Pointer
+  ::std::uint32_t NewRefCount{};  // win:UInt32
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ClassName{};  // win:UnicodeString
+  ::std::string NameSpace{};  // win:UnicodeString
+  ::std::string Operation{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<CCWRefCountChange> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<CCWRefCountChange>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<CCWRefCountChange> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<CCWRefCountChange>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1986,22 +1986,22 @@ struct CCWRefCountChange {
 
 /// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2838).
 struct CCWRefCountChangeAnsi {
-  std::uint64_t HandleID{};  // win:Pointer
-  std::uint64_t ObjectID{};  // win:Pointer
-  std::uint64_t COMInterfacePointer{};  // win:Pointer
-  std::uint32_t NewRefCount{};  // win:UInt32
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::string ClassName{};  // win:AnsiString
-  std::string NameSpace{};  // win:AnsiString
-  std::string Operation{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t HandleID{};  // win:Pointer
+  ::std::uint64_t ObjectID{};  // win:Pointer
+  ::std::uint64_t COMInterfacePointer{};  // win:Pointer
+  ::std::uint32_t NewRefCount{};  // win:UInt32
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::string ClassName{};  // win:AnsiString
+  ::std::string NameSpace{};  // win:AnsiString
+  ::std::string Operation{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<CCWRefCountChangeAnsi> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<CCWRefCountChangeAnsi>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<CCWRefCountChangeAnsi> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<CCWRefCountChangeAnsi>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2032,17 +2032,17 @@ struct CCWRefCountChangeAnsi {
 
 /// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2849).
 struct PinPlugAtGCTime {
-  std::uint64_t PlugStart{};  // win:Pointer
-  std::uint64_t PlugEnd{};  // win:Pointer
-  std::uint64_t GapBeforeSize{};  // win:Pointer
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t PlugStart{};  // win:Pointer
+  ::std::uint64_t PlugEnd{};  // win:Pointer
+  ::std::uint64_t GapBeforeSize{};  // win:Pointer
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<PinPlugAtGCTime> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<PinPlugAtGCTime>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PinPlugAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<PinPlugAtGCTime>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2068,15 +2068,15 @@ struct PinPlugAtGCTime {
 
 /// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2855).
 struct PrvDestroyGCHandle {
-  std::uint64_t HandleID{};  // win:Pointer
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t HandleID{};  // win:Pointer
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<PrvDestroyGCHandle> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<PrvDestroyGCHandle>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PrvDestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<PrvDestroyGCHandle>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2100,19 +2100,19 @@ struct PrvDestroyGCHandle {
 
 /// Template PrvSetGCHandle (ClrEtwBuiltin.man:2859).
 struct PrvSetGCHandle {
-  std::uint64_t HandleID{};  // win:Pointer
-  std::uint64_t ObjectID{};  // win:Pointer
-  GCHandleKindMap Kind{};  // win:UInt32, map GCHandleKindMap
-  std::uint32_t Generation{};  // win:UInt32
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t HandleID{};  // win:Pointer
+  ::std::uint64_t ObjectID{};  // win:Pointer
+  ::clretw::dotnet_runtime_private::GCHandleKindMap Kind{};  // win:UInt32, map GCHandleKindMap
+  ::std::uint32_t Generation{};  // win:UInt32
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<PrvSetGCHandle> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<PrvSetGCHandle>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<PrvSetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<PrvSetGCHandle>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2140,19 +2140,19 @@ struct PrvSetGCHandle {
 
 /// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2867).
 struct LoaderHeapPrivate {
-  std::uint64_t LoaderHeapPtr{};  // win:Pointer
-  std::uint64_t MemoryAddress{};  // win:Pointer
-  std::uint32_t RequestSize{};  // win:UInt32
-  std::uint32_t Unused1{};  // win:UInt32
-  std::uint64_t Unused2{};  // win:UInt64 -> win:HexInt64
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t LoaderHeapPtr{};  // win:Pointer
+  ::std::uint64_t MemoryAddress{};  // win:Pointer
+  ::std::uint32_t RequestSize{};  // win:UInt32
+  ::std::uint32_t Unused1{};  // win:UInt32
+  ::std::uint64_t Unused2{};  // win:UInt64 -> win:HexInt64
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<LoaderHeapPrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<LoaderHeapPrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<LoaderHeapPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<LoaderHeapPrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2180,20 +2180,20 @@ struct LoaderHeapPrivate {
 
 /// Template ModuleRangePrivate (ClrEtwBuiltin.man:2875).
 struct ModuleRangePrivate {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize{};  // win:UInt32 -> win:HexInt32
-  ModuleRangeTypeMap RangeType{};  // win:UInt8, map ModuleRangeTypeMap
-  ModuleRangeIBCTypeMap IBCType{};  // win:UInt8, map ModuleRangeIBCTypeMap
-  ModuleRangeSectionTypeMap SectionType{};  // win:UInt16, map ModuleRangeSectionTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t RangeSize{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_private::ModuleRangeTypeMap RangeType{};  // win:UInt8, map ModuleRangeTypeMap
+  ::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap IBCType{};  // win:UInt8, map ModuleRangeIBCTypeMap
+  ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType{};  // win:UInt16, map ModuleRangeSectionTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleRangePrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleRangePrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleRangePrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleRangePrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2222,19 +2222,19 @@ struct ModuleRangePrivate {
 
 /// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2884).
 struct MulticoreJitPrivate {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::string String1{};  // win:UnicodeString
-  std::string String2{};  // win:UnicodeString
-  std::int32_t Int1{};  // win:Int32
-  std::int32_t Int2{};  // win:Int32
-  std::int32_t Int3{};  // win:Int32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string String1{};  // win:UnicodeString
+  ::std::string String2{};  // win:UnicodeString
+  ::std::int32_t Int1{};  // win:Int32
+  ::std::int32_t Int2{};  // win:Int32
+  ::std::int32_t Int3{};  // win:Int32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MulticoreJitPrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MulticoreJitPrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MulticoreJitPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MulticoreJitPrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2262,16 +2262,16 @@ struct MulticoreJitPrivate {
 
 /// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2892).
 struct MulticoreJitMethodCodeReturnedPrivate {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64
-  std::uint64_t MethodID{};  // win:UInt64
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64
+  ::std::uint64_t MethodID{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MulticoreJitMethodCodeReturnedPrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MulticoreJitMethodCodeReturnedPrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MulticoreJitMethodCodeReturnedPrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2296,15 +2296,15 @@ struct MulticoreJitMethodCodeReturnedPrivate {
 
 /// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2897).
 struct DynamicTypeUsePrivate {
-  std::string TypeName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string TypeName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DynamicTypeUsePrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DynamicTypeUsePrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DynamicTypeUsePrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DynamicTypeUsePrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2328,16 +2328,16 @@ struct DynamicTypeUsePrivate {
 
 /// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2901).
 struct DynamicTypeUseTwoParametersPrivate {
-  std::string TypeName{};  // win:UnicodeString
-  std::string SecondTypeName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string TypeName{};  // win:UnicodeString
+  ::std::string SecondTypeName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DynamicTypeUseTwoParametersPrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DynamicTypeUseTwoParametersPrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DynamicTypeUseTwoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DynamicTypeUseTwoParametersPrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2362,17 +2362,17 @@ struct DynamicTypeUseTwoParametersPrivate {
 
 /// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2906).
 struct DynamicTypeUsePrivateVariance {
-  std::string TypeName{};  // win:UnicodeString
-  std::string InterfaceTypeName{};  // win:UnicodeString
-  std::string VariantInterfaceTypeName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string TypeName{};  // win:UnicodeString
+  ::std::string InterfaceTypeName{};  // win:UnicodeString
+  ::std::string VariantInterfaceTypeName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DynamicTypeUsePrivateVariance> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DynamicTypeUsePrivateVariance>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DynamicTypeUsePrivateVariance> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DynamicTypeUsePrivateVariance>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2398,16 +2398,16 @@ struct DynamicTypeUsePrivateVariance {
 
 /// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2912).
 struct DynamicTypeUseStringAndIntPrivate {
-  std::string TypeName{};  // win:UnicodeString
-  std::int32_t Int1{};  // win:Int32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string TypeName{};  // win:UnicodeString
+  ::std::int32_t Int1{};  // win:Int32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DynamicTypeUseStringAndIntPrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DynamicTypeUseStringAndIntPrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DynamicTypeUseStringAndIntPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DynamicTypeUseStringAndIntPrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2432,14 +2432,14 @@ struct DynamicTypeUseStringAndIntPrivate {
 
 /// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2917).
 struct DynamicTypeUseNoParametersPrivate {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DynamicTypeUseNoParametersPrivate> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DynamicTypeUseNoParametersPrivate>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DynamicTypeUseNoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DynamicTypeUseNoParametersPrivate>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -2464,191 +2464,191 @@ struct DynamicTypeUseNoParametersPrivate {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using GCDecision = templates::GCDecision;  // GCDecision v0
-using GCDecision_V1 = templates::GCDecision_V1;  // GCDecision v1
-using GCSettings = templates::GCSettings;  // GCSettings v0
-using GCSettings_V1 = templates::GCSettings_V1;  // GCSettings v1
-using GCOptimized = templates::GCOptimized;  // GCOptimized v0
-using GCOptimized_V1 = templates::GCOptimized_V1;  // GCOptimized v1
-using GCPerHeapHistory_V1 = templates::GCPerHeapHistory_V1;  // GCPerHeapHistory v1
-using GCPerHeapHistory = templates::GCPerHeapHistory;  // GCPerHeapHistory v2
-using GCGlobalHeapHistory = templates::GCGlobalHeap;  // GCGlobalHeapHistory v0
-using GCGlobalHeapHistory_V1 = templates::GCGlobalHeap_V1;  // GCGlobalHeapHistory v1
-using GCJoin = templates::GCJoin;  // GCJoin v0
-using GCJoin_V1 = templates::GCJoin_V1;  // GCJoin v1
-using PrvGCMarkStackRoots = templates::PrvGCMark;  // PrvGCMarkStackRoots v0
-using PrvGCMarkStackRoots_V1 = templates::PrvGCMark_V1;  // PrvGCMarkStackRoots v1
-using PrvGCMarkFinalizeQueueRoots = templates::PrvGCMark;  // PrvGCMarkFinalizeQueueRoots v0
-using PrvGCMarkFinalizeQueueRoots_V1 = templates::PrvGCMark_V1;  // PrvGCMarkFinalizeQueueRoots v1
-using PrvGCMarkHandles = templates::PrvGCMark;  // PrvGCMarkHandles v0
-using PrvGCMarkHandles_V1 = templates::PrvGCMark_V1;  // PrvGCMarkHandles v1
-using PrvGCMarkCards = templates::PrvGCMark;  // PrvGCMarkCards v0
-using PrvGCMarkCards_V1 = templates::PrvGCMark_V1;  // PrvGCMarkCards v1
-using BGCBegin = templates::GCNoUserData;  // BGCBegin v0
-using BGC1stNonConEnd = templates::GCNoUserData;  // BGC1stNonConEnd v0
-using BGC1stConEnd = templates::GCNoUserData;  // BGC1stConEnd v0
-using BGC2ndNonConBegin = templates::GCNoUserData;  // BGC2ndNonConBegin v0
-using BGC2ndNonConEnd = templates::GCNoUserData;  // BGC2ndNonConEnd v0
-using BGC2ndConBegin = templates::GCNoUserData;  // BGC2ndConBegin v0
-using BGC2ndConEnd = templates::GCNoUserData;  // BGC2ndConEnd v0
-using BGCPlanEnd = templates::GCNoUserData;  // BGCPlanEnd v0
-using BGCSweepEnd = templates::GCNoUserData;  // BGCSweepEnd v0
-using BGCDrainMark = templates::BGCDrainMark;  // BGCDrainMark v0
-using BGCRevisit = templates::BGCRevisit;  // BGCRevisit v0
-using BGCOverflow = templates::BGCOverflow;  // BGCOverflow v0
-using BGCOverflow_V1 = templates::BGCOverflow_V1;  // BGCOverflow v1
-using BGCAllocWaitBegin = templates::BGCAllocWait;  // BGCAllocWaitBegin v0
-using BGCAllocWaitEnd = templates::BGCAllocWait;  // BGCAllocWaitEnd v0
-using GCFullNotify = templates::GCFullNotify;  // GCFullNotify v0
-using GCFullNotify_V1 = templates::GCFullNotify_V1;  // GCFullNotify v1
-using BGC1stSweepEnd = templates::BGC1stSweepEnd;  // BGC1stSweepEnd v0
-using EEStartupStart = templates::Startup;  // EEStartupStart v0
-using EEStartupStart_V1 = templates::Startup_V1;  // EEStartupStart v1
-using EEStartupEnd = templates::Startup;  // EEStartupEnd v0
-using EEStartupEnd_V1 = templates::Startup_V1;  // EEStartupEnd v1
-using EEConfigSetup = templates::Startup;  // EEConfigSetup v0
-using EEConfigSetup_V1 = templates::Startup_V1;  // EEConfigSetup v1
-using EEConfigSetupEnd = templates::Startup;  // EEConfigSetupEnd v0
-using EEConfigSetupEnd_V1 = templates::Startup_V1;  // EEConfigSetupEnd v1
-using LdSysBases = templates::Startup;  // LdSysBases v0
-using LdSysBases_V1 = templates::Startup_V1;  // LdSysBases v1
-using LdSysBasesEnd = templates::Startup;  // LdSysBasesEnd v0
-using LdSysBasesEnd_V1 = templates::Startup_V1;  // LdSysBasesEnd v1
-using ExecExe = templates::Startup;  // ExecExe v0
-using ExecExe_V1 = templates::Startup_V1;  // ExecExe v1
-using ExecExeEnd = templates::Startup;  // ExecExeEnd v0
-using ExecExeEnd_V1 = templates::Startup_V1;  // ExecExeEnd v1
-using Main = templates::Startup;  // Main v0
-using Main_V1 = templates::Startup_V1;  // Main v1
-using MainEnd = templates::Startup;  // MainEnd v0
-using MainEnd_V1 = templates::Startup_V1;  // MainEnd v1
-using ApplyPolicyStart = templates::Startup;  // ApplyPolicyStart v0
-using ApplyPolicyStart_V1 = templates::Startup_V1;  // ApplyPolicyStart v1
-using ApplyPolicyEnd = templates::Startup;  // ApplyPolicyEnd v0
-using ApplyPolicyEnd_V1 = templates::Startup_V1;  // ApplyPolicyEnd v1
-using LdLibShFolder = templates::Startup;  // LdLibShFolder v0
-using LdLibShFolder_V1 = templates::Startup_V1;  // LdLibShFolder v1
-using LdLibShFolderEnd = templates::Startup;  // LdLibShFolderEnd v0
-using LdLibShFolderEnd_V1 = templates::Startup_V1;  // LdLibShFolderEnd v1
-using PrestubWorker = templates::Startup;  // PrestubWorker v0
-using PrestubWorker_V1 = templates::Startup_V1;  // PrestubWorker v1
-using PrestubWorkerEnd = templates::Startup;  // PrestubWorkerEnd v0
-using PrestubWorkerEnd_V1 = templates::Startup_V1;  // PrestubWorkerEnd v1
-using GetInstallationStart = templates::Startup;  // GetInstallationStart v0
-using GetInstallationStart_V1 = templates::Startup_V1;  // GetInstallationStart v1
-using GetInstallationEnd = templates::Startup;  // GetInstallationEnd v0
-using GetInstallationEnd_V1 = templates::Startup_V1;  // GetInstallationEnd v1
-using OpenHModule = templates::Startup;  // OpenHModule v0
-using OpenHModule_V1 = templates::Startup_V1;  // OpenHModule v1
-using OpenHModuleEnd = templates::Startup;  // OpenHModuleEnd v0
-using OpenHModuleEnd_V1 = templates::Startup_V1;  // OpenHModuleEnd v1
-using ExplicitBindStart = templates::Startup;  // ExplicitBindStart v0
-using ExplicitBindStart_V1 = templates::Startup_V1;  // ExplicitBindStart v1
-using ExplicitBindEnd = templates::Startup;  // ExplicitBindEnd v0
-using ExplicitBindEnd_V1 = templates::Startup_V1;  // ExplicitBindEnd v1
-using ParseXml = templates::Startup;  // ParseXml v0
-using ParseXml_V1 = templates::Startup_V1;  // ParseXml v1
-using ParseXmlEnd = templates::Startup;  // ParseXmlEnd v0
-using ParseXmlEnd_V1 = templates::Startup_V1;  // ParseXmlEnd v1
-using InitDefaultDomain = templates::Startup;  // InitDefaultDomain v0
-using InitDefaultDomain_V1 = templates::Startup_V1;  // InitDefaultDomain v1
-using InitDefaultDomainEnd = templates::Startup;  // InitDefaultDomainEnd v0
-using InitDefaultDomainEnd_V1 = templates::Startup_V1;  // InitDefaultDomainEnd v1
-using InitSecurity = templates::Startup;  // InitSecurity v0
-using InitSecurity_V1 = templates::Startup_V1;  // InitSecurity v1
-using InitSecurityEnd = templates::Startup;  // InitSecurityEnd v0
-using InitSecurityEnd_V1 = templates::Startup_V1;  // InitSecurityEnd v1
-using AllowBindingRedirs = templates::Startup;  // AllowBindingRedirs v0
-using AllowBindingRedirs_V1 = templates::Startup_V1;  // AllowBindingRedirs v1
-using AllowBindingRedirsEnd = templates::Startup;  // AllowBindingRedirsEnd v0
-using AllowBindingRedirsEnd_V1 = templates::Startup_V1;  // AllowBindingRedirsEnd v1
-using EEConfigSync = templates::Startup;  // EEConfigSync v0
-using EEConfigSync_V1 = templates::Startup_V1;  // EEConfigSync v1
-using EEConfigSyncEnd = templates::Startup;  // EEConfigSyncEnd v0
-using EEConfigSyncEnd_V1 = templates::Startup_V1;  // EEConfigSyncEnd v1
-using FusionBinding = templates::Startup;  // FusionBinding v0
-using FusionBinding_V1 = templates::Startup_V1;  // FusionBinding v1
-using FusionBindingEnd = templates::Startup;  // FusionBindingEnd v0
-using FusionBindingEnd_V1 = templates::Startup_V1;  // FusionBindingEnd v1
-using LoaderCatchCall = templates::Startup;  // LoaderCatchCall v0
-using LoaderCatchCall_V1 = templates::Startup_V1;  // LoaderCatchCall v1
-using LoaderCatchCallEnd = templates::Startup;  // LoaderCatchCallEnd v0
-using LoaderCatchCallEnd_V1 = templates::Startup_V1;  // LoaderCatchCallEnd v1
-using FusionInit = templates::Startup;  // FusionInit v0
-using FusionInit_V1 = templates::Startup_V1;  // FusionInit v1
-using FusionInitEnd = templates::Startup;  // FusionInitEnd v0
-using FusionInitEnd_V1 = templates::Startup_V1;  // FusionInitEnd v1
-using FusionAppCtx = templates::Startup;  // FusionAppCtx v0
-using FusionAppCtx_V1 = templates::Startup_V1;  // FusionAppCtx v1
-using FusionAppCtxEnd = templates::Startup;  // FusionAppCtxEnd v0
-using FusionAppCtxEnd_V1 = templates::Startup_V1;  // FusionAppCtxEnd v1
-using Fusion2EE = templates::Startup;  // Fusion2EE v0
-using Fusion2EE_V1 = templates::Startup_V1;  // Fusion2EE v1
-using Fusion2EEEnd = templates::Startup;  // Fusion2EEEnd v0
-using Fusion2EEEnd_V1 = templates::Startup_V1;  // Fusion2EEEnd v1
-using SecurityCatchCall = templates::Startup;  // SecurityCatchCall v0
-using SecurityCatchCall_V1 = templates::Startup_V1;  // SecurityCatchCall v1
-using SecurityCatchCallEnd = templates::Startup;  // SecurityCatchCallEnd v0
-using SecurityCatchCallEnd_V1 = templates::Startup_V1;  // SecurityCatchCallEnd v1
-using CLRStackWalkPrivate = templates::ClrStackWalk;  // CLRStackWalkPrivate v0
-using ModuleRangeLoadPrivate = templates::ModuleRangePrivate;  // ModuleRangeLoadPrivate v0
-using BindingPolicyPhaseStart = templates::Binding;  // BindingPolicyPhaseStart v0
-using BindingPolicyPhaseEnd = templates::Binding;  // BindingPolicyPhaseEnd v0
-using BindingNgenPhaseStart = templates::Binding;  // BindingNgenPhaseStart v0
-using BindingNgenPhaseEnd = templates::Binding;  // BindingNgenPhaseEnd v0
-using BindingLookupAndProbingPhaseStart = templates::Binding;  // BindingLookupAndProbingPhaseStart v0
-using BindingLookupAndProbingPhaseEnd = templates::Binding;  // BindingLookupAndProbingPhaseEnd v0
-using LoaderPhaseStart = templates::Binding;  // LoaderPhaseStart v0
-using LoaderPhaseEnd = templates::Binding;  // LoaderPhaseEnd v0
-using BindingPhaseStart = templates::Binding;  // BindingPhaseStart v0
-using BindingPhaseEnd = templates::Binding;  // BindingPhaseEnd v0
-using BindingDownloadPhaseStart = templates::Binding;  // BindingDownloadPhaseStart v0
-using BindingDownloadPhaseEnd = templates::Binding;  // BindingDownloadPhaseEnd v0
-using LoaderAssemblyInitPhaseStart = templates::Binding;  // LoaderAssemblyInitPhaseStart v0
-using LoaderAssemblyInitPhaseEnd = templates::Binding;  // LoaderAssemblyInitPhaseEnd v0
-using LoaderMappingPhaseStart = templates::Binding;  // LoaderMappingPhaseStart v0
-using LoaderMappingPhaseEnd = templates::Binding;  // LoaderMappingPhaseEnd v0
-using LoaderDeliverEventsPhaseStart = templates::Binding;  // LoaderDeliverEventsPhaseStart v0
-using LoaderDeliverEventsPhaseEnd = templates::Binding;  // LoaderDeliverEventsPhaseEnd v0
-using EvidenceGenerated = templates::EvidenceGenerated;  // EvidenceGenerated v0
-using ModuleTransparencyComputationStart = templates::ModuleTransparencyCalculation;  // ModuleTransparencyComputationStart v0
-using ModuleTransparencyComputationEnd = templates::ModuleTransparencyCalculationResult;  // ModuleTransparencyComputationEnd v0
-using TypeTransparencyComputationStart = templates::TypeTransparencyCalculation;  // TypeTransparencyComputationStart v0
-using TypeTransparencyComputationEnd = templates::TypeTransparencyCalculationResult;  // TypeTransparencyComputationEnd v0
-using MethodTransparencyComputationStart = templates::MethodTransparencyCalculation;  // MethodTransparencyComputationStart v0
-using MethodTransparencyComputationEnd = templates::MethodTransparencyCalculationResult;  // MethodTransparencyComputationEnd v0
-using FieldTransparencyComputationStart = templates::FieldTransparencyCalculation;  // FieldTransparencyComputationStart v0
-using FieldTransparencyComputationEnd = templates::FieldTransparencyCalculationResult;  // FieldTransparencyComputationEnd v0
-using TokenTransparencyComputationStart = templates::TokenTransparencyCalculation;  // TokenTransparencyComputationStart v0
-using TokenTransparencyComputationEnd = templates::TokenTransparencyCalculationResult;  // TokenTransparencyComputationEnd v0
-using NgenBindEvent = templates::NgenBindEvent;  // NgenBindEvent v0
-using JittedMethodRichDebugInfo = templates::JittedMethodRichDebugInfo;  // JittedMethodRichDebugInfo v0
-using FailFast = templates::FailFast;  // FailFast v0
-using PrvFinalizeObject = templates::PrvFinalizeObject;  // PrvFinalizeObject v0
-using CCWRefCountChangeAnsi = templates::CCWRefCountChangeAnsi;  // CCWRefCountChangeAnsi v0
-using PrvSetGCHandle = templates::PrvSetGCHandle;  // PrvSetGCHandle v0
-using PrvDestroyGCHandle = templates::PrvDestroyGCHandle;  // PrvDestroyGCHandle v0
-using FusionMessageEvent = templates::FusionMessage;  // FusionMessageEvent v0
-using FusionErrorCodeEvent = templates::FusionErrorCode;  // FusionErrorCodeEvent v0
-using PinPlugAtGCTime = templates::PinPlugAtGCTime;  // PinPlugAtGCTime v0
-using CCWRefCountChange = templates::CCWRefCountChange;  // CCWRefCountChange v0
-using MulticoreJit = templates::MulticoreJitPrivate;  // MulticoreJit v0
-using MulticoreJitMethodCodeReturned = templates::MulticoreJitMethodCodeReturnedPrivate;  // MulticoreJitMethodCodeReturned v0
-using AllocRequest = templates::LoaderHeapPrivate;  // AllocRequest v0
-using IInspectableRuntimeClassName = templates::DynamicTypeUsePrivate;  // IInspectableRuntimeClassName v0
-using WinRTUnbox = templates::DynamicTypeUseTwoParametersPrivate;  // WinRTUnbox v0
-using CreateRCW = templates::DynamicTypeUsePrivate;  // CreateRCW v0
-using RCWVariance = templates::DynamicTypeUsePrivateVariance;  // RCWVariance v0
-using RCWIEnumerableCasting = templates::DynamicTypeUseTwoParametersPrivate;  // RCWIEnumerableCasting v0
-using CreateCCW = templates::DynamicTypeUsePrivate;  // CreateCCW v0
-using CCWVariance = templates::DynamicTypeUsePrivateVariance;  // CCWVariance v0
-using ObjectVariantMarshallingToNative = templates::DynamicTypeUseStringAndIntPrivate;  // ObjectVariantMarshallingToNative v0
-using GetTypeFromGUID = templates::DynamicTypeUseTwoParametersPrivate;  // GetTypeFromGUID v0
-using GetTypeFromProgID = templates::DynamicTypeUseTwoParametersPrivate;  // GetTypeFromProgID v0
-using ConvertToCallbackEtw = templates::DynamicTypeUseTwoParametersPrivate;  // ConvertToCallbackEtw v0
-using BeginCreateManagedReference = templates::DynamicTypeUseNoParametersPrivate;  // BeginCreateManagedReference v0
-using EndCreateManagedReference = templates::DynamicTypeUseNoParametersPrivate;  // EndCreateManagedReference v0
-using ObjectVariantMarshallingToManaged = templates::DynamicTypeUseStringAndIntPrivate;  // ObjectVariantMarshallingToManaged v0
+using GCDecision = ::clretw::dotnet_runtime_private::templates::GCDecision;  // GCDecision v0
+using GCDecision_V1 = ::clretw::dotnet_runtime_private::templates::GCDecision_V1;  // GCDecision v1
+using GCSettings = ::clretw::dotnet_runtime_private::templates::GCSettings;  // GCSettings v0
+using GCSettings_V1 = ::clretw::dotnet_runtime_private::templates::GCSettings_V1;  // GCSettings v1
+using GCOptimized = ::clretw::dotnet_runtime_private::templates::GCOptimized;  // GCOptimized v0
+using GCOptimized_V1 = ::clretw::dotnet_runtime_private::templates::GCOptimized_V1;  // GCOptimized v1
+using GCPerHeapHistory_V1 = ::clretw::dotnet_runtime_private::templates::GCPerHeapHistory_V1;  // GCPerHeapHistory v1
+using GCPerHeapHistory = ::clretw::dotnet_runtime_private::templates::GCPerHeapHistory;  // GCPerHeapHistory v2
+using GCGlobalHeapHistory = ::clretw::dotnet_runtime_private::templates::GCGlobalHeap;  // GCGlobalHeapHistory v0
+using GCGlobalHeapHistory_V1 = ::clretw::dotnet_runtime_private::templates::GCGlobalHeap_V1;  // GCGlobalHeapHistory v1
+using GCJoin = ::clretw::dotnet_runtime_private::templates::GCJoin;  // GCJoin v0
+using GCJoin_V1 = ::clretw::dotnet_runtime_private::templates::GCJoin_V1;  // GCJoin v1
+using PrvGCMarkStackRoots = ::clretw::dotnet_runtime_private::templates::PrvGCMark;  // PrvGCMarkStackRoots v0
+using PrvGCMarkStackRoots_V1 = ::clretw::dotnet_runtime_private::templates::PrvGCMark_V1;  // PrvGCMarkStackRoots v1
+using PrvGCMarkFinalizeQueueRoots = ::clretw::dotnet_runtime_private::templates::PrvGCMark;  // PrvGCMarkFinalizeQueueRoots v0
+using PrvGCMarkFinalizeQueueRoots_V1 = ::clretw::dotnet_runtime_private::templates::PrvGCMark_V1;  // PrvGCMarkFinalizeQueueRoots v1
+using PrvGCMarkHandles = ::clretw::dotnet_runtime_private::templates::PrvGCMark;  // PrvGCMarkHandles v0
+using PrvGCMarkHandles_V1 = ::clretw::dotnet_runtime_private::templates::PrvGCMark_V1;  // PrvGCMarkHandles v1
+using PrvGCMarkCards = ::clretw::dotnet_runtime_private::templates::PrvGCMark;  // PrvGCMarkCards v0
+using PrvGCMarkCards_V1 = ::clretw::dotnet_runtime_private::templates::PrvGCMark_V1;  // PrvGCMarkCards v1
+using BGCBegin = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGCBegin v0
+using BGC1stNonConEnd = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGC1stNonConEnd v0
+using BGC1stConEnd = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGC1stConEnd v0
+using BGC2ndNonConBegin = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGC2ndNonConBegin v0
+using BGC2ndNonConEnd = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGC2ndNonConEnd v0
+using BGC2ndConBegin = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGC2ndConBegin v0
+using BGC2ndConEnd = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGC2ndConEnd v0
+using BGCPlanEnd = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGCPlanEnd v0
+using BGCSweepEnd = ::clretw::dotnet_runtime_private::templates::GCNoUserData;  // BGCSweepEnd v0
+using BGCDrainMark = ::clretw::dotnet_runtime_private::templates::BGCDrainMark;  // BGCDrainMark v0
+using BGCRevisit = ::clretw::dotnet_runtime_private::templates::BGCRevisit;  // BGCRevisit v0
+using BGCOverflow = ::clretw::dotnet_runtime_private::templates::BGCOverflow;  // BGCOverflow v0
+using BGCOverflow_V1 = ::clretw::dotnet_runtime_private::templates::BGCOverflow_V1;  // BGCOverflow v1
+using BGCAllocWaitBegin = ::clretw::dotnet_runtime_private::templates::BGCAllocWait;  // BGCAllocWaitBegin v0
+using BGCAllocWaitEnd = ::clretw::dotnet_runtime_private::templates::BGCAllocWait;  // BGCAllocWaitEnd v0
+using GCFullNotify = ::clretw::dotnet_runtime_private::templates::GCFullNotify;  // GCFullNotify v0
+using GCFullNotify_V1 = ::clretw::dotnet_runtime_private::templates::GCFullNotify_V1;  // GCFullNotify v1
+using BGC1stSweepEnd = ::clretw::dotnet_runtime_private::templates::BGC1stSweepEnd;  // BGC1stSweepEnd v0
+using EEStartupStart = ::clretw::dotnet_runtime_private::templates::Startup;  // EEStartupStart v0
+using EEStartupStart_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // EEStartupStart v1
+using EEStartupEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // EEStartupEnd v0
+using EEStartupEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // EEStartupEnd v1
+using EEConfigSetup = ::clretw::dotnet_runtime_private::templates::Startup;  // EEConfigSetup v0
+using EEConfigSetup_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // EEConfigSetup v1
+using EEConfigSetupEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // EEConfigSetupEnd v0
+using EEConfigSetupEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // EEConfigSetupEnd v1
+using LdSysBases = ::clretw::dotnet_runtime_private::templates::Startup;  // LdSysBases v0
+using LdSysBases_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // LdSysBases v1
+using LdSysBasesEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // LdSysBasesEnd v0
+using LdSysBasesEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // LdSysBasesEnd v1
+using ExecExe = ::clretw::dotnet_runtime_private::templates::Startup;  // ExecExe v0
+using ExecExe_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ExecExe v1
+using ExecExeEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // ExecExeEnd v0
+using ExecExeEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ExecExeEnd v1
+using Main = ::clretw::dotnet_runtime_private::templates::Startup;  // Main v0
+using Main_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // Main v1
+using MainEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // MainEnd v0
+using MainEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // MainEnd v1
+using ApplyPolicyStart = ::clretw::dotnet_runtime_private::templates::Startup;  // ApplyPolicyStart v0
+using ApplyPolicyStart_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ApplyPolicyStart v1
+using ApplyPolicyEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // ApplyPolicyEnd v0
+using ApplyPolicyEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ApplyPolicyEnd v1
+using LdLibShFolder = ::clretw::dotnet_runtime_private::templates::Startup;  // LdLibShFolder v0
+using LdLibShFolder_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // LdLibShFolder v1
+using LdLibShFolderEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // LdLibShFolderEnd v0
+using LdLibShFolderEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // LdLibShFolderEnd v1
+using PrestubWorker = ::clretw::dotnet_runtime_private::templates::Startup;  // PrestubWorker v0
+using PrestubWorker_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // PrestubWorker v1
+using PrestubWorkerEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // PrestubWorkerEnd v0
+using PrestubWorkerEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // PrestubWorkerEnd v1
+using GetInstallationStart = ::clretw::dotnet_runtime_private::templates::Startup;  // GetInstallationStart v0
+using GetInstallationStart_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // GetInstallationStart v1
+using GetInstallationEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // GetInstallationEnd v0
+using GetInstallationEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // GetInstallationEnd v1
+using OpenHModule = ::clretw::dotnet_runtime_private::templates::Startup;  // OpenHModule v0
+using OpenHModule_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // OpenHModule v1
+using OpenHModuleEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // OpenHModuleEnd v0
+using OpenHModuleEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // OpenHModuleEnd v1
+using ExplicitBindStart = ::clretw::dotnet_runtime_private::templates::Startup;  // ExplicitBindStart v0
+using ExplicitBindStart_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ExplicitBindStart v1
+using ExplicitBindEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // ExplicitBindEnd v0
+using ExplicitBindEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ExplicitBindEnd v1
+using ParseXml = ::clretw::dotnet_runtime_private::templates::Startup;  // ParseXml v0
+using ParseXml_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ParseXml v1
+using ParseXmlEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // ParseXmlEnd v0
+using ParseXmlEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // ParseXmlEnd v1
+using InitDefaultDomain = ::clretw::dotnet_runtime_private::templates::Startup;  // InitDefaultDomain v0
+using InitDefaultDomain_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // InitDefaultDomain v1
+using InitDefaultDomainEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // InitDefaultDomainEnd v0
+using InitDefaultDomainEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // InitDefaultDomainEnd v1
+using InitSecurity = ::clretw::dotnet_runtime_private::templates::Startup;  // InitSecurity v0
+using InitSecurity_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // InitSecurity v1
+using InitSecurityEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // InitSecurityEnd v0
+using InitSecurityEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // InitSecurityEnd v1
+using AllowBindingRedirs = ::clretw::dotnet_runtime_private::templates::Startup;  // AllowBindingRedirs v0
+using AllowBindingRedirs_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // AllowBindingRedirs v1
+using AllowBindingRedirsEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // AllowBindingRedirsEnd v0
+using AllowBindingRedirsEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // AllowBindingRedirsEnd v1
+using EEConfigSync = ::clretw::dotnet_runtime_private::templates::Startup;  // EEConfigSync v0
+using EEConfigSync_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // EEConfigSync v1
+using EEConfigSyncEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // EEConfigSyncEnd v0
+using EEConfigSyncEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // EEConfigSyncEnd v1
+using FusionBinding = ::clretw::dotnet_runtime_private::templates::Startup;  // FusionBinding v0
+using FusionBinding_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // FusionBinding v1
+using FusionBindingEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // FusionBindingEnd v0
+using FusionBindingEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // FusionBindingEnd v1
+using LoaderCatchCall = ::clretw::dotnet_runtime_private::templates::Startup;  // LoaderCatchCall v0
+using LoaderCatchCall_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // LoaderCatchCall v1
+using LoaderCatchCallEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // LoaderCatchCallEnd v0
+using LoaderCatchCallEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // LoaderCatchCallEnd v1
+using FusionInit = ::clretw::dotnet_runtime_private::templates::Startup;  // FusionInit v0
+using FusionInit_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // FusionInit v1
+using FusionInitEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // FusionInitEnd v0
+using FusionInitEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // FusionInitEnd v1
+using FusionAppCtx = ::clretw::dotnet_runtime_private::templates::Startup;  // FusionAppCtx v0
+using FusionAppCtx_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // FusionAppCtx v1
+using FusionAppCtxEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // FusionAppCtxEnd v0
+using FusionAppCtxEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // FusionAppCtxEnd v1
+using Fusion2EE = ::clretw::dotnet_runtime_private::templates::Startup;  // Fusion2EE v0
+using Fusion2EE_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // Fusion2EE v1
+using Fusion2EEEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // Fusion2EEEnd v0
+using Fusion2EEEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // Fusion2EEEnd v1
+using SecurityCatchCall = ::clretw::dotnet_runtime_private::templates::Startup;  // SecurityCatchCall v0
+using SecurityCatchCall_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // SecurityCatchCall v1
+using SecurityCatchCallEnd = ::clretw::dotnet_runtime_private::templates::Startup;  // SecurityCatchCallEnd v0
+using SecurityCatchCallEnd_V1 = ::clretw::dotnet_runtime_private::templates::Startup_V1;  // SecurityCatchCallEnd v1
+using CLRStackWalkPrivate = ::clretw::dotnet_runtime_private::templates::ClrStackWalk;  // CLRStackWalkPrivate v0
+using ModuleRangeLoadPrivate = ::clretw::dotnet_runtime_private::templates::ModuleRangePrivate;  // ModuleRangeLoadPrivate v0
+using BindingPolicyPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingPolicyPhaseStart v0
+using BindingPolicyPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingPolicyPhaseEnd v0
+using BindingNgenPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingNgenPhaseStart v0
+using BindingNgenPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingNgenPhaseEnd v0
+using BindingLookupAndProbingPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingLookupAndProbingPhaseStart v0
+using BindingLookupAndProbingPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingLookupAndProbingPhaseEnd v0
+using LoaderPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderPhaseStart v0
+using LoaderPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderPhaseEnd v0
+using BindingPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingPhaseStart v0
+using BindingPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingPhaseEnd v0
+using BindingDownloadPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingDownloadPhaseStart v0
+using BindingDownloadPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // BindingDownloadPhaseEnd v0
+using LoaderAssemblyInitPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderAssemblyInitPhaseStart v0
+using LoaderAssemblyInitPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderAssemblyInitPhaseEnd v0
+using LoaderMappingPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderMappingPhaseStart v0
+using LoaderMappingPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderMappingPhaseEnd v0
+using LoaderDeliverEventsPhaseStart = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderDeliverEventsPhaseStart v0
+using LoaderDeliverEventsPhaseEnd = ::clretw::dotnet_runtime_private::templates::Binding;  // LoaderDeliverEventsPhaseEnd v0
+using EvidenceGenerated = ::clretw::dotnet_runtime_private::templates::EvidenceGenerated;  // EvidenceGenerated v0
+using ModuleTransparencyComputationStart = ::clretw::dotnet_runtime_private::templates::ModuleTransparencyCalculation;  // ModuleTransparencyComputationStart v0
+using ModuleTransparencyComputationEnd = ::clretw::dotnet_runtime_private::templates::ModuleTransparencyCalculationResult;  // ModuleTransparencyComputationEnd v0
+using TypeTransparencyComputationStart = ::clretw::dotnet_runtime_private::templates::TypeTransparencyCalculation;  // TypeTransparencyComputationStart v0
+using TypeTransparencyComputationEnd = ::clretw::dotnet_runtime_private::templates::TypeTransparencyCalculationResult;  // TypeTransparencyComputationEnd v0
+using MethodTransparencyComputationStart = ::clretw::dotnet_runtime_private::templates::MethodTransparencyCalculation;  // MethodTransparencyComputationStart v0
+using MethodTransparencyComputationEnd = ::clretw::dotnet_runtime_private::templates::MethodTransparencyCalculationResult;  // MethodTransparencyComputationEnd v0
+using FieldTransparencyComputationStart = ::clretw::dotnet_runtime_private::templates::FieldTransparencyCalculation;  // FieldTransparencyComputationStart v0
+using FieldTransparencyComputationEnd = ::clretw::dotnet_runtime_private::templates::FieldTransparencyCalculationResult;  // FieldTransparencyComputationEnd v0
+using TokenTransparencyComputationStart = ::clretw::dotnet_runtime_private::templates::TokenTransparencyCalculation;  // TokenTransparencyComputationStart v0
+using TokenTransparencyComputationEnd = ::clretw::dotnet_runtime_private::templates::TokenTransparencyCalculationResult;  // TokenTransparencyComputationEnd v0
+using NgenBindEvent = ::clretw::dotnet_runtime_private::templates::NgenBindEvent;  // NgenBindEvent v0
+using JittedMethodRichDebugInfo = ::clretw::dotnet_runtime_private::templates::JittedMethodRichDebugInfo;  // JittedMethodRichDebugInfo v0
+using FailFast = ::clretw::dotnet_runtime_private::templates::FailFast;  // FailFast v0
+using PrvFinalizeObject = ::clretw::dotnet_runtime_private::templates::PrvFinalizeObject;  // PrvFinalizeObject v0
+using CCWRefCountChangeAnsi = ::clretw::dotnet_runtime_private::templates::CCWRefCountChangeAnsi;  // CCWRefCountChangeAnsi v0
+using PrvSetGCHandle = ::clretw::dotnet_runtime_private::templates::PrvSetGCHandle;  // PrvSetGCHandle v0
+using PrvDestroyGCHandle = ::clretw::dotnet_runtime_private::templates::PrvDestroyGCHandle;  // PrvDestroyGCHandle v0
+using FusionMessageEvent = ::clretw::dotnet_runtime_private::templates::FusionMessage;  // FusionMessageEvent v0
+using FusionErrorCodeEvent = ::clretw::dotnet_runtime_private::templates::FusionErrorCode;  // FusionErrorCodeEvent v0
+using PinPlugAtGCTime = ::clretw::dotnet_runtime_private::templates::PinPlugAtGCTime;  // PinPlugAtGCTime v0
+using CCWRefCountChange = ::clretw::dotnet_runtime_private::templates::CCWRefCountChange;  // CCWRefCountChange v0
+using MulticoreJit = ::clretw::dotnet_runtime_private::templates::MulticoreJitPrivate;  // MulticoreJit v0
+using MulticoreJitMethodCodeReturned = ::clretw::dotnet_runtime_private::templates::MulticoreJitMethodCodeReturnedPrivate;  // MulticoreJitMethodCodeReturned v0
+using AllocRequest = ::clretw::dotnet_runtime_private::templates::LoaderHeapPrivate;  // AllocRequest v0
+using IInspectableRuntimeClassName = ::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivate;  // IInspectableRuntimeClassName v0
+using WinRTUnbox = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate;  // WinRTUnbox v0
+using CreateRCW = ::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivate;  // CreateRCW v0
+using RCWVariance = ::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivateVariance;  // RCWVariance v0
+using RCWIEnumerableCasting = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate;  // RCWIEnumerableCasting v0
+using CreateCCW = ::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivate;  // CreateCCW v0
+using CCWVariance = ::clretw::dotnet_runtime_private::templates::DynamicTypeUsePrivateVariance;  // CCWVariance v0
+using ObjectVariantMarshallingToNative = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseStringAndIntPrivate;  // ObjectVariantMarshallingToNative v0
+using GetTypeFromGUID = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate;  // GetTypeFromGUID v0
+using GetTypeFromProgID = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate;  // GetTypeFromProgID v0
+using ConvertToCallbackEtw = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseTwoParametersPrivate;  // ConvertToCallbackEtw v0
+using BeginCreateManagedReference = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseNoParametersPrivate;  // BeginCreateManagedReference v0
+using EndCreateManagedReference = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseNoParametersPrivate;  // EndCreateManagedReference v0
+using ObjectVariantMarshallingToManaged = ::clretw::dotnet_runtime_private::templates::DynamicTypeUseStringAndIntPrivate;  // ObjectVariantMarshallingToManaged v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -2659,143 +2659,143 @@ using ObjectVariantMarshallingToManaged = templates::DynamicTypeUseStringAndIntP
 /// GCDecision: event 1 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Decision"), versions 0, 1.
 ///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2922)
 ///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2923)
-class GCDecisionView : public clretw::ViewBase<1> {
+class GCDecisionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCDecisionView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCDecisionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCDecisionView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCDecisionView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Boolean
   bool DoCompact() const noexcept { return get<bool>(k_DoCompact); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("DoCompact", DoCompact());
-    f("ClrInstanceID", ClrInstanceID());
+    f("DoCompact", this->DoCompact());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCDecisionView() = default;
-  static constexpr clretw::FieldLoc k_DoCompact = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_DoCompact = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 2, 2),  // v1
+      ::clretw::loc(1, 0, 4, 2, 2),  // v1
   };
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
 ///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2924)
 ///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2925)
-class GCSettingsView : public clretw::ViewBase<1> {
+class GCSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCSettingsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCSettingsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSettingsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t SegmentSize() const noexcept { return get<std::uint64_t>(k_SegmentSize); }
+  ::std::uint64_t SegmentSize() const noexcept { return get<::std::uint64_t>(k_SegmentSize); }
   // win:UInt64
-  std::uint64_t LargeObjectSegmentSize() const noexcept { return get<std::uint64_t>(k_LargeObjectSegmentSize); }
+  ::std::uint64_t LargeObjectSegmentSize() const noexcept { return get<::std::uint64_t>(k_LargeObjectSegmentSize); }
   // win:Boolean
   bool ServerGC() const noexcept { return get<bool>(k_ServerGC); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("SegmentSize", SegmentSize());
-    f("LargeObjectSegmentSize", LargeObjectSegmentSize());
-    f("ServerGC", ServerGC());
-    f("ClrInstanceID", ClrInstanceID());
+    f("SegmentSize", this->SegmentSize());
+    f("LargeObjectSegmentSize", this->LargeObjectSegmentSize());
+    f("ServerGC", this->ServerGC());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCSettingsView() = default;
-  static constexpr clretw::FieldLoc k_SegmentSize = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_LargeObjectSegmentSize = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ServerGC = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_SegmentSize = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_LargeObjectSegmentSize = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ServerGC = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(3, 0, 20, 2, 2),  // v1
+      ::clretw::loc(3, 0, 20, 2, 2),  // v1
   };
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
 ///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2926)
 ///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:2927)
-class GCOptimizedView : public clretw::ViewBase<1> {
+class GCOptimizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCOptimizedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCOptimizedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCOptimizedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCOptimizedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t DesiredAllocation() const noexcept { return get<std::uint64_t>(k_DesiredAllocation); }
+  ::std::uint64_t DesiredAllocation() const noexcept { return get<::std::uint64_t>(k_DesiredAllocation); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t NewAllocation() const noexcept { return get<std::uint64_t>(k_NewAllocation); }
+  ::std::uint64_t NewAllocation() const noexcept { return get<::std::uint64_t>(k_NewAllocation); }
   // win:UInt32
-  std::uint32_t GenerationNumber() const noexcept { return get<std::uint32_t>(k_GenerationNumber); }
+  ::std::uint32_t GenerationNumber() const noexcept { return get<::std::uint32_t>(k_GenerationNumber); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("DesiredAllocation", DesiredAllocation());
-    f("NewAllocation", NewAllocation());
-    f("GenerationNumber", GenerationNumber());
-    f("ClrInstanceID", ClrInstanceID());
+    f("DesiredAllocation", this->DesiredAllocation());
+    f("NewAllocation", this->NewAllocation());
+    f("GenerationNumber", this->GenerationNumber());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCOptimizedView() = default;
-  static constexpr clretw::FieldLoc k_DesiredAllocation = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NewAllocation = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_GenerationNumber = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_DesiredAllocation = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NewAllocation = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_GenerationNumber = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(3, 0, 20, 2, 2),  // v1
+      ::clretw::loc(3, 0, 20, 2, 2),  // v1
   };
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
 ///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2929)
 ///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:2928)
-class GCPerHeapHistoryView : public clretw::ViewBase<1> {
+class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCPerHeapHistoryView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCPerHeapHistoryView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (only in v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCPerHeapHistoryView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
       {},  // v2
   };
 };
@@ -2803,3025 +2803,3025 @@ class GCPerHeapHistoryView : public clretw::ViewBase<1> {
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
 ///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:2930)
 ///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2931)
-class GCGlobalHeapHistoryView : public clretw::ViewBase<1> {
+class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCGlobalHeapHistoryView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCGlobalHeapHistoryView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t FinalYoungestDesired() const noexcept { return get<std::uint64_t>(k_FinalYoungestDesired); }
+  ::std::uint64_t FinalYoungestDesired() const noexcept { return get<::std::uint64_t>(k_FinalYoungestDesired); }
   // win:Int32
-  std::int32_t NumHeaps() const noexcept { return get<std::int32_t>(k_NumHeaps); }
+  ::std::int32_t NumHeaps() const noexcept { return get<::std::int32_t>(k_NumHeaps); }
   // win:UInt32
-  std::uint32_t CondemnedGeneration() const noexcept { return get<std::uint32_t>(k_CondemnedGeneration); }
+  ::std::uint32_t CondemnedGeneration() const noexcept { return get<::std::uint32_t>(k_CondemnedGeneration); }
   // win:UInt32
-  std::uint32_t Gen0ReductionCount() const noexcept { return get<std::uint32_t>(k_Gen0ReductionCount); }
+  ::std::uint32_t Gen0ReductionCount() const noexcept { return get<::std::uint32_t>(k_Gen0ReductionCount); }
   // win:UInt32
-  std::uint32_t Reason() const noexcept { return get<std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
   // win:UInt32
-  std::uint32_t GlobalMechanisms() const noexcept { return get<std::uint32_t>(k_GlobalMechanisms); }
+  ::std::uint32_t GlobalMechanisms() const noexcept { return get<::std::uint32_t>(k_GlobalMechanisms); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("FinalYoungestDesired", FinalYoungestDesired());
-    f("NumHeaps", NumHeaps());
-    f("CondemnedGeneration", CondemnedGeneration());
-    f("Gen0ReductionCount", Gen0ReductionCount());
-    f("Reason", Reason());
-    f("GlobalMechanisms", GlobalMechanisms());
-    f("ClrInstanceID", ClrInstanceID());
+    f("FinalYoungestDesired", this->FinalYoungestDesired());
+    f("NumHeaps", this->NumHeaps());
+    f("CondemnedGeneration", this->CondemnedGeneration());
+    f("Gen0ReductionCount", this->Gen0ReductionCount());
+    f("Reason", this->Reason());
+    f("GlobalMechanisms", this->GlobalMechanisms());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCGlobalHeapHistoryView() = default;
-  static constexpr clretw::FieldLoc k_FinalYoungestDesired = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_NumHeaps = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_CondemnedGeneration = clretw::loc(2, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_Gen0ReductionCount = clretw::loc(3, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reason = clretw::loc(4, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_GlobalMechanisms = clretw::loc(5, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_FinalYoungestDesired = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_NumHeaps = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_CondemnedGeneration = ::clretw::loc(2, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Gen0ReductionCount = ::clretw::loc(3, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(4, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_GlobalMechanisms = ::clretw::loc(5, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(6, 0, 28, 2, 2),  // v1
+      ::clretw::loc(6, 0, 28, 2, 2),  // v1
   };
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
 ///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:2932)
 ///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:2933)
-class GCJoinView : public clretw::ViewBase<1> {
+class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCJoinView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCJoinView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCJoinView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCJoinView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Heap() const noexcept { return get<std::uint32_t>(k_Heap); }
+  ::std::uint32_t Heap() const noexcept { return get<::std::uint32_t>(k_Heap); }
   // win:UInt32
-  std::uint32_t JoinTime() const noexcept { return get<std::uint32_t>(k_JoinTime); }
+  ::std::uint32_t JoinTime() const noexcept { return get<::std::uint32_t>(k_JoinTime); }
   // win:UInt32
-  std::uint32_t JoinType() const noexcept { return get<std::uint32_t>(k_JoinType); }
+  ::std::uint32_t JoinType() const noexcept { return get<::std::uint32_t>(k_JoinType); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Heap", Heap());
-    f("JoinTime", JoinTime());
-    f("JoinType", JoinType());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Heap", this->Heap());
+    f("JoinTime", this->JoinTime());
+    f("JoinType", this->JoinType());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCJoinView() = default;
-  static constexpr clretw::FieldLoc k_Heap = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_JoinTime = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_JoinType = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_Heap = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_JoinTime = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_JoinType = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(3, 0, 12, 2, 2),  // v1
+      ::clretw::loc(3, 0, 12, 2, 2),  // v1
   };
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
 ///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:2934)
 ///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2935)
-class PrvGCMarkStackRootsView : public clretw::ViewBase<1> {
+class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvGCMarkStackRootsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkStackRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvGCMarkStackRootsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkStackRootsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t HeapNum() const noexcept { return get<std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HeapNum", HeapNum());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HeapNum", this->HeapNum());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrvGCMarkStackRootsView() = default;
-  static constexpr clretw::FieldLoc k_HeapNum = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 2, 2),  // v1
+      ::clretw::loc(1, 0, 4, 2, 2),  // v1
   };
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
 ///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:2936)
 ///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2937)
-class PrvGCMarkFinalizeQueueRootsView : public clretw::ViewBase<1> {
+class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvGCMarkFinalizeQueueRootsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvGCMarkFinalizeQueueRootsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t HeapNum() const noexcept { return get<std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HeapNum", HeapNum());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HeapNum", this->HeapNum());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrvGCMarkFinalizeQueueRootsView() = default;
-  static constexpr clretw::FieldLoc k_HeapNum = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 2, 2),  // v1
+      ::clretw::loc(1, 0, 4, 2, 2),  // v1
   };
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
 ///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:2938)
 ///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2939)
-class PrvGCMarkHandlesView : public clretw::ViewBase<1> {
+class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvGCMarkHandlesView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkHandlesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvGCMarkHandlesView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkHandlesView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t HeapNum() const noexcept { return get<std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HeapNum", HeapNum());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HeapNum", this->HeapNum());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrvGCMarkHandlesView() = default;
-  static constexpr clretw::FieldLoc k_HeapNum = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 2, 2),  // v1
+      ::clretw::loc(1, 0, 4, 2, 2),  // v1
   };
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
 ///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:2940)
 ///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2941)
-class PrvGCMarkCardsView : public clretw::ViewBase<1> {
+class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvGCMarkCardsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkCardsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvGCMarkCardsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkCardsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t HeapNum() const noexcept { return get<std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HeapNum", HeapNum());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HeapNum", this->HeapNum());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrvGCMarkCardsView() = default;
-  static constexpr clretw::FieldLoc k_HeapNum = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 2, 2),  // v1
+      ::clretw::loc(1, 0, 4, 2, 2),  // v1
   };
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
 ///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:2942)
-class BGCBeginView : public clretw::ViewBase<1> {
+class BGCBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCBeginView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGC1stNonConEnd: event 12 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stNonCondStop"), version 0.
 ///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2943)
-class BGC1stNonConEndView : public clretw::ViewBase<1> {
+class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC1stNonConEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stNonConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC1stNonConEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC1stNonConEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC1stNonConEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGC1stConEnd: event 13 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stConStop"), version 0.
 ///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:2944)
-class BGC1stConEndView : public clretw::ViewBase<1> {
+class BGC1stConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC1stConEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC1stConEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC1stConEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC1stConEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGC2ndNonConBegin: event 14 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStart"), version 0.
 ///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:2945)
-class BGC2ndNonConBeginView : public clretw::ViewBase<1> {
+class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC2ndNonConBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndNonConBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC2ndNonConBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndNonConBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC2ndNonConBeginView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGC2ndNonConEnd: event 15 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStop"), version 0.
 ///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2946)
-class BGC2ndNonConEndView : public clretw::ViewBase<1> {
+class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC2ndNonConEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndNonConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC2ndNonConEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndNonConEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC2ndNonConEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGC2ndConBegin: event 16 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStart"), version 0.
 ///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:2947)
-class BGC2ndConBeginView : public clretw::ViewBase<1> {
+class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC2ndConBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndConBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC2ndConBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndConBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC2ndConBeginView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGC2ndConEnd: event 17 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStop"), version 0.
 ///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:2948)
-class BGC2ndConEndView : public clretw::ViewBase<1> {
+class BGC2ndConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC2ndConEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC2ndConEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndConEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC2ndConEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGCPlanEnd: event 18 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCPlanStop"), version 0.
 ///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:2949)
-class BGCPlanEndView : public clretw::ViewBase<1> {
+class BGCPlanEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCPlanEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCPlanEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCPlanEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCPlanEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCPlanEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGCSweepEnd: event 19 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCSweepStop"), version 0.
 ///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:2950)
-class BGCSweepEndView : public clretw::ViewBase<1> {
+class BGCSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCSweepEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCSweepEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCSweepEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCSweepEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCSweepEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// BGCDrainMark: event 20 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCDrainMark"), version 0.
 ///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:2951)
-class BGCDrainMarkView : public clretw::ViewBase<1> {
+class BGCDrainMarkView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCDrainMarkView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCDrainMarkView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCDrainMarkView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCDrainMarkView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Objects() const noexcept { return get<std::uint64_t>(k_Objects); }
+  ::std::uint64_t Objects() const noexcept { return get<::std::uint64_t>(k_Objects); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Objects", Objects());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Objects", this->Objects());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCDrainMarkView() = default;
-  static constexpr clretw::FieldLoc k_Objects = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 0, 8, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
 
 /// BGCRevisit: event 21 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCRevisit"), version 0.
 ///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:2952)
-class BGCRevisitView : public clretw::ViewBase<1> {
+class BGCRevisitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCRevisitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCRevisitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCRevisitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCRevisitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Pages() const noexcept { return get<std::uint64_t>(k_Pages); }
+  ::std::uint64_t Pages() const noexcept { return get<::std::uint64_t>(k_Pages); }
   // win:UInt64
-  std::uint64_t Objects() const noexcept { return get<std::uint64_t>(k_Objects); }
+  ::std::uint64_t Objects() const noexcept { return get<::std::uint64_t>(k_Objects); }
   // win:UInt32
-  std::uint32_t IsLarge() const noexcept { return get<std::uint32_t>(k_IsLarge); }
+  ::std::uint32_t IsLarge() const noexcept { return get<::std::uint32_t>(k_IsLarge); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Pages", Pages());
-    f("Objects", Objects());
-    f("IsLarge", IsLarge());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Pages", this->Pages());
+    f("Objects", this->Objects());
+    f("IsLarge", this->IsLarge());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCRevisitView() = default;
-  static constexpr clretw::FieldLoc k_Pages = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_Objects = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_IsLarge = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 0, 20, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Pages = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_IsLarge = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 0, 20, 2, 2);
 };
 
 /// BGCOverflow: event 22 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCOverflow"), versions 0, 1.
 ///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:2953)
 ///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:2954)
-class BGCOverflowView : public clretw::ViewBase<1> {
+class BGCOverflowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCOverflowView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCOverflowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCOverflowView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCOverflowView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t Min() const noexcept { return get<std::uint64_t>(k_Min); }
+  ::std::uint64_t Min() const noexcept { return get<::std::uint64_t>(k_Min); }
   // win:UInt64
-  std::uint64_t Max() const noexcept { return get<std::uint64_t>(k_Max); }
+  ::std::uint64_t Max() const noexcept { return get<::std::uint64_t>(k_Max); }
   // win:UInt64
-  std::uint64_t Objects() const noexcept { return get<std::uint64_t>(k_Objects); }
+  ::std::uint64_t Objects() const noexcept { return get<::std::uint64_t>(k_Objects); }
   // win:UInt32
-  std::uint32_t IsLarge() const noexcept { return get<std::uint32_t>(k_IsLarge); }
+  ::std::uint32_t IsLarge() const noexcept { return get<::std::uint32_t>(k_IsLarge); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> GenNumber() const noexcept { return get_opt<std::uint32_t>(k_GenNumber[vi_]); }
+  ::std::optional<::std::uint32_t> GenNumber() const noexcept { return get_opt<::std::uint32_t>(k_GenNumber[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Min", Min());
-    f("Max", Max());
-    f("Objects", Objects());
-    f("IsLarge", IsLarge());
-    f("ClrInstanceID", ClrInstanceID());
-    f("GenNumber", GenNumber());
+    f("Min", this->Min());
+    f("Max", this->Max());
+    f("Objects", this->Objects());
+    f("IsLarge", this->IsLarge());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("GenNumber", this->GenNumber());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCOverflowView() = default;
-  static constexpr clretw::FieldLoc k_Min = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_Max = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_Objects = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_IsLarge = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(4, 0, 28, 2, 2);
-  static constexpr clretw::FieldLoc k_GenNumber[2] = {
+  static constexpr ::clretw::FieldLoc k_Min = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Max = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_IsLarge = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(4, 0, 28, 2, 2);
+  static constexpr ::clretw::FieldLoc k_GenNumber[2] = {
       {},  // v0
-      clretw::loc(5, 0, 30, 4, 4),  // v1
+      ::clretw::loc(5, 0, 30, 4, 4),  // v1
   };
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
 ///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:2955)
-class BGCAllocWaitBeginView : public clretw::ViewBase<1> {
+class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCAllocWaitBeginView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCAllocWaitBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCAllocWaitBeginView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCAllocWaitBeginView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Reason() const noexcept { return get<std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Reason", Reason());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Reason", this->Reason());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCAllocWaitBeginView() = default;
-  static constexpr clretw::FieldLoc k_Reason = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// BGCAllocWaitEnd: event 24 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStop"), version 0.
 ///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:2956)
-class BGCAllocWaitEndView : public clretw::ViewBase<1> {
+class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGCAllocWaitEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCAllocWaitEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGCAllocWaitEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCAllocWaitEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Reason() const noexcept { return get<std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Reason", Reason());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Reason", this->Reason());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGCAllocWaitEndView() = default;
-  static constexpr clretw::FieldLoc k_Reason = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// GCFullNotify: event 25 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FullNotify"), versions 0, 1.
 ///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:2957)
 ///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:2958)
-class GCFullNotifyView : public clretw::ViewBase<1> {
+class GCFullNotifyView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCFullNotifyView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFullNotifyView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCFullNotifyView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFullNotifyView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t GenNumber() const noexcept { return get<std::uint32_t>(k_GenNumber); }
+  ::std::uint32_t GenNumber() const noexcept { return get<::std::uint32_t>(k_GenNumber); }
   // win:UInt32
-  std::uint32_t IsAlloc() const noexcept { return get<std::uint32_t>(k_IsAlloc); }
+  ::std::uint32_t IsAlloc() const noexcept { return get<::std::uint32_t>(k_IsAlloc); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("GenNumber", GenNumber());
-    f("IsAlloc", IsAlloc());
-    f("ClrInstanceID", ClrInstanceID());
+    f("GenNumber", this->GenNumber());
+    f("IsAlloc", this->IsAlloc());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCFullNotifyView() = default;
-  static constexpr clretw::FieldLoc k_GenNumber = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_IsAlloc = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_GenNumber = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsAlloc = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 8, 2, 2),  // v1
+      ::clretw::loc(2, 0, 8, 2, 2),  // v1
   };
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
 ///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:2959)
-class BGC1stSweepEndView : public clretw::ViewBase<1> {
+class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BGC1stSweepEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stSweepEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BGC1stSweepEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC1stSweepEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t GenNumber() const noexcept { return get<std::uint32_t>(k_GenNumber); }
+  ::std::uint32_t GenNumber() const noexcept { return get<::std::uint32_t>(k_GenNumber); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("GenNumber", GenNumber());
-    f("ClrInstanceID", ClrInstanceID());
+    f("GenNumber", this->GenNumber());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BGC1stSweepEndView() = default;
-  static constexpr clretw::FieldLoc k_GenNumber = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_GenNumber = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
 
 /// EEStartupStart: event 80 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStart"), versions 0, 1.
 ///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:2960)
 ///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:2961)
-class EEStartupStartView : public clretw::ViewBase<1> {
+class EEStartupStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EEStartupStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEStartupStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EEStartupStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEStartupStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EEStartupStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
 ///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:2962)
 ///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2963)
-class EEStartupEndView : public clretw::ViewBase<1> {
+class EEStartupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EEStartupEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEStartupEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EEStartupEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEStartupEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EEStartupEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
 ///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:2964)
 ///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:2965)
-class EEConfigSetupView : public clretw::ViewBase<1> {
+class EEConfigSetupView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EEConfigSetupView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSetupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EEConfigSetupView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSetupView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EEConfigSetupView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
 ///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:2966)
 ///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2967)
-class EEConfigSetupEndView : public clretw::ViewBase<1> {
+class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EEConfigSetupEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSetupEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EEConfigSetupEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSetupEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EEConfigSetupEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
 ///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:2968)
 ///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:2969)
-class LdSysBasesView : public clretw::ViewBase<1> {
+class LdSysBasesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LdSysBasesView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdSysBasesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LdSysBasesView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdSysBasesView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   LdSysBasesView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
 ///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:2970)
 ///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2971)
-class LdSysBasesEndView : public clretw::ViewBase<1> {
+class LdSysBasesEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LdSysBasesEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdSysBasesEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LdSysBasesEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdSysBasesEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   LdSysBasesEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
 ///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:2972)
 ///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:2973)
-class ExecExeView : public clretw::ViewBase<1> {
+class ExecExeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ExecExeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecExeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ExecExeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecExeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ExecExeView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
 ///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:2974)
 ///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2975)
-class ExecExeEndView : public clretw::ViewBase<1> {
+class ExecExeEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ExecExeEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecExeEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ExecExeEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecExeEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ExecExeEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
 ///   v0 Main: template Startup (ClrEtwBuiltin.man:2976)
 ///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:2977)
-class MainView : public clretw::ViewBase<1> {
+class MainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MainView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MainView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MainView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MainView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MainView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
 ///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:2978)
 ///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2979)
-class MainEndView : public clretw::ViewBase<1> {
+class MainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MainEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MainEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MainEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MainEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MainEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
 ///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:2980)
 ///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:2981)
-class ApplyPolicyStartView : public clretw::ViewBase<1> {
+class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ApplyPolicyStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ApplyPolicyStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ApplyPolicyStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ApplyPolicyStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ApplyPolicyStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
 ///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:2982)
 ///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2983)
-class ApplyPolicyEndView : public clretw::ViewBase<1> {
+class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ApplyPolicyEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ApplyPolicyEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ApplyPolicyEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ApplyPolicyEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ApplyPolicyEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
 ///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:2984)
 ///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:2985)
-class LdLibShFolderView : public clretw::ViewBase<1> {
+class LdLibShFolderView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LdLibShFolderView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdLibShFolderView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LdLibShFolderView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdLibShFolderView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   LdLibShFolderView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
 ///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:2986)
 ///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2987)
-class LdLibShFolderEndView : public clretw::ViewBase<1> {
+class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LdLibShFolderEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdLibShFolderEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LdLibShFolderEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdLibShFolderEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   LdLibShFolderEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
 ///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:2988)
 ///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:2989)
-class PrestubWorkerView : public clretw::ViewBase<1> {
+class PrestubWorkerView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrestubWorkerView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrestubWorkerView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrestubWorkerView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrestubWorkerView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrestubWorkerView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
 ///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:2990)
 ///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2991)
-class PrestubWorkerEndView : public clretw::ViewBase<1> {
+class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrestubWorkerEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrestubWorkerEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrestubWorkerEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrestubWorkerEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrestubWorkerEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
 ///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:2992)
 ///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:2993)
-class GetInstallationStartView : public clretw::ViewBase<1> {
+class GetInstallationStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GetInstallationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetInstallationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GetInstallationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetInstallationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GetInstallationStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
 ///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:2994)
 ///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2995)
-class GetInstallationEndView : public clretw::ViewBase<1> {
+class GetInstallationEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GetInstallationEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetInstallationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GetInstallationEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetInstallationEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GetInstallationEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
 ///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:2996)
 ///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:2997)
-class OpenHModuleView : public clretw::ViewBase<1> {
+class OpenHModuleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<OpenHModuleView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<OpenHModuleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<OpenHModuleView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<OpenHModuleView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   OpenHModuleView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
 ///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:2998)
 ///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2999)
-class OpenHModuleEndView : public clretw::ViewBase<1> {
+class OpenHModuleEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<OpenHModuleEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<OpenHModuleEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<OpenHModuleEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<OpenHModuleEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   OpenHModuleEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
 ///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3000)
 ///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3001)
-class ExplicitBindStartView : public clretw::ViewBase<1> {
+class ExplicitBindStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ExplicitBindStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExplicitBindStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ExplicitBindStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExplicitBindStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ExplicitBindStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
 ///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3002)
 ///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3003)
-class ExplicitBindEndView : public clretw::ViewBase<1> {
+class ExplicitBindEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ExplicitBindEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExplicitBindEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ExplicitBindEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExplicitBindEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ExplicitBindEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
 ///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3004)
 ///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3005)
-class ParseXmlView : public clretw::ViewBase<1> {
+class ParseXmlView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ParseXmlView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ParseXmlView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ParseXmlView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ParseXmlView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ParseXmlView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
 ///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3006)
 ///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3007)
-class ParseXmlEndView : public clretw::ViewBase<1> {
+class ParseXmlEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ParseXmlEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ParseXmlEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ParseXmlEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ParseXmlEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ParseXmlEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
 ///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3008)
 ///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3009)
-class InitDefaultDomainView : public clretw::ViewBase<1> {
+class InitDefaultDomainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<InitDefaultDomainView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitDefaultDomainView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<InitDefaultDomainView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitDefaultDomainView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   InitDefaultDomainView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
 ///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3010)
 ///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3011)
-class InitDefaultDomainEndView : public clretw::ViewBase<1> {
+class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<InitDefaultDomainEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitDefaultDomainEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<InitDefaultDomainEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitDefaultDomainEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   InitDefaultDomainEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
 ///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3012)
 ///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3013)
-class InitSecurityView : public clretw::ViewBase<1> {
+class InitSecurityView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<InitSecurityView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitSecurityView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<InitSecurityView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitSecurityView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   InitSecurityView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
 ///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3014)
 ///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3015)
-class InitSecurityEndView : public clretw::ViewBase<1> {
+class InitSecurityEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<InitSecurityEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitSecurityEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<InitSecurityEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitSecurityEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   InitSecurityEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
 ///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3016)
 ///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3017)
-class AllowBindingRedirsView : public clretw::ViewBase<1> {
+class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AllowBindingRedirsView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllowBindingRedirsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AllowBindingRedirsView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllowBindingRedirsView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   AllowBindingRedirsView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
 ///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3018)
 ///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3019)
-class AllowBindingRedirsEndView : public clretw::ViewBase<1> {
+class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AllowBindingRedirsEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllowBindingRedirsEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AllowBindingRedirsEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllowBindingRedirsEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   AllowBindingRedirsEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
 ///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3020)
 ///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3021)
-class EEConfigSyncView : public clretw::ViewBase<1> {
+class EEConfigSyncView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EEConfigSyncView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSyncView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EEConfigSyncView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSyncView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EEConfigSyncView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
 ///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3022)
 ///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3023)
-class EEConfigSyncEndView : public clretw::ViewBase<1> {
+class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EEConfigSyncEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSyncEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EEConfigSyncEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSyncEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EEConfigSyncEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
 ///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3024)
 ///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3025)
-class FusionBindingView : public clretw::ViewBase<1> {
+class FusionBindingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionBindingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionBindingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionBindingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionBindingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionBindingView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
 ///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3026)
 ///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3027)
-class FusionBindingEndView : public clretw::ViewBase<1> {
+class FusionBindingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionBindingEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionBindingEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionBindingEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionBindingEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionBindingEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
 ///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3028)
 ///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3029)
-class LoaderCatchCallView : public clretw::ViewBase<1> {
+class LoaderCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderCatchCallView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderCatchCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderCatchCallView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderCatchCallView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   LoaderCatchCallView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
 ///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3030)
 ///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3031)
-class LoaderCatchCallEndView : public clretw::ViewBase<1> {
+class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderCatchCallEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderCatchCallEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderCatchCallEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderCatchCallEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   LoaderCatchCallEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
 ///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3032)
 ///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3033)
-class FusionInitView : public clretw::ViewBase<1> {
+class FusionInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionInitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionInitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionInitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionInitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
 ///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3034)
 ///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3035)
-class FusionInitEndView : public clretw::ViewBase<1> {
+class FusionInitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionInitEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionInitEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionInitEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionInitEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionInitEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
 ///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3036)
 ///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3037)
-class FusionAppCtxView : public clretw::ViewBase<1> {
+class FusionAppCtxView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionAppCtxView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionAppCtxView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionAppCtxView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionAppCtxView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionAppCtxView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
 ///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3038)
 ///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3039)
-class FusionAppCtxEndView : public clretw::ViewBase<1> {
+class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionAppCtxEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionAppCtxEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionAppCtxEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionAppCtxEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionAppCtxEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
 ///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3040)
 ///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3041)
-class Fusion2EEView : public clretw::ViewBase<1> {
+class Fusion2EEView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<Fusion2EEView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<Fusion2EEView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<Fusion2EEView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<Fusion2EEView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   Fusion2EEView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
 ///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3042)
 ///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3043)
-class Fusion2EEEndView : public clretw::ViewBase<1> {
+class Fusion2EEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<Fusion2EEEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<Fusion2EEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<Fusion2EEEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<Fusion2EEEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   Fusion2EEEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
 ///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3044)
 ///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3045)
-class SecurityCatchCallView : public clretw::ViewBase<1> {
+class SecurityCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<SecurityCatchCallView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SecurityCatchCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<SecurityCatchCallView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<SecurityCatchCallView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   SecurityCatchCallView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
 ///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3046)
 ///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3047)
-class SecurityCatchCallEndView : public clretw::ViewBase<1> {
+class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<SecurityCatchCallEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SecurityCatchCallEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<SecurityCatchCallEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<SecurityCatchCallEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   SecurityCatchCallEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
 ///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3048)
-class CLRStackWalkPrivateView : public clretw::ViewBase<2> {
+class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CLRStackWalkPrivateView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkPrivateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CLRStackWalkPrivateView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkPrivateView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt8
-  std::uint8_t Reserved1() const noexcept { return get<std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
   // win:UInt8
-  std::uint8_t Reserved2() const noexcept { return get<std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
   // win:UInt32
-  std::uint32_t FrameCount() const noexcept { return get<std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
   // win:Pointer
-  clretw::ArrayView<std::uint64_t> Stack() const noexcept { return array<std::uint64_t>(k_Stack[ps8_]); }
+  ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Reserved1", Reserved1());
-    f("Reserved2", Reserved2());
-    f("FrameCount", FrameCount());
-    f("Stack", Stack());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Reserved1", this->Reserved1());
+    f("Reserved2", this->Reserved2());
+    f("FrameCount", this->FrameCount());
+    f("Stack", this->Stack());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   CLRStackWalkPrivateView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(1, 0, 2, 1, 1);
-  static constexpr clretw::FieldLoc k_Reserved2 = clretw::loc(2, 0, 3, 1, 1);
-  static constexpr clretw::FieldLoc k_FrameCount = clretw::loc(3, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Stack[2] = {clretw::loc(4, 0, 8, clretw::kVariable, 4), clretw::loc(4, 0, 8, clretw::kVariable, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
+  static constexpr ::clretw::FieldLoc k_FrameCount = ::clretw::loc(3, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Stack[2] = {::clretw::loc(4, 0, 8, ::clretw::kVariable, 4), ::clretw::loc(4, 0, 8, ::clretw::kVariable, 8)};
 };
 
 /// ModuleRangeLoadPrivate: event 158 of Microsoft-Windows-DotNETRuntimePrivate ("ClrPerfTrack/ModuleRangeLoad"), version 0.
 ///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3049)
-class ModuleRangeLoadPrivateView : public clretw::ViewBase<1> {
+class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleRangeLoadPrivateView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeLoadPrivateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleRangeLoadPrivateView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeLoadPrivateView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeBegin() const noexcept { return get<std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize() const noexcept { return get<std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ModuleRangeTypeMap RangeType() const noexcept { return get<ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_private::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_private::ModuleRangeTypeMap>(k_RangeType); }
   // win:UInt8, map ModuleRangeIBCTypeMap
-  ModuleRangeIBCTypeMap IBCType() const noexcept { return get<ModuleRangeIBCTypeMap>(k_IBCType); }
+  ::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap IBCType() const noexcept { return get<::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap>(k_IBCType); }
   // win:UInt16, map ModuleRangeSectionTypeMap
-  ModuleRangeSectionTypeMap SectionType() const noexcept { return get<ModuleRangeSectionTypeMap>(k_SectionType); }
+  ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType() const noexcept { return get<::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap>(k_SectionType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("RangeBegin", RangeBegin());
-    f("RangeSize", RangeSize());
-    f("RangeType", RangeType());
-    f("IBCType", IBCType());
-    f("SectionType", SectionType());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("RangeBegin", this->RangeBegin());
+    f("RangeSize", this->RangeSize());
+    f("RangeType", this->RangeType());
+    f("IBCType", this->IBCType());
+    f("SectionType", this->SectionType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ModuleRangeLoadPrivateView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_RangeBegin = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeSize = clretw::loc(3, 0, 14, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeType = clretw::loc(4, 0, 18, 1, 1);
-  static constexpr clretw::FieldLoc k_IBCType = clretw::loc(5, 0, 19, 1, 1);
-  static constexpr clretw::FieldLoc k_SectionType = clretw::loc(6, 0, 20, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeSize = ::clretw::loc(3, 0, 14, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 1, 1);
+  static constexpr ::clretw::FieldLoc k_IBCType = ::clretw::loc(5, 0, 19, 1, 1);
+  static constexpr ::clretw::FieldLoc k_SectionType = ::clretw::loc(6, 0, 20, 2, 2);
 };
 
 /// BindingPolicyPhaseStart: event 159 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStart"), version 0.
 ///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3050)
-class BindingPolicyPhaseStartView : public clretw::ViewBase<3> {
+class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingPolicyPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingPolicyPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingPolicyPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingPolicyPhaseEnd: event 160 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStop"), version 0.
 ///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3051)
-class BindingPolicyPhaseEndView : public clretw::ViewBase<3> {
+class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingPolicyPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingPolicyPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingPolicyPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingNgenPhaseStart: event 161 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStart"), version 0.
 ///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3052)
-class BindingNgenPhaseStartView : public clretw::ViewBase<3> {
+class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingNgenPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingNgenPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingNgenPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingNgenPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingNgenPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingNgenPhaseEnd: event 162 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStop"), version 0.
 ///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3053)
-class BindingNgenPhaseEndView : public clretw::ViewBase<3> {
+class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingNgenPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingNgenPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingNgenPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingNgenPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingNgenPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingLookupAndProbingPhaseStart: event 163 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoopupAndProbingPhaseStart"), version 0.
 ///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3054)
-class BindingLookupAndProbingPhaseStartView : public clretw::ViewBase<3> {
+class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingLookupAndProbingPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingLookupAndProbingPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingLookupAndProbingPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingLookupAndProbingPhaseEnd: event 164 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LookupAndProbingPhaseStop"), version 0.
 ///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3055)
-class BindingLookupAndProbingPhaseEndView : public clretw::ViewBase<3> {
+class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingLookupAndProbingPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingLookupAndProbingPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingLookupAndProbingPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderPhaseStart: event 165 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStart"), version 0.
 ///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3056)
-class LoaderPhaseStartView : public clretw::ViewBase<3> {
+class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderPhaseEnd: event 166 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStop"), version 0.
 ///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3057)
-class LoaderPhaseEndView : public clretw::ViewBase<3> {
+class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingPhaseStart: event 167 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStart"), version 0.
 ///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3058)
-class BindingPhaseStartView : public clretw::ViewBase<3> {
+class BindingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingPhaseEnd: event 168 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStop"), version 0.
 ///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3059)
-class BindingPhaseEndView : public clretw::ViewBase<3> {
+class BindingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingDownloadPhaseStart: event 169 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStart"), version 0.
 ///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3060)
-class BindingDownloadPhaseStartView : public clretw::ViewBase<3> {
+class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingDownloadPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingDownloadPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingDownloadPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// BindingDownloadPhaseEnd: event 170 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStop"), version 0.
 ///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3061)
-class BindingDownloadPhaseEndView : public clretw::ViewBase<3> {
+class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BindingDownloadPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BindingDownloadPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   BindingDownloadPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderAssemblyInitPhaseStart: event 171 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStart"), version 0.
 ///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3062)
-class LoaderAssemblyInitPhaseStartView : public clretw::ViewBase<3> {
+class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderAssemblyInitPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderAssemblyInitPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderAssemblyInitPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderAssemblyInitPhaseEnd: event 172 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStop"), version 0.
 ///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3063)
-class LoaderAssemblyInitPhaseEndView : public clretw::ViewBase<3> {
+class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderAssemblyInitPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderAssemblyInitPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderAssemblyInitPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderMappingPhaseStart: event 173 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStart"), version 0.
 ///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3064)
-class LoaderMappingPhaseStartView : public clretw::ViewBase<3> {
+class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderMappingPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderMappingPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderMappingPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderMappingPhaseEnd: event 174 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStop"), version 0.
 ///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3065)
-class LoaderMappingPhaseEndView : public clretw::ViewBase<3> {
+class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderMappingPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderMappingPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderMappingPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderDeliverEventsPhaseStart: event 175 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventPhaseStart"), version 0.
 ///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3066)
-class LoaderDeliverEventsPhaseStartView : public clretw::ViewBase<3> {
+class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderDeliverEventsPhaseStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderDeliverEventsPhaseStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderDeliverEventsPhaseStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// LoaderDeliverEventsPhaseEnd: event 176 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventsPhaseStop"), version 0.
 ///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3067)
-class LoaderDeliverEventsPhaseEndView : public clretw::ViewBase<3> {
+class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<LoaderDeliverEventsPhaseEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<LoaderDeliverEventsPhaseEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt32
-  std::uint32_t LoadContextID() const noexcept { return get<std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
   // win:UInt32
-  std::uint32_t FromLoaderCache() const noexcept { return get<std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
   // win:UInt32
-  std::uint32_t DynamicLoad() const noexcept { return get<std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
+  ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("LoadContextID", LoadContextID());
-    f("FromLoaderCache", FromLoaderCache());
-    f("DynamicLoad", DynamicLoad());
-    f("AssemblyCodebase", AssemblyCodebase());
-    f("AssemblyName", AssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("LoadContextID", this->LoadContextID());
+    f("FromLoaderCache", this->FromLoaderCache());
+    f("DynamicLoad", this->DynamicLoad());
+    f("AssemblyCodebase", this->AssemblyCodebase());
+    f("AssemblyName", this->AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   LoaderDeliverEventsPhaseEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LoadContextID = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_FromLoaderCache = clretw::loc(2, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_DynamicLoad = clretw::loc(3, 0, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyCodebase = clretw::loc(4, 0, 16, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DynamicLoad = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyCodebase = ::clretw::loc(4, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
 };
 
 /// EvidenceGenerated: event 177 of Microsoft-Windows-DotNETRuntimePrivate ("EvidenceGeneration/EvidenceGenerated"), version 0.
 ///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3068)
-class EvidenceGeneratedView : public clretw::ViewBase<2> {
+class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EvidenceGeneratedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EvidenceGeneratedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EvidenceGeneratedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EvidenceGeneratedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> xs:unsignedInt
-  std::uint32_t Type() const noexcept { return get<std::uint32_t>(k_Type); }
+  ::std::uint32_t Type() const noexcept { return get<::std::uint32_t>(k_Type); }
   // win:UInt32 -> xs:unsignedInt
-  std::uint32_t AppDomain() const noexcept { return get<std::uint32_t>(k_AppDomain); }
+  ::std::uint32_t AppDomain() const noexcept { return get<::std::uint32_t>(k_AppDomain); }
   // win:UnicodeString
-  clretw::Utf16View ILImage() const noexcept { return utf16(k_ILImage); }
+  ::clretw::Utf16View ILImage() const noexcept { return utf16(k_ILImage); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Type", Type());
-    f("AppDomain", AppDomain());
-    f("ILImage", ILImage());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Type", this->Type());
+    f("AppDomain", this->AppDomain());
+    f("ILImage", this->ILImage());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   EvidenceGeneratedView() = default;
-  static constexpr clretw::FieldLoc k_Type = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomain = clretw::loc(1, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_ILImage = clretw::loc(2, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 1, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomain = ::clretw::loc(1, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ILImage = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 0, 2, 2);
 };
 
 /// ModuleTransparencyComputationStart: event 178 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStart"), version 0.
 ///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3069)
-class ModuleTransparencyComputationStartView : public clretw::ViewBase<2> {
+class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleTransparencyComputationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleTransparencyComputationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   ModuleTransparencyComputationStartView() = default;
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 1, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 1, 4, 2, 2);
 };
 
 /// ModuleTransparencyComputationEnd: event 179 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStop"), version 0.
 ///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3070)
-class ModuleTransparencyComputationEndView : public clretw::ViewBase<2> {
+class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleTransparencyComputationEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleTransparencyComputationEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:Boolean
   bool IsAllCritical() const noexcept { return get<bool>(k_IsAllCritical); }
   // win:Boolean
@@ -5831,89 +5831,89 @@ class ModuleTransparencyComputationEndView : public clretw::ViewBase<2> {
   // win:Boolean
   bool IsOpportunisticallyCritical() const noexcept { return get<bool>(k_IsOpportunisticallyCritical); }
   // win:UInt32
-  std::uint32_t SecurityRuleSet() const noexcept { return get<std::uint32_t>(k_SecurityRuleSet); }
+  ::std::uint32_t SecurityRuleSet() const noexcept { return get<::std::uint32_t>(k_SecurityRuleSet); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("IsAllCritical", IsAllCritical());
-    f("IsAllTransparent", IsAllTransparent());
-    f("IsTreatAsSafe", IsTreatAsSafe());
-    f("IsOpportunisticallyCritical", IsOpportunisticallyCritical());
-    f("SecurityRuleSet", SecurityRuleSet());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("IsAllCritical", this->IsAllCritical());
+    f("IsAllTransparent", this->IsAllTransparent());
+    f("IsTreatAsSafe", this->IsTreatAsSafe());
+    f("IsOpportunisticallyCritical", this->IsOpportunisticallyCritical());
+    f("SecurityRuleSet", this->SecurityRuleSet());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   ModuleTransparencyComputationEndView() = default;
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_IsAllCritical = clretw::loc(2, 1, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_IsAllTransparent = clretw::loc(3, 1, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_IsTreatAsSafe = clretw::loc(4, 1, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_IsOpportunisticallyCritical = clretw::loc(5, 1, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_SecurityRuleSet = clretw::loc(6, 1, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(7, 1, 24, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsAllCritical = ::clretw::loc(2, 1, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsAllTransparent = ::clretw::loc(3, 1, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsTreatAsSafe = ::clretw::loc(4, 1, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsOpportunisticallyCritical = ::clretw::loc(5, 1, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_SecurityRuleSet = ::clretw::loc(6, 1, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 1, 24, 2, 2);
 };
 
 /// TypeTransparencyComputationStart: event 180 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStart"), version 0.
 ///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3071)
-class TypeTransparencyComputationStartView : public clretw::ViewBase<3> {
+class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TypeTransparencyComputationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TypeTransparencyComputationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Type() const noexcept { return utf16(k_Type); }
+  ::clretw::Utf16View Type() const noexcept { return utf16(k_Type); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Type", Type());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Type", this->Type());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   TypeTransparencyComputationStartView() = default;
-  static constexpr clretw::FieldLoc k_Type = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 2, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 2, 4, 2, 2);
 };
 
 /// TypeTransparencyComputationEnd: event 181 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStop"), version 0.
 ///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3072)
-class TypeTransparencyComputationEndView : public clretw::ViewBase<3> {
+class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TypeTransparencyComputationEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TypeTransparencyComputationEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Type() const noexcept { return utf16(k_Type); }
+  ::clretw::Utf16View Type() const noexcept { return utf16(k_Type); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:Boolean
   bool IsAllCritical() const noexcept { return get<bool>(k_IsAllCritical); }
   // win:Boolean
@@ -5923,1298 +5923,1298 @@ class TypeTransparencyComputationEndView : public clretw::ViewBase<3> {
   // win:Boolean
   bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Type", Type());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("IsAllCritical", IsAllCritical());
-    f("IsAllTransparent", IsAllTransparent());
-    f("IsCritical", IsCritical());
-    f("IsTreatAsSafe", IsTreatAsSafe());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Type", this->Type());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("IsAllCritical", this->IsAllCritical());
+    f("IsAllTransparent", this->IsAllTransparent());
+    f("IsCritical", this->IsCritical());
+    f("IsTreatAsSafe", this->IsTreatAsSafe());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   TypeTransparencyComputationEndView() = default;
-  static constexpr clretw::FieldLoc k_Type = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_IsAllCritical = clretw::loc(3, 2, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_IsAllTransparent = clretw::loc(4, 2, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_IsCritical = clretw::loc(5, 2, 12, 4, 4);
-  static constexpr clretw::FieldLoc k_IsTreatAsSafe = clretw::loc(6, 2, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(7, 2, 20, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsAllCritical = ::clretw::loc(3, 2, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsAllTransparent = ::clretw::loc(4, 2, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsCritical = ::clretw::loc(5, 2, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsTreatAsSafe = ::clretw::loc(6, 2, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 2, 20, 2, 2);
 };
 
 /// MethodTransparencyComputationStart: event 182 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStart"), version 0.
 ///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3073)
-class MethodTransparencyComputationStartView : public clretw::ViewBase<3> {
+class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodTransparencyComputationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodTransparencyComputationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Method() const noexcept { return utf16(k_Method); }
+  ::clretw::Utf16View Method() const noexcept { return utf16(k_Method); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Method", Method());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Method", this->Method());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MethodTransparencyComputationStartView() = default;
-  static constexpr clretw::FieldLoc k_Method = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 2, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Method = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 2, 4, 2, 2);
 };
 
 /// MethodTransparencyComputationEnd: event 183 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStop"), version 0.
 ///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3074)
-class MethodTransparencyComputationEndView : public clretw::ViewBase<3> {
+class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodTransparencyComputationEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodTransparencyComputationEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Method() const noexcept { return utf16(k_Method); }
+  ::clretw::Utf16View Method() const noexcept { return utf16(k_Method); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:Boolean
   bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
   // win:Boolean
   bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Method", Method());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("IsCritical", IsCritical());
-    f("IsTreatAsSafe", IsTreatAsSafe());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Method", this->Method());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("IsCritical", this->IsCritical());
+    f("IsTreatAsSafe", this->IsTreatAsSafe());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MethodTransparencyComputationEndView() = default;
-  static constexpr clretw::FieldLoc k_Method = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_IsCritical = clretw::loc(3, 2, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_IsTreatAsSafe = clretw::loc(4, 2, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(5, 2, 12, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Method = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsCritical = ::clretw::loc(3, 2, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsTreatAsSafe = ::clretw::loc(4, 2, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 2, 12, 2, 2);
 };
 
 /// FieldTransparencyComputationStart: event 184 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStart"), version 0.
 ///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3075)
-class FieldTransparencyComputationStartView : public clretw::ViewBase<3> {
+class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FieldTransparencyComputationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FieldTransparencyComputationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Field() const noexcept { return utf16(k_Field); }
+  ::clretw::Utf16View Field() const noexcept { return utf16(k_Field); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Field", Field());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Field", this->Field());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   FieldTransparencyComputationStartView() = default;
-  static constexpr clretw::FieldLoc k_Field = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 2, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Field = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 2, 4, 2, 2);
 };
 
 /// FieldTransparencyComputationEnd: event 185 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStop"), version 0.
 ///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3076)
-class FieldTransparencyComputationEndView : public clretw::ViewBase<3> {
+class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FieldTransparencyComputationEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FieldTransparencyComputationEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Field() const noexcept { return utf16(k_Field); }
+  ::clretw::Utf16View Field() const noexcept { return utf16(k_Field); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:Boolean
   bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
   // win:Boolean
   bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Field", Field());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("IsCritical", IsCritical());
-    f("IsTreatAsSafe", IsTreatAsSafe());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Field", this->Field());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("IsCritical", this->IsCritical());
+    f("IsTreatAsSafe", this->IsTreatAsSafe());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   FieldTransparencyComputationEndView() = default;
-  static constexpr clretw::FieldLoc k_Field = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_IsCritical = clretw::loc(3, 2, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_IsTreatAsSafe = clretw::loc(4, 2, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(5, 2, 12, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Field = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsCritical = ::clretw::loc(3, 2, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsTreatAsSafe = ::clretw::loc(4, 2, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 2, 12, 2, 2);
 };
 
 /// TokenTransparencyComputationStart: event 186 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStart"), version 0.
 ///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3077)
-class TokenTransparencyComputationStartView : public clretw::ViewBase<2> {
+class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TokenTransparencyComputationStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TokenTransparencyComputationStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Token() const noexcept { return get<std::uint32_t>(k_Token); }
+  ::std::uint32_t Token() const noexcept { return get<::std::uint32_t>(k_Token); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Token", Token());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Token", this->Token());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   TokenTransparencyComputationStartView() = default;
-  static constexpr clretw::FieldLoc k_Token = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 0, 4, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 1, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Token = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 1, 4, 2, 2);
 };
 
 /// TokenTransparencyComputationEnd: event 187 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStop"), version 0.
 ///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3078)
-class TokenTransparencyComputationEndView : public clretw::ViewBase<2> {
+class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TokenTransparencyComputationEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TokenTransparencyComputationEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Token() const noexcept { return get<std::uint32_t>(k_Token); }
+  ::std::uint32_t Token() const noexcept { return get<::std::uint32_t>(k_Token); }
   // win:UnicodeString
-  clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
+  ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  std::uint32_t AppDomainID() const noexcept { return get<std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
   // win:Boolean
   bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
   // win:Boolean
   bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Token", Token());
-    f("Module", Module());
-    f("AppDomainID", AppDomainID());
-    f("IsCritical", IsCritical());
-    f("IsTreatAsSafe", IsTreatAsSafe());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Token", this->Token());
+    f("Module", this->Module());
+    f("AppDomainID", this->AppDomainID());
+    f("IsCritical", this->IsCritical());
+    f("IsTreatAsSafe", this->IsTreatAsSafe());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   TokenTransparencyComputationEndView() = default;
-  static constexpr clretw::FieldLoc k_Token = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Module = clretw::loc(1, 0, 4, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_IsCritical = clretw::loc(3, 1, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_IsTreatAsSafe = clretw::loc(4, 1, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(5, 1, 12, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Token = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsCritical = ::clretw::loc(3, 1, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_IsTreatAsSafe = ::clretw::loc(4, 1, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 1, 12, 2, 2);
 };
 
 /// NgenBindEvent: event 188 of Microsoft-Windows-DotNETRuntimePrivate ("NgenBinder/NgenBind"), version 0.
 ///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3079)
-class NgenBindEventView : public clretw::ViewBase<2> {
+class NgenBindEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<NgenBindEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NgenBindEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<NgenBindEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<NgenBindEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64
-  std::uint64_t BindingID() const noexcept { return get<std::uint64_t>(k_BindingID); }
+  ::std::uint64_t BindingID() const noexcept { return get<::std::uint64_t>(k_BindingID); }
   // win:UInt32
-  std::uint32_t ReasonCode() const noexcept { return get<std::uint32_t>(k_ReasonCode); }
+  ::std::uint32_t ReasonCode() const noexcept { return get<::std::uint32_t>(k_ReasonCode); }
   // win:UnicodeString
-  clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
+  ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("BindingID", BindingID());
-    f("ReasonCode", ReasonCode());
-    f("AssemblyName", AssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("BindingID", this->BindingID());
+    f("ReasonCode", this->ReasonCode());
+    f("AssemblyName", this->AssemblyName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   NgenBindEventView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_BindingID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_ReasonCode = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_AssemblyName = clretw::loc(3, 0, 14, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BindingID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ReasonCode = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(3, 0, 14, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// JittedMethodRichDebugInfo: event 189 of Microsoft-Windows-DotNETRuntimePrivate ("CLRMethodPrivate/JittedMethodRichDebugInfo"), version 0.
 ///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3080)
-class JittedMethodRichDebugInfoView : public clretw::ViewBase<2> {
+class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<JittedMethodRichDebugInfoView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JittedMethodRichDebugInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<JittedMethodRichDebugInfoView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<JittedMethodRichDebugInfoView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ReJITID() const noexcept { return get<std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
   // win:UInt64
-  std::uint64_t ILVersionID() const noexcept { return get<std::uint64_t>(k_ILVersionID); }
+  ::std::uint64_t ILVersionID() const noexcept { return get<::std::uint64_t>(k_ILVersionID); }
   // win:UInt32
-  std::uint32_t ChunkIndex() const noexcept { return get<std::uint32_t>(k_ChunkIndex); }
+  ::std::uint32_t ChunkIndex() const noexcept { return get<::std::uint32_t>(k_ChunkIndex); }
   // win:UInt32
-  std::uint32_t DataSize() const noexcept { return get<std::uint32_t>(k_DataSize); }
+  ::std::uint32_t DataSize() const noexcept { return get<::std::uint32_t>(k_DataSize); }
   // win:Binary
-  clretw::Bytes Data() const noexcept { return bytes(k_Data); }
+  ::clretw::Bytes Data() const noexcept { return bytes(k_Data); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("MethodID", MethodID());
-    f("ReJITID", ReJITID());
-    f("ILVersionID", ILVersionID());
-    f("ChunkIndex", ChunkIndex());
-    f("DataSize", DataSize());
-    f("Data", Data());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("MethodID", this->MethodID());
+    f("ReJITID", this->ReJITID());
+    f("ILVersionID", this->ILVersionID());
+    f("ChunkIndex", this->ChunkIndex());
+    f("DataSize", this->DataSize());
+    f("Data", this->Data());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   JittedMethodRichDebugInfoView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_ReJITID = clretw::loc(2, 0, 10, 8, 8);
-  static constexpr clretw::FieldLoc k_ILVersionID = clretw::loc(3, 0, 18, 8, 8);
-  static constexpr clretw::FieldLoc k_ChunkIndex = clretw::loc(4, 0, 26, 4, 4);
-  static constexpr clretw::FieldLoc k_DataSize = clretw::loc(5, 0, 30, 4, 4);
-  static constexpr clretw::FieldLoc k_Data = clretw::loc(6, 0, 34, clretw::kVariable, 0);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(2, 0, 10, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ILVersionID = ::clretw::loc(3, 0, 18, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ChunkIndex = ::clretw::loc(4, 0, 26, 4, 4);
+  static constexpr ::clretw::FieldLoc k_DataSize = ::clretw::loc(5, 0, 30, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Data = ::clretw::loc(6, 0, 34, ::clretw::kVariable, 0);
 };
 
 /// FailFast: event 191 of Microsoft-Windows-DotNETRuntimePrivate ("FailFast/FailFast"), version 0.
 ///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3081)
-class FailFastView : public clretw::ViewBase<2> {
+class FailFastView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FailFastView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FailFastView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FailFastView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FailFastView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View FailFastUserMessage() const noexcept { return utf16(k_FailFastUserMessage); }
+  ::clretw::Utf16View FailFastUserMessage() const noexcept { return utf16(k_FailFastUserMessage); }
   // win:Pointer
-  std::uint64_t FailedEIP() const noexcept { return get<std::uint64_t>(k_FailedEIP[ps8_]); }
+  ::std::uint64_t FailedEIP() const noexcept { return get<::std::uint64_t>(k_FailedEIP[ps8_]); }
   // win:UInt32
-  std::uint32_t OSExitCode() const noexcept { return get<std::uint32_t>(k_OSExitCode[ps8_]); }
+  ::std::uint32_t OSExitCode() const noexcept { return get<::std::uint32_t>(k_OSExitCode[ps8_]); }
   // win:UInt32
-  std::uint32_t ClrExitCode() const noexcept { return get<std::uint32_t>(k_ClrExitCode[ps8_]); }
+  ::std::uint32_t ClrExitCode() const noexcept { return get<::std::uint32_t>(k_ClrExitCode[ps8_]); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("FailFastUserMessage", FailFastUserMessage());
-    f("FailedEIP", FailedEIP());
-    f("OSExitCode", OSExitCode());
-    f("ClrExitCode", ClrExitCode());
-    f("ClrInstanceID", ClrInstanceID());
+    f("FailFastUserMessage", this->FailFastUserMessage());
+    f("FailedEIP", this->FailedEIP());
+    f("OSExitCode", this->OSExitCode());
+    f("ClrExitCode", this->ClrExitCode());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   FailFastView() = default;
-  static constexpr clretw::FieldLoc k_FailFastUserMessage = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_FailedEIP[2] = {clretw::loc(1, 1, 0, 4, 4), clretw::loc(1, 1, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_OSExitCode[2] = {clretw::loc(2, 1, 4, 4, 4), clretw::loc(2, 1, 8, 4, 4)};
-  static constexpr clretw::FieldLoc k_ClrExitCode[2] = {clretw::loc(3, 1, 8, 4, 4), clretw::loc(3, 1, 12, 4, 4)};
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {clretw::loc(4, 1, 12, 2, 2), clretw::loc(4, 1, 16, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_FailFastUserMessage = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_FailedEIP[2] = {::clretw::loc(1, 1, 0, 4, 4), ::clretw::loc(1, 1, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_OSExitCode[2] = {::clretw::loc(2, 1, 4, 4, 4), ::clretw::loc(2, 1, 8, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ClrExitCode[2] = {::clretw::loc(3, 1, 8, 4, 4), ::clretw::loc(3, 1, 12, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(4, 1, 12, 2, 2), ::clretw::loc(4, 1, 16, 2, 2)};
 };
 
 /// PrvFinalizeObject: event 192 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FinalizeObject"), version 0.
 ///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3082)
-class PrvFinalizeObjectView : public clretw::ViewBase<2> {
+class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvFinalizeObjectView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvFinalizeObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvFinalizeObjectView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvFinalizeObjectView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t TypeID() const noexcept { return get<std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
   // win:Pointer
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName[ps8_]); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeID", TypeID());
-    f("ObjectID", ObjectID());
-    f("ClrInstanceID", ClrInstanceID());
-    f("TypeName", TypeName());
+    f("TypeID", this->TypeID());
+    f("ObjectID", this->ObjectID());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("TypeName", this->TypeName());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   PrvFinalizeObjectView() = default;
-  static constexpr clretw::FieldLoc k_TypeID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {clretw::loc(2, 0, 8, 2, 2), clretw::loc(2, 0, 16, 2, 2)};
-  static constexpr clretw::FieldLoc k_TypeName[2] = {clretw::loc(3, 0, 10, clretw::kVariable, 0, clretw::kTerminated), clretw::loc(3, 0, 18, clretw::kVariable, 0, clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 16, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_TypeName[2] = {::clretw::loc(3, 0, 10, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(3, 0, 18, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
 /// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
 ///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3083)
-class CCWRefCountChangeAnsiView : public clretw::ViewBase<4> {
+class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CCWRefCountChangeAnsiView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWRefCountChangeAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CCWRefCountChangeAnsiView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CCWRefCountChangeAnsiView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t HandleID() const noexcept { return get<std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:Pointer
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:Pointer
-  std::uint64_t COMInterfacePointer() const noexcept { return get<std::uint64_t>(k_COMInterfacePointer[ps8_]); }
+  ::std::uint64_t COMInterfacePointer() const noexcept { return get<::std::uint64_t>(k_COMInterfacePointer[ps8_]); }
   // win:UInt32
-  std::uint32_t NewRefCount() const noexcept { return get<std::uint32_t>(k_NewRefCount[ps8_]); }
+  ::std::uint32_t NewRefCount() const noexcept { return get<::std::uint32_t>(k_NewRefCount[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
   // win:AnsiString
-  std::string_view ClassName() const noexcept { return ansi(k_ClassName[ps8_]); }
+  ::std::string_view ClassName() const noexcept { return ansi(k_ClassName[ps8_]); }
   // win:AnsiString
-  std::string_view NameSpace() const noexcept { return ansi(k_NameSpace); }
+  ::std::string_view NameSpace() const noexcept { return ansi(k_NameSpace); }
   // win:UnicodeString
-  clretw::Utf16View Operation() const noexcept { return utf16(k_Operation); }
+  ::clretw::Utf16View Operation() const noexcept { return utf16(k_Operation); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HandleID", HandleID());
-    f("ObjectID", ObjectID());
-    f("COMInterfacePointer", COMInterfacePointer());
-    f("NewRefCount", NewRefCount());
-    f("AppDomainID", AppDomainID());
-    f("ClassName", ClassName());
-    f("NameSpace", NameSpace());
-    f("Operation", Operation());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HandleID", this->HandleID());
+    f("ObjectID", this->ObjectID());
+    f("COMInterfacePointer", this->COMInterfacePointer());
+    f("NewRefCount", this->NewRefCount());
+    f("AppDomainID", this->AppDomainID());
+    f("ClassName", this->ClassName());
+    f("NameSpace", this->NameSpace());
+    f("Operation", this->Operation());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   CCWRefCountChangeAnsiView() = default;
-  static constexpr clretw::FieldLoc k_HandleID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_COMInterfacePointer[2] = {clretw::loc(2, 0, 8, 4, 4), clretw::loc(2, 0, 16, 8, 8)};
-  static constexpr clretw::FieldLoc k_NewRefCount[2] = {clretw::loc(3, 0, 12, 4, 4), clretw::loc(3, 0, 24, 4, 4)};
-  static constexpr clretw::FieldLoc k_AppDomainID[2] = {clretw::loc(4, 0, 16, 8, 8), clretw::loc(4, 0, 28, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClassName[2] = {clretw::loc(5, 0, 24, clretw::kVariable, 0, clretw::kTerminated), clretw::loc(5, 0, 36, clretw::kVariable, 0, clretw::kTerminated)};
-  static constexpr clretw::FieldLoc k_NameSpace = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Operation = clretw::loc(7, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(8, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_COMInterfacePointer[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_NewRefCount[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(4, 0, 16, 8, 8), ::clretw::loc(4, 0, 28, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClassName[2] = {::clretw::loc(5, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_NameSpace = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Operation = ::clretw::loc(7, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(8, 3, 0, 2, 2);
 };
 
 /// PrvSetGCHandle: event 194 of Microsoft-Windows-DotNETRuntimePrivate ("GC/SetGCHandle"), version 0.
 ///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3084)
-class PrvSetGCHandleView : public clretw::ViewBase<1> {
+class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvSetGCHandleView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvSetGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvSetGCHandleView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvSetGCHandleView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t HandleID() const noexcept { return get<std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:Pointer
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt32, map GCHandleKindMap
-  GCHandleKindMap Kind() const noexcept { return get<GCHandleKindMap>(k_Kind[ps8_]); }
+  ::clretw::dotnet_runtime_private::GCHandleKindMap Kind() const noexcept { return get<::clretw::dotnet_runtime_private::GCHandleKindMap>(k_Kind[ps8_]); }
   // win:UInt32
-  std::uint32_t Generation() const noexcept { return get<std::uint32_t>(k_Generation[ps8_]); }
+  ::std::uint32_t Generation() const noexcept { return get<::std::uint32_t>(k_Generation[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HandleID", HandleID());
-    f("ObjectID", ObjectID());
-    f("Kind", Kind());
-    f("Generation", Generation());
-    f("AppDomainID", AppDomainID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HandleID", this->HandleID());
+    f("ObjectID", this->ObjectID());
+    f("Kind", this->Kind());
+    f("Generation", this->Generation());
+    f("AppDomainID", this->AppDomainID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrvSetGCHandleView() = default;
-  static constexpr clretw::FieldLoc k_HandleID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_Kind[2] = {clretw::loc(2, 0, 8, 4, 4), clretw::loc(2, 0, 16, 4, 4)};
-  static constexpr clretw::FieldLoc k_Generation[2] = {clretw::loc(3, 0, 12, 4, 4), clretw::loc(3, 0, 20, 4, 4)};
-  static constexpr clretw::FieldLoc k_AppDomainID[2] = {clretw::loc(4, 0, 16, 8, 8), clretw::loc(4, 0, 24, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {clretw::loc(5, 0, 24, 2, 2), clretw::loc(5, 0, 32, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Kind[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Generation[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 20, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(4, 0, 16, 8, 8), ::clretw::loc(4, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(5, 0, 24, 2, 2), ::clretw::loc(5, 0, 32, 2, 2)};
 };
 
 /// PrvDestroyGCHandle: event 195 of Microsoft-Windows-DotNETRuntimePrivate ("GC/DestoryGCHandle"), version 0.
 ///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3085)
-class PrvDestroyGCHandleView : public clretw::ViewBase<1> {
+class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PrvDestroyGCHandleView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvDestroyGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PrvDestroyGCHandleView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvDestroyGCHandleView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t HandleID() const noexcept { return get<std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HandleID", HandleID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HandleID", this->HandleID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PrvDestroyGCHandleView() = default;
-  static constexpr clretw::FieldLoc k_HandleID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {clretw::loc(1, 0, 4, 2, 2), clretw::loc(1, 0, 8, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
 
 /// FusionMessageEvent: event 196 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionMessage"), version 0.
 ///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3086)
-class FusionMessageEventView : public clretw::ViewBase<2> {
+class FusionMessageEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionMessageEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionMessageEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionMessageEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionMessageEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:Boolean
   bool Prepend() const noexcept { return get<bool>(k_Prepend); }
   // win:UnicodeString
-  clretw::Utf16View Message() const noexcept { return utf16(k_Message); }
+  ::clretw::Utf16View Message() const noexcept { return utf16(k_Message); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Prepend", Prepend());
-    f("Message", Message());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Prepend", this->Prepend());
+    f("Message", this->Message());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   FusionMessageEventView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Prepend = clretw::loc(1, 0, 2, 4, 4);
-  static constexpr clretw::FieldLoc k_Message = clretw::loc(2, 0, 6, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Prepend = ::clretw::loc(1, 0, 2, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Message = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// FusionErrorCodeEvent: event 197 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionErrorCode"), version 0.
 ///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3087)
-class FusionErrorCodeEventView : public clretw::ViewBase<1> {
+class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<FusionErrorCodeEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionErrorCodeEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<FusionErrorCodeEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionErrorCodeEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt32
-  std::uint32_t Category() const noexcept { return get<std::uint32_t>(k_Category); }
+  ::std::uint32_t Category() const noexcept { return get<::std::uint32_t>(k_Category); }
   // win:UInt32
-  std::uint32_t ErrorCode() const noexcept { return get<std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Category", Category());
-    f("ErrorCode", ErrorCode());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Category", this->Category());
+    f("ErrorCode", this->ErrorCode());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   FusionErrorCodeEventView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Category = clretw::loc(1, 0, 2, 4, 4);
-  static constexpr clretw::FieldLoc k_ErrorCode = clretw::loc(2, 0, 6, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Category = ::clretw::loc(1, 0, 2, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(2, 0, 6, 4, 4);
 };
 
 /// PinPlugAtGCTime: event 199 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PinPlugAtGCTime"), version 0.
 ///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3088)
-class PinPlugAtGCTimeView : public clretw::ViewBase<1> {
+class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<PinPlugAtGCTimeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PinPlugAtGCTimeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<PinPlugAtGCTimeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PinPlugAtGCTimeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t PlugStart() const noexcept { return get<std::uint64_t>(k_PlugStart[ps8_]); }
+  ::std::uint64_t PlugStart() const noexcept { return get<::std::uint64_t>(k_PlugStart[ps8_]); }
   // win:Pointer
-  std::uint64_t PlugEnd() const noexcept { return get<std::uint64_t>(k_PlugEnd[ps8_]); }
+  ::std::uint64_t PlugEnd() const noexcept { return get<::std::uint64_t>(k_PlugEnd[ps8_]); }
   // win:Pointer
-  std::uint64_t GapBeforeSize() const noexcept { return get<std::uint64_t>(k_GapBeforeSize[ps8_]); }
+  ::std::uint64_t GapBeforeSize() const noexcept { return get<::std::uint64_t>(k_GapBeforeSize[ps8_]); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("PlugStart", PlugStart());
-    f("PlugEnd", PlugEnd());
-    f("GapBeforeSize", GapBeforeSize());
-    f("ClrInstanceID", ClrInstanceID());
+    f("PlugStart", this->PlugStart());
+    f("PlugEnd", this->PlugEnd());
+    f("GapBeforeSize", this->GapBeforeSize());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   PinPlugAtGCTimeView() = default;
-  static constexpr clretw::FieldLoc k_PlugStart[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_PlugEnd[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_GapBeforeSize[2] = {clretw::loc(2, 0, 8, 4, 4), clretw::loc(2, 0, 16, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {clretw::loc(3, 0, 12, 2, 2), clretw::loc(3, 0, 24, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_PlugStart[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_PlugEnd[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_GapBeforeSize[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(3, 0, 12, 2, 2), ::clretw::loc(3, 0, 24, 2, 2)};
 };
 
 /// CCWRefCountChange: event 200 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
 ///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3089)
-class CCWRefCountChangeView : public clretw::ViewBase<4> {
+class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CCWRefCountChangeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWRefCountChangeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CCWRefCountChangeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CCWRefCountChangeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t HandleID() const noexcept { return get<std::uint64_t>(k_HandleID[ps8_]); }
+  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:Pointer
-  std::uint64_t ObjectID() const noexcept { return get<std::uint64_t>(k_ObjectID[ps8_]); }
+  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:Pointer
-  std::uint64_t COMInterfacePointer() const noexcept { return get<std::uint64_t>(k_COMInterfacePointer[ps8_]); }
+  ::std::uint64_t COMInterfacePointer() const noexcept { return get<::std::uint64_t>(k_COMInterfacePointer[ps8_]); }
   // win:UInt32
-  std::uint32_t NewRefCount() const noexcept { return get<std::uint32_t>(k_NewRefCount[ps8_]); }
+  ::std::uint32_t NewRefCount() const noexcept { return get<::std::uint32_t>(k_NewRefCount[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
   // win:UnicodeString
-  clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName[ps8_]); }
+  ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName[ps8_]); }
   // win:UnicodeString
-  clretw::Utf16View NameSpace() const noexcept { return utf16(k_NameSpace); }
+  ::clretw::Utf16View NameSpace() const noexcept { return utf16(k_NameSpace); }
   // win:UnicodeString
-  clretw::Utf16View Operation() const noexcept { return utf16(k_Operation); }
+  ::clretw::Utf16View Operation() const noexcept { return utf16(k_Operation); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HandleID", HandleID());
-    f("ObjectID", ObjectID());
-    f("COMInterfacePointer", COMInterfacePointer());
-    f("NewRefCount", NewRefCount());
-    f("AppDomainID", AppDomainID());
-    f("ClassName", ClassName());
-    f("NameSpace", NameSpace());
-    f("Operation", Operation());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HandleID", this->HandleID());
+    f("ObjectID", this->ObjectID());
+    f("COMInterfacePointer", this->COMInterfacePointer());
+    f("NewRefCount", this->NewRefCount());
+    f("AppDomainID", this->AppDomainID());
+    f("ClassName", this->ClassName());
+    f("NameSpace", this->NameSpace());
+    f("Operation", this->Operation());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   CCWRefCountChangeView() = default;
-  static constexpr clretw::FieldLoc k_HandleID[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_ObjectID[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_COMInterfacePointer[2] = {clretw::loc(2, 0, 8, 4, 4), clretw::loc(2, 0, 16, 8, 8)};
-  static constexpr clretw::FieldLoc k_NewRefCount[2] = {clretw::loc(3, 0, 12, 4, 4), clretw::loc(3, 0, 24, 4, 4)};
-  static constexpr clretw::FieldLoc k_AppDomainID[2] = {clretw::loc(4, 0, 16, 8, 8), clretw::loc(4, 0, 28, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClassName[2] = {clretw::loc(5, 0, 24, clretw::kVariable, 0, clretw::kTerminated), clretw::loc(5, 0, 36, clretw::kVariable, 0, clretw::kTerminated)};
-  static constexpr clretw::FieldLoc k_NameSpace = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Operation = clretw::loc(7, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(8, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_COMInterfacePointer[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_NewRefCount[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 24, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(4, 0, 16, 8, 8), ::clretw::loc(4, 0, 28, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClassName[2] = {::clretw::loc(5, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(5, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_NameSpace = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Operation = ::clretw::loc(7, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(8, 3, 0, 2, 2);
 };
 
 /// MulticoreJit: event 201 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/Common"), version 0.
 ///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3091)
-class MulticoreJitView : public clretw::ViewBase<3> {
+class MulticoreJitView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MulticoreJitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MulticoreJitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MulticoreJitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MulticoreJitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UnicodeString
-  clretw::Utf16View String1() const noexcept { return utf16(k_String1); }
+  ::clretw::Utf16View String1() const noexcept { return utf16(k_String1); }
   // win:UnicodeString
-  clretw::Utf16View String2() const noexcept { return utf16(k_String2); }
+  ::clretw::Utf16View String2() const noexcept { return utf16(k_String2); }
   // win:Int32
-  std::int32_t Int1() const noexcept { return get<std::int32_t>(k_Int1); }
+  ::std::int32_t Int1() const noexcept { return get<::std::int32_t>(k_Int1); }
   // win:Int32
-  std::int32_t Int2() const noexcept { return get<std::int32_t>(k_Int2); }
+  ::std::int32_t Int2() const noexcept { return get<::std::int32_t>(k_Int2); }
   // win:Int32
-  std::int32_t Int3() const noexcept { return get<std::int32_t>(k_Int3); }
+  ::std::int32_t Int3() const noexcept { return get<::std::int32_t>(k_Int3); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("String1", String1());
-    f("String2", String2());
-    f("Int1", Int1());
-    f("Int2", Int2());
-    f("Int3", Int3());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("String1", this->String1());
+    f("String2", this->String2());
+    f("Int1", this->Int1());
+    f("Int2", this->Int2());
+    f("Int3", this->Int3());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MulticoreJitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_String1 = clretw::loc(1, 0, 2, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_String2 = clretw::loc(2, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Int1 = clretw::loc(3, 2, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Int2 = clretw::loc(4, 2, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Int3 = clretw::loc(5, 2, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_String1 = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_String2 = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Int1 = ::clretw::loc(3, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Int2 = ::clretw::loc(4, 2, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Int3 = ::clretw::loc(5, 2, 8, 4, 4);
 };
 
 /// MulticoreJitMethodCodeReturned: event 202 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/MethodCodeReturned"), version 0.
 ///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3092)
-class MulticoreJitMethodCodeReturnedView : public clretw::ViewBase<1> {
+class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MulticoreJitMethodCodeReturnedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MulticoreJitMethodCodeReturnedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("MethodID", MethodID());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("MethodID", this->MethodID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MulticoreJitMethodCodeReturnedView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(2, 0, 10, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(2, 0, 10, 8, 8);
 };
 
 /// AllocRequest: event 310 of Microsoft-Windows-DotNETRuntimePrivate ("LoaderHeap/LoaderHeapAllocRequest"), version 0.
 ///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3090)
-class AllocRequestView : public clretw::ViewBase<1> {
+class AllocRequestView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AllocRequestView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllocRequestView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AllocRequestView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllocRequestView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
-  std::uint64_t LoaderHeapPtr() const noexcept { return get<std::uint64_t>(k_LoaderHeapPtr[ps8_]); }
+  ::std::uint64_t LoaderHeapPtr() const noexcept { return get<::std::uint64_t>(k_LoaderHeapPtr[ps8_]); }
   // win:Pointer
-  std::uint64_t MemoryAddress() const noexcept { return get<std::uint64_t>(k_MemoryAddress[ps8_]); }
+  ::std::uint64_t MemoryAddress() const noexcept { return get<::std::uint64_t>(k_MemoryAddress[ps8_]); }
   // win:UInt32
-  std::uint32_t RequestSize() const noexcept { return get<std::uint32_t>(k_RequestSize[ps8_]); }
+  ::std::uint32_t RequestSize() const noexcept { return get<::std::uint32_t>(k_RequestSize[ps8_]); }
   // win:UInt32
-  std::uint32_t Unused1() const noexcept { return get<std::uint32_t>(k_Unused1[ps8_]); }
+  ::std::uint32_t Unused1() const noexcept { return get<::std::uint32_t>(k_Unused1[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t Unused2() const noexcept { return get<std::uint64_t>(k_Unused2[ps8_]); }
+  ::std::uint64_t Unused2() const noexcept { return get<::std::uint64_t>(k_Unused2[ps8_]); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("LoaderHeapPtr", LoaderHeapPtr());
-    f("MemoryAddress", MemoryAddress());
-    f("RequestSize", RequestSize());
-    f("Unused1", Unused1());
-    f("Unused2", Unused2());
-    f("ClrInstanceID", ClrInstanceID());
+    f("LoaderHeapPtr", this->LoaderHeapPtr());
+    f("MemoryAddress", this->MemoryAddress());
+    f("RequestSize", this->RequestSize());
+    f("Unused1", this->Unused1());
+    f("Unused2", this->Unused2());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   AllocRequestView() = default;
-  static constexpr clretw::FieldLoc k_LoaderHeapPtr[2] = {clretw::loc(0, 0, 0, 4, 4), clretw::loc(0, 0, 0, 8, 8)};
-  static constexpr clretw::FieldLoc k_MemoryAddress[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 8, 8, 8)};
-  static constexpr clretw::FieldLoc k_RequestSize[2] = {clretw::loc(2, 0, 8, 4, 4), clretw::loc(2, 0, 16, 4, 4)};
-  static constexpr clretw::FieldLoc k_Unused1[2] = {clretw::loc(3, 0, 12, 4, 4), clretw::loc(3, 0, 20, 4, 4)};
-  static constexpr clretw::FieldLoc k_Unused2[2] = {clretw::loc(4, 0, 16, 8, 8), clretw::loc(4, 0, 24, 8, 8)};
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {clretw::loc(5, 0, 24, 2, 2), clretw::loc(5, 0, 32, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_LoaderHeapPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_MemoryAddress[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_RequestSize[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Unused1[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 20, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Unused2[2] = {::clretw::loc(4, 0, 16, 8, 8), ::clretw::loc(4, 0, 24, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(5, 0, 24, 2, 2), ::clretw::loc(5, 0, 32, 2, 2)};
 };
 
 /// IInspectableRuntimeClassName: event 400 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/IInspectableRuntimeClassName"), version 0.
 ///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3093)
-class IInspectableRuntimeClassNameView : public clretw::ViewBase<2> {
+class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<IInspectableRuntimeClassNameView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IInspectableRuntimeClassNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<IInspectableRuntimeClassNameView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IInspectableRuntimeClassNameView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   IInspectableRuntimeClassNameView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 1, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 1, 0, 2, 2);
 };
 
 /// WinRTUnbox: event 401 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/WinRTUnbox"), version 0.
 ///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3094)
-class WinRTUnboxView : public clretw::ViewBase<3> {
+class WinRTUnboxView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<WinRTUnboxView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WinRTUnboxView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<WinRTUnboxView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WinRTUnboxView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
+  ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("SecondTypeName", SecondTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("SecondTypeName", this->SecondTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   WinRTUnboxView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_SecondTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
 };
 
 /// CreateRCW: event 402 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateRCW"), version 0.
 ///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3095)
-class CreateRCWView : public clretw::ViewBase<2> {
+class CreateRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CreateRCWView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateRCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CreateRCWView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CreateRCWView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   CreateRCWView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 1, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 1, 0, 2, 2);
 };
 
 /// RCWVariance: event 403 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWVariance"), version 0.
 ///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3096)
-class RCWVarianceView : public clretw::ViewBase<4> {
+class RCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RCWVarianceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RCWVarianceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RCWVarianceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RCWVarianceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View InterfaceTypeName() const noexcept { return utf16(k_InterfaceTypeName); }
+  ::clretw::Utf16View InterfaceTypeName() const noexcept { return utf16(k_InterfaceTypeName); }
   // win:UnicodeString
-  clretw::Utf16View VariantInterfaceTypeName() const noexcept { return utf16(k_VariantInterfaceTypeName); }
+  ::clretw::Utf16View VariantInterfaceTypeName() const noexcept { return utf16(k_VariantInterfaceTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("InterfaceTypeName", InterfaceTypeName());
-    f("VariantInterfaceTypeName", VariantInterfaceTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("InterfaceTypeName", this->InterfaceTypeName());
+    f("VariantInterfaceTypeName", this->VariantInterfaceTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   RCWVarianceView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InterfaceTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_VariantInterfaceTypeName = clretw::loc(2, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InterfaceTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VariantInterfaceTypeName = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 3, 0, 2, 2);
 };
 
 /// RCWIEnumerableCasting: event 404 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWIEnumerableCasting"), version 0.
 ///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3097)
-class RCWIEnumerableCastingView : public clretw::ViewBase<3> {
+class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RCWIEnumerableCastingView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RCWIEnumerableCastingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RCWIEnumerableCastingView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RCWIEnumerableCastingView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
+  ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("SecondTypeName", SecondTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("SecondTypeName", this->SecondTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   RCWIEnumerableCastingView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_SecondTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
 };
 
 /// CreateCCW: event 405 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateCCW"), version 0.
 ///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3098)
-class CreateCCWView : public clretw::ViewBase<2> {
+class CreateCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CreateCCWView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateCCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CreateCCWView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CreateCCWView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   CreateCCWView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 1, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 1, 0, 2, 2);
 };
 
 /// CCWVariance: event 406 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CCWVariance"), version 0.
 ///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3099)
-class CCWVarianceView : public clretw::ViewBase<4> {
+class CCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CCWVarianceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWVarianceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CCWVarianceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CCWVarianceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View InterfaceTypeName() const noexcept { return utf16(k_InterfaceTypeName); }
+  ::clretw::Utf16View InterfaceTypeName() const noexcept { return utf16(k_InterfaceTypeName); }
   // win:UnicodeString
-  clretw::Utf16View VariantInterfaceTypeName() const noexcept { return utf16(k_VariantInterfaceTypeName); }
+  ::clretw::Utf16View VariantInterfaceTypeName() const noexcept { return utf16(k_VariantInterfaceTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("InterfaceTypeName", InterfaceTypeName());
-    f("VariantInterfaceTypeName", VariantInterfaceTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("InterfaceTypeName", this->InterfaceTypeName());
+    f("VariantInterfaceTypeName", this->VariantInterfaceTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   CCWVarianceView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_InterfaceTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_VariantInterfaceTypeName = clretw::loc(2, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(3, 3, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_InterfaceTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_VariantInterfaceTypeName = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(3, 3, 0, 2, 2);
 };
 
 /// ObjectVariantMarshallingToNative: event 407 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToNative"), version 0.
 ///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3100)
-class ObjectVariantMarshallingToNativeView : public clretw::ViewBase<2> {
+class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ObjectVariantMarshallingToNativeView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToNativeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ObjectVariantMarshallingToNativeView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToNativeView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:Int32
-  std::int32_t Int1() const noexcept { return get<std::int32_t>(k_Int1); }
+  ::std::int32_t Int1() const noexcept { return get<::std::int32_t>(k_Int1); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("Int1", Int1());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("Int1", this->Int1());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   ObjectVariantMarshallingToNativeView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Int1 = clretw::loc(1, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 1, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Int1 = ::clretw::loc(1, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 1, 4, 2, 2);
 };
 
 /// GetTypeFromGUID: event 408 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromGUID"), version 0.
 ///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3101)
-class GetTypeFromGUIDView : public clretw::ViewBase<3> {
+class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GetTypeFromGUIDView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetTypeFromGUIDView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GetTypeFromGUIDView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetTypeFromGUIDView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
+  ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("SecondTypeName", SecondTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("SecondTypeName", this->SecondTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   GetTypeFromGUIDView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_SecondTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
 };
 
 /// GetTypeFromProgID: event 409 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromProgID"), version 0.
 ///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3102)
-class GetTypeFromProgIDView : public clretw::ViewBase<3> {
+class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GetTypeFromProgIDView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetTypeFromProgIDView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GetTypeFromProgIDView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetTypeFromProgIDView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
+  ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("SecondTypeName", SecondTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("SecondTypeName", this->SecondTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   GetTypeFromProgIDView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_SecondTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
 };
 
 /// ConvertToCallbackEtw: event 410 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ConvertToCallbackEtw"), version 0.
 ///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3103)
-class ConvertToCallbackEtwView : public clretw::ViewBase<3> {
+class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ConvertToCallbackEtwView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConvertToCallbackEtwView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ConvertToCallbackEtwView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ConvertToCallbackEtwView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
-  clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
+  ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("SecondTypeName", SecondTypeName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("SecondTypeName", this->SecondTypeName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   ConvertToCallbackEtwView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_SecondTypeName = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
 };
 
 /// BeginCreateManagedReference: event 411 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/BeginCreateManagedReference"), version 0.
 ///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3104)
-class BeginCreateManagedReferenceView : public clretw::ViewBase<1> {
+class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<BeginCreateManagedReferenceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BeginCreateManagedReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<BeginCreateManagedReferenceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BeginCreateManagedReferenceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   BeginCreateManagedReferenceView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// EndCreateManagedReference: event 412 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/EndCreateManagedReference"), version 0.
 ///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3105)
-class EndCreateManagedReferenceView : public clretw::ViewBase<1> {
+class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<EndCreateManagedReferenceView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EndCreateManagedReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<EndCreateManagedReferenceView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EndCreateManagedReferenceView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   EndCreateManagedReferenceView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
 /// ObjectVariantMarshallingToManaged: event 413 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged"), version 0.
 ///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3106)
-class ObjectVariantMarshallingToManagedView : public clretw::ViewBase<2> {
+class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ObjectVariantMarshallingToManagedView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToManagedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ObjectVariantMarshallingToManagedView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToManagedView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:Int32
-  std::int32_t Int1() const noexcept { return get<std::int32_t>(k_Int1); }
+  ::std::int32_t Int1() const noexcept { return get<::std::int32_t>(k_Int1); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("TypeName", TypeName());
-    f("Int1", Int1());
-    f("ClrInstanceID", ClrInstanceID());
+    f("TypeName", this->TypeName());
+    f("Int1", this->Int1());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   ObjectVariantMarshallingToManagedView() = default;
-  static constexpr clretw::FieldLoc k_TypeName = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Int1 = clretw::loc(1, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(2, 1, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Int1 = ::clretw::loc(1, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 1, 4, 2, 2);
 };
 
 // ---------------------------------------------------------------------------
@@ -7224,1665 +7224,1665 @@ class ObjectVariantMarshallingToManagedView : public clretw::ViewBase<2> {
 ///   v0 GCDecision: template GCDecision (ClrEtwBuiltin.man:2922)
 ///   v1 GCDecision_V1: template GCDecision_V1 (ClrEtwBuiltin.man:2923)
 struct GCDecision {
-  static constexpr std::uint16_t id = 1;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/Decision";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCDecisionView;
-  using Payload = payload::GCDecision_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 1;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/Decision";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GCDecisionView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCDecision_V1;  // the payload struct of latest_version
 };
 
 /// GCSettings: event 2 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Settings"), versions 0, 1.
 ///   v0 GCSettings: template GCSettings (ClrEtwBuiltin.man:2924)
 ///   v1 GCSettings_V1: template GCSettings_V1 (ClrEtwBuiltin.man:2925)
 struct GCSettings {
-  static constexpr std::uint16_t id = 2;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/Settings";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCSettingsView;
-  using Payload = payload::GCSettings_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 2;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/Settings";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GCSettingsView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCSettings_V1;  // the payload struct of latest_version
 };
 
 /// GCOptimized: event 3 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Optimized"), versions 0, 1.
 ///   v0 GCOptimized: template GCOptimized (ClrEtwBuiltin.man:2926)
 ///   v1 GCOptimized_V1: template GCOptimized_V1 (ClrEtwBuiltin.man:2927)
 struct GCOptimized {
-  static constexpr std::uint16_t id = 3;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/Optimized";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCOptimizedView;
-  using Payload = payload::GCOptimized_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 3;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/Optimized";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GCOptimizedView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCOptimized_V1;  // the payload struct of latest_version
 };
 
 /// GCPerHeapHistory: event 4 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PerHeapHistory"), versions 1, 2.
 ///   v1 GCPerHeapHistory_V1: template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2929)
 ///   v2 GCPerHeapHistory: template GCPerHeapHistory (ClrEtwBuiltin.man:2928)
 struct GCPerHeapHistory {
-  static constexpr std::uint16_t id = 4;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/PerHeapHistory";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = GCPerHeapHistoryView;
-  using Payload = payload::GCPerHeapHistory;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 4;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/PerHeapHistory";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_private::GCPerHeapHistoryView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCPerHeapHistory;  // the payload struct of latest_version
 };
 
 /// GCGlobalHeapHistory: event 5 of Microsoft-Windows-DotNETRuntimePrivate ("GC/GlobalHeapHistory"), versions 0, 1.
 ///   v0 GCGlobalHeapHistory: template GCGlobalHeap (ClrEtwBuiltin.man:2930)
 ///   v1 GCGlobalHeapHistory_V1: template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2931)
 struct GCGlobalHeapHistory {
-  static constexpr std::uint16_t id = 5;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/GlobalHeapHistory";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCGlobalHeapHistoryView;
-  using Payload = payload::GCGlobalHeapHistory_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 5;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/GlobalHeapHistory";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GCGlobalHeapHistoryView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCGlobalHeapHistory_V1;  // the payload struct of latest_version
 };
 
 /// GCJoin: event 6 of Microsoft-Windows-DotNETRuntimePrivate ("GC/Join"), versions 0, 1.
 ///   v0 GCJoin: template GCJoin (ClrEtwBuiltin.man:2932)
 ///   v1 GCJoin_V1: template GCJoin_V1 (ClrEtwBuiltin.man:2933)
 struct GCJoin {
-  static constexpr std::uint16_t id = 6;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/Join";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCJoinView;
-  using Payload = payload::GCJoin_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 6;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/Join";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GCJoinView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCJoin_V1;  // the payload struct of latest_version
 };
 
 /// PrvGCMarkStackRoots: event 7 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkStackRoots"), versions 0, 1.
 ///   v0 PrvGCMarkStackRoots: template PrvGCMark (ClrEtwBuiltin.man:2934)
 ///   v1 PrvGCMarkStackRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2935)
 struct PrvGCMarkStackRoots {
-  static constexpr std::uint16_t id = 7;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/MarkStackRoots";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = PrvGCMarkStackRootsView;
-  using Payload = payload::PrvGCMarkStackRoots_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 7;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/MarkStackRoots";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::PrvGCMarkStackRootsView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvGCMarkStackRoots_V1;  // the payload struct of latest_version
 };
 
 /// PrvGCMarkFinalizeQueueRoots: event 8 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkFinalizeQueueRoots"), versions 0, 1.
 ///   v0 PrvGCMarkFinalizeQueueRoots: template PrvGCMark (ClrEtwBuiltin.man:2936)
 ///   v1 PrvGCMarkFinalizeQueueRoots_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2937)
 struct PrvGCMarkFinalizeQueueRoots {
-  static constexpr std::uint16_t id = 8;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/MarkFinalizeQueueRoots";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = PrvGCMarkFinalizeQueueRootsView;
-  using Payload = payload::PrvGCMarkFinalizeQueueRoots_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 8;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/MarkFinalizeQueueRoots";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRootsView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvGCMarkFinalizeQueueRoots_V1;  // the payload struct of latest_version
 };
 
 /// PrvGCMarkHandles: event 9 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkHandles"), versions 0, 1.
 ///   v0 PrvGCMarkHandles: template PrvGCMark (ClrEtwBuiltin.man:2938)
 ///   v1 PrvGCMarkHandles_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2939)
 struct PrvGCMarkHandles {
-  static constexpr std::uint16_t id = 9;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/MarkHandles";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = PrvGCMarkHandlesView;
-  using Payload = payload::PrvGCMarkHandles_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 9;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/MarkHandles";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::PrvGCMarkHandlesView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvGCMarkHandles_V1;  // the payload struct of latest_version
 };
 
 /// PrvGCMarkCards: event 10 of Microsoft-Windows-DotNETRuntimePrivate ("GC/MarkCards"), versions 0, 1.
 ///   v0 PrvGCMarkCards: template PrvGCMark (ClrEtwBuiltin.man:2940)
 ///   v1 PrvGCMarkCards_V1: template PrvGCMark_V1 (ClrEtwBuiltin.man:2941)
 struct PrvGCMarkCards {
-  static constexpr std::uint16_t id = 10;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/MarkCards";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = PrvGCMarkCardsView;
-  using Payload = payload::PrvGCMarkCards_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 10;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/MarkCards";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::PrvGCMarkCardsView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvGCMarkCards_V1;  // the payload struct of latest_version
 };
 
 /// BGCBegin: event 11 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCStart"), version 0.
 ///   v0 BGCBegin: template GCNoUserData (ClrEtwBuiltin.man:2942)
 struct BGCBegin {
-  static constexpr std::uint16_t id = 11;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCBeginView;
-  using Payload = payload::BGCBegin;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 11;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCBeginView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCBegin;  // the payload struct of latest_version
 };
 
 /// BGC1stNonConEnd: event 12 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stNonCondStop"), version 0.
 ///   v0 BGC1stNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2943)
 struct BGC1stNonConEnd {
-  static constexpr std::uint16_t id = 12;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC1stNonCondStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC1stNonConEndView;
-  using Payload = payload::BGC1stNonConEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 12;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC1stNonCondStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC1stNonConEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC1stNonConEnd;  // the payload struct of latest_version
 };
 
 /// BGC1stConEnd: event 13 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stConStop"), version 0.
 ///   v0 BGC1stConEnd: template GCNoUserData (ClrEtwBuiltin.man:2944)
 struct BGC1stConEnd {
-  static constexpr std::uint16_t id = 13;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC1stConStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC1stConEndView;
-  using Payload = payload::BGC1stConEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 13;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC1stConStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC1stConEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC1stConEnd;  // the payload struct of latest_version
 };
 
 /// BGC2ndNonConBegin: event 14 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStart"), version 0.
 ///   v0 BGC2ndNonConBegin: template GCNoUserData (ClrEtwBuiltin.man:2945)
 struct BGC2ndNonConBegin {
-  static constexpr std::uint16_t id = 14;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC2ndNonConStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC2ndNonConBeginView;
-  using Payload = payload::BGC2ndNonConBegin;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 14;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC2ndNonConStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC2ndNonConBeginView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC2ndNonConBegin;  // the payload struct of latest_version
 };
 
 /// BGC2ndNonConEnd: event 15 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndNonConStop"), version 0.
 ///   v0 BGC2ndNonConEnd: template GCNoUserData (ClrEtwBuiltin.man:2946)
 struct BGC2ndNonConEnd {
-  static constexpr std::uint16_t id = 15;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC2ndNonConStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC2ndNonConEndView;
-  using Payload = payload::BGC2ndNonConEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 15;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC2ndNonConStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC2ndNonConEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC2ndNonConEnd;  // the payload struct of latest_version
 };
 
 /// BGC2ndConBegin: event 16 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStart"), version 0.
 ///   v0 BGC2ndConBegin: template GCNoUserData (ClrEtwBuiltin.man:2947)
 struct BGC2ndConBegin {
-  static constexpr std::uint16_t id = 16;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC2ndConStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC2ndConBeginView;
-  using Payload = payload::BGC2ndConBegin;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 16;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC2ndConStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC2ndConBeginView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC2ndConBegin;  // the payload struct of latest_version
 };
 
 /// BGC2ndConEnd: event 17 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC2ndConStop"), version 0.
 ///   v0 BGC2ndConEnd: template GCNoUserData (ClrEtwBuiltin.man:2948)
 struct BGC2ndConEnd {
-  static constexpr std::uint16_t id = 17;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC2ndConStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC2ndConEndView;
-  using Payload = payload::BGC2ndConEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 17;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC2ndConStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC2ndConEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC2ndConEnd;  // the payload struct of latest_version
 };
 
 /// BGCPlanEnd: event 18 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCPlanStop"), version 0.
 ///   v0 BGCPlanEnd: template GCNoUserData (ClrEtwBuiltin.man:2949)
 struct BGCPlanEnd {
-  static constexpr std::uint16_t id = 18;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCPlanStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCPlanEndView;
-  using Payload = payload::BGCPlanEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 18;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCPlanStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCPlanEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCPlanEnd;  // the payload struct of latest_version
 };
 
 /// BGCSweepEnd: event 19 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCSweepStop"), version 0.
 ///   v0 BGCSweepEnd: template GCNoUserData (ClrEtwBuiltin.man:2950)
 struct BGCSweepEnd {
-  static constexpr std::uint16_t id = 19;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCSweepStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCSweepEndView;
-  using Payload = payload::BGCSweepEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 19;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCSweepStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCSweepEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCSweepEnd;  // the payload struct of latest_version
 };
 
 /// BGCDrainMark: event 20 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCDrainMark"), version 0.
 ///   v0 BGCDrainMark: template BGCDrainMark (ClrEtwBuiltin.man:2951)
 struct BGCDrainMark {
-  static constexpr std::uint16_t id = 20;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCDrainMark";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCDrainMarkView;
-  using Payload = payload::BGCDrainMark;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 20;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCDrainMark";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCDrainMarkView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCDrainMark;  // the payload struct of latest_version
 };
 
 /// BGCRevisit: event 21 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCRevisit"), version 0.
 ///   v0 BGCRevisit: template BGCRevisit (ClrEtwBuiltin.man:2952)
 struct BGCRevisit {
-  static constexpr std::uint16_t id = 21;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCRevisit";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCRevisitView;
-  using Payload = payload::BGCRevisit;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 21;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCRevisit";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCRevisitView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCRevisit;  // the payload struct of latest_version
 };
 
 /// BGCOverflow: event 22 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCOverflow"), versions 0, 1.
 ///   v0 BGCOverflow: template BGCOverflow (ClrEtwBuiltin.man:2953)
 ///   v1 BGCOverflow_V1: template BGCOverflow_V1 (ClrEtwBuiltin.man:2954)
 struct BGCOverflow {
-  static constexpr std::uint16_t id = 22;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCOverflow";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = BGCOverflowView;
-  using Payload = payload::BGCOverflow_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 22;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCOverflow";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::BGCOverflowView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCOverflow_V1;  // the payload struct of latest_version
 };
 
 /// BGCAllocWaitBegin: event 23 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStart"), version 0.
 ///   v0 BGCAllocWaitBegin: template BGCAllocWait (ClrEtwBuiltin.man:2955)
 struct BGCAllocWaitBegin {
-  static constexpr std::uint16_t id = 23;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCAllocWaitStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCAllocWaitBeginView;
-  using Payload = payload::BGCAllocWaitBegin;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 23;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCAllocWaitStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCAllocWaitBeginView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCAllocWaitBegin;  // the payload struct of latest_version
 };
 
 /// BGCAllocWaitEnd: event 24 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGCAllocWaitStop"), version 0.
 ///   v0 BGCAllocWaitEnd: template BGCAllocWait (ClrEtwBuiltin.man:2956)
 struct BGCAllocWaitEnd {
-  static constexpr std::uint16_t id = 24;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGCAllocWaitStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGCAllocWaitEndView;
-  using Payload = payload::BGCAllocWaitEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 24;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGCAllocWaitStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGCAllocWaitEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGCAllocWaitEnd;  // the payload struct of latest_version
 };
 
 /// GCFullNotify: event 25 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FullNotify"), versions 0, 1.
 ///   v0 GCFullNotify: template GCFullNotify (ClrEtwBuiltin.man:2957)
 ///   v1 GCFullNotify_V1: template GCFullNotify_V1 (ClrEtwBuiltin.man:2958)
 struct GCFullNotify {
-  static constexpr std::uint16_t id = 25;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/FullNotify";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GCFullNotifyView;
-  using Payload = payload::GCFullNotify_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 25;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/FullNotify";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GCFullNotifyView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GCFullNotify_V1;  // the payload struct of latest_version
 };
 
 /// BGC1stSweepEnd: event 26 of Microsoft-Windows-DotNETRuntimePrivate ("GC/BGC1stSweepEnd"), version 0.
 ///   v0 BGC1stSweepEnd: template BGC1stSweepEnd (ClrEtwBuiltin.man:2959)
 struct BGC1stSweepEnd {
-  static constexpr std::uint16_t id = 26;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/BGC1stSweepEnd";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BGC1stSweepEndView;
-  using Payload = payload::BGC1stSweepEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 26;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/BGC1stSweepEnd";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BGC1stSweepEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BGC1stSweepEnd;  // the payload struct of latest_version
 };
 
 /// EEStartupStart: event 80 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStart"), versions 0, 1.
 ///   v0 EEStartupStart: template Startup (ClrEtwBuiltin.man:2960)
 ///   v1 EEStartupStart_V1: template Startup_V1 (ClrEtwBuiltin.man:2961)
 struct EEStartupStart {
-  static constexpr std::uint16_t id = 80;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/EEStartupStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = EEStartupStartView;
-  using Payload = payload::EEStartupStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 80;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/EEStartupStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::EEStartupStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EEStartupStart_V1;  // the payload struct of latest_version
 };
 
 /// EEStartupEnd: event 81 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEStartupStop"), versions 0, 1.
 ///   v0 EEStartupEnd: template Startup (ClrEtwBuiltin.man:2962)
 ///   v1 EEStartupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2963)
 struct EEStartupEnd {
-  static constexpr std::uint16_t id = 81;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/EEStartupStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = EEStartupEndView;
-  using Payload = payload::EEStartupEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 81;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/EEStartupStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::EEStartupEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EEStartupEnd_V1;  // the payload struct of latest_version
 };
 
 /// EEConfigSetup: event 82 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStart"), versions 0, 1.
 ///   v0 EEConfigSetup: template Startup (ClrEtwBuiltin.man:2964)
 ///   v1 EEConfigSetup_V1: template Startup_V1 (ClrEtwBuiltin.man:2965)
 struct EEConfigSetup {
-  static constexpr std::uint16_t id = 82;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/EEConfigSetupStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = EEConfigSetupView;
-  using Payload = payload::EEConfigSetup_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 82;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/EEConfigSetupStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::EEConfigSetupView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EEConfigSetup_V1;  // the payload struct of latest_version
 };
 
 /// EEConfigSetupEnd: event 83 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSetupStop"), versions 0, 1.
 ///   v0 EEConfigSetupEnd: template Startup (ClrEtwBuiltin.man:2966)
 ///   v1 EEConfigSetupEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2967)
 struct EEConfigSetupEnd {
-  static constexpr std::uint16_t id = 83;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/EEConfigSetupStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = EEConfigSetupEndView;
-  using Payload = payload::EEConfigSetupEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 83;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/EEConfigSetupStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::EEConfigSetupEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EEConfigSetupEnd_V1;  // the payload struct of latest_version
 };
 
 /// LdSysBases: event 84 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStart"), versions 0, 1.
 ///   v0 LdSysBases: template Startup (ClrEtwBuiltin.man:2968)
 ///   v1 LdSysBases_V1: template Startup_V1 (ClrEtwBuiltin.man:2969)
 struct LdSysBases {
-  static constexpr std::uint16_t id = 84;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/LoadSystemBasesStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = LdSysBasesView;
-  using Payload = payload::LdSysBases_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 84;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/LoadSystemBasesStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::LdSysBasesView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LdSysBases_V1;  // the payload struct of latest_version
 };
 
 /// LdSysBasesEnd: event 85 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoadSystemBasesStop"), versions 0, 1.
 ///   v0 LdSysBasesEnd: template Startup (ClrEtwBuiltin.man:2970)
 ///   v1 LdSysBasesEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2971)
 struct LdSysBasesEnd {
-  static constexpr std::uint16_t id = 85;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/LoadSystemBasesStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = LdSysBasesEndView;
-  using Payload = payload::LdSysBasesEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 85;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/LoadSystemBasesStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::LdSysBasesEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LdSysBasesEnd_V1;  // the payload struct of latest_version
 };
 
 /// ExecExe: event 86 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStart"), versions 0, 1.
 ///   v0 ExecExe: template Startup (ClrEtwBuiltin.man:2972)
 ///   v1 ExecExe_V1: template Startup_V1 (ClrEtwBuiltin.man:2973)
 struct ExecExe {
-  static constexpr std::uint16_t id = 86;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ExecExeStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ExecExeView;
-  using Payload = payload::ExecExe_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 86;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ExecExeStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ExecExeView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ExecExe_V1;  // the payload struct of latest_version
 };
 
 /// ExecExeEnd: event 87 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExecExeStop"), versions 0, 1.
 ///   v0 ExecExeEnd: template Startup (ClrEtwBuiltin.man:2974)
 ///   v1 ExecExeEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2975)
 struct ExecExeEnd {
-  static constexpr std::uint16_t id = 87;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ExecExeStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ExecExeEndView;
-  using Payload = payload::ExecExeEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 87;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ExecExeStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ExecExeEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ExecExeEnd_V1;  // the payload struct of latest_version
 };
 
 /// Main: event 88 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStart"), versions 0, 1.
 ///   v0 Main: template Startup (ClrEtwBuiltin.man:2976)
 ///   v1 Main_V1: template Startup_V1 (ClrEtwBuiltin.man:2977)
 struct Main {
-  static constexpr std::uint16_t id = 88;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/MainStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MainView;
-  using Payload = payload::Main_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 88;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/MainStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::MainView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::Main_V1;  // the payload struct of latest_version
 };
 
 /// MainEnd: event 89 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/MainStop"), versions 0, 1.
 ///   v0 MainEnd: template Startup (ClrEtwBuiltin.man:2978)
 ///   v1 MainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2979)
 struct MainEnd {
-  static constexpr std::uint16_t id = 89;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/MainStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MainEndView;
-  using Payload = payload::MainEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 89;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/MainStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::MainEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::MainEnd_V1;  // the payload struct of latest_version
 };
 
 /// ApplyPolicyStart: event 90 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStart"), versions 0, 1.
 ///   v0 ApplyPolicyStart: template Startup (ClrEtwBuiltin.man:2980)
 ///   v1 ApplyPolicyStart_V1: template Startup_V1 (ClrEtwBuiltin.man:2981)
 struct ApplyPolicyStart {
-  static constexpr std::uint16_t id = 90;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ApplyPolicyStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ApplyPolicyStartView;
-  using Payload = payload::ApplyPolicyStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 90;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ApplyPolicyStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ApplyPolicyStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ApplyPolicyStart_V1;  // the payload struct of latest_version
 };
 
 /// ApplyPolicyEnd: event 91 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ApplyPolicyStop"), versions 0, 1.
 ///   v0 ApplyPolicyEnd: template Startup (ClrEtwBuiltin.man:2982)
 ///   v1 ApplyPolicyEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2983)
 struct ApplyPolicyEnd {
-  static constexpr std::uint16_t id = 91;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ApplyPolicyStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ApplyPolicyEndView;
-  using Payload = payload::ApplyPolicyEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 91;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ApplyPolicyStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ApplyPolicyEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ApplyPolicyEnd_V1;  // the payload struct of latest_version
 };
 
 /// LdLibShFolder: event 92 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStart"), versions 0, 1.
 ///   v0 LdLibShFolder: template Startup (ClrEtwBuiltin.man:2984)
 ///   v1 LdLibShFolder_V1: template Startup_V1 (ClrEtwBuiltin.man:2985)
 struct LdLibShFolder {
-  static constexpr std::uint16_t id = 92;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/LdLibShFolderStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = LdLibShFolderView;
-  using Payload = payload::LdLibShFolder_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 92;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/LdLibShFolderStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::LdLibShFolderView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LdLibShFolder_V1;  // the payload struct of latest_version
 };
 
 /// LdLibShFolderEnd: event 93 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LdLibShFolderStop"), versions 0, 1.
 ///   v0 LdLibShFolderEnd: template Startup (ClrEtwBuiltin.man:2986)
 ///   v1 LdLibShFolderEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2987)
 struct LdLibShFolderEnd {
-  static constexpr std::uint16_t id = 93;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/LdLibShFolderStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = LdLibShFolderEndView;
-  using Payload = payload::LdLibShFolderEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 93;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/LdLibShFolderStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::LdLibShFolderEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LdLibShFolderEnd_V1;  // the payload struct of latest_version
 };
 
 /// PrestubWorker: event 94 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStart"), versions 0, 1.
 ///   v0 PrestubWorker: template Startup (ClrEtwBuiltin.man:2988)
 ///   v1 PrestubWorker_V1: template Startup_V1 (ClrEtwBuiltin.man:2989)
 struct PrestubWorker {
-  static constexpr std::uint16_t id = 94;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/PrestubWorkerStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = PrestubWorkerView;
-  using Payload = payload::PrestubWorker_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 94;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/PrestubWorkerStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::PrestubWorkerView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrestubWorker_V1;  // the payload struct of latest_version
 };
 
 /// PrestubWorkerEnd: event 95 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/PrestubWorkerStop"), versions 0, 1.
 ///   v0 PrestubWorkerEnd: template Startup (ClrEtwBuiltin.man:2990)
 ///   v1 PrestubWorkerEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2991)
 struct PrestubWorkerEnd {
-  static constexpr std::uint16_t id = 95;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/PrestubWorkerStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = PrestubWorkerEndView;
-  using Payload = payload::PrestubWorkerEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 95;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/PrestubWorkerStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::PrestubWorkerEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrestubWorkerEnd_V1;  // the payload struct of latest_version
 };
 
 /// GetInstallationStart: event 96 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStart"), versions 0, 1.
 ///   v0 GetInstallationStart: template Startup (ClrEtwBuiltin.man:2992)
 ///   v1 GetInstallationStart_V1: template Startup_V1 (ClrEtwBuiltin.man:2993)
 struct GetInstallationStart {
-  static constexpr std::uint16_t id = 96;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/GetInstallationStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GetInstallationStartView;
-  using Payload = payload::GetInstallationStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 96;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/GetInstallationStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GetInstallationStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GetInstallationStart_V1;  // the payload struct of latest_version
 };
 
 /// GetInstallationEnd: event 97 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/GetInstallationStop"), versions 0, 1.
 ///   v0 GetInstallationEnd: template Startup (ClrEtwBuiltin.man:2994)
 ///   v1 GetInstallationEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2995)
 struct GetInstallationEnd {
-  static constexpr std::uint16_t id = 97;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/GetInstallationStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = GetInstallationEndView;
-  using Payload = payload::GetInstallationEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 97;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/GetInstallationStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::GetInstallationEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GetInstallationEnd_V1;  // the payload struct of latest_version
 };
 
 /// OpenHModule: event 98 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStart"), versions 0, 1.
 ///   v0 OpenHModule: template Startup (ClrEtwBuiltin.man:2996)
 ///   v1 OpenHModule_V1: template Startup_V1 (ClrEtwBuiltin.man:2997)
 struct OpenHModule {
-  static constexpr std::uint16_t id = 98;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/OpenHModuleStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = OpenHModuleView;
-  using Payload = payload::OpenHModule_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 98;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/OpenHModuleStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::OpenHModuleView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::OpenHModule_V1;  // the payload struct of latest_version
 };
 
 /// OpenHModuleEnd: event 99 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/OpenHModuleStop"), versions 0, 1.
 ///   v0 OpenHModuleEnd: template Startup (ClrEtwBuiltin.man:2998)
 ///   v1 OpenHModuleEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:2999)
 struct OpenHModuleEnd {
-  static constexpr std::uint16_t id = 99;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/OpenHModuleStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = OpenHModuleEndView;
-  using Payload = payload::OpenHModuleEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 99;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/OpenHModuleStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::OpenHModuleEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::OpenHModuleEnd_V1;  // the payload struct of latest_version
 };
 
 /// ExplicitBindStart: event 100 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStart"), versions 0, 1.
 ///   v0 ExplicitBindStart: template Startup (ClrEtwBuiltin.man:3000)
 ///   v1 ExplicitBindStart_V1: template Startup_V1 (ClrEtwBuiltin.man:3001)
 struct ExplicitBindStart {
-  static constexpr std::uint16_t id = 100;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ExplicitBindStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ExplicitBindStartView;
-  using Payload = payload::ExplicitBindStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 100;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ExplicitBindStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ExplicitBindStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ExplicitBindStart_V1;  // the payload struct of latest_version
 };
 
 /// ExplicitBindEnd: event 101 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ExplicitBindStop"), versions 0, 1.
 ///   v0 ExplicitBindEnd: template Startup (ClrEtwBuiltin.man:3002)
 ///   v1 ExplicitBindEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3003)
 struct ExplicitBindEnd {
-  static constexpr std::uint16_t id = 101;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ExplicitBindStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ExplicitBindEndView;
-  using Payload = payload::ExplicitBindEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 101;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ExplicitBindStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ExplicitBindEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ExplicitBindEnd_V1;  // the payload struct of latest_version
 };
 
 /// ParseXml: event 102 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStart"), versions 0, 1.
 ///   v0 ParseXml: template Startup (ClrEtwBuiltin.man:3004)
 ///   v1 ParseXml_V1: template Startup_V1 (ClrEtwBuiltin.man:3005)
 struct ParseXml {
-  static constexpr std::uint16_t id = 102;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ParseXmlStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ParseXmlView;
-  using Payload = payload::ParseXml_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 102;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ParseXmlStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ParseXmlView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ParseXml_V1;  // the payload struct of latest_version
 };
 
 /// ParseXmlEnd: event 103 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/ParseXmlStop"), versions 0, 1.
 ///   v0 ParseXmlEnd: template Startup (ClrEtwBuiltin.man:3006)
 ///   v1 ParseXmlEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3007)
 struct ParseXmlEnd {
-  static constexpr std::uint16_t id = 103;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/ParseXmlStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = ParseXmlEndView;
-  using Payload = payload::ParseXmlEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 103;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/ParseXmlStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::ParseXmlEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ParseXmlEnd_V1;  // the payload struct of latest_version
 };
 
 /// InitDefaultDomain: event 104 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStart"), versions 0, 1.
 ///   v0 InitDefaultDomain: template Startup (ClrEtwBuiltin.man:3008)
 ///   v1 InitDefaultDomain_V1: template Startup_V1 (ClrEtwBuiltin.man:3009)
 struct InitDefaultDomain {
-  static constexpr std::uint16_t id = 104;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/InitDefaultDomainStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = InitDefaultDomainView;
-  using Payload = payload::InitDefaultDomain_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 104;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/InitDefaultDomainStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::InitDefaultDomainView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::InitDefaultDomain_V1;  // the payload struct of latest_version
 };
 
 /// InitDefaultDomainEnd: event 105 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitDefaultDomainStop"), versions 0, 1.
 ///   v0 InitDefaultDomainEnd: template Startup (ClrEtwBuiltin.man:3010)
 ///   v1 InitDefaultDomainEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3011)
 struct InitDefaultDomainEnd {
-  static constexpr std::uint16_t id = 105;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/InitDefaultDomainStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = InitDefaultDomainEndView;
-  using Payload = payload::InitDefaultDomainEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 105;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/InitDefaultDomainStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::InitDefaultDomainEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::InitDefaultDomainEnd_V1;  // the payload struct of latest_version
 };
 
 /// InitSecurity: event 106 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStart"), versions 0, 1.
 ///   v0 InitSecurity: template Startup (ClrEtwBuiltin.man:3012)
 ///   v1 InitSecurity_V1: template Startup_V1 (ClrEtwBuiltin.man:3013)
 struct InitSecurity {
-  static constexpr std::uint16_t id = 106;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/InitSecurityStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = InitSecurityView;
-  using Payload = payload::InitSecurity_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 106;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/InitSecurityStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::InitSecurityView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::InitSecurity_V1;  // the payload struct of latest_version
 };
 
 /// InitSecurityEnd: event 107 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/InitSecurityStop"), versions 0, 1.
 ///   v0 InitSecurityEnd: template Startup (ClrEtwBuiltin.man:3014)
 ///   v1 InitSecurityEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3015)
 struct InitSecurityEnd {
-  static constexpr std::uint16_t id = 107;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/InitSecurityStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = InitSecurityEndView;
-  using Payload = payload::InitSecurityEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 107;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/InitSecurityStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::InitSecurityEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::InitSecurityEnd_V1;  // the payload struct of latest_version
 };
 
 /// AllowBindingRedirs: event 108 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStart"), versions 0, 1.
 ///   v0 AllowBindingRedirs: template Startup (ClrEtwBuiltin.man:3016)
 ///   v1 AllowBindingRedirs_V1: template Startup_V1 (ClrEtwBuiltin.man:3017)
 struct AllowBindingRedirs {
-  static constexpr std::uint16_t id = 108;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/AllowBindingRedirsStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AllowBindingRedirsView;
-  using Payload = payload::AllowBindingRedirs_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 108;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/AllowBindingRedirsStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::AllowBindingRedirsView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::AllowBindingRedirs_V1;  // the payload struct of latest_version
 };
 
 /// AllowBindingRedirsEnd: event 109 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/AllowBindingRedirsStop"), versions 0, 1.
 ///   v0 AllowBindingRedirsEnd: template Startup (ClrEtwBuiltin.man:3018)
 ///   v1 AllowBindingRedirsEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3019)
 struct AllowBindingRedirsEnd {
-  static constexpr std::uint16_t id = 109;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/AllowBindingRedirsStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AllowBindingRedirsEndView;
-  using Payload = payload::AllowBindingRedirsEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 109;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/AllowBindingRedirsStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::AllowBindingRedirsEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::AllowBindingRedirsEnd_V1;  // the payload struct of latest_version
 };
 
 /// EEConfigSync: event 110 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStart"), versions 0, 1.
 ///   v0 EEConfigSync: template Startup (ClrEtwBuiltin.man:3020)
 ///   v1 EEConfigSync_V1: template Startup_V1 (ClrEtwBuiltin.man:3021)
 struct EEConfigSync {
-  static constexpr std::uint16_t id = 110;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/EEConfigSyncStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = EEConfigSyncView;
-  using Payload = payload::EEConfigSync_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 110;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/EEConfigSyncStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::EEConfigSyncView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EEConfigSync_V1;  // the payload struct of latest_version
 };
 
 /// EEConfigSyncEnd: event 111 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/EEConfigSyncStop"), versions 0, 1.
 ///   v0 EEConfigSyncEnd: template Startup (ClrEtwBuiltin.man:3022)
 ///   v1 EEConfigSyncEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3023)
 struct EEConfigSyncEnd {
-  static constexpr std::uint16_t id = 111;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/EEConfigSyncStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = EEConfigSyncEndView;
-  using Payload = payload::EEConfigSyncEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 111;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/EEConfigSyncStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::EEConfigSyncEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EEConfigSyncEnd_V1;  // the payload struct of latest_version
 };
 
 /// FusionBinding: event 112 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStart"), versions 0, 1.
 ///   v0 FusionBinding: template Startup (ClrEtwBuiltin.man:3024)
 ///   v1 FusionBinding_V1: template Startup_V1 (ClrEtwBuiltin.man:3025)
 struct FusionBinding {
-  static constexpr std::uint16_t id = 112;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/BindingStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = FusionBindingView;
-  using Payload = payload::FusionBinding_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 112;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/BindingStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::FusionBindingView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionBinding_V1;  // the payload struct of latest_version
 };
 
 /// FusionBindingEnd: event 113 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/BindingStop"), versions 0, 1.
 ///   v0 FusionBindingEnd: template Startup (ClrEtwBuiltin.man:3026)
 ///   v1 FusionBindingEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3027)
 struct FusionBindingEnd {
-  static constexpr std::uint16_t id = 113;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/BindingStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = FusionBindingEndView;
-  using Payload = payload::FusionBindingEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 113;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/BindingStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::FusionBindingEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionBindingEnd_V1;  // the payload struct of latest_version
 };
 
 /// LoaderCatchCall: event 114 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStart"), versions 0, 1.
 ///   v0 LoaderCatchCall: template Startup (ClrEtwBuiltin.man:3028)
 ///   v1 LoaderCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3029)
 struct LoaderCatchCall {
-  static constexpr std::uint16_t id = 114;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/LoaderCatchCallStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = LoaderCatchCallView;
-  using Payload = payload::LoaderCatchCall_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 114;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/LoaderCatchCallStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::LoaderCatchCallView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderCatchCall_V1;  // the payload struct of latest_version
 };
 
 /// LoaderCatchCallEnd: event 115 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/LoaderCatchCallStop"), versions 0, 1.
 ///   v0 LoaderCatchCallEnd: template Startup (ClrEtwBuiltin.man:3030)
 ///   v1 LoaderCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3031)
 struct LoaderCatchCallEnd {
-  static constexpr std::uint16_t id = 115;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/LoaderCatchCallStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = LoaderCatchCallEndView;
-  using Payload = payload::LoaderCatchCallEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 115;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/LoaderCatchCallStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::LoaderCatchCallEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderCatchCallEnd_V1;  // the payload struct of latest_version
 };
 
 /// FusionInit: event 116 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStart"), versions 0, 1.
 ///   v0 FusionInit: template Startup (ClrEtwBuiltin.man:3032)
 ///   v1 FusionInit_V1: template Startup_V1 (ClrEtwBuiltin.man:3033)
 struct FusionInit {
-  static constexpr std::uint16_t id = 116;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/FusionInitStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = FusionInitView;
-  using Payload = payload::FusionInit_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 116;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/FusionInitStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::FusionInitView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionInit_V1;  // the payload struct of latest_version
 };
 
 /// FusionInitEnd: event 117 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionInitStop"), versions 0, 1.
 ///   v0 FusionInitEnd: template Startup (ClrEtwBuiltin.man:3034)
 ///   v1 FusionInitEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3035)
 struct FusionInitEnd {
-  static constexpr std::uint16_t id = 117;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/FusionInitStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = FusionInitEndView;
-  using Payload = payload::FusionInitEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 117;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/FusionInitStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::FusionInitEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionInitEnd_V1;  // the payload struct of latest_version
 };
 
 /// FusionAppCtx: event 118 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStart"), versions 0, 1.
 ///   v0 FusionAppCtx: template Startup (ClrEtwBuiltin.man:3036)
 ///   v1 FusionAppCtx_V1: template Startup_V1 (ClrEtwBuiltin.man:3037)
 struct FusionAppCtx {
-  static constexpr std::uint16_t id = 118;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/FusionAppCtxStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = FusionAppCtxView;
-  using Payload = payload::FusionAppCtx_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 118;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/FusionAppCtxStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::FusionAppCtxView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionAppCtx_V1;  // the payload struct of latest_version
 };
 
 /// FusionAppCtxEnd: event 119 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/FusionAppCtxStop"), versions 0, 1.
 ///   v0 FusionAppCtxEnd: template Startup (ClrEtwBuiltin.man:3038)
 ///   v1 FusionAppCtxEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3039)
 struct FusionAppCtxEnd {
-  static constexpr std::uint16_t id = 119;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/FusionAppCtxStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = FusionAppCtxEndView;
-  using Payload = payload::FusionAppCtxEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 119;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/FusionAppCtxStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::FusionAppCtxEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionAppCtxEnd_V1;  // the payload struct of latest_version
 };
 
 /// Fusion2EE: event 120 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStart"), versions 0, 1.
 ///   v0 Fusion2EE: template Startup (ClrEtwBuiltin.man:3040)
 ///   v1 Fusion2EE_V1: template Startup_V1 (ClrEtwBuiltin.man:3041)
 struct Fusion2EE {
-  static constexpr std::uint16_t id = 120;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/Fusion2EEStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = Fusion2EEView;
-  using Payload = payload::Fusion2EE_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 120;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/Fusion2EEStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::Fusion2EEView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::Fusion2EE_V1;  // the payload struct of latest_version
 };
 
 /// Fusion2EEEnd: event 121 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/Fusion2EEStop"), versions 0, 1.
 ///   v0 Fusion2EEEnd: template Startup (ClrEtwBuiltin.man:3042)
 ///   v1 Fusion2EEEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3043)
 struct Fusion2EEEnd {
-  static constexpr std::uint16_t id = 121;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/Fusion2EEStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = Fusion2EEEndView;
-  using Payload = payload::Fusion2EEEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 121;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/Fusion2EEStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::Fusion2EEEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::Fusion2EEEnd_V1;  // the payload struct of latest_version
 };
 
 /// SecurityCatchCall: event 122 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStart"), versions 0, 1.
 ///   v0 SecurityCatchCall: template Startup (ClrEtwBuiltin.man:3044)
 ///   v1 SecurityCatchCall_V1: template Startup_V1 (ClrEtwBuiltin.man:3045)
 struct SecurityCatchCall {
-  static constexpr std::uint16_t id = 122;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/SecurityCatchCallStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = SecurityCatchCallView;
-  using Payload = payload::SecurityCatchCall_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 122;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/SecurityCatchCallStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::SecurityCatchCallView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::SecurityCatchCall_V1;  // the payload struct of latest_version
 };
 
 /// SecurityCatchCallEnd: event 123 of Microsoft-Windows-DotNETRuntimePrivate ("Startup/SecurityCatchCallStop"), versions 0, 1.
 ///   v0 SecurityCatchCallEnd: template Startup (ClrEtwBuiltin.man:3046)
 ///   v1 SecurityCatchCallEnd_V1: template Startup_V1 (ClrEtwBuiltin.man:3047)
 struct SecurityCatchCallEnd {
-  static constexpr std::uint16_t id = 123;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Startup/SecurityCatchCallStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = SecurityCatchCallEndView;
-  using Payload = payload::SecurityCatchCallEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 123;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Startup/SecurityCatchCallStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_private::SecurityCatchCallEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::SecurityCatchCallEnd_V1;  // the payload struct of latest_version
 };
 
 /// CLRStackWalkPrivate: event 151 of Microsoft-Windows-DotNETRuntimePrivate ("ClrStack/Walk"), version 0.
 ///   v0 CLRStackWalkPrivate: template ClrStackWalk (ClrEtwBuiltin.man:3048)
 struct CLRStackWalkPrivate {
-  static constexpr std::uint16_t id = 151;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrStack/Walk";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CLRStackWalkPrivateView;
-  using Payload = payload::CLRStackWalkPrivate;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 151;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrStack/Walk";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::CLRStackWalkPrivateView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::CLRStackWalkPrivate;  // the payload struct of latest_version
 };
 
 /// ModuleRangeLoadPrivate: event 158 of Microsoft-Windows-DotNETRuntimePrivate ("ClrPerfTrack/ModuleRangeLoad"), version 0.
 ///   v0 ModuleRangeLoadPrivate: template ModuleRangePrivate (ClrEtwBuiltin.man:3049)
 struct ModuleRangeLoadPrivate {
-  static constexpr std::uint16_t id = 158;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrPerfTrack/ModuleRangeLoad";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleRangeLoadPrivateView;
-  using Payload = payload::ModuleRangeLoadPrivate;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 158;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrPerfTrack/ModuleRangeLoad";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivateView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ModuleRangeLoadPrivate;  // the payload struct of latest_version
 };
 
 /// BindingPolicyPhaseStart: event 159 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStart"), version 0.
 ///   v0 BindingPolicyPhaseStart: template Binding (ClrEtwBuiltin.man:3050)
 struct BindingPolicyPhaseStart {
-  static constexpr std::uint16_t id = 159;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/PolicyPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingPolicyPhaseStartView;
-  using Payload = payload::BindingPolicyPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 159;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/PolicyPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingPolicyPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingPolicyPhaseStart;  // the payload struct of latest_version
 };
 
 /// BindingPolicyPhaseEnd: event 160 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PolicyPhaseStop"), version 0.
 ///   v0 BindingPolicyPhaseEnd: template Binding (ClrEtwBuiltin.man:3051)
 struct BindingPolicyPhaseEnd {
-  static constexpr std::uint16_t id = 160;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/PolicyPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingPolicyPhaseEndView;
-  using Payload = payload::BindingPolicyPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 160;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/PolicyPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingPolicyPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingPolicyPhaseEnd;  // the payload struct of latest_version
 };
 
 /// BindingNgenPhaseStart: event 161 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStart"), version 0.
 ///   v0 BindingNgenPhaseStart: template Binding (ClrEtwBuiltin.man:3052)
 struct BindingNgenPhaseStart {
-  static constexpr std::uint16_t id = 161;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/NgenPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingNgenPhaseStartView;
-  using Payload = payload::BindingNgenPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 161;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/NgenPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingNgenPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingNgenPhaseStart;  // the payload struct of latest_version
 };
 
 /// BindingNgenPhaseEnd: event 162 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/NgenPhaseStop"), version 0.
 ///   v0 BindingNgenPhaseEnd: template Binding (ClrEtwBuiltin.man:3053)
 struct BindingNgenPhaseEnd {
-  static constexpr std::uint16_t id = 162;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/NgenPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingNgenPhaseEndView;
-  using Payload = payload::BindingNgenPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 162;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/NgenPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingNgenPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingNgenPhaseEnd;  // the payload struct of latest_version
 };
 
 /// BindingLookupAndProbingPhaseStart: event 163 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoopupAndProbingPhaseStart"), version 0.
 ///   v0 BindingLookupAndProbingPhaseStart: template Binding (ClrEtwBuiltin.man:3054)
 struct BindingLookupAndProbingPhaseStart {
-  static constexpr std::uint16_t id = 163;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoopupAndProbingPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingLookupAndProbingPhaseStartView;
-  using Payload = payload::BindingLookupAndProbingPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 163;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoopupAndProbingPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingLookupAndProbingPhaseStart;  // the payload struct of latest_version
 };
 
 /// BindingLookupAndProbingPhaseEnd: event 164 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LookupAndProbingPhaseStop"), version 0.
 ///   v0 BindingLookupAndProbingPhaseEnd: template Binding (ClrEtwBuiltin.man:3055)
 struct BindingLookupAndProbingPhaseEnd {
-  static constexpr std::uint16_t id = 164;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LookupAndProbingPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingLookupAndProbingPhaseEndView;
-  using Payload = payload::BindingLookupAndProbingPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 164;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LookupAndProbingPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingLookupAndProbingPhaseEnd;  // the payload struct of latest_version
 };
 
 /// LoaderPhaseStart: event 165 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStart"), version 0.
 ///   v0 LoaderPhaseStart: template Binding (ClrEtwBuiltin.man:3056)
 struct LoaderPhaseStart {
-  static constexpr std::uint16_t id = 165;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderPhaseStartView;
-  using Payload = payload::LoaderPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 165;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderPhaseStart;  // the payload struct of latest_version
 };
 
 /// LoaderPhaseEnd: event 166 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderPhaseStop"), version 0.
 ///   v0 LoaderPhaseEnd: template Binding (ClrEtwBuiltin.man:3057)
 struct LoaderPhaseEnd {
-  static constexpr std::uint16_t id = 166;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderPhaseEndView;
-  using Payload = payload::LoaderPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 166;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderPhaseEnd;  // the payload struct of latest_version
 };
 
 /// BindingPhaseStart: event 167 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStart"), version 0.
 ///   v0 BindingPhaseStart: template Binding (ClrEtwBuiltin.man:3058)
 struct BindingPhaseStart {
-  static constexpr std::uint16_t id = 167;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/PhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingPhaseStartView;
-  using Payload = payload::BindingPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 167;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/PhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingPhaseStart;  // the payload struct of latest_version
 };
 
 /// BindingPhaseEnd: event 168 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/PhaseStop"), version 0.
 ///   v0 BindingPhaseEnd: template Binding (ClrEtwBuiltin.man:3059)
 struct BindingPhaseEnd {
-  static constexpr std::uint16_t id = 168;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/PhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingPhaseEndView;
-  using Payload = payload::BindingPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 168;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/PhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingPhaseEnd;  // the payload struct of latest_version
 };
 
 /// BindingDownloadPhaseStart: event 169 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStart"), version 0.
 ///   v0 BindingDownloadPhaseStart: template Binding (ClrEtwBuiltin.man:3060)
 struct BindingDownloadPhaseStart {
-  static constexpr std::uint16_t id = 169;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/DownloadPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingDownloadPhaseStartView;
-  using Payload = payload::BindingDownloadPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 169;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/DownloadPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingDownloadPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingDownloadPhaseStart;  // the payload struct of latest_version
 };
 
 /// BindingDownloadPhaseEnd: event 170 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/DownloadPhaseStop"), version 0.
 ///   v0 BindingDownloadPhaseEnd: template Binding (ClrEtwBuiltin.man:3061)
 struct BindingDownloadPhaseEnd {
-  static constexpr std::uint16_t id = 170;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/DownloadPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BindingDownloadPhaseEndView;
-  using Payload = payload::BindingDownloadPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 170;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/DownloadPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BindingDownloadPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BindingDownloadPhaseEnd;  // the payload struct of latest_version
 };
 
 /// LoaderAssemblyInitPhaseStart: event 171 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStart"), version 0.
 ///   v0 LoaderAssemblyInitPhaseStart: template Binding (ClrEtwBuiltin.man:3062)
 struct LoaderAssemblyInitPhaseStart {
-  static constexpr std::uint16_t id = 171;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderAssemblyInitPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderAssemblyInitPhaseStartView;
-  using Payload = payload::LoaderAssemblyInitPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 171;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderAssemblyInitPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderAssemblyInitPhaseStart;  // the payload struct of latest_version
 };
 
 /// LoaderAssemblyInitPhaseEnd: event 172 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderAssemblyInitPhaseStop"), version 0.
 ///   v0 LoaderAssemblyInitPhaseEnd: template Binding (ClrEtwBuiltin.man:3063)
 struct LoaderAssemblyInitPhaseEnd {
-  static constexpr std::uint16_t id = 172;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderAssemblyInitPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderAssemblyInitPhaseEndView;
-  using Payload = payload::LoaderAssemblyInitPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 172;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderAssemblyInitPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderAssemblyInitPhaseEnd;  // the payload struct of latest_version
 };
 
 /// LoaderMappingPhaseStart: event 173 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStart"), version 0.
 ///   v0 LoaderMappingPhaseStart: template Binding (ClrEtwBuiltin.man:3064)
 struct LoaderMappingPhaseStart {
-  static constexpr std::uint16_t id = 173;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderMappingPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderMappingPhaseStartView;
-  using Payload = payload::LoaderMappingPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 173;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderMappingPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderMappingPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderMappingPhaseStart;  // the payload struct of latest_version
 };
 
 /// LoaderMappingPhaseEnd: event 174 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderMappingPhaseStop"), version 0.
 ///   v0 LoaderMappingPhaseEnd: template Binding (ClrEtwBuiltin.man:3065)
 struct LoaderMappingPhaseEnd {
-  static constexpr std::uint16_t id = 174;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderMappingPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderMappingPhaseEndView;
-  using Payload = payload::LoaderMappingPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 174;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderMappingPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderMappingPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderMappingPhaseEnd;  // the payload struct of latest_version
 };
 
 /// LoaderDeliverEventsPhaseStart: event 175 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventPhaseStart"), version 0.
 ///   v0 LoaderDeliverEventsPhaseStart: template Binding (ClrEtwBuiltin.man:3066)
 struct LoaderDeliverEventsPhaseStart {
-  static constexpr std::uint16_t id = 175;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderDeliverEventPhaseStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderDeliverEventsPhaseStartView;
-  using Payload = payload::LoaderDeliverEventsPhaseStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 175;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderDeliverEventPhaseStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderDeliverEventsPhaseStart;  // the payload struct of latest_version
 };
 
 /// LoaderDeliverEventsPhaseEnd: event 176 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/LoaderDeliverEventsPhaseStop"), version 0.
 ///   v0 LoaderDeliverEventsPhaseEnd: template Binding (ClrEtwBuiltin.man:3067)
 struct LoaderDeliverEventsPhaseEnd {
-  static constexpr std::uint16_t id = 176;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/LoaderDeliverEventsPhaseStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = LoaderDeliverEventsPhaseEndView;
-  using Payload = payload::LoaderDeliverEventsPhaseEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 176;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/LoaderDeliverEventsPhaseStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::LoaderDeliverEventsPhaseEnd;  // the payload struct of latest_version
 };
 
 /// EvidenceGenerated: event 177 of Microsoft-Windows-DotNETRuntimePrivate ("EvidenceGeneration/EvidenceGenerated"), version 0.
 ///   v0 EvidenceGenerated: template EvidenceGenerated (ClrEtwBuiltin.man:3068)
 struct EvidenceGenerated {
-  static constexpr std::uint16_t id = 177;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "EvidenceGeneration/EvidenceGenerated";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = EvidenceGeneratedView;
-  using Payload = payload::EvidenceGenerated;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 177;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "EvidenceGeneration/EvidenceGenerated";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::EvidenceGeneratedView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EvidenceGenerated;  // the payload struct of latest_version
 };
 
 /// ModuleTransparencyComputationStart: event 178 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStart"), version 0.
 ///   v0 ModuleTransparencyComputationStart: template ModuleTransparencyCalculation (ClrEtwBuiltin.man:3069)
 struct ModuleTransparencyComputationStart {
-  static constexpr std::uint16_t id = 178;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/ModuleTransparencyComputationStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleTransparencyComputationStartView;
-  using Payload = payload::ModuleTransparencyComputationStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 178;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/ModuleTransparencyComputationStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ModuleTransparencyComputationStart;  // the payload struct of latest_version
 };
 
 /// ModuleTransparencyComputationEnd: event 179 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/ModuleTransparencyComputationStop"), version 0.
 ///   v0 ModuleTransparencyComputationEnd: template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:3070)
 struct ModuleTransparencyComputationEnd {
-  static constexpr std::uint16_t id = 179;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/ModuleTransparencyComputationStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleTransparencyComputationEndView;
-  using Payload = payload::ModuleTransparencyComputationEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 179;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/ModuleTransparencyComputationStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ModuleTransparencyComputationEnd;  // the payload struct of latest_version
 };
 
 /// TypeTransparencyComputationStart: event 180 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStart"), version 0.
 ///   v0 TypeTransparencyComputationStart: template TypeTransparencyCalculation (ClrEtwBuiltin.man:3071)
 struct TypeTransparencyComputationStart {
-  static constexpr std::uint16_t id = 180;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/TypeTransparencyComputationStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TypeTransparencyComputationStartView;
-  using Payload = payload::TypeTransparencyComputationStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 180;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/TypeTransparencyComputationStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::TypeTransparencyComputationStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::TypeTransparencyComputationStart;  // the payload struct of latest_version
 };
 
 /// TypeTransparencyComputationEnd: event 181 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TypeTransparencyComputationStop"), version 0.
 ///   v0 TypeTransparencyComputationEnd: template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:3072)
 struct TypeTransparencyComputationEnd {
-  static constexpr std::uint16_t id = 181;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/TypeTransparencyComputationStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TypeTransparencyComputationEndView;
-  using Payload = payload::TypeTransparencyComputationEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 181;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/TypeTransparencyComputationStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::TypeTransparencyComputationEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::TypeTransparencyComputationEnd;  // the payload struct of latest_version
 };
 
 /// MethodTransparencyComputationStart: event 182 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStart"), version 0.
 ///   v0 MethodTransparencyComputationStart: template MethodTransparencyCalculation (ClrEtwBuiltin.man:3073)
 struct MethodTransparencyComputationStart {
-  static constexpr std::uint16_t id = 182;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/MethodTransparencyComputationStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MethodTransparencyComputationStartView;
-  using Payload = payload::MethodTransparencyComputationStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 182;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/MethodTransparencyComputationStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::MethodTransparencyComputationStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::MethodTransparencyComputationStart;  // the payload struct of latest_version
 };
 
 /// MethodTransparencyComputationEnd: event 183 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/MethodTransparencyComputationStop"), version 0.
 ///   v0 MethodTransparencyComputationEnd: template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:3074)
 struct MethodTransparencyComputationEnd {
-  static constexpr std::uint16_t id = 183;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/MethodTransparencyComputationStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MethodTransparencyComputationEndView;
-  using Payload = payload::MethodTransparencyComputationEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 183;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/MethodTransparencyComputationStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::MethodTransparencyComputationEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::MethodTransparencyComputationEnd;  // the payload struct of latest_version
 };
 
 /// FieldTransparencyComputationStart: event 184 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStart"), version 0.
 ///   v0 FieldTransparencyComputationStart: template FieldTransparencyCalculation (ClrEtwBuiltin.man:3075)
 struct FieldTransparencyComputationStart {
-  static constexpr std::uint16_t id = 184;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/FieldTransparencyComputationStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = FieldTransparencyComputationStartView;
-  using Payload = payload::FieldTransparencyComputationStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 184;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/FieldTransparencyComputationStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::FieldTransparencyComputationStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FieldTransparencyComputationStart;  // the payload struct of latest_version
 };
 
 /// FieldTransparencyComputationEnd: event 185 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/FieldTransparencyComputationStop"), version 0.
 ///   v0 FieldTransparencyComputationEnd: template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:3076)
 struct FieldTransparencyComputationEnd {
-  static constexpr std::uint16_t id = 185;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/FieldTransparencyComputationStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = FieldTransparencyComputationEndView;
-  using Payload = payload::FieldTransparencyComputationEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 185;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/FieldTransparencyComputationStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::FieldTransparencyComputationEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FieldTransparencyComputationEnd;  // the payload struct of latest_version
 };
 
 /// TokenTransparencyComputationStart: event 186 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStart"), version 0.
 ///   v0 TokenTransparencyComputationStart: template TokenTransparencyCalculation (ClrEtwBuiltin.man:3077)
 struct TokenTransparencyComputationStart {
-  static constexpr std::uint16_t id = 186;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/TokenTransparencyComputationStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TokenTransparencyComputationStartView;
-  using Payload = payload::TokenTransparencyComputationStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 186;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/TokenTransparencyComputationStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::TokenTransparencyComputationStartView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::TokenTransparencyComputationStart;  // the payload struct of latest_version
 };
 
 /// TokenTransparencyComputationEnd: event 187 of Microsoft-Windows-DotNETRuntimePrivate ("Transparency/TokenTransparencyComputationStop"), version 0.
 ///   v0 TokenTransparencyComputationEnd: template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:3078)
 struct TokenTransparencyComputationEnd {
-  static constexpr std::uint16_t id = 187;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Transparency/TokenTransparencyComputationStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TokenTransparencyComputationEndView;
-  using Payload = payload::TokenTransparencyComputationEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 187;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Transparency/TokenTransparencyComputationStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::TokenTransparencyComputationEndView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::TokenTransparencyComputationEnd;  // the payload struct of latest_version
 };
 
 /// NgenBindEvent: event 188 of Microsoft-Windows-DotNETRuntimePrivate ("NgenBinder/NgenBind"), version 0.
 ///   v0 NgenBindEvent: template NgenBindEvent (ClrEtwBuiltin.man:3079)
 struct NgenBindEvent {
-  static constexpr std::uint16_t id = 188;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "NgenBinder/NgenBind";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = NgenBindEventView;
-  using Payload = payload::NgenBindEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 188;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "NgenBinder/NgenBind";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::NgenBindEventView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::NgenBindEvent;  // the payload struct of latest_version
 };
 
 /// JittedMethodRichDebugInfo: event 189 of Microsoft-Windows-DotNETRuntimePrivate ("CLRMethodPrivate/JittedMethodRichDebugInfo"), version 0.
 ///   v0 JittedMethodRichDebugInfo: template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:3080)
 struct JittedMethodRichDebugInfo {
-  static constexpr std::uint16_t id = 189;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "CLRMethodPrivate/JittedMethodRichDebugInfo";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = JittedMethodRichDebugInfoView;
-  using Payload = payload::JittedMethodRichDebugInfo;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 189;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "CLRMethodPrivate/JittedMethodRichDebugInfo";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfoView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::JittedMethodRichDebugInfo;  // the payload struct of latest_version
 };
 
 /// FailFast: event 191 of Microsoft-Windows-DotNETRuntimePrivate ("FailFast/FailFast"), version 0.
 ///   v0 FailFast: template FailFast (ClrEtwBuiltin.man:3081)
 struct FailFast {
-  static constexpr std::uint16_t id = 191;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "FailFast/FailFast";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = FailFastView;
-  using Payload = payload::FailFast;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 191;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "FailFast/FailFast";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::FailFastView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FailFast;  // the payload struct of latest_version
 };
 
 /// PrvFinalizeObject: event 192 of Microsoft-Windows-DotNETRuntimePrivate ("GC/FinalizeObject"), version 0.
 ///   v0 PrvFinalizeObject: template PrvFinalizeObject (ClrEtwBuiltin.man:3082)
 struct PrvFinalizeObject {
-  static constexpr std::uint16_t id = 192;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/FinalizeObject";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = PrvFinalizeObjectView;
-  using Payload = payload::PrvFinalizeObject;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 192;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/FinalizeObject";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::PrvFinalizeObjectView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvFinalizeObject;  // the payload struct of latest_version
 };
 
 /// CCWRefCountChangeAnsi: event 193 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
 ///   v0 CCWRefCountChangeAnsi: template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:3083)
 struct CCWRefCountChangeAnsi {
-  static constexpr std::uint16_t id = 193;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/CCWRefCountChange";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CCWRefCountChangeAnsiView;
-  using Payload = payload::CCWRefCountChangeAnsi;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 193;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/CCWRefCountChange";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsiView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::CCWRefCountChangeAnsi;  // the payload struct of latest_version
 };
 
 /// PrvSetGCHandle: event 194 of Microsoft-Windows-DotNETRuntimePrivate ("GC/SetGCHandle"), version 0.
 ///   v0 PrvSetGCHandle: template PrvSetGCHandle (ClrEtwBuiltin.man:3084)
 struct PrvSetGCHandle {
-  static constexpr std::uint16_t id = 194;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/SetGCHandle";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = PrvSetGCHandleView;
-  using Payload = payload::PrvSetGCHandle;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 194;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/SetGCHandle";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::PrvSetGCHandleView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvSetGCHandle;  // the payload struct of latest_version
 };
 
 /// PrvDestroyGCHandle: event 195 of Microsoft-Windows-DotNETRuntimePrivate ("GC/DestoryGCHandle"), version 0.
 ///   v0 PrvDestroyGCHandle: template PrvDestroyGCHandle (ClrEtwBuiltin.man:3085)
 struct PrvDestroyGCHandle {
-  static constexpr std::uint16_t id = 195;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/DestoryGCHandle";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = PrvDestroyGCHandleView;
-  using Payload = payload::PrvDestroyGCHandle;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 195;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/DestoryGCHandle";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::PrvDestroyGCHandleView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PrvDestroyGCHandle;  // the payload struct of latest_version
 };
 
 /// FusionMessageEvent: event 196 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionMessage"), version 0.
 ///   v0 FusionMessageEvent: template FusionMessage (ClrEtwBuiltin.man:3086)
 struct FusionMessageEvent {
-  static constexpr std::uint16_t id = 196;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/FusionMessage";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = FusionMessageEventView;
-  using Payload = payload::FusionMessageEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 196;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/FusionMessage";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::FusionMessageEventView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionMessageEvent;  // the payload struct of latest_version
 };
 
 /// FusionErrorCodeEvent: event 197 of Microsoft-Windows-DotNETRuntimePrivate ("Binding/FusionErrorCode"), version 0.
 ///   v0 FusionErrorCodeEvent: template FusionErrorCode (ClrEtwBuiltin.man:3087)
 struct FusionErrorCodeEvent {
-  static constexpr std::uint16_t id = 197;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "Binding/FusionErrorCode";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = FusionErrorCodeEventView;
-  using Payload = payload::FusionErrorCodeEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 197;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "Binding/FusionErrorCode";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::FusionErrorCodeEventView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::FusionErrorCodeEvent;  // the payload struct of latest_version
 };
 
 /// PinPlugAtGCTime: event 199 of Microsoft-Windows-DotNETRuntimePrivate ("GC/PinPlugAtGCTime"), version 0.
 ///   v0 PinPlugAtGCTime: template PinPlugAtGCTime (ClrEtwBuiltin.man:3088)
 struct PinPlugAtGCTime {
-  static constexpr std::uint16_t id = 199;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/PinPlugAtGCTime";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = PinPlugAtGCTimeView;
-  using Payload = payload::PinPlugAtGCTime;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 199;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/PinPlugAtGCTime";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::PinPlugAtGCTimeView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::PinPlugAtGCTime;  // the payload struct of latest_version
 };
 
 /// CCWRefCountChange: event 200 of Microsoft-Windows-DotNETRuntimePrivate ("GC/CCWRefCountChange"), version 0.
 ///   v0 CCWRefCountChange: template CCWRefCountChange (ClrEtwBuiltin.man:3089)
 struct CCWRefCountChange {
-  static constexpr std::uint16_t id = 200;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "GC/CCWRefCountChange";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CCWRefCountChangeView;
-  using Payload = payload::CCWRefCountChange;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 200;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "GC/CCWRefCountChange";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::CCWRefCountChangeView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::CCWRefCountChange;  // the payload struct of latest_version
 };
 
 /// MulticoreJit: event 201 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/Common"), version 0.
 ///   v0 MulticoreJit: template MulticoreJitPrivate (ClrEtwBuiltin.man:3091)
 struct MulticoreJit {
-  static constexpr std::uint16_t id = 201;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrMulticoreJit/Common";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MulticoreJitView;
-  using Payload = payload::MulticoreJit;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 201;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrMulticoreJit/Common";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::MulticoreJitView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::MulticoreJit;  // the payload struct of latest_version
 };
 
 /// MulticoreJitMethodCodeReturned: event 202 of Microsoft-Windows-DotNETRuntimePrivate ("ClrMulticoreJit/MethodCodeReturned"), version 0.
 ///   v0 MulticoreJitMethodCodeReturned: template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:3092)
 struct MulticoreJitMethodCodeReturned {
-  static constexpr std::uint16_t id = 202;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrMulticoreJit/MethodCodeReturned";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = MulticoreJitMethodCodeReturnedView;
-  using Payload = payload::MulticoreJitMethodCodeReturned;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 202;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrMulticoreJit/MethodCodeReturned";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturnedView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::MulticoreJitMethodCodeReturned;  // the payload struct of latest_version
 };
 
 /// AllocRequest: event 310 of Microsoft-Windows-DotNETRuntimePrivate ("LoaderHeap/LoaderHeapAllocRequest"), version 0.
 ///   v0 AllocRequest: template LoaderHeapPrivate (ClrEtwBuiltin.man:3090)
 struct AllocRequest {
-  static constexpr std::uint16_t id = 310;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "LoaderHeap/LoaderHeapAllocRequest";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = AllocRequestView;
-  using Payload = payload::AllocRequest;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 310;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "LoaderHeap/LoaderHeapAllocRequest";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::AllocRequestView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::AllocRequest;  // the payload struct of latest_version
 };
 
 /// IInspectableRuntimeClassName: event 400 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/IInspectableRuntimeClassName"), version 0.
 ///   v0 IInspectableRuntimeClassName: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3093)
 struct IInspectableRuntimeClassName {
-  static constexpr std::uint16_t id = 400;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/IInspectableRuntimeClassName";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = IInspectableRuntimeClassNameView;
-  using Payload = payload::IInspectableRuntimeClassName;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 400;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/IInspectableRuntimeClassName";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::IInspectableRuntimeClassNameView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::IInspectableRuntimeClassName;  // the payload struct of latest_version
 };
 
 /// WinRTUnbox: event 401 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/WinRTUnbox"), version 0.
 ///   v0 WinRTUnbox: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3094)
 struct WinRTUnbox {
-  static constexpr std::uint16_t id = 401;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/WinRTUnbox";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = WinRTUnboxView;
-  using Payload = payload::WinRTUnbox;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 401;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/WinRTUnbox";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::WinRTUnboxView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::WinRTUnbox;  // the payload struct of latest_version
 };
 
 /// CreateRCW: event 402 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateRCW"), version 0.
 ///   v0 CreateRCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3095)
 struct CreateRCW {
-  static constexpr std::uint16_t id = 402;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/CreateRCW";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CreateRCWView;
-  using Payload = payload::CreateRCW;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 402;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/CreateRCW";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::CreateRCWView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::CreateRCW;  // the payload struct of latest_version
 };
 
 /// RCWVariance: event 403 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWVariance"), version 0.
 ///   v0 RCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3096)
 struct RCWVariance {
-  static constexpr std::uint16_t id = 403;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/RCWVariance";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RCWVarianceView;
-  using Payload = payload::RCWVariance;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 403;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/RCWVariance";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::RCWVarianceView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::RCWVariance;  // the payload struct of latest_version
 };
 
 /// RCWIEnumerableCasting: event 404 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/RCWIEnumerableCasting"), version 0.
 ///   v0 RCWIEnumerableCasting: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3097)
 struct RCWIEnumerableCasting {
-  static constexpr std::uint16_t id = 404;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/RCWIEnumerableCasting";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RCWIEnumerableCastingView;
-  using Payload = payload::RCWIEnumerableCasting;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 404;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/RCWIEnumerableCasting";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::RCWIEnumerableCastingView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::RCWIEnumerableCasting;  // the payload struct of latest_version
 };
 
 /// CreateCCW: event 405 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CreateCCW"), version 0.
 ///   v0 CreateCCW: template DynamicTypeUsePrivate (ClrEtwBuiltin.man:3098)
 struct CreateCCW {
-  static constexpr std::uint16_t id = 405;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/CreateCCW";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CreateCCWView;
-  using Payload = payload::CreateCCW;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 405;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/CreateCCW";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::CreateCCWView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::CreateCCW;  // the payload struct of latest_version
 };
 
 /// CCWVariance: event 406 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/CCWVariance"), version 0.
 ///   v0 CCWVariance: template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:3099)
 struct CCWVariance {
-  static constexpr std::uint16_t id = 406;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/CCWVariance";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CCWVarianceView;
-  using Payload = payload::CCWVariance;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 406;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/CCWVariance";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::CCWVarianceView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::CCWVariance;  // the payload struct of latest_version
 };
 
 /// ObjectVariantMarshallingToNative: event 407 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToNative"), version 0.
 ///   v0 ObjectVariantMarshallingToNative: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3100)
 struct ObjectVariantMarshallingToNative {
-  static constexpr std::uint16_t id = 407;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/ObjectVariantMarshallingToNative";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ObjectVariantMarshallingToNativeView;
-  using Payload = payload::ObjectVariantMarshallingToNative;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 407;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/ObjectVariantMarshallingToNative";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNativeView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ObjectVariantMarshallingToNative;  // the payload struct of latest_version
 };
 
 /// GetTypeFromGUID: event 408 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromGUID"), version 0.
 ///   v0 GetTypeFromGUID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3101)
 struct GetTypeFromGUID {
-  static constexpr std::uint16_t id = 408;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/GetTypeFromGUID";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = GetTypeFromGUIDView;
-  using Payload = payload::GetTypeFromGUID;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 408;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/GetTypeFromGUID";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::GetTypeFromGUIDView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GetTypeFromGUID;  // the payload struct of latest_version
 };
 
 /// GetTypeFromProgID: event 409 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/GetTypeFromProgID"), version 0.
 ///   v0 GetTypeFromProgID: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3102)
 struct GetTypeFromProgID {
-  static constexpr std::uint16_t id = 409;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/GetTypeFromProgID";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = GetTypeFromProgIDView;
-  using Payload = payload::GetTypeFromProgID;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 409;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/GetTypeFromProgID";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::GetTypeFromProgIDView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::GetTypeFromProgID;  // the payload struct of latest_version
 };
 
 /// ConvertToCallbackEtw: event 410 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ConvertToCallbackEtw"), version 0.
 ///   v0 ConvertToCallbackEtw: template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:3103)
 struct ConvertToCallbackEtw {
-  static constexpr std::uint16_t id = 410;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/ConvertToCallbackEtw";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ConvertToCallbackEtwView;
-  using Payload = payload::ConvertToCallbackEtw;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 410;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/ConvertToCallbackEtw";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::ConvertToCallbackEtwView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ConvertToCallbackEtw;  // the payload struct of latest_version
 };
 
 /// BeginCreateManagedReference: event 411 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/BeginCreateManagedReference"), version 0.
 ///   v0 BeginCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3104)
 struct BeginCreateManagedReference {
-  static constexpr std::uint16_t id = 411;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/BeginCreateManagedReference";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = BeginCreateManagedReferenceView;
-  using Payload = payload::BeginCreateManagedReference;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 411;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/BeginCreateManagedReference";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::BeginCreateManagedReferenceView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::BeginCreateManagedReference;  // the payload struct of latest_version
 };
 
 /// EndCreateManagedReference: event 412 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/EndCreateManagedReference"), version 0.
 ///   v0 EndCreateManagedReference: template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:3105)
 struct EndCreateManagedReference {
-  static constexpr std::uint16_t id = 412;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/EndCreateManagedReference";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = EndCreateManagedReferenceView;
-  using Payload = payload::EndCreateManagedReference;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 412;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/EndCreateManagedReference";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::EndCreateManagedReferenceView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::EndCreateManagedReference;  // the payload struct of latest_version
 };
 
 /// ObjectVariantMarshallingToManaged: event 413 of Microsoft-Windows-DotNETRuntimePrivate ("ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged"), version 0.
 ///   v0 ObjectVariantMarshallingToManaged: template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:3106)
 struct ObjectVariantMarshallingToManaged {
-  static constexpr std::uint16_t id = 413;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
-  static constexpr std::string_view name = "ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ObjectVariantMarshallingToManagedView;
-  using Payload = payload::ObjectVariantMarshallingToManaged;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 413;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_private::provider_guid;
+  static constexpr ::std::string_view name = "ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManagedView;
+  using Payload = ::clretw::dotnet_runtime_private::payload::ObjectVariantMarshallingToManaged;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<GCDecision, payload::GCDecision>(0);
-  f.template operator()<GCDecision, payload::GCDecision_V1>(1);
-  f.template operator()<GCSettings, payload::GCSettings>(0);
-  f.template operator()<GCSettings, payload::GCSettings_V1>(1);
-  f.template operator()<GCOptimized, payload::GCOptimized>(0);
-  f.template operator()<GCOptimized, payload::GCOptimized_V1>(1);
-  f.template operator()<GCPerHeapHistory, payload::GCPerHeapHistory_V1>(1);
-  f.template operator()<GCPerHeapHistory, payload::GCPerHeapHistory>(2);
-  f.template operator()<GCGlobalHeapHistory, payload::GCGlobalHeapHistory>(0);
-  f.template operator()<GCGlobalHeapHistory, payload::GCGlobalHeapHistory_V1>(1);
-  f.template operator()<GCJoin, payload::GCJoin>(0);
-  f.template operator()<GCJoin, payload::GCJoin_V1>(1);
-  f.template operator()<PrvGCMarkStackRoots, payload::PrvGCMarkStackRoots>(0);
-  f.template operator()<PrvGCMarkStackRoots, payload::PrvGCMarkStackRoots_V1>(1);
-  f.template operator()<PrvGCMarkFinalizeQueueRoots, payload::PrvGCMarkFinalizeQueueRoots>(0);
-  f.template operator()<PrvGCMarkFinalizeQueueRoots, payload::PrvGCMarkFinalizeQueueRoots_V1>(1);
-  f.template operator()<PrvGCMarkHandles, payload::PrvGCMarkHandles>(0);
-  f.template operator()<PrvGCMarkHandles, payload::PrvGCMarkHandles_V1>(1);
-  f.template operator()<PrvGCMarkCards, payload::PrvGCMarkCards>(0);
-  f.template operator()<PrvGCMarkCards, payload::PrvGCMarkCards_V1>(1);
-  f.template operator()<BGCBegin, payload::BGCBegin>(0);
-  f.template operator()<BGC1stNonConEnd, payload::BGC1stNonConEnd>(0);
-  f.template operator()<BGC1stConEnd, payload::BGC1stConEnd>(0);
-  f.template operator()<BGC2ndNonConBegin, payload::BGC2ndNonConBegin>(0);
-  f.template operator()<BGC2ndNonConEnd, payload::BGC2ndNonConEnd>(0);
-  f.template operator()<BGC2ndConBegin, payload::BGC2ndConBegin>(0);
-  f.template operator()<BGC2ndConEnd, payload::BGC2ndConEnd>(0);
-  f.template operator()<BGCPlanEnd, payload::BGCPlanEnd>(0);
-  f.template operator()<BGCSweepEnd, payload::BGCSweepEnd>(0);
-  f.template operator()<BGCDrainMark, payload::BGCDrainMark>(0);
-  f.template operator()<BGCRevisit, payload::BGCRevisit>(0);
-  f.template operator()<BGCOverflow, payload::BGCOverflow>(0);
-  f.template operator()<BGCOverflow, payload::BGCOverflow_V1>(1);
-  f.template operator()<BGCAllocWaitBegin, payload::BGCAllocWaitBegin>(0);
-  f.template operator()<BGCAllocWaitEnd, payload::BGCAllocWaitEnd>(0);
-  f.template operator()<GCFullNotify, payload::GCFullNotify>(0);
-  f.template operator()<GCFullNotify, payload::GCFullNotify_V1>(1);
-  f.template operator()<BGC1stSweepEnd, payload::BGC1stSweepEnd>(0);
-  f.template operator()<EEStartupStart, payload::EEStartupStart>(0);
-  f.template operator()<EEStartupStart, payload::EEStartupStart_V1>(1);
-  f.template operator()<EEStartupEnd, payload::EEStartupEnd>(0);
-  f.template operator()<EEStartupEnd, payload::EEStartupEnd_V1>(1);
-  f.template operator()<EEConfigSetup, payload::EEConfigSetup>(0);
-  f.template operator()<EEConfigSetup, payload::EEConfigSetup_V1>(1);
-  f.template operator()<EEConfigSetupEnd, payload::EEConfigSetupEnd>(0);
-  f.template operator()<EEConfigSetupEnd, payload::EEConfigSetupEnd_V1>(1);
-  f.template operator()<LdSysBases, payload::LdSysBases>(0);
-  f.template operator()<LdSysBases, payload::LdSysBases_V1>(1);
-  f.template operator()<LdSysBasesEnd, payload::LdSysBasesEnd>(0);
-  f.template operator()<LdSysBasesEnd, payload::LdSysBasesEnd_V1>(1);
-  f.template operator()<ExecExe, payload::ExecExe>(0);
-  f.template operator()<ExecExe, payload::ExecExe_V1>(1);
-  f.template operator()<ExecExeEnd, payload::ExecExeEnd>(0);
-  f.template operator()<ExecExeEnd, payload::ExecExeEnd_V1>(1);
-  f.template operator()<Main, payload::Main>(0);
-  f.template operator()<Main, payload::Main_V1>(1);
-  f.template operator()<MainEnd, payload::MainEnd>(0);
-  f.template operator()<MainEnd, payload::MainEnd_V1>(1);
-  f.template operator()<ApplyPolicyStart, payload::ApplyPolicyStart>(0);
-  f.template operator()<ApplyPolicyStart, payload::ApplyPolicyStart_V1>(1);
-  f.template operator()<ApplyPolicyEnd, payload::ApplyPolicyEnd>(0);
-  f.template operator()<ApplyPolicyEnd, payload::ApplyPolicyEnd_V1>(1);
-  f.template operator()<LdLibShFolder, payload::LdLibShFolder>(0);
-  f.template operator()<LdLibShFolder, payload::LdLibShFolder_V1>(1);
-  f.template operator()<LdLibShFolderEnd, payload::LdLibShFolderEnd>(0);
-  f.template operator()<LdLibShFolderEnd, payload::LdLibShFolderEnd_V1>(1);
-  f.template operator()<PrestubWorker, payload::PrestubWorker>(0);
-  f.template operator()<PrestubWorker, payload::PrestubWorker_V1>(1);
-  f.template operator()<PrestubWorkerEnd, payload::PrestubWorkerEnd>(0);
-  f.template operator()<PrestubWorkerEnd, payload::PrestubWorkerEnd_V1>(1);
-  f.template operator()<GetInstallationStart, payload::GetInstallationStart>(0);
-  f.template operator()<GetInstallationStart, payload::GetInstallationStart_V1>(1);
-  f.template operator()<GetInstallationEnd, payload::GetInstallationEnd>(0);
-  f.template operator()<GetInstallationEnd, payload::GetInstallationEnd_V1>(1);
-  f.template operator()<OpenHModule, payload::OpenHModule>(0);
-  f.template operator()<OpenHModule, payload::OpenHModule_V1>(1);
-  f.template operator()<OpenHModuleEnd, payload::OpenHModuleEnd>(0);
-  f.template operator()<OpenHModuleEnd, payload::OpenHModuleEnd_V1>(1);
-  f.template operator()<ExplicitBindStart, payload::ExplicitBindStart>(0);
-  f.template operator()<ExplicitBindStart, payload::ExplicitBindStart_V1>(1);
-  f.template operator()<ExplicitBindEnd, payload::ExplicitBindEnd>(0);
-  f.template operator()<ExplicitBindEnd, payload::ExplicitBindEnd_V1>(1);
-  f.template operator()<ParseXml, payload::ParseXml>(0);
-  f.template operator()<ParseXml, payload::ParseXml_V1>(1);
-  f.template operator()<ParseXmlEnd, payload::ParseXmlEnd>(0);
-  f.template operator()<ParseXmlEnd, payload::ParseXmlEnd_V1>(1);
-  f.template operator()<InitDefaultDomain, payload::InitDefaultDomain>(0);
-  f.template operator()<InitDefaultDomain, payload::InitDefaultDomain_V1>(1);
-  f.template operator()<InitDefaultDomainEnd, payload::InitDefaultDomainEnd>(0);
-  f.template operator()<InitDefaultDomainEnd, payload::InitDefaultDomainEnd_V1>(1);
-  f.template operator()<InitSecurity, payload::InitSecurity>(0);
-  f.template operator()<InitSecurity, payload::InitSecurity_V1>(1);
-  f.template operator()<InitSecurityEnd, payload::InitSecurityEnd>(0);
-  f.template operator()<InitSecurityEnd, payload::InitSecurityEnd_V1>(1);
-  f.template operator()<AllowBindingRedirs, payload::AllowBindingRedirs>(0);
-  f.template operator()<AllowBindingRedirs, payload::AllowBindingRedirs_V1>(1);
-  f.template operator()<AllowBindingRedirsEnd, payload::AllowBindingRedirsEnd>(0);
-  f.template operator()<AllowBindingRedirsEnd, payload::AllowBindingRedirsEnd_V1>(1);
-  f.template operator()<EEConfigSync, payload::EEConfigSync>(0);
-  f.template operator()<EEConfigSync, payload::EEConfigSync_V1>(1);
-  f.template operator()<EEConfigSyncEnd, payload::EEConfigSyncEnd>(0);
-  f.template operator()<EEConfigSyncEnd, payload::EEConfigSyncEnd_V1>(1);
-  f.template operator()<FusionBinding, payload::FusionBinding>(0);
-  f.template operator()<FusionBinding, payload::FusionBinding_V1>(1);
-  f.template operator()<FusionBindingEnd, payload::FusionBindingEnd>(0);
-  f.template operator()<FusionBindingEnd, payload::FusionBindingEnd_V1>(1);
-  f.template operator()<LoaderCatchCall, payload::LoaderCatchCall>(0);
-  f.template operator()<LoaderCatchCall, payload::LoaderCatchCall_V1>(1);
-  f.template operator()<LoaderCatchCallEnd, payload::LoaderCatchCallEnd>(0);
-  f.template operator()<LoaderCatchCallEnd, payload::LoaderCatchCallEnd_V1>(1);
-  f.template operator()<FusionInit, payload::FusionInit>(0);
-  f.template operator()<FusionInit, payload::FusionInit_V1>(1);
-  f.template operator()<FusionInitEnd, payload::FusionInitEnd>(0);
-  f.template operator()<FusionInitEnd, payload::FusionInitEnd_V1>(1);
-  f.template operator()<FusionAppCtx, payload::FusionAppCtx>(0);
-  f.template operator()<FusionAppCtx, payload::FusionAppCtx_V1>(1);
-  f.template operator()<FusionAppCtxEnd, payload::FusionAppCtxEnd>(0);
-  f.template operator()<FusionAppCtxEnd, payload::FusionAppCtxEnd_V1>(1);
-  f.template operator()<Fusion2EE, payload::Fusion2EE>(0);
-  f.template operator()<Fusion2EE, payload::Fusion2EE_V1>(1);
-  f.template operator()<Fusion2EEEnd, payload::Fusion2EEEnd>(0);
-  f.template operator()<Fusion2EEEnd, payload::Fusion2EEEnd_V1>(1);
-  f.template operator()<SecurityCatchCall, payload::SecurityCatchCall>(0);
-  f.template operator()<SecurityCatchCall, payload::SecurityCatchCall_V1>(1);
-  f.template operator()<SecurityCatchCallEnd, payload::SecurityCatchCallEnd>(0);
-  f.template operator()<SecurityCatchCallEnd, payload::SecurityCatchCallEnd_V1>(1);
-  f.template operator()<CLRStackWalkPrivate, payload::CLRStackWalkPrivate>(0);
-  f.template operator()<ModuleRangeLoadPrivate, payload::ModuleRangeLoadPrivate>(0);
-  f.template operator()<BindingPolicyPhaseStart, payload::BindingPolicyPhaseStart>(0);
-  f.template operator()<BindingPolicyPhaseEnd, payload::BindingPolicyPhaseEnd>(0);
-  f.template operator()<BindingNgenPhaseStart, payload::BindingNgenPhaseStart>(0);
-  f.template operator()<BindingNgenPhaseEnd, payload::BindingNgenPhaseEnd>(0);
-  f.template operator()<BindingLookupAndProbingPhaseStart, payload::BindingLookupAndProbingPhaseStart>(0);
-  f.template operator()<BindingLookupAndProbingPhaseEnd, payload::BindingLookupAndProbingPhaseEnd>(0);
-  f.template operator()<LoaderPhaseStart, payload::LoaderPhaseStart>(0);
-  f.template operator()<LoaderPhaseEnd, payload::LoaderPhaseEnd>(0);
-  f.template operator()<BindingPhaseStart, payload::BindingPhaseStart>(0);
-  f.template operator()<BindingPhaseEnd, payload::BindingPhaseEnd>(0);
-  f.template operator()<BindingDownloadPhaseStart, payload::BindingDownloadPhaseStart>(0);
-  f.template operator()<BindingDownloadPhaseEnd, payload::BindingDownloadPhaseEnd>(0);
-  f.template operator()<LoaderAssemblyInitPhaseStart, payload::LoaderAssemblyInitPhaseStart>(0);
-  f.template operator()<LoaderAssemblyInitPhaseEnd, payload::LoaderAssemblyInitPhaseEnd>(0);
-  f.template operator()<LoaderMappingPhaseStart, payload::LoaderMappingPhaseStart>(0);
-  f.template operator()<LoaderMappingPhaseEnd, payload::LoaderMappingPhaseEnd>(0);
-  f.template operator()<LoaderDeliverEventsPhaseStart, payload::LoaderDeliverEventsPhaseStart>(0);
-  f.template operator()<LoaderDeliverEventsPhaseEnd, payload::LoaderDeliverEventsPhaseEnd>(0);
-  f.template operator()<EvidenceGenerated, payload::EvidenceGenerated>(0);
-  f.template operator()<ModuleTransparencyComputationStart, payload::ModuleTransparencyComputationStart>(0);
-  f.template operator()<ModuleTransparencyComputationEnd, payload::ModuleTransparencyComputationEnd>(0);
-  f.template operator()<TypeTransparencyComputationStart, payload::TypeTransparencyComputationStart>(0);
-  f.template operator()<TypeTransparencyComputationEnd, payload::TypeTransparencyComputationEnd>(0);
-  f.template operator()<MethodTransparencyComputationStart, payload::MethodTransparencyComputationStart>(0);
-  f.template operator()<MethodTransparencyComputationEnd, payload::MethodTransparencyComputationEnd>(0);
-  f.template operator()<FieldTransparencyComputationStart, payload::FieldTransparencyComputationStart>(0);
-  f.template operator()<FieldTransparencyComputationEnd, payload::FieldTransparencyComputationEnd>(0);
-  f.template operator()<TokenTransparencyComputationStart, payload::TokenTransparencyComputationStart>(0);
-  f.template operator()<TokenTransparencyComputationEnd, payload::TokenTransparencyComputationEnd>(0);
-  f.template operator()<NgenBindEvent, payload::NgenBindEvent>(0);
-  f.template operator()<JittedMethodRichDebugInfo, payload::JittedMethodRichDebugInfo>(0);
-  f.template operator()<FailFast, payload::FailFast>(0);
-  f.template operator()<PrvFinalizeObject, payload::PrvFinalizeObject>(0);
-  f.template operator()<CCWRefCountChangeAnsi, payload::CCWRefCountChangeAnsi>(0);
-  f.template operator()<PrvSetGCHandle, payload::PrvSetGCHandle>(0);
-  f.template operator()<PrvDestroyGCHandle, payload::PrvDestroyGCHandle>(0);
-  f.template operator()<FusionMessageEvent, payload::FusionMessageEvent>(0);
-  f.template operator()<FusionErrorCodeEvent, payload::FusionErrorCodeEvent>(0);
-  f.template operator()<PinPlugAtGCTime, payload::PinPlugAtGCTime>(0);
-  f.template operator()<CCWRefCountChange, payload::CCWRefCountChange>(0);
-  f.template operator()<MulticoreJit, payload::MulticoreJit>(0);
-  f.template operator()<MulticoreJitMethodCodeReturned, payload::MulticoreJitMethodCodeReturned>(0);
-  f.template operator()<AllocRequest, payload::AllocRequest>(0);
-  f.template operator()<IInspectableRuntimeClassName, payload::IInspectableRuntimeClassName>(0);
-  f.template operator()<WinRTUnbox, payload::WinRTUnbox>(0);
-  f.template operator()<CreateRCW, payload::CreateRCW>(0);
-  f.template operator()<RCWVariance, payload::RCWVariance>(0);
-  f.template operator()<RCWIEnumerableCasting, payload::RCWIEnumerableCasting>(0);
-  f.template operator()<CreateCCW, payload::CreateCCW>(0);
-  f.template operator()<CCWVariance, payload::CCWVariance>(0);
-  f.template operator()<ObjectVariantMarshallingToNative, payload::ObjectVariantMarshallingToNative>(0);
-  f.template operator()<GetTypeFromGUID, payload::GetTypeFromGUID>(0);
-  f.template operator()<GetTypeFromProgID, payload::GetTypeFromProgID>(0);
-  f.template operator()<ConvertToCallbackEtw, payload::ConvertToCallbackEtw>(0);
-  f.template operator()<BeginCreateManagedReference, payload::BeginCreateManagedReference>(0);
-  f.template operator()<EndCreateManagedReference, payload::EndCreateManagedReference>(0);
-  f.template operator()<ObjectVariantMarshallingToManaged, payload::ObjectVariantMarshallingToManaged>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCDecision, ::clretw::dotnet_runtime_private::payload::GCDecision>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCDecision, ::clretw::dotnet_runtime_private::payload::GCDecision_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GCSettings, ::clretw::dotnet_runtime_private::payload::GCSettings>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCSettings, ::clretw::dotnet_runtime_private::payload::GCSettings_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GCOptimized, ::clretw::dotnet_runtime_private::payload::GCOptimized>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCOptimized, ::clretw::dotnet_runtime_private::payload::GCOptimized_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GCPerHeapHistory, ::clretw::dotnet_runtime_private::payload::GCPerHeapHistory_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GCPerHeapHistory, ::clretw::dotnet_runtime_private::payload::GCPerHeapHistory>(2);
+  f.template operator()<::clretw::dotnet_runtime_private::GCGlobalHeapHistory, ::clretw::dotnet_runtime_private::payload::GCGlobalHeapHistory>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCGlobalHeapHistory, ::clretw::dotnet_runtime_private::payload::GCGlobalHeapHistory_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GCJoin, ::clretw::dotnet_runtime_private::payload::GCJoin>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCJoin, ::clretw::dotnet_runtime_private::payload::GCJoin_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkStackRoots, ::clretw::dotnet_runtime_private::payload::PrvGCMarkStackRoots>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkStackRoots, ::clretw::dotnet_runtime_private::payload::PrvGCMarkStackRoots_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots, ::clretw::dotnet_runtime_private::payload::PrvGCMarkFinalizeQueueRoots>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots, ::clretw::dotnet_runtime_private::payload::PrvGCMarkFinalizeQueueRoots_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkHandles, ::clretw::dotnet_runtime_private::payload::PrvGCMarkHandles>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkHandles, ::clretw::dotnet_runtime_private::payload::PrvGCMarkHandles_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkCards, ::clretw::dotnet_runtime_private::payload::PrvGCMarkCards>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvGCMarkCards, ::clretw::dotnet_runtime_private::payload::PrvGCMarkCards_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCBegin, ::clretw::dotnet_runtime_private::payload::BGCBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC1stNonConEnd, ::clretw::dotnet_runtime_private::payload::BGC1stNonConEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC1stConEnd, ::clretw::dotnet_runtime_private::payload::BGC1stConEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC2ndNonConBegin, ::clretw::dotnet_runtime_private::payload::BGC2ndNonConBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC2ndNonConEnd, ::clretw::dotnet_runtime_private::payload::BGC2ndNonConEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC2ndConBegin, ::clretw::dotnet_runtime_private::payload::BGC2ndConBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC2ndConEnd, ::clretw::dotnet_runtime_private::payload::BGC2ndConEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCPlanEnd, ::clretw::dotnet_runtime_private::payload::BGCPlanEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCSweepEnd, ::clretw::dotnet_runtime_private::payload::BGCSweepEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCDrainMark, ::clretw::dotnet_runtime_private::payload::BGCDrainMark>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCRevisit, ::clretw::dotnet_runtime_private::payload::BGCRevisit>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCOverflow, ::clretw::dotnet_runtime_private::payload::BGCOverflow>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCOverflow, ::clretw::dotnet_runtime_private::payload::BGCOverflow_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCAllocWaitBegin, ::clretw::dotnet_runtime_private::payload::BGCAllocWaitBegin>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BGCAllocWaitEnd, ::clretw::dotnet_runtime_private::payload::BGCAllocWaitEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCFullNotify, ::clretw::dotnet_runtime_private::payload::GCFullNotify>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GCFullNotify, ::clretw::dotnet_runtime_private::payload::GCFullNotify_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::BGC1stSweepEnd, ::clretw::dotnet_runtime_private::payload::BGC1stSweepEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEStartupStart, ::clretw::dotnet_runtime_private::payload::EEStartupStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEStartupStart, ::clretw::dotnet_runtime_private::payload::EEStartupStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::EEStartupEnd, ::clretw::dotnet_runtime_private::payload::EEStartupEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEStartupEnd, ::clretw::dotnet_runtime_private::payload::EEStartupEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSetup, ::clretw::dotnet_runtime_private::payload::EEConfigSetup>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSetup, ::clretw::dotnet_runtime_private::payload::EEConfigSetup_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSetupEnd, ::clretw::dotnet_runtime_private::payload::EEConfigSetupEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSetupEnd, ::clretw::dotnet_runtime_private::payload::EEConfigSetupEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::LdSysBases, ::clretw::dotnet_runtime_private::payload::LdSysBases>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LdSysBases, ::clretw::dotnet_runtime_private::payload::LdSysBases_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::LdSysBasesEnd, ::clretw::dotnet_runtime_private::payload::LdSysBasesEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LdSysBasesEnd, ::clretw::dotnet_runtime_private::payload::LdSysBasesEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ExecExe, ::clretw::dotnet_runtime_private::payload::ExecExe>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ExecExe, ::clretw::dotnet_runtime_private::payload::ExecExe_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ExecExeEnd, ::clretw::dotnet_runtime_private::payload::ExecExeEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ExecExeEnd, ::clretw::dotnet_runtime_private::payload::ExecExeEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::Main, ::clretw::dotnet_runtime_private::payload::Main>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::Main, ::clretw::dotnet_runtime_private::payload::Main_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::MainEnd, ::clretw::dotnet_runtime_private::payload::MainEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::MainEnd, ::clretw::dotnet_runtime_private::payload::MainEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ApplyPolicyStart, ::clretw::dotnet_runtime_private::payload::ApplyPolicyStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ApplyPolicyStart, ::clretw::dotnet_runtime_private::payload::ApplyPolicyStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ApplyPolicyEnd, ::clretw::dotnet_runtime_private::payload::ApplyPolicyEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ApplyPolicyEnd, ::clretw::dotnet_runtime_private::payload::ApplyPolicyEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::LdLibShFolder, ::clretw::dotnet_runtime_private::payload::LdLibShFolder>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LdLibShFolder, ::clretw::dotnet_runtime_private::payload::LdLibShFolder_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::LdLibShFolderEnd, ::clretw::dotnet_runtime_private::payload::LdLibShFolderEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LdLibShFolderEnd, ::clretw::dotnet_runtime_private::payload::LdLibShFolderEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::PrestubWorker, ::clretw::dotnet_runtime_private::payload::PrestubWorker>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrestubWorker, ::clretw::dotnet_runtime_private::payload::PrestubWorker_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::PrestubWorkerEnd, ::clretw::dotnet_runtime_private::payload::PrestubWorkerEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrestubWorkerEnd, ::clretw::dotnet_runtime_private::payload::PrestubWorkerEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GetInstallationStart, ::clretw::dotnet_runtime_private::payload::GetInstallationStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GetInstallationStart, ::clretw::dotnet_runtime_private::payload::GetInstallationStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::GetInstallationEnd, ::clretw::dotnet_runtime_private::payload::GetInstallationEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GetInstallationEnd, ::clretw::dotnet_runtime_private::payload::GetInstallationEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::OpenHModule, ::clretw::dotnet_runtime_private::payload::OpenHModule>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::OpenHModule, ::clretw::dotnet_runtime_private::payload::OpenHModule_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::OpenHModuleEnd, ::clretw::dotnet_runtime_private::payload::OpenHModuleEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::OpenHModuleEnd, ::clretw::dotnet_runtime_private::payload::OpenHModuleEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ExplicitBindStart, ::clretw::dotnet_runtime_private::payload::ExplicitBindStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ExplicitBindStart, ::clretw::dotnet_runtime_private::payload::ExplicitBindStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ExplicitBindEnd, ::clretw::dotnet_runtime_private::payload::ExplicitBindEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ExplicitBindEnd, ::clretw::dotnet_runtime_private::payload::ExplicitBindEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ParseXml, ::clretw::dotnet_runtime_private::payload::ParseXml>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ParseXml, ::clretw::dotnet_runtime_private::payload::ParseXml_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::ParseXmlEnd, ::clretw::dotnet_runtime_private::payload::ParseXmlEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ParseXmlEnd, ::clretw::dotnet_runtime_private::payload::ParseXmlEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::InitDefaultDomain, ::clretw::dotnet_runtime_private::payload::InitDefaultDomain>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::InitDefaultDomain, ::clretw::dotnet_runtime_private::payload::InitDefaultDomain_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::InitDefaultDomainEnd, ::clretw::dotnet_runtime_private::payload::InitDefaultDomainEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::InitDefaultDomainEnd, ::clretw::dotnet_runtime_private::payload::InitDefaultDomainEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::InitSecurity, ::clretw::dotnet_runtime_private::payload::InitSecurity>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::InitSecurity, ::clretw::dotnet_runtime_private::payload::InitSecurity_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::InitSecurityEnd, ::clretw::dotnet_runtime_private::payload::InitSecurityEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::InitSecurityEnd, ::clretw::dotnet_runtime_private::payload::InitSecurityEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::AllowBindingRedirs, ::clretw::dotnet_runtime_private::payload::AllowBindingRedirs>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::AllowBindingRedirs, ::clretw::dotnet_runtime_private::payload::AllowBindingRedirs_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::AllowBindingRedirsEnd, ::clretw::dotnet_runtime_private::payload::AllowBindingRedirsEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::AllowBindingRedirsEnd, ::clretw::dotnet_runtime_private::payload::AllowBindingRedirsEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSync, ::clretw::dotnet_runtime_private::payload::EEConfigSync>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSync, ::clretw::dotnet_runtime_private::payload::EEConfigSync_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSyncEnd, ::clretw::dotnet_runtime_private::payload::EEConfigSyncEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EEConfigSyncEnd, ::clretw::dotnet_runtime_private::payload::EEConfigSyncEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionBinding, ::clretw::dotnet_runtime_private::payload::FusionBinding>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionBinding, ::clretw::dotnet_runtime_private::payload::FusionBinding_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionBindingEnd, ::clretw::dotnet_runtime_private::payload::FusionBindingEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionBindingEnd, ::clretw::dotnet_runtime_private::payload::FusionBindingEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderCatchCall, ::clretw::dotnet_runtime_private::payload::LoaderCatchCall>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderCatchCall, ::clretw::dotnet_runtime_private::payload::LoaderCatchCall_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderCatchCallEnd, ::clretw::dotnet_runtime_private::payload::LoaderCatchCallEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderCatchCallEnd, ::clretw::dotnet_runtime_private::payload::LoaderCatchCallEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionInit, ::clretw::dotnet_runtime_private::payload::FusionInit>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionInit, ::clretw::dotnet_runtime_private::payload::FusionInit_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionInitEnd, ::clretw::dotnet_runtime_private::payload::FusionInitEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionInitEnd, ::clretw::dotnet_runtime_private::payload::FusionInitEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionAppCtx, ::clretw::dotnet_runtime_private::payload::FusionAppCtx>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionAppCtx, ::clretw::dotnet_runtime_private::payload::FusionAppCtx_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionAppCtxEnd, ::clretw::dotnet_runtime_private::payload::FusionAppCtxEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionAppCtxEnd, ::clretw::dotnet_runtime_private::payload::FusionAppCtxEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::Fusion2EE, ::clretw::dotnet_runtime_private::payload::Fusion2EE>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::Fusion2EE, ::clretw::dotnet_runtime_private::payload::Fusion2EE_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::Fusion2EEEnd, ::clretw::dotnet_runtime_private::payload::Fusion2EEEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::Fusion2EEEnd, ::clretw::dotnet_runtime_private::payload::Fusion2EEEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::SecurityCatchCall, ::clretw::dotnet_runtime_private::payload::SecurityCatchCall>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::SecurityCatchCall, ::clretw::dotnet_runtime_private::payload::SecurityCatchCall_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::SecurityCatchCallEnd, ::clretw::dotnet_runtime_private::payload::SecurityCatchCallEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::SecurityCatchCallEnd, ::clretw::dotnet_runtime_private::payload::SecurityCatchCallEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_private::CLRStackWalkPrivate, ::clretw::dotnet_runtime_private::payload::CLRStackWalkPrivate>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate, ::clretw::dotnet_runtime_private::payload::ModuleRangeLoadPrivate>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingPolicyPhaseStart, ::clretw::dotnet_runtime_private::payload::BindingPolicyPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd, ::clretw::dotnet_runtime_private::payload::BindingPolicyPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingNgenPhaseStart, ::clretw::dotnet_runtime_private::payload::BindingNgenPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingNgenPhaseEnd, ::clretw::dotnet_runtime_private::payload::BindingNgenPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart, ::clretw::dotnet_runtime_private::payload::BindingLookupAndProbingPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd, ::clretw::dotnet_runtime_private::payload::BindingLookupAndProbingPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderPhaseStart, ::clretw::dotnet_runtime_private::payload::LoaderPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderPhaseEnd, ::clretw::dotnet_runtime_private::payload::LoaderPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingPhaseStart, ::clretw::dotnet_runtime_private::payload::BindingPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingPhaseEnd, ::clretw::dotnet_runtime_private::payload::BindingPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingDownloadPhaseStart, ::clretw::dotnet_runtime_private::payload::BindingDownloadPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd, ::clretw::dotnet_runtime_private::payload::BindingDownloadPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart, ::clretw::dotnet_runtime_private::payload::LoaderAssemblyInitPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd, ::clretw::dotnet_runtime_private::payload::LoaderAssemblyInitPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderMappingPhaseStart, ::clretw::dotnet_runtime_private::payload::LoaderMappingPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd, ::clretw::dotnet_runtime_private::payload::LoaderMappingPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart, ::clretw::dotnet_runtime_private::payload::LoaderDeliverEventsPhaseStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd, ::clretw::dotnet_runtime_private::payload::LoaderDeliverEventsPhaseEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EvidenceGenerated, ::clretw::dotnet_runtime_private::payload::EvidenceGenerated>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart, ::clretw::dotnet_runtime_private::payload::ModuleTransparencyComputationStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd, ::clretw::dotnet_runtime_private::payload::ModuleTransparencyComputationEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::TypeTransparencyComputationStart, ::clretw::dotnet_runtime_private::payload::TypeTransparencyComputationStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd, ::clretw::dotnet_runtime_private::payload::TypeTransparencyComputationEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::MethodTransparencyComputationStart, ::clretw::dotnet_runtime_private::payload::MethodTransparencyComputationStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd, ::clretw::dotnet_runtime_private::payload::MethodTransparencyComputationEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FieldTransparencyComputationStart, ::clretw::dotnet_runtime_private::payload::FieldTransparencyComputationStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd, ::clretw::dotnet_runtime_private::payload::FieldTransparencyComputationEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::TokenTransparencyComputationStart, ::clretw::dotnet_runtime_private::payload::TokenTransparencyComputationStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd, ::clretw::dotnet_runtime_private::payload::TokenTransparencyComputationEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::NgenBindEvent, ::clretw::dotnet_runtime_private::payload::NgenBindEvent>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo, ::clretw::dotnet_runtime_private::payload::JittedMethodRichDebugInfo>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FailFast, ::clretw::dotnet_runtime_private::payload::FailFast>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvFinalizeObject, ::clretw::dotnet_runtime_private::payload::PrvFinalizeObject>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi, ::clretw::dotnet_runtime_private::payload::CCWRefCountChangeAnsi>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvSetGCHandle, ::clretw::dotnet_runtime_private::payload::PrvSetGCHandle>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PrvDestroyGCHandle, ::clretw::dotnet_runtime_private::payload::PrvDestroyGCHandle>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionMessageEvent, ::clretw::dotnet_runtime_private::payload::FusionMessageEvent>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::FusionErrorCodeEvent, ::clretw::dotnet_runtime_private::payload::FusionErrorCodeEvent>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::PinPlugAtGCTime, ::clretw::dotnet_runtime_private::payload::PinPlugAtGCTime>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::CCWRefCountChange, ::clretw::dotnet_runtime_private::payload::CCWRefCountChange>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::MulticoreJit, ::clretw::dotnet_runtime_private::payload::MulticoreJit>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned, ::clretw::dotnet_runtime_private::payload::MulticoreJitMethodCodeReturned>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::AllocRequest, ::clretw::dotnet_runtime_private::payload::AllocRequest>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::IInspectableRuntimeClassName, ::clretw::dotnet_runtime_private::payload::IInspectableRuntimeClassName>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::WinRTUnbox, ::clretw::dotnet_runtime_private::payload::WinRTUnbox>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::CreateRCW, ::clretw::dotnet_runtime_private::payload::CreateRCW>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::RCWVariance, ::clretw::dotnet_runtime_private::payload::RCWVariance>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::RCWIEnumerableCasting, ::clretw::dotnet_runtime_private::payload::RCWIEnumerableCasting>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::CreateCCW, ::clretw::dotnet_runtime_private::payload::CreateCCW>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::CCWVariance, ::clretw::dotnet_runtime_private::payload::CCWVariance>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative, ::clretw::dotnet_runtime_private::payload::ObjectVariantMarshallingToNative>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GetTypeFromGUID, ::clretw::dotnet_runtime_private::payload::GetTypeFromGUID>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::GetTypeFromProgID, ::clretw::dotnet_runtime_private::payload::GetTypeFromProgID>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ConvertToCallbackEtw, ::clretw::dotnet_runtime_private::payload::ConvertToCallbackEtw>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::BeginCreateManagedReference, ::clretw::dotnet_runtime_private::payload::BeginCreateManagedReference>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::EndCreateManagedReference, ::clretw::dotnet_runtime_private::payload::EndCreateManagedReference>(0);
+  f.template operator()<::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged, ::clretw::dotnet_runtime_private::payload::ObjectVariantMarshallingToManaged>(0);
 }
 
 }  // namespace clretw::dotnet_runtime_private

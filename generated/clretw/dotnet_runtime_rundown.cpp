@@ -9,31 +9,31 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleRangeTypeMap[] = {
     {0x4, "ColdRange"},
 };
-constexpr clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
+constexpr ::clretw::MapDesc kMap_ModuleRangeTypeMap{"ModuleRangeTypeMap", true, kEntries_kMap_ModuleRangeTypeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AppDomainFlagsMap[] = {
     {0x1, "Default"},
     {0x2, "Executable"},
     {0x4, "Shared"},
 };
-constexpr clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
+constexpr ::clretw::MapDesc kMap_AppDomainFlagsMap{"AppDomainFlagsMap", true, kEntries_kMap_AppDomainFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AssemblyFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Dynamic"},
     {0x4, "Native"},
     {0x8, "Collectible"},
     {0x10, "ReadyToRun"},
 };
-constexpr clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
+constexpr ::clretw::MapDesc kMap_AssemblyFlagsMap{"AssemblyFlagsMap", true, kEntries_kMap_AssemblyFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x1, "DomainNeutral"},
     {0x2, "Native"},
     {0x4, "Dynamic"},
@@ -42,10 +42,10 @@ constexpr clretw::MapEntry kEntries_kMap_ModuleFlagsMap[] = {
     {0x20, "ReadyToRunModule"},
     {0x40, "PartialReadyToRunModule"},
 };
-constexpr clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
+constexpr ::clretw::MapDesc kMap_ModuleFlagsMap{"ModuleFlagsMap", true, kEntries_kMap_ModuleFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x1, "Dynamic"},
     {0x2, "Generic"},
     {0x4, "HasSharedGenericCode"},
@@ -62,28 +62,28 @@ constexpr clretw::MapEntry kEntries_kMap_MethodFlagsMap[] = {
     {0x300, "InstrumentedTier"},
     {0x380, "InstrumentedTierOptimized"},
 };
-constexpr clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
+constexpr ::clretw::MapDesc kMap_MethodFlagsMap{"MethodFlagsMap", true, kEntries_kMap_MethodFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupModeMap[] = {
     {0x1, "ManagedExe"},
     {0x2, "HostedClr"},
     {0x4, "IjwDll"},
     {0x8, "ComActivated"},
     {0x10, "Other"},
 };
-constexpr clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
+constexpr ::clretw::MapDesc kMap_StartupModeMap{"StartupModeMap", true, kEntries_kMap_StartupModeMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_RuntimeSkuMap[] = {
     {0x1, "DesktopClr"},
     {0x2, "CoreClr"},
     {0x4, "Mono"},
 };
-constexpr clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", true, kEntries_kMap_RuntimeSkuMap};
+constexpr ::clretw::MapDesc kMap_RuntimeSkuMap{"RuntimeSkuMap", true, kEntries_kMap_RuntimeSkuMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x1, "CONCURRENT_GC"},
     {0x2, "LOADER_OPTIMIZATION_SINGLE_DOMAIN"},
     {0x4, "LOADER_OPTIMIZATION_MULTI_DOMAIN"},
@@ -100,28 +100,28 @@ constexpr clretw::MapEntry kEntries_kMap_StartupFlagsMap[] = {
     {0x200000, "SERVER_BUILD"},
     {0x400000, "ARM"},
 };
-constexpr clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
+constexpr ::clretw::MapDesc kMap_StartupFlagsMap{"StartupFlagsMap", true, kEntries_kMap_StartupFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_ThreadFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ThreadFlagsMap[] = {
     {0x1, "GCSpecial"},
     {0x2, "Finalizer"},
     {0x4, "ThreadPoolWorker"},
 };
-constexpr clretw::MapDesc kMap_ThreadFlagsMap{"ThreadFlagsMap", true, kEntries_kMap_ThreadFlagsMap};
+constexpr ::clretw::MapDesc kMap_ThreadFlagsMap{"ThreadFlagsMap", true, kEntries_kMap_ThreadFlagsMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] = {
     {0x0, "None"},
     {0x1, "QuickJit"},
     {0x2, "QuickJitForLoops"},
     {0x4, "TieredPGO"},
     {0x8, "ReadyToRun"},
 };
-constexpr clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
+constexpr ::clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ModuleRangeTypeMap,
     &kMap_AppDomainFlagsMap,
     &kMap_AssemblyFlagsMap,
@@ -140,21 +140,21 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "GCSettingsRundown", line 1992
-constexpr clretw::FieldDesc kFieldsGCSettingsRundown[] = {
-    {.name = "HardLimit", .type = clretw::InType::UInt64},
-    {.name = "LOHThreshold", .type = clretw::InType::UInt64},
-    {.name = "PhysicalMemoryConfig", .type = clretw::InType::UInt64},
-    {.name = "Gen0MinBudgetConfig", .type = clretw::InType::UInt64},
-    {.name = "Gen0MaxBudgetConfig", .type = clretw::InType::UInt64},
-    {.name = "HighMemPercentConfig", .type = clretw::InType::UInt32},
-    {.name = "BitSettings", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsGCSettingsRundown[] = {
+    {.name = "HardLimit", .type = ::clretw::InType::UInt64},
+    {.name = "LOHThreshold", .type = ::clretw::InType::UInt64},
+    {.name = "PhysicalMemoryConfig", .type = ::clretw::InType::UInt64},
+    {.name = "Gen0MinBudgetConfig", .type = ::clretw::InType::UInt64},
+    {.name = "Gen0MaxBudgetConfig", .type = ::clretw::InType::UInt64},
+    {.name = "HighMemPercentConfig", .type = ::clretw::InType::UInt32},
+    {.name = "BitSettings", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesGCSettingsRundown[2][8] = {
+constexpr ::clretw::FieldPlace kPlacesGCSettingsRundown[2][8] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 4}, {0, 48, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 8}, {0, 32, 8}, {0, 40, 4}, {0, 44, 4}, {0, 48, 2}}};
-constexpr clretw::Segment kSegmentsGCSettingsRundown[2][1] = {{{50, clretw::kNoField}}, {{50, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_GCSettingsRundown{
+constexpr ::clretw::Segment kSegmentsGCSettingsRundown[2][1] = {{{50, ::clretw::kNoField}}, {{50, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_GCSettingsRundown{
     .name = "GCSettingsRundown",
     .fields = kFieldsGCSettingsRundown,
     .layout = {{kPlacesGCSettingsRundown[0], kSegmentsGCSettingsRundown[0], 50}, {kPlacesGCSettingsRundown[1], kSegmentsGCSettingsRundown[1], 50}},
@@ -162,28 +162,28 @@ constexpr clretw::RecordDesc kRecord_GCSettingsRundown{
     .line = 1992};
 
 // "RuntimeInformationRundown", line 2002
-constexpr clretw::FieldDesc kFieldsRuntimeInformationRundown[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Sku", .type = clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
-    {.name = "BclMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "BclBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "BclQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "VMMajorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMMinorVersion", .type = clretw::InType::UInt16},
-    {.name = "VMBuildNumber", .type = clretw::InType::UInt16},
-    {.name = "VMQfeNumber", .type = clretw::InType::UInt16},
-    {.name = "StartupFlags", .type = clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
-    {.name = "StartupMode", .type = clretw::InType::UInt8, .map = &kMap_StartupModeMap},
-    {.name = "CommandLine", .type = clretw::InType::UnicodeString},
-    {.name = "ComObjectGuid", .type = clretw::InType::Guid},
-    {.name = "RuntimeDllPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsRuntimeInformationRundown[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Sku", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
+    {.name = "BclMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "BclBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "BclQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMMajorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMMinorVersion", .type = ::clretw::InType::UInt16},
+    {.name = "VMBuildNumber", .type = ::clretw::InType::UInt16},
+    {.name = "VMQfeNumber", .type = ::clretw::InType::UInt16},
+    {.name = "StartupFlags", .type = ::clretw::InType::UInt32, .map = &kMap_StartupFlagsMap},
+    {.name = "StartupMode", .type = ::clretw::InType::UInt8, .map = &kMap_StartupModeMap},
+    {.name = "CommandLine", .type = ::clretw::InType::UnicodeString},
+    {.name = "ComObjectGuid", .type = ::clretw::InType::Guid},
+    {.name = "RuntimeDllPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesRuntimeInformationRundown[2][15] = {
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsRuntimeInformationRundown[2][3] = {{{25, 12}, {16, 14}, {0, clretw::kNoField}}, {{25, 12}, {16, 14}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_RuntimeInformationRundown{
+constexpr ::clretw::FieldPlace kPlacesRuntimeInformationRundown[2][15] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {0, 6, 2}, {0, 8, 2}, {0, 10, 2}, {0, 12, 2}, {0, 14, 2}, {0, 16, 2}, {0, 18, 2}, {0, 20, 4}, {0, 24, 1}, {0, 25, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsRuntimeInformationRundown[2][3] = {{{25, 12}, {16, 14}, {0, ::clretw::kNoField}}, {{25, 12}, {16, 14}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_RuntimeInformationRundown{
     .name = "RuntimeInformationRundown",
     .fields = kFieldsRuntimeInformationRundown,
     .layout = {{kPlacesRuntimeInformationRundown[0], kSegmentsRuntimeInformationRundown[0], 41}, {kPlacesRuntimeInformationRundown[1], kSegmentsRuntimeInformationRundown[1], 41}},
@@ -191,20 +191,20 @@ constexpr clretw::RecordDesc kRecord_RuntimeInformationRundown{
     .line = 2002};
 
 // "DomainModuleLoadUnloadRundown", line 2019
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnloadRundown[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnloadRundown[2][3] = {{{32, 5}, {0, 6}, {0, clretw::kNoField}}, {{32, 5}, {0, 6}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnloadRundown[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnloadRundown[2][3] = {{{32, 5}, {0, 6}, {0, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
     .name = "DomainModuleLoadUnloadRundown",
     .fields = kFieldsDomainModuleLoadUnloadRundown,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown[0], kSegmentsDomainModuleLoadUnloadRundown[0], 32}, {kPlacesDomainModuleLoadUnloadRundown[1], kSegmentsDomainModuleLoadUnloadRundown[1], 32}},
@@ -212,21 +212,21 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
     .line = 2019};
 
 // "DomainModuleLoadUnloadRundown_V1", line 2028
-constexpr clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDomainModuleLoadUnloadRundown_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsDomainModuleLoadUnloadRundown_V1[2][3] = {{{32, 5}, {0, 6}, {2, clretw::kNoField}}, {{32, 5}, {0, 6}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
+constexpr ::clretw::FieldPlace kPlacesDomainModuleLoadUnloadRundown_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsDomainModuleLoadUnloadRundown_V1[2][3] = {{{32, 5}, {0, 6}, {2, ::clretw::kNoField}}, {{32, 5}, {0, 6}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
     .name = "DomainModuleLoadUnloadRundown_V1",
     .fields = kFieldsDomainModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown_V1[0], kSegmentsDomainModuleLoadUnloadRundown_V1[0], 34}, {kPlacesDomainModuleLoadUnloadRundown_V1[1], kSegmentsDomainModuleLoadUnloadRundown_V1[1], 34}},
@@ -234,19 +234,19 @@ constexpr clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
     .line = 2028};
 
 // "ModuleLoadUnloadRundown", line 2038
-constexpr clretw::FieldDesc kFieldsModuleLoadUnloadRundown[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnloadRundown[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnloadRundown[2][3] = {{{24, 4}, {0, 5}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnloadRundown[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnloadRundown[2][3] = {{{24, 4}, {0, 5}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
     .name = "ModuleLoadUnloadRundown",
     .fields = kFieldsModuleLoadUnloadRundown,
     .layout = {{kPlacesModuleLoadUnloadRundown[0], kSegmentsModuleLoadUnloadRundown[0], 24}, {kPlacesModuleLoadUnloadRundown[1], kSegmentsModuleLoadUnloadRundown[1], 24}},
@@ -254,20 +254,20 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
     .line = 2038};
 
 // "ModuleLoadUnloadRundown_V1", line 2046
-constexpr clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V1[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V1[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnloadRundown_V1[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnloadRundown_V1[2][3] = {{{24, 4}, {0, 5}, {2, clretw::kNoField}}, {{24, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnloadRundown_V1[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnloadRundown_V1[2][3] = {{{24, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
     .name = "ModuleLoadUnloadRundown_V1",
     .fields = kFieldsModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesModuleLoadUnloadRundown_V1[0], kSegmentsModuleLoadUnloadRundown_V1[0], 26}, {kPlacesModuleLoadUnloadRundown_V1[1], kSegmentsModuleLoadUnloadRundown_V1[1], 26}},
@@ -275,26 +275,26 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
     .line = 2046};
 
 // "ModuleLoadUnloadRundown_V2", line 2055
-constexpr clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V2[] = {
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleFlags", .type = clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
-    {.name = "Reserved1", .type = clretw::InType::UInt32},
-    {.name = "ModuleILPath", .type = clretw::InType::UnicodeString},
-    {.name = "ModuleNativePath", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ManagedPdbSignature", .type = clretw::InType::Guid},
-    {.name = "ManagedPdbAge", .type = clretw::InType::UInt32},
-    {.name = "ManagedPdbBuildPath", .type = clretw::InType::UnicodeString},
-    {.name = "NativePdbSignature", .type = clretw::InType::Guid},
-    {.name = "NativePdbAge", .type = clretw::InType::UInt32},
-    {.name = "NativePdbBuildPath", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V2[] = {
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleFlags", .type = ::clretw::InType::UInt32, .map = &kMap_ModuleFlagsMap},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt32},
+    {.name = "ModuleILPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ModuleNativePath", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ManagedPdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "ManagedPdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "ManagedPdbBuildPath", .type = ::clretw::InType::UnicodeString},
+    {.name = "NativePdbSignature", .type = ::clretw::InType::Guid},
+    {.name = "NativePdbAge", .type = ::clretw::InType::UInt32},
+    {.name = "NativePdbBuildPath", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesModuleLoadUnloadRundown_V2[2][13] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsModuleLoadUnloadRundown_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
+constexpr ::clretw::FieldPlace kPlacesModuleLoadUnloadRundown_V2[2][13] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 16}, {2, 18, 4}, {2, 22, ::clretw::kVariable}, {3, 0, 16}, {3, 16, 4}, {3, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsModuleLoadUnloadRundown_V2[2][5] = {{{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}, {{24, 4}, {0, 5}, {22, 9}, {20, 12}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
     .name = "ModuleLoadUnloadRundown_V2",
     .fields = kFieldsModuleLoadUnloadRundown_V2,
     .layout = {{kPlacesModuleLoadUnloadRundown_V2[0], kSegmentsModuleLoadUnloadRundown_V2[0], 66}, {kPlacesModuleLoadUnloadRundown_V2[1], kSegmentsModuleLoadUnloadRundown_V2[1], 66}},
@@ -302,17 +302,17 @@ constexpr clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
     .line = 2055};
 
 // "AssemblyLoadUnloadRundown", line 2070
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnloadRundown[2][4] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnloadRundown[2][2] = {{{20, 3}, {0, clretw::kNoField}}, {{20, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnloadRundown[2][4] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnloadRundown[2][2] = {{{20, 3}, {0, ::clretw::kNoField}}, {{20, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
     .name = "AssemblyLoadUnloadRundown",
     .fields = kFieldsAssemblyLoadUnloadRundown,
     .layout = {{kPlacesAssemblyLoadUnloadRundown[0], kSegmentsAssemblyLoadUnloadRundown[0], 20}, {kPlacesAssemblyLoadUnloadRundown[1], kSegmentsAssemblyLoadUnloadRundown[1], 20}},
@@ -320,19 +320,19 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
     .line = 2070};
 
 // "AssemblyLoadUnloadRundown_V1", line 2076
-constexpr clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown_V1[] = {
-    {.name = "AssemblyID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "BindingID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AssemblyFlags", .type = clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
-    {.name = "FullyQualifiedAssemblyName", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown_V1[] = {
+    {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "BindingID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AssemblyFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AssemblyFlagsMap},
+    {.name = "FullyQualifiedAssemblyName", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAssemblyLoadUnloadRundown_V1[2][6] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsAssemblyLoadUnloadRundown_V1[2][2] = {{{28, 4}, {2, clretw::kNoField}}, {{28, 4}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
+constexpr ::clretw::FieldPlace kPlacesAssemblyLoadUnloadRundown_V1[2][6] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsAssemblyLoadUnloadRundown_V1[2][2] = {{{28, 4}, {2, ::clretw::kNoField}}, {{28, 4}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
     .name = "AssemblyLoadUnloadRundown_V1",
     .fields = kFieldsAssemblyLoadUnloadRundown_V1,
     .layout = {{kPlacesAssemblyLoadUnloadRundown_V1[0], kSegmentsAssemblyLoadUnloadRundown_V1[0], 30}, {kPlacesAssemblyLoadUnloadRundown_V1[1], kSegmentsAssemblyLoadUnloadRundown_V1[1], 30}},
@@ -340,16 +340,16 @@ constexpr clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
     .line = 2076};
 
 // "AppDomainLoadUnloadRundown", line 2084
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnloadRundown[2][3] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnloadRundown[2][2] = {{{12, 2}, {0, clretw::kNoField}}, {{12, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnloadRundown[2][3] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnloadRundown[2][2] = {{{12, 2}, {0, ::clretw::kNoField}}, {{12, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
     .name = "AppDomainLoadUnloadRundown",
     .fields = kFieldsAppDomainLoadUnloadRundown,
     .layout = {{kPlacesAppDomainLoadUnloadRundown[0], kSegmentsAppDomainLoadUnloadRundown[0], 12}, {kPlacesAppDomainLoadUnloadRundown[1], kSegmentsAppDomainLoadUnloadRundown[1], 12}},
@@ -357,18 +357,18 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
     .line = 2084};
 
 // "AppDomainLoadUnloadRundown_V1", line 2089
-constexpr clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown_V1[] = {
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainFlags", .type = clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
-    {.name = "AppDomainName", .type = clretw::InType::UnicodeString},
-    {.name = "AppDomainIndex", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown_V1[] = {
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
+    {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
+    {.name = "AppDomainIndex", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesAppDomainLoadUnloadRundown_V1[2][5] = {
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
-    {{0, 0, 8}, {0, 8, 4}, {0, 12, clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
-constexpr clretw::Segment kSegmentsAppDomainLoadUnloadRundown_V1[2][2] = {{{12, 2}, {6, clretw::kNoField}}, {{12, 2}, {6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
+constexpr ::clretw::FieldPlace kPlacesAppDomainLoadUnloadRundown_V1[2][5] = {
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}},
+    {{0, 0, 8}, {0, 8, 4}, {0, 12, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 2}}};
+constexpr ::clretw::Segment kSegmentsAppDomainLoadUnloadRundown_V1[2][2] = {{{12, 2}, {6, ::clretw::kNoField}}, {{12, 2}, {6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
     .name = "AppDomainLoadUnloadRundown_V1",
     .fields = kFieldsAppDomainLoadUnloadRundown_V1,
     .layout = {{kPlacesAppDomainLoadUnloadRundown_V1[0], kSegmentsAppDomainLoadUnloadRundown_V1[0], 18}, {kPlacesAppDomainLoadUnloadRundown_V1[1], kSegmentsAppDomainLoadUnloadRundown_V1[1], 18}},
@@ -376,19 +376,19 @@ constexpr clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
     .line = 2089};
 
 // "MethodLoadUnloadRundown", line 2096
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundown[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundown[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadRundown[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadRundown[2][1] = {{{36, clretw::kNoField}}, {{36, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadRundown[2][1] = {{{36, ::clretw::kNoField}}, {{36, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown{
     .name = "MethodLoadUnloadRundown",
     .fields = kFieldsMethodLoadUnloadRundown,
     .layout = {{kPlacesMethodLoadUnloadRundown[0], kSegmentsMethodLoadUnloadRundown[0], 36}, {kPlacesMethodLoadUnloadRundown[1], kSegmentsMethodLoadUnloadRundown[1], 36}},
@@ -396,20 +396,20 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown{
     .line = 2096};
 
 // "MethodLoadUnloadRundown_V1", line 2104
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundown_V1[2][7] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadRundown_V1[2][7] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadRundown_V1[2][1] = {{{38, clretw::kNoField}}, {{38, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V1{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadRundown_V1[2][1] = {{{38, ::clretw::kNoField}}, {{38, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V1{
     .name = "MethodLoadUnloadRundown_V1",
     .fields = kFieldsMethodLoadUnloadRundown_V1,
     .layout = {{kPlacesMethodLoadUnloadRundown_V1[0], kSegmentsMethodLoadUnloadRundown_V1[0], 38}, {kPlacesMethodLoadUnloadRundown_V1[1], kSegmentsMethodLoadUnloadRundown_V1[1], 38}},
@@ -417,21 +417,21 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V1{
     .line = 2104};
 
 // "MethodLoadUnloadRundown_V2", line 2113
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V2[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V2[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundown_V2[2][8] = {
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadRundown_V2[2][8] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, 2}, {0, 38, 8}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadRundown_V2[2][1] = {{{46, clretw::kNoField}}, {{46, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V2{
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadRundown_V2[2][1] = {{{46, ::clretw::kNoField}}, {{46, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V2{
     .name = "MethodLoadUnloadRundown_V2",
     .fields = kFieldsMethodLoadUnloadRundown_V2,
     .layout = {{kPlacesMethodLoadUnloadRundown_V2[0], kSegmentsMethodLoadUnloadRundown_V2[0], 46}, {kPlacesMethodLoadUnloadRundown_V2[1], kSegmentsMethodLoadUnloadRundown_V2[1], 46}},
@@ -439,22 +439,22 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V2{
     .line = 2113};
 
 // "MethodLoadUnloadRundownVerbose", line 2123
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose[2][9] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose[2][9] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
     .name = "MethodLoadUnloadRundownVerbose",
     .fields = kFieldsMethodLoadUnloadRundownVerbose,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose[0], kSegmentsMethodLoadUnloadRundownVerbose[0], 36}, {kPlacesMethodLoadUnloadRundownVerbose[1], kSegmentsMethodLoadUnloadRundownVerbose[1], 36}},
@@ -462,23 +462,23 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
     .line = 2123};
 
 // "MethodLoadUnloadRundownVerbose_V1", line 2134
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose_V1[2][10] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose_V1[2][10] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose_V1[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
     .name = "MethodLoadUnloadRundownVerbose_V1",
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V1[0], kSegmentsMethodLoadUnloadRundownVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadRundownVerbose_V1[1], kSegmentsMethodLoadUnloadRundownVerbose_V1[1], 38}},
@@ -486,24 +486,24 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
     .line = 2134};
 
 // "MethodLoadUnloadRundownVerbose_V2", line 2146
-constexpr clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V2[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodStartAddress", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodToken", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "MethodFlags", .type = clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
-    {.name = "MethodNamespace", .type = clretw::InType::UnicodeString},
-    {.name = "MethodName", .type = clretw::InType::UnicodeString},
-    {.name = "MethodSignature", .type = clretw::InType::UnicodeString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V2[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodStartAddress", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodToken", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "MethodFlags", .type = ::clretw::InType::UInt32, .map = &kMap_MethodFlagsMap},
+    {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodName", .type = ::clretw::InType::UnicodeString},
+    {.name = "MethodSignature", .type = ::clretw::InType::UnicodeString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose_V2[2][11] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, clretw::kVariable}, {3, 0, 2}, {3, 2, 8}}};
-constexpr clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose_V2[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
+constexpr ::clretw::FieldPlace kPlacesMethodLoadUnloadRundownVerbose_V2[2][11] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}, {3, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 8}, {0, 24, 4}, {0, 28, 4}, {0, 32, 4}, {0, 36, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, ::clretw::kVariable}, {3, 0, 2}, {3, 2, 8}}};
+constexpr ::clretw::Segment kSegmentsMethodLoadUnloadRundownVerbose_V2[2][4] = {{{36, 6}, {0, 7}, {0, 8}, {10, ::clretw::kNoField}}, {{36, 6}, {0, 7}, {0, 8}, {10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
     .name = "MethodLoadUnloadRundownVerbose_V2",
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V2[0], kSegmentsMethodLoadUnloadRundownVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadRundownVerbose_V2[1], kSegmentsMethodLoadUnloadRundownVerbose_V2[1], 46}},
@@ -511,20 +511,20 @@ constexpr clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
     .line = 2146};
 
 // "MethodILToNativeMapRundown", line 2159
-constexpr clretw::FieldDesc kFieldsMethodILToNativeMapRundown[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodExtent", .type = clretw::InType::UInt8},
-    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
-    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = ::clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = ::clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesMethodILToNativeMapRundown[2][7] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}}};
-constexpr clretw::Segment kSegmentsMethodILToNativeMapRundown[2][3] = {{{19, 4}, {0, 5}, {2, clretw::kNoField}}, {{19, 4}, {0, 5}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
+constexpr ::clretw::FieldPlace kPlacesMethodILToNativeMapRundown[2][7] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsMethodILToNativeMapRundown[2][3] = {{{19, 4}, {0, 5}, {2, ::clretw::kNoField}}, {{19, 4}, {0, 5}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
     .name = "MethodILToNativeMapRundown",
     .fields = kFieldsMethodILToNativeMapRundown,
     .layout = {{kPlacesMethodILToNativeMapRundown[0], kSegmentsMethodILToNativeMapRundown[0], 21}, {kPlacesMethodILToNativeMapRundown[1], kSegmentsMethodILToNativeMapRundown[1], 21}},
@@ -532,21 +532,21 @@ constexpr clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
     .line = 2159};
 
 // "MethodILToNativeMapRundown_V1", line 2168
-constexpr clretw::FieldDesc kFieldsMethodILToNativeMapRundown_V1[] = {
-    {.name = "MethodID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "ReJITID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "MethodExtent", .type = clretw::InType::UInt8},
-    {.name = "CountOfMapEntries", .type = clretw::InType::UInt16},
-    {.name = "ILOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "NativeOffsets", .type = clretw::InType::UInt32, .count = {clretw::Extent::Kind::field, 3}},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ILVersionID", .type = clretw::InType::UInt64},
+constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown_V1[] = {
+    {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "MethodExtent", .type = ::clretw::InType::UInt8},
+    {.name = "CountOfMapEntries", .type = ::clretw::InType::UInt16},
+    {.name = "ILOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "NativeOffsets", .type = ::clretw::InType::UInt32, .count = {::clretw::Extent::Kind::field, 3}},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ILVersionID", .type = ::clretw::InType::UInt64},
 };
-constexpr clretw::FieldPlace kPlacesMethodILToNativeMapRundown_V1[2][8] = {
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}},
-    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 2}, {2, 2, 8}}};
-constexpr clretw::Segment kSegmentsMethodILToNativeMapRundown_V1[2][3] = {{{19, 4}, {0, 5}, {10, clretw::kNoField}}, {{19, 4}, {0, 5}, {10, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
+constexpr ::clretw::FieldPlace kPlacesMethodILToNativeMapRundown_V1[2][8] = {
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 8}},
+    {{0, 0, 8}, {0, 8, 8}, {0, 16, 1}, {0, 17, 2}, {0, 19, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 2}, {2, 2, 8}}};
+constexpr ::clretw::Segment kSegmentsMethodILToNativeMapRundown_V1[2][3] = {{{19, 4}, {0, 5}, {10, ::clretw::kNoField}}, {{19, 4}, {0, 5}, {10, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
     .name = "MethodILToNativeMapRundown_V1",
     .fields = kFieldsMethodILToNativeMapRundown_V1,
     .layout = {{kPlacesMethodILToNativeMapRundown_V1[0], kSegmentsMethodILToNativeMapRundown_V1[0], 29}, {kPlacesMethodILToNativeMapRundown_V1[1], kSegmentsMethodILToNativeMapRundown_V1[1], 29}},
@@ -554,14 +554,14 @@ constexpr clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
     .line = 2168};
 
 // "DCStartEnd", line 2178
-constexpr clretw::FieldDesc kFieldsDCStartEnd[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsDCStartEnd[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesDCStartEnd[2][1] = {
+constexpr ::clretw::FieldPlace kPlacesDCStartEnd[2][1] = {
     {{0, 0, 2}},
     {{0, 0, 2}}};
-constexpr clretw::Segment kSegmentsDCStartEnd[2][1] = {{{2, clretw::kNoField}}, {{2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_DCStartEnd{
+constexpr ::clretw::Segment kSegmentsDCStartEnd[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_DCStartEnd{
     .name = "DCStartEnd",
     .fields = kFieldsDCStartEnd,
     .layout = {{kPlacesDCStartEnd[0], kSegmentsDCStartEnd[0], 2}, {kPlacesDCStartEnd[1], kSegmentsDCStartEnd[1], 2}},
@@ -569,18 +569,18 @@ constexpr clretw::RecordDesc kRecord_DCStartEnd{
     .line = 2178};
 
 // "ClrStackWalk", line 2181
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt8},
+    {.name = "Reserved2", .type = ::clretw::InType::UInt8},
+    {.name = "FrameCount", .type = ::clretw::InType::UInt32},
+    {.name = "Stack", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+constexpr ::clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, ::clretw::kNoField}}, {{8, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
@@ -588,19 +588,19 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
     .line = 2181};
 
 // "ThreadCreatedRundown", line 2188
-constexpr clretw::FieldDesc kFieldsThreadCreatedRundown[] = {
-    {.name = "ManagedThreadID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "AppDomainID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "Flags", .type = clretw::InType::UInt32, .map = &kMap_ThreadFlagsMap},
-    {.name = "ManagedThreadIndex", .type = clretw::InType::UInt32},
-    {.name = "OSThreadID", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsThreadCreatedRundown[] = {
+    {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .map = &kMap_ThreadFlagsMap},
+    {.name = "ManagedThreadIndex", .type = ::clretw::InType::UInt32},
+    {.name = "OSThreadID", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesThreadCreatedRundown[2][6] = {
+constexpr ::clretw::FieldPlace kPlacesThreadCreatedRundown[2][6] = {
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}},
     {{0, 0, 8}, {0, 8, 8}, {0, 16, 4}, {0, 20, 4}, {0, 24, 4}, {0, 28, 2}}};
-constexpr clretw::Segment kSegmentsThreadCreatedRundown[2][1] = {{{30, clretw::kNoField}}, {{30, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ThreadCreatedRundown{
+constexpr ::clretw::Segment kSegmentsThreadCreatedRundown[2][1] = {{{30, ::clretw::kNoField}}, {{30, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ThreadCreatedRundown{
     .name = "ThreadCreatedRundown",
     .fields = kFieldsThreadCreatedRundown,
     .layout = {{kPlacesThreadCreatedRundown[0], kSegmentsThreadCreatedRundown[0], 30}, {kPlacesThreadCreatedRundown[1], kSegmentsThreadCreatedRundown[1], 30}},
@@ -608,18 +608,18 @@ constexpr clretw::RecordDesc kRecord_ThreadCreatedRundown{
     .line = 2188};
 
 // "ModuleRangeRundown", line 2196
-constexpr clretw::FieldDesc kFieldsModuleRangeRundown[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "ModuleID", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "RangeBegin", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeSize", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "RangeType", .type = clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
+constexpr ::clretw::FieldDesc kFieldsModuleRangeRundown[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "RangeBegin", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeSize", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "RangeType", .type = ::clretw::InType::UInt8, .map = &kMap_ModuleRangeTypeMap},
 };
-constexpr clretw::FieldPlace kPlacesModuleRangeRundown[2][5] = {
+constexpr ::clretw::FieldPlace kPlacesModuleRangeRundown[2][5] = {
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}},
     {{0, 0, 2}, {0, 2, 8}, {0, 10, 4}, {0, 14, 4}, {0, 18, 1}}};
-constexpr clretw::Segment kSegmentsModuleRangeRundown[2][1] = {{{19, clretw::kNoField}}, {{19, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ModuleRangeRundown{
+constexpr ::clretw::Segment kSegmentsModuleRangeRundown[2][1] = {{{19, ::clretw::kNoField}}, {{19, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ModuleRangeRundown{
     .name = "ModuleRangeRundown",
     .fields = kFieldsModuleRangeRundown,
     .layout = {{kPlacesModuleRangeRundown[0], kSegmentsModuleRangeRundown[0], 19}, {kPlacesModuleRangeRundown[1], kSegmentsModuleRangeRundown[1], 19}},
@@ -627,15 +627,15 @@ constexpr clretw::RecordDesc kRecord_ModuleRangeRundown{
     .line = 2196};
 
 // "TieredCompilationSettings", line 2203
-constexpr clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Flags", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
+constexpr ::clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
 };
-constexpr clretw::FieldPlace kPlacesTieredCompilationSettings[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesTieredCompilationSettings[2][2] = {
     {{0, 0, 2}, {0, 2, 4}},
     {{0, 0, 2}, {0, 2, 4}}};
-constexpr clretw::Segment kSegmentsTieredCompilationSettings[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_TieredCompilationSettings{
+constexpr ::clretw::Segment kSegmentsTieredCompilationSettings[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_TieredCompilationSettings{
     .name = "TieredCompilationSettings",
     .fields = kFieldsTieredCompilationSettings,
     .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
@@ -643,16 +643,16 @@ constexpr clretw::RecordDesc kRecord_TieredCompilationSettings{
     .line = 2203};
 
 // "ExecutionCheckpointRundown", line 2207
-constexpr clretw::FieldDesc kFieldsExecutionCheckpointRundown[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "Timestamp", .type = clretw::InType::Int64},
+constexpr ::clretw::FieldDesc kFieldsExecutionCheckpointRundown[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
+    {.name = "Timestamp", .type = ::clretw::InType::Int64},
 };
-constexpr clretw::FieldPlace kPlacesExecutionCheckpointRundown[2][3] = {
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}},
-    {{0, 0, 2}, {0, 2, clretw::kVariable}, {1, 0, 8}}};
-constexpr clretw::Segment kSegmentsExecutionCheckpointRundown[2][2] = {{{2, 1}, {8, clretw::kNoField}}, {{2, 1}, {8, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
+constexpr ::clretw::FieldPlace kPlacesExecutionCheckpointRundown[2][3] = {
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 8}},
+    {{0, 0, 2}, {0, 2, ::clretw::kVariable}, {1, 0, 8}}};
+constexpr ::clretw::Segment kSegmentsExecutionCheckpointRundown[2][2] = {{{2, 1}, {8, ::clretw::kNoField}}, {{2, 1}, {8, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
     .name = "ExecutionCheckpointRundown",
     .fields = kFieldsExecutionCheckpointRundown,
     .layout = {{kPlacesExecutionCheckpointRundown[0], kSegmentsExecutionCheckpointRundown[0], 10}, {kPlacesExecutionCheckpointRundown[1], kSegmentsExecutionCheckpointRundown[1], 10}},
@@ -662,7 +662,7 @@ constexpr clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"GCRundownKeyword", 0x1, "GC"},
     {"LoaderRundownKeyword", 0x8, "Loader"},
     {"JitRundownKeyword", 0x10, "Jit"},
@@ -678,7 +678,7 @@ constexpr clretw::KeywordDesc kKeywords[] = {
     {"CompilationKeyword", 0x1000000000, "Compilation"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -687,7 +687,7 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"CLRMethodRundown", 1, "Method"},
     {"CLRLoaderRundown", 2, "Loader"},
     {"CLRStackRundown", 11, "ClrStack"},
@@ -698,7 +698,7 @@ constexpr clretw::TaskDesc kTasks[] = {
     {"CLRGCRundown", 40, "GC"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"MethodDCStart", 1, 35, "DCStart"},
     {"MethodDCEnd", 1, 36, "DCStop"},
     {"MethodDCStartVerbose", 1, 39, "DCStartVerbose"},
@@ -726,7 +726,7 @@ constexpr clretw::OpcodeDesc kOpcodes[] = {
     {"GCSettingsRundown", 40, 10, "GCSettingsRundown"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalkDCStart", .name = "ClrStack/Walk", .task_name = "CLRStackRundown", .opcode_name = "CLRStackWalk",
      .message = "", .payload = &kRecord_ClrStackWalk, .line = 2214},
@@ -879,8 +879,8 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_ExecutionCheckpointRundown, .line = 2263},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     0, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 1, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -904,7 +904,7 @@ constexpr std::uint16_t kFirstVersion[] = {
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-Windows-DotNETRuntimeRundown",
     .guid = provider_guid,
     .symbol = "MICROSOFT_WINDOWS_DOTNETRUNTIME_RUNDOWN_PROVIDER",
@@ -919,390 +919,416 @@ constexpr clretw::ProviderDesc provider{
 // ---------------------------------------------------------------------------
 // Map names
 
-std::string to_string(ModuleRangeTypeMap value) {
-  std::string s;
-  kMap_ModuleRangeTypeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleRangeTypeMap value) {
+  ::std::string s;
+  kMap_ModuleRangeTypeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(AppDomainFlagsMap value) {
-  std::string s;
-  kMap_AppDomainFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AppDomainFlagsMap value) {
+  ::std::string s;
+  kMap_AppDomainFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(AssemblyFlagsMap value) {
-  std::string s;
-  kMap_AssemblyFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AssemblyFlagsMap value) {
+  ::std::string s;
+  kMap_AssemblyFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ModuleFlagsMap value) {
-  std::string s;
-  kMap_ModuleFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ModuleFlagsMap value) {
+  ::std::string s;
+  kMap_ModuleFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(MethodFlagsMap value) {
-  std::string s;
-  kMap_MethodFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(MethodFlagsMap value) {
+  ::std::string s;
+  kMap_MethodFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(StartupModeMap value) {
-  std::string s;
-  kMap_StartupModeMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupModeMap value) {
+  ::std::string s;
+  kMap_StartupModeMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(RuntimeSkuMap value) {
-  std::string s;
-  kMap_RuntimeSkuMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(RuntimeSkuMap value) {
+  ::std::string s;
+  kMap_RuntimeSkuMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(StartupFlagsMap value) {
-  std::string s;
-  kMap_StartupFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(StartupFlagsMap value) {
+  ::std::string s;
+  kMap_StartupFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(ThreadFlagsMap value) {
-  std::string s;
-  kMap_ThreadFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(ThreadFlagsMap value) {
+  ::std::string s;
+  kMap_ThreadFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
-std::string to_string(TieredCompilationSettingsFlagsMap value) {
-  std::string s;
-  kMap_TieredCompilationSettingsFlagsMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(TieredCompilationSettingsFlagsMap value) {
+  ::std::string s;
+  kMap_TieredCompilationSettingsFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::GCSettingsRundown::record() noexcept { return kRecord_GCSettingsRundown; }
-const clretw::RecordDesc& templates::RuntimeInformationRundown::record() noexcept { return kRecord_RuntimeInformationRundown; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown::record() noexcept { return kRecord_DomainModuleLoadUnloadRundown; }
-const clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown_V1::record() noexcept { return kRecord_DomainModuleLoadUnloadRundown_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnloadRundown::record() noexcept { return kRecord_ModuleLoadUnloadRundown; }
-const clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V1::record() noexcept { return kRecord_ModuleLoadUnloadRundown_V1; }
-const clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V2::record() noexcept { return kRecord_ModuleLoadUnloadRundown_V2; }
-const clretw::RecordDesc& templates::AssemblyLoadUnloadRundown::record() noexcept { return kRecord_AssemblyLoadUnloadRundown; }
-const clretw::RecordDesc& templates::AssemblyLoadUnloadRundown_V1::record() noexcept { return kRecord_AssemblyLoadUnloadRundown_V1; }
-const clretw::RecordDesc& templates::AppDomainLoadUnloadRundown::record() noexcept { return kRecord_AppDomainLoadUnloadRundown; }
-const clretw::RecordDesc& templates::AppDomainLoadUnloadRundown_V1::record() noexcept { return kRecord_AppDomainLoadUnloadRundown_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadRundown::record() noexcept { return kRecord_MethodLoadUnloadRundown; }
-const clretw::RecordDesc& templates::MethodLoadUnloadRundown_V1::record() noexcept { return kRecord_MethodLoadUnloadRundown_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadRundown_V2::record() noexcept { return kRecord_MethodLoadUnloadRundown_V2; }
-const clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose::record() noexcept { return kRecord_MethodLoadUnloadRundownVerbose; }
-const clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V1::record() noexcept { return kRecord_MethodLoadUnloadRundownVerbose_V1; }
-const clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V2::record() noexcept { return kRecord_MethodLoadUnloadRundownVerbose_V2; }
-const clretw::RecordDesc& templates::MethodILToNativeMapRundown::record() noexcept { return kRecord_MethodILToNativeMapRundown; }
-const clretw::RecordDesc& templates::MethodILToNativeMapRundown_V1::record() noexcept { return kRecord_MethodILToNativeMapRundown_V1; }
-const clretw::RecordDesc& templates::DCStartEnd::record() noexcept { return kRecord_DCStartEnd; }
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
-const clretw::RecordDesc& templates::ThreadCreatedRundown::record() noexcept { return kRecord_ThreadCreatedRundown; }
-const clretw::RecordDesc& templates::ModuleRangeRundown::record() noexcept { return kRecord_ModuleRangeRundown; }
-const clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return kRecord_TieredCompilationSettings; }
-const clretw::RecordDesc& templates::ExecutionCheckpointRundown::record() noexcept { return kRecord_ExecutionCheckpointRundown; }
+const ::clretw::RecordDesc& templates::GCSettingsRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_GCSettingsRundown; }
+const ::clretw::RecordDesc& templates::RuntimeInformationRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_RuntimeInformationRundown; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown; }
+const ::clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V1; }
+const ::clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V2; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown; }
+const ::clretw::RecordDesc& templates::AssemblyLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown_V1; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown; }
+const ::clretw::RecordDesc& templates::AppDomainLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadRundown_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V2; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V1; }
+const ::clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V2; }
+const ::clretw::RecordDesc& templates::MethodILToNativeMapRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown; }
+const ::clretw::RecordDesc& templates::MethodILToNativeMapRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown_V1; }
+const ::clretw::RecordDesc& templates::DCStartEnd::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd; }
+const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ClrStackWalk; }
+const ::clretw::RecordDesc& templates::ThreadCreatedRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ThreadCreatedRundown; }
+const ::clretw::RecordDesc& templates::ModuleRangeRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleRangeRundown; }
+const ::clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_TieredCompilationSettings; }
+const ::clretw::RecordDesc& templates::ExecutionCheckpointRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ExecutionCheckpointRundown; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CLRStackWalkDCStartView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr ::clretw::ViewVersion kVersions_CLRStackWalkDCStartView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkDCStartView>(kVersions_CLRStackWalkDCStartView, payload, version, pointer_size);
+::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_CLRStackWalkDCStartView, payload, version, pointer_size);
 }
-clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkDCStartView>(kVersions_CLRStackWalkDCStartView, record, provider_guid, CLRStackWalkDCStart::id, CLRStackWalkDCStart::name);
+::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_CLRStackWalkDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_GCSettingsRundownView[] = {{0, &kRecord_GCSettingsRundown}, };
+constexpr ::clretw::ViewVersion kVersions_GCSettingsRundownView[] = {{0, &kRecord_GCSettingsRundown}, };
 }  // namespace
-clretw::Result<GCSettingsRundownView> GCSettingsRundownView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSettingsRundownView>(kVersions_GCSettingsRundownView, payload, version, pointer_size);
+::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingsRundownView>(::clretw::dotnet_runtime_rundown::kVersions_GCSettingsRundownView, payload, version, pointer_size);
 }
-clretw::Result<GCSettingsRundownView> GCSettingsRundownView::from(const clretw::EventRecord& record) noexcept {
-  return make<GCSettingsRundownView>(kVersions_GCSettingsRundownView, record, provider_guid, GCSettingsRundown::id, GCSettingsRundown::name);
+::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSettingsRundownView>(::clretw::dotnet_runtime_rundown::kVersions_GCSettingsRundownView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::GCSettingsRundown::id,
+                         ::clretw::dotnet_runtime_rundown::GCSettingsRundown::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
 }  // namespace
-clretw::Result<MethodDCStartView> MethodDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartView>(kVersions_MethodDCStartView, payload, version, pointer_size);
+::clretw::Result<MethodDCStartView> MethodDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartView> MethodDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartView>(kVersions_MethodDCStartView, record, provider_guid, MethodDCStart::id, MethodDCStart::name);
+::clretw::Result<MethodDCStartView> MethodDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
 }  // namespace
-clretw::Result<MethodDCEndView> MethodDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndView>(kVersions_MethodDCEndView, payload, version, pointer_size);
+::clretw::Result<MethodDCEndView> MethodDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndView> MethodDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndView>(kVersions_MethodDCEndView, record, provider_guid, MethodDCEnd::id, MethodDCEnd::name);
+::clretw::Result<MethodDCEndView> MethodDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
 }  // namespace
-clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartVerboseView>(kVersions_MethodDCStartVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartVerboseView>(kVersions_MethodDCStartVerboseView, record, provider_guid, MethodDCStartVerbose::id, MethodDCStartVerbose::name);
+::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartVerboseView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
 }  // namespace
-clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndVerboseView>(kVersions_MethodDCEndVerboseView, payload, version, pointer_size);
+::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndVerboseView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndVerboseView>(kVersions_MethodDCEndVerboseView, record, provider_guid, MethodDCEndVerbose::id, MethodDCEndVerbose::name);
+::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndVerboseView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
+constexpr ::clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
-clretw::Result<DCStartCompleteView> DCStartCompleteView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartCompleteView>(kVersions_DCStartCompleteView, payload, version, pointer_size);
+::clretw::Result<DCStartCompleteView> DCStartCompleteView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartCompleteView, payload, version, pointer_size);
 }
-clretw::Result<DCStartCompleteView> DCStartCompleteView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCStartCompleteView>(kVersions_DCStartCompleteView, record, provider_guid, DCStartComplete::id, DCStartComplete::name);
+::clretw::Result<DCStartCompleteView> DCStartCompleteView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartCompleteView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartComplete::id,
+                         ::clretw::dotnet_runtime_rundown::DCStartComplete::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
+constexpr ::clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
-clretw::Result<DCEndCompleteView> DCEndCompleteView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndCompleteView>(kVersions_DCEndCompleteView, payload, version, pointer_size);
+::clretw::Result<DCEndCompleteView> DCEndCompleteView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndCompleteView, payload, version, pointer_size);
 }
-clretw::Result<DCEndCompleteView> DCEndCompleteView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCEndCompleteView>(kVersions_DCEndCompleteView, record, provider_guid, DCEndComplete::id, DCEndComplete::name);
+::clretw::Result<DCEndCompleteView> DCEndCompleteView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndCompleteView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndComplete::id,
+                         ::clretw::dotnet_runtime_rundown::DCEndComplete::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCStartInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
+constexpr ::clretw::ViewVersion kVersions_DCStartInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
-clretw::Result<DCStartInitView> DCStartInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartInitView>(kVersions_DCStartInitView, payload, version, pointer_size);
+::clretw::Result<DCStartInitView> DCStartInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartInitView, payload, version, pointer_size);
 }
-clretw::Result<DCStartInitView> DCStartInitView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCStartInitView>(kVersions_DCStartInitView, record, provider_guid, DCStartInit::id, DCStartInit::name);
+::clretw::Result<DCStartInitView> DCStartInitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartInitView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartInit::id,
+                         ::clretw::dotnet_runtime_rundown::DCStartInit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
+constexpr ::clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
 }  // namespace
-clretw::Result<DCEndInitView> DCEndInitView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndInitView>(kVersions_DCEndInitView, payload, version, pointer_size);
+::clretw::Result<DCEndInitView> DCEndInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndInitView, payload, version, pointer_size);
 }
-clretw::Result<DCEndInitView> DCEndInitView::from(const clretw::EventRecord& record) noexcept {
-  return make<DCEndInitView>(kVersions_DCEndInitView, record, provider_guid, DCEndInit::id, DCEndInit::name);
+::clretw::Result<DCEndInitView> DCEndInitView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndInitView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndInit::id,
+                         ::clretw::dotnet_runtime_rundown::DCEndInit::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCStartILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCStartILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
 }  // namespace
-clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartILToNativeMapView>(kVersions_MethodDCStartILToNativeMapView, payload, version, pointer_size);
+::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartILToNativeMapView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartILToNativeMapView>(kVersions_MethodDCStartILToNativeMapView, record, provider_guid, MethodDCStartILToNativeMap::id, MethodDCStartILToNativeMap::name);
+::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartILToNativeMapView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_MethodDCEndILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_MethodDCEndILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
 }  // namespace
-clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndILToNativeMapView>(kVersions_MethodDCEndILToNativeMapView, payload, version, pointer_size);
+::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndILToNativeMapView, payload, version, pointer_size);
 }
-clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::from(const clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndILToNativeMapView>(kVersions_MethodDCEndILToNativeMapView, record, provider_guid, MethodDCEndILToNativeMap::id, MethodDCEndILToNativeMap::name);
+::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndILToNativeMapView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::id,
+                         ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
 }  // namespace
-clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleDCStartView>(kVersions_DomainModuleDCStartView, payload, version, pointer_size);
+::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCStartView, payload, version, pointer_size);
 }
-clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<DomainModuleDCStartView>(kVersions_DomainModuleDCStartView, record, provider_guid, DomainModuleDCStart::id, DomainModuleDCStart::name);
+::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
 }  // namespace
-clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleDCEndView>(kVersions_DomainModuleDCEndView, payload, version, pointer_size);
+::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCEndView, payload, version, pointer_size);
 }
-clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<DomainModuleDCEndView>(kVersions_DomainModuleDCEndView, record, provider_guid, DomainModuleDCEnd::id, DomainModuleDCEnd::name);
+::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
 }  // namespace
-clretw::Result<ModuleDCStartView> ModuleDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCStartView>(kVersions_ModuleDCStartView, payload, version, pointer_size);
+::clretw::Result<ModuleDCStartView> ModuleDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCStartView, payload, version, pointer_size);
 }
-clretw::Result<ModuleDCStartView> ModuleDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleDCStartView>(kVersions_ModuleDCStartView, record, provider_guid, ModuleDCStart::id, ModuleDCStart::name);
+::clretw::Result<ModuleDCStartView> ModuleDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
 }  // namespace
-clretw::Result<ModuleDCEndView> ModuleDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCEndView>(kVersions_ModuleDCEndView, payload, version, pointer_size);
+::clretw::Result<ModuleDCEndView> ModuleDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCEndView, payload, version, pointer_size);
 }
-clretw::Result<ModuleDCEndView> ModuleDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleDCEndView>(kVersions_ModuleDCEndView, record, provider_guid, ModuleDCEnd::id, ModuleDCEnd::name);
+::clretw::Result<ModuleDCEndView> ModuleDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
 }  // namespace
-clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyDCStartView>(kVersions_AssemblyDCStartView, payload, version, pointer_size);
+::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCStartView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyDCStartView>(kVersions_AssemblyDCStartView, record, provider_guid, AssemblyDCStart::id, AssemblyDCStart::name);
+::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::AssemblyDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
 }  // namespace
-clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyDCEndView>(kVersions_AssemblyDCEndView, payload, version, pointer_size);
+::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCEndView, payload, version, pointer_size);
 }
-clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<AssemblyDCEndView>(kVersions_AssemblyDCEndView, record, provider_guid, AssemblyDCEnd::id, AssemblyDCEnd::name);
+::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
 }  // namespace
-clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainDCStartView>(kVersions_AppDomainDCStartView, payload, version, pointer_size);
+::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCStartView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainDCStartView>(kVersions_AppDomainDCStartView, record, provider_guid, AppDomainDCStart::id, AppDomainDCStart::name);
+::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::AppDomainDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
+constexpr ::clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
 }  // namespace
-clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainDCEndView>(kVersions_AppDomainDCEndView, payload, version, pointer_size);
+::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCEndView, payload, version, pointer_size);
 }
-clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<AppDomainDCEndView>(kVersions_AppDomainDCEndView, record, provider_guid, AppDomainDCEnd::id, AppDomainDCEnd::name);
+::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreatedRundown}, };
+constexpr ::clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreatedRundown}, };
 }  // namespace
-clretw::Result<ThreadDCView> ThreadDCView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDCView>(kVersions_ThreadDCView, payload, version, pointer_size);
+::clretw::Result<ThreadDCView> ThreadDCView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDCView>(::clretw::dotnet_runtime_rundown::kVersions_ThreadDCView, payload, version, pointer_size);
 }
-clretw::Result<ThreadDCView> ThreadDCView::from(const clretw::EventRecord& record) noexcept {
-  return make<ThreadDCView>(kVersions_ThreadDCView, record, provider_guid, ThreadDC::id, ThreadDC::name);
+::clretw::Result<ThreadDCView> ThreadDCView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDCView>(::clretw::dotnet_runtime_rundown::kVersions_ThreadDCView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ThreadDC::id,
+                         ::clretw::dotnet_runtime_rundown::ThreadDC::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRangeRundown}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRangeRundown}, };
 }  // namespace
-clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeDCStartView>(kVersions_ModuleRangeDCStartView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCStartView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeDCStartView>(kVersions_ModuleRangeDCStartView, record, provider_guid, ModuleRangeDCStart::id, ModuleRangeDCStart::name);
+::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRangeRundown}, };
+constexpr ::clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRangeRundown}, };
 }  // namespace
-clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeDCEndView>(kVersions_ModuleRangeDCEndView, payload, version, pointer_size);
+::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCEndView, payload, version, pointer_size);
 }
-clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeDCEndView>(kVersions_ModuleRangeDCEndView, record, provider_guid, ModuleRangeDCEnd::id, ModuleRangeDCEnd::name);
+::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformationRundown}, };
+constexpr ::clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformationRundown}, };
 }  // namespace
-clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationDCStartView>(kVersions_RuntimeInformationDCStartView, payload, version, pointer_size);
+::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_RuntimeInformationDCStartView, payload, version, pointer_size);
 }
-clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationDCStartView>(kVersions_RuntimeInformationDCStartView, record, provider_guid, RuntimeInformationDCStart::id, RuntimeInformationDCStart::name);
+::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_RuntimeInformationDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_TieredCompilationSettingsDCStartView[] = {{0, &kRecord_TieredCompilationSettings}, };
+constexpr ::clretw::ViewVersion kVersions_TieredCompilationSettingsDCStartView[] = {{0, &kRecord_TieredCompilationSettings}, };
 }  // namespace
-clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationSettingsDCStartView>(kVersions_TieredCompilationSettingsDCStartView, payload, version, pointer_size);
+::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationSettingsDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_TieredCompilationSettingsDCStartView, payload, version, pointer_size);
 }
-clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::from(const clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationSettingsDCStartView>(kVersions_TieredCompilationSettingsDCStartView, record, provider_guid, TieredCompilationSettingsDCStart::id, TieredCompilationSettingsDCStart::name);
+::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationSettingsDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_TieredCompilationSettingsDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::id,
+                         ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ExecutionCheckpointDCEndView[] = {{0, &kRecord_ExecutionCheckpointRundown}, };
+constexpr ::clretw::ViewVersion kVersions_ExecutionCheckpointDCEndView[] = {{0, &kRecord_ExecutionCheckpointRundown}, };
 }  // namespace
-clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecutionCheckpointDCEndView>(kVersions_ExecutionCheckpointDCEndView, payload, version, pointer_size);
+::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecutionCheckpointDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ExecutionCheckpointDCEndView, payload, version, pointer_size);
 }
-clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::from(const clretw::EventRecord& record) noexcept {
-  return make<ExecutionCheckpointDCEndView>(kVersions_ExecutionCheckpointDCEndView, record, provider_guid, ExecutionCheckpointDCEnd::id, ExecutionCheckpointDCEnd::name);
+::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecutionCheckpointDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ExecutionCheckpointDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::id,
+                         ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::name);
 }
 
 

@@ -17,23 +17,23 @@
 
 namespace clretw::dotnet_runtime_rundown {
 
-inline constexpr std::string_view provider_name = "Microsoft-Windows-DotNETRuntimeRundown";
-inline constexpr clretw::Guid provider_guid = {0xa669021c, 0xc450, 0x4609, {0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}};
+inline constexpr ::std::string_view provider_name = "Microsoft-Windows-DotNETRuntimeRundown";
+inline constexpr ::clretw::Guid provider_guid = {0xa669021c, 0xc450, 0x4609, {0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_runtime_rundown.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   GCRundownKeyword = 0x1,
   LoaderRundownKeyword = 0x8,
@@ -51,7 +51,7 @@ enum class Keywords : std::uint64_t {
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -60,7 +60,7 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   CLRMethodRundown = 1,
   CLRLoaderRundown = 2,
@@ -73,7 +73,7 @@ enum class Task : std::uint16_t {
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -88,7 +88,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task CLRMethodRundown.
-enum class CLRMethodRundownOpcode : std::uint8_t {
+enum class CLRMethodRundownOpcode : ::std::uint8_t {
   MethodDCStart = 35,
   MethodDCEnd = 36,
   MethodDCStartVerbose = 39,
@@ -102,7 +102,7 @@ enum class CLRMethodRundownOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRLoaderRundown.
-enum class CLRLoaderRundownOpcode : std::uint8_t {
+enum class CLRLoaderRundownOpcode : ::std::uint8_t {
   ModuleDCStart = 35,
   ModuleDCEnd = 36,
   AssemblyDCStart = 39,
@@ -115,28 +115,28 @@ enum class CLRLoaderRundownOpcode : std::uint8_t {
 };
 
 // Opcodes of task CLRStackRundown.
-enum class CLRStackRundownOpcode : std::uint8_t {
+enum class CLRStackRundownOpcode : ::std::uint8_t {
   CLRStackWalk = 82,
 };
 
 // Opcodes of task CLRPerfTrackRundown.
-enum class CLRPerfTrackRundownOpcode : std::uint8_t {
+enum class CLRPerfTrackRundownOpcode : ::std::uint8_t {
   ModuleRangeDCStart = 10,
   ModuleRangeDCEnd = 11,
 };
 
 // Opcodes of task TieredCompilationRundown.
-enum class TieredCompilationRundownOpcode : std::uint8_t {
+enum class TieredCompilationRundownOpcode : ::std::uint8_t {
   SettingsDCStart = 11,
 };
 
 // Opcodes of task ExecutionCheckpointRundown.
-enum class ExecutionCheckpointRundownOpcode : std::uint8_t {
+enum class ExecutionCheckpointRundownOpcode : ::std::uint8_t {
   ExecutionCheckpointDCEnd = 11,
 };
 
 // Opcodes of task CLRGCRundown.
-enum class CLRGCRundownOpcode : std::uint8_t {
+enum class CLRGCRundownOpcode : ::std::uint8_t {
   GCSettingsRundown = 10,
 };
 
@@ -144,27 +144,27 @@ enum class CLRGCRundownOpcode : std::uint8_t {
 // Maps
 
 /// Bit map ModuleRangeTypeMap (ClrEtwBuiltin.man:1901).
-enum class ModuleRangeTypeMap : std::uint32_t {
+enum class ModuleRangeTypeMap : ::std::uint32_t {
   ColdRange = 0x4,
 };
 constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ModuleRangeTypeMap value);
+::std::string to_string(ModuleRangeTypeMap value);
 
 
 /// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:1904).
-enum class AppDomainFlagsMap : std::uint32_t {
+enum class AppDomainFlagsMap : ::std::uint32_t {
   Default = 0x1,
   Executable = 0x2,
   Shared = 0x4,
 };
 constexpr bool clretw_flag_enum(AppDomainFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AppDomainFlagsMap value);
+::std::string to_string(AppDomainFlagsMap value);
 
 
 /// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:1909).
-enum class AssemblyFlagsMap : std::uint32_t {
+enum class AssemblyFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Dynamic = 0x2,
   Native = 0x4,
@@ -173,11 +173,11 @@ enum class AssemblyFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(AssemblyFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AssemblyFlagsMap value);
+::std::string to_string(AssemblyFlagsMap value);
 
 
 /// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:1917).
-enum class ModuleFlagsMap : std::uint32_t {
+enum class ModuleFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Native = 0x2,
   Dynamic = 0x4,
@@ -188,11 +188,11 @@ enum class ModuleFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(ModuleFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ModuleFlagsMap value);
+::std::string to_string(ModuleFlagsMap value);
 
 
 /// Bit map MethodFlagsMap (ClrEtwBuiltin.man:1926).
-enum class MethodFlagsMap : std::uint32_t {
+enum class MethodFlagsMap : ::std::uint32_t {
   Dynamic = 0x1,
   Generic = 0x2,
   HasSharedGenericCode = 0x4,
@@ -211,11 +211,11 @@ enum class MethodFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(MethodFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(MethodFlagsMap value);
+::std::string to_string(MethodFlagsMap value);
 
 
 /// Bit map StartupModeMap (ClrEtwBuiltin.man:1949).
-enum class StartupModeMap : std::uint32_t {
+enum class StartupModeMap : ::std::uint32_t {
   ManagedExe = 0x1,
   HostedClr = 0x2,
   IjwDll = 0x4,
@@ -224,22 +224,22 @@ enum class StartupModeMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(StartupModeMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(StartupModeMap value);
+::std::string to_string(StartupModeMap value);
 
 
 /// Bit map RuntimeSkuMap (ClrEtwBuiltin.man:1956).
-enum class RuntimeSkuMap : std::uint32_t {
+enum class RuntimeSkuMap : ::std::uint32_t {
   DesktopClr = 0x1,
   CoreClr = 0x2,
   Mono = 0x4,
 };
 constexpr bool clretw_flag_enum(RuntimeSkuMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(RuntimeSkuMap value);
+::std::string to_string(RuntimeSkuMap value);
 
 
 /// Bit map StartupFlagsMap (ClrEtwBuiltin.man:1961).
-enum class StartupFlagsMap : std::uint32_t {
+enum class StartupFlagsMap : ::std::uint32_t {
   CONCURRENT_GC = 0x1,
   LOADER_OPTIMIZATION_SINGLE_DOMAIN = 0x2,
   LOADER_OPTIMIZATION_MULTI_DOMAIN = 0x4,
@@ -258,22 +258,22 @@ enum class StartupFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(StartupFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(StartupFlagsMap value);
+::std::string to_string(StartupFlagsMap value);
 
 
 /// Bit map ThreadFlagsMap (ClrEtwBuiltin.man:1978).
-enum class ThreadFlagsMap : std::uint32_t {
+enum class ThreadFlagsMap : ::std::uint32_t {
   GCSpecial = 0x1,
   Finalizer = 0x2,
   ThreadPoolWorker = 0x4,
 };
 constexpr bool clretw_flag_enum(ThreadFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(ThreadFlagsMap value);
+::std::string to_string(ThreadFlagsMap value);
 
 
 /// Bit map TieredCompilationSettingsFlagsMap (ClrEtwBuiltin.man:1983).
-enum class TieredCompilationSettingsFlagsMap : std::uint32_t {
+enum class TieredCompilationSettingsFlagsMap : ::std::uint32_t {
   None = 0x0,
   QuickJit = 0x1,
   QuickJitForLoops = 0x2,
@@ -282,7 +282,7 @@ enum class TieredCompilationSettingsFlagsMap : std::uint32_t {
 };
 constexpr bool clretw_flag_enum(TieredCompilationSettingsFlagsMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(TieredCompilationSettingsFlagsMap value);
+::std::string to_string(TieredCompilationSettingsFlagsMap value);
 
 
 // ---------------------------------------------------------------------------
@@ -294,21 +294,21 @@ namespace templates {
 
 /// Template GCSettingsRundown (ClrEtwBuiltin.man:1992).
 struct GCSettingsRundown {
-  std::uint64_t HardLimit{};  // win:UInt64
-  std::uint64_t LOHThreshold{};  // win:UInt64
-  std::uint64_t PhysicalMemoryConfig{};  // win:UInt64
-  std::uint64_t Gen0MinBudgetConfig{};  // win:UInt64
-  std::uint64_t Gen0MaxBudgetConfig{};  // win:UInt64
-  std::uint32_t HighMemPercentConfig{};  // win:UInt32
-  std::uint32_t BitSettings{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t HardLimit{};  // win:UInt64
+  ::std::uint64_t LOHThreshold{};  // win:UInt64
+  ::std::uint64_t PhysicalMemoryConfig{};  // win:UInt64
+  ::std::uint64_t Gen0MinBudgetConfig{};  // win:UInt64
+  ::std::uint64_t Gen0MaxBudgetConfig{};  // win:UInt64
+  ::std::uint32_t HighMemPercentConfig{};  // win:UInt32
+  ::std::uint32_t BitSettings{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<GCSettingsRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<GCSettingsRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<GCSettingsRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<GCSettingsRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -338,28 +338,28 @@ struct GCSettingsRundown {
 
 /// Template RuntimeInformationRundown (ClrEtwBuiltin.man:2002).
 struct RuntimeInformationRundown {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  RuntimeSkuMap Sku{};  // win:UInt16, map RuntimeSkuMap
-  std::uint16_t BclMajorVersion{};  // win:UInt16
-  std::uint16_t BclMinorVersion{};  // win:UInt16
-  std::uint16_t BclBuildNumber{};  // win:UInt16
-  std::uint16_t BclQfeNumber{};  // win:UInt16
-  std::uint16_t VMMajorVersion{};  // win:UInt16
-  std::uint16_t VMMinorVersion{};  // win:UInt16
-  std::uint16_t VMBuildNumber{};  // win:UInt16
-  std::uint16_t VMQfeNumber{};  // win:UInt16
-  StartupFlagsMap StartupFlags{};  // win:UInt32, map StartupFlagsMap
-  StartupModeMap StartupMode{};  // win:UInt8, map StartupModeMap
-  std::string CommandLine{};  // win:UnicodeString
-  clretw::Guid ComObjectGuid{};  // win:GUID
-  std::string RuntimeDllPath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::dotnet_runtime_rundown::RuntimeSkuMap Sku{};  // win:UInt16, map RuntimeSkuMap
+  ::std::uint16_t BclMajorVersion{};  // win:UInt16
+  ::std::uint16_t BclMinorVersion{};  // win:UInt16
+  ::std::uint16_t BclBuildNumber{};  // win:UInt16
+  ::std::uint16_t BclQfeNumber{};  // win:UInt16
+  ::std::uint16_t VMMajorVersion{};  // win:UInt16
+  ::std::uint16_t VMMinorVersion{};  // win:UInt16
+  ::std::uint16_t VMBuildNumber{};  // win:UInt16
+  ::std::uint16_t VMQfeNumber{};  // win:UInt16
+  ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags{};  // win:UInt32, map StartupFlagsMap
+  ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode{};  // win:UInt8, map StartupModeMap
+  ::std::string CommandLine{};  // win:UnicodeString
+  ::clretw::Guid ComObjectGuid{};  // win:GUID
+  ::std::string RuntimeDllPath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<RuntimeInformationRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<RuntimeInformationRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<RuntimeInformationRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<RuntimeInformationRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -396,20 +396,20 @@ struct RuntimeInformationRundown {
 
 /// Template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2019).
 struct DomainModuleLoadUnloadRundown {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DomainModuleLoadUnloadRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DomainModuleLoadUnloadRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DomainModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DomainModuleLoadUnloadRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -438,21 +438,21 @@ struct DomainModuleLoadUnloadRundown {
 
 /// Template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2028).
 struct DomainModuleLoadUnloadRundown_V1 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DomainModuleLoadUnloadRundown_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DomainModuleLoadUnloadRundown_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DomainModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DomainModuleLoadUnloadRundown_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -482,19 +482,19 @@ struct DomainModuleLoadUnloadRundown_V1 {
 
 /// Template ModuleLoadUnloadRundown (ClrEtwBuiltin.man:2038).
 struct ModuleLoadUnloadRundown {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnloadRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnloadRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnloadRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -522,20 +522,20 @@ struct ModuleLoadUnloadRundown {
 
 /// Template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2046).
 struct ModuleLoadUnloadRundown_V1 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnloadRundown_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnloadRundown_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnloadRundown_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -564,26 +564,26 @@ struct ModuleLoadUnloadRundown_V1 {
 
 /// Template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2055).
 struct ModuleLoadUnloadRundown_V2 {
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
-  std::uint32_t Reserved1{};  // win:UInt32
-  std::string ModuleILPath{};  // win:UnicodeString
-  std::string ModuleNativePath{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  clretw::Guid ManagedPdbSignature{};  // win:GUID
-  std::uint32_t ManagedPdbAge{};  // win:UInt32
-  std::string ManagedPdbBuildPath{};  // win:UnicodeString
-  clretw::Guid NativePdbSignature{};  // win:GUID
-  std::uint32_t NativePdbAge{};  // win:UInt32
-  std::string NativePdbBuildPath{};  // win:UnicodeString
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags{};  // win:UInt32, map ModuleFlagsMap
+  ::std::uint32_t Reserved1{};  // win:UInt32
+  ::std::string ModuleILPath{};  // win:UnicodeString
+  ::std::string ModuleNativePath{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::Guid ManagedPdbSignature{};  // win:GUID
+  ::std::uint32_t ManagedPdbAge{};  // win:UInt32
+  ::std::string ManagedPdbBuildPath{};  // win:UnicodeString
+  ::clretw::Guid NativePdbSignature{};  // win:GUID
+  ::std::uint32_t NativePdbAge{};  // win:UInt32
+  ::std::string NativePdbBuildPath{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleLoadUnloadRundown_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleLoadUnloadRundown_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleLoadUnloadRundown_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -618,17 +618,17 @@ struct ModuleLoadUnloadRundown_V2 {
 
 /// Template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2070).
 struct AssemblyLoadUnloadRundown {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
-  std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
+  ::std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadUnloadRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadUnloadRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadUnloadRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -654,19 +654,19 @@ struct AssemblyLoadUnloadRundown {
 
 /// Template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2076).
 struct AssemblyLoadUnloadRundown_V1 {
-  std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t BindingID{};  // win:UInt64 -> win:HexInt64
-  AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
-  std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t BindingID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags{};  // win:UInt32, map AssemblyFlagsMap
+  ::std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AssemblyLoadUnloadRundown_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AssemblyLoadUnloadRundown_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AssemblyLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AssemblyLoadUnloadRundown_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -694,16 +694,16 @@ struct AssemblyLoadUnloadRundown_V1 {
 
 /// Template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2084).
 struct AppDomainLoadUnloadRundown {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
-  std::string AppDomainName{};  // win:UnicodeString
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
+  ::std::string AppDomainName{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnloadRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnloadRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnloadRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -728,18 +728,18 @@ struct AppDomainLoadUnloadRundown {
 
 /// Template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2089).
 struct AppDomainLoadUnloadRundown_V1 {
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
-  std::string AppDomainName{};  // win:UnicodeString
-  std::uint32_t AppDomainIndex{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
+  ::std::string AppDomainName{};  // win:UnicodeString
+  ::std::uint32_t AppDomainIndex{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<AppDomainLoadUnloadRundown_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<AppDomainLoadUnloadRundown_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AppDomainLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AppDomainLoadUnloadRundown_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -766,19 +766,19 @@ struct AppDomainLoadUnloadRundown_V1 {
 
 /// Template MethodLoadUnloadRundown (ClrEtwBuiltin.man:2096).
 struct MethodLoadUnloadRundown {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32
-  std::uint32_t MethodToken{};  // win:UInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -806,20 +806,20 @@ struct MethodLoadUnloadRundown {
 
 /// Template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2104).
 struct MethodLoadUnloadRundown_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadRundown_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadRundown_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadRundown_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -848,21 +848,21 @@ struct MethodLoadUnloadRundown_V1 {
 
 /// Template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2113).
 struct MethodLoadUnloadRundown_V2 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadRundown_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadRundown_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadRundown_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -892,22 +892,22 @@ struct MethodLoadUnloadRundown_V2 {
 
 /// Template MethodLoadUnloadRundownVerbose (ClrEtwBuiltin.man:2123).
 struct MethodLoadUnloadRundownVerbose {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNamespace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNamespace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadRundownVerbose> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadRundownVerbose>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadRundownVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -938,23 +938,23 @@ struct MethodLoadUnloadRundownVerbose {
 
 /// Template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2134).
 struct MethodLoadUnloadRundownVerbose_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNamespace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNamespace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadRundownVerbose_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadRundownVerbose_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadRundownVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -986,24 +986,24 @@ struct MethodLoadUnloadRundownVerbose_V1 {
 
 /// Template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2146).
 struct MethodLoadUnloadRundownVerbose_V2 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
-  MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
-  std::string MethodNamespace{};  // win:UnicodeString
-  std::string MethodName{};  // win:UnicodeString
-  std::string MethodSignature{};  // win:UnicodeString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t MethodStartAddress{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t MethodSize{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
+  ::std::string MethodNamespace{};  // win:UnicodeString
+  ::std::string MethodName{};  // win:UnicodeString
+  ::std::string MethodSignature{};  // win:UnicodeString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodLoadUnloadRundownVerbose_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodLoadUnloadRundownVerbose_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodLoadUnloadRundownVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1036,20 +1036,20 @@ struct MethodLoadUnloadRundownVerbose_V2 {
 
 /// Template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2159).
 struct MethodILToNativeMapRundown {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
-  std::uint8_t MethodExtent{};  // win:UInt8
-  std::uint16_t CountOfMapEntries{};  // win:UInt16
-  std::vector<std::uint32_t> ILOffsets{};  // win:UInt32, count CountOfMapEntries
-  std::vector<std::uint32_t> NativeOffsets{};  // win:UInt32, count CountOfMapEntries
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint8_t MethodExtent{};  // win:UInt8
+  ::std::uint16_t CountOfMapEntries{};  // win:UInt16
+  ::std::vector<::std::uint32_t> ILOffsets{};  // win:UInt32, count CountOfMapEntries
+  ::std::vector<::std::uint32_t> NativeOffsets{};  // win:UInt32, count CountOfMapEntries
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodILToNativeMapRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodILToNativeMapRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodILToNativeMapRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodILToNativeMapRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1078,21 +1078,21 @@ struct MethodILToNativeMapRundown {
 
 /// Template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2168).
 struct MethodILToNativeMapRundown_V1 {
-  std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
-  std::uint8_t MethodExtent{};  // win:UInt8
-  std::uint16_t CountOfMapEntries{};  // win:UInt16
-  std::vector<std::uint32_t> ILOffsets{};  // win:UInt32, count CountOfMapEntries
-  std::vector<std::uint32_t> NativeOffsets{};  // win:UInt32, count CountOfMapEntries
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ILVersionID{};  // win:UInt64
+  ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint8_t MethodExtent{};  // win:UInt8
+  ::std::uint16_t CountOfMapEntries{};  // win:UInt16
+  ::std::vector<::std::uint32_t> ILOffsets{};  // win:UInt32, count CountOfMapEntries
+  ::std::vector<::std::uint32_t> NativeOffsets{};  // win:UInt32, count CountOfMapEntries
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ILVersionID{};  // win:UInt64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<MethodILToNativeMapRundown_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<MethodILToNativeMapRundown_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<MethodILToNativeMapRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<MethodILToNativeMapRundown_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1122,14 +1122,14 @@ struct MethodILToNativeMapRundown_V1 {
 
 /// Template DCStartEnd (ClrEtwBuiltin.man:2178).
 struct DCStartEnd {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<DCStartEnd> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<DCStartEnd>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<DCStartEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<DCStartEnd>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1152,18 +1152,18 @@ struct DCStartEnd {
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2181).
 struct ClrStackWalk {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint8_t Reserved1{};  // win:UInt8
-  std::uint8_t Reserved2{};  // win:UInt8
-  std::uint32_t FrameCount{};  // win:UInt32
-  std::vector<std::uint64_t> Stack{};  // win:Pointer, count FrameCount
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint8_t Reserved1{};  // win:UInt8
+  ::std::uint8_t Reserved2{};  // win:UInt8
+  ::std::uint32_t FrameCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClrStackWalk> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1190,19 +1190,19 @@ struct ClrStackWalk {
 
 /// Template ThreadCreatedRundown (ClrEtwBuiltin.man:2188).
 struct ThreadCreatedRundown {
-  std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
-  ThreadFlagsMap Flags{};  // win:UInt32, map ThreadFlagsMap
-  std::uint32_t ManagedThreadIndex{};  // win:UInt32
-  std::uint32_t OSThreadID{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
+  ::clretw::dotnet_runtime_rundown::ThreadFlagsMap Flags{};  // win:UInt32, map ThreadFlagsMap
+  ::std::uint32_t ManagedThreadIndex{};  // win:UInt32
+  ::std::uint32_t OSThreadID{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ThreadCreatedRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ThreadCreatedRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ThreadCreatedRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ThreadCreatedRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1230,18 +1230,18 @@ struct ThreadCreatedRundown {
 
 /// Template ModuleRangeRundown (ClrEtwBuiltin.man:2196).
 struct ModuleRangeRundown {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize{};  // win:UInt32 -> win:HexInt32
-  ModuleRangeTypeMap RangeType{};  // win:UInt8, map ModuleRangeTypeMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t RangeBegin{};  // win:UInt32 -> win:HexInt32
+  ::std::uint32_t RangeSize{};  // win:UInt32 -> win:HexInt32
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType{};  // win:UInt8, map ModuleRangeTypeMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ModuleRangeRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ModuleRangeRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ModuleRangeRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ModuleRangeRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1268,15 +1268,15 @@ struct ModuleRangeRundown {
 
 /// Template TieredCompilationSettings (ClrEtwBuiltin.man:2203).
 struct TieredCompilationSettings {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<TieredCompilationSettings> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<TieredCompilationSettings>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<TieredCompilationSettings>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1300,16 +1300,16 @@ struct TieredCompilationSettings {
 
 /// Template ExecutionCheckpointRundown (ClrEtwBuiltin.man:2207).
 struct ExecutionCheckpointRundown {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::string Name{};  // win:UnicodeString
-  std::int64_t Timestamp{};  // win:Int64
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::string Name{};  // win:UnicodeString
+  ::std::int64_t Timestamp{};  // win:Int64
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ExecutionCheckpointRundown> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ExecutionCheckpointRundown>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ExecutionCheckpointRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ExecutionCheckpointRundown>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -1336,56 +1336,56 @@ struct ExecutionCheckpointRundown {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using CLRStackWalkDCStart = templates::ClrStackWalk;  // CLRStackWalkDCStart v0
-using GCSettingsRundown = templates::GCSettingsRundown;  // GCSettingsRundown v0
-using MethodDCStart = templates::MethodLoadUnloadRundown;  // MethodDCStart v0
-using MethodDCStart_V1 = templates::MethodLoadUnloadRundown_V1;  // MethodDCStart v1
-using MethodDCStart_V2 = templates::MethodLoadUnloadRundown_V2;  // MethodDCStart v2
-using MethodDCEnd = templates::MethodLoadUnloadRundown;  // MethodDCEnd v0
-using MethodDCEnd_V1 = templates::MethodLoadUnloadRundown_V1;  // MethodDCEnd v1
-using MethodDCEnd_V2 = templates::MethodLoadUnloadRundown_V2;  // MethodDCEnd v2
-using MethodDCStartVerbose = templates::MethodLoadUnloadRundownVerbose;  // MethodDCStartVerbose v0
-using MethodDCStartVerbose_V1 = templates::MethodLoadUnloadRundownVerbose_V1;  // MethodDCStartVerbose v1
-using MethodDCStartVerbose_V2 = templates::MethodLoadUnloadRundownVerbose_V2;  // MethodDCStartVerbose v2
-using MethodDCEndVerbose = templates::MethodLoadUnloadRundownVerbose;  // MethodDCEndVerbose v0
-using MethodDCEndVerbose_V1 = templates::MethodLoadUnloadRundownVerbose_V1;  // MethodDCEndVerbose v1
-using MethodDCEndVerbose_V2 = templates::MethodLoadUnloadRundownVerbose_V2;  // MethodDCEndVerbose v2
-using DCStartComplete = clretw::EmptyPayload;  // DCStartComplete v0
-using DCStartComplete_V1 = templates::DCStartEnd;  // DCStartComplete v1
-using DCEndComplete = clretw::EmptyPayload;  // DCEndComplete v0
-using DCEndComplete_V1 = templates::DCStartEnd;  // DCEndComplete v1
-using DCStartInit = clretw::EmptyPayload;  // DCStartInit v0
-using DCStartInit_V1 = templates::DCStartEnd;  // DCStartInit v1
-using DCEndInit = clretw::EmptyPayload;  // DCEndInit v0
-using DCEndInit_V1 = templates::DCStartEnd;  // DCEndInit v1
-using MethodDCStartILToNativeMap = templates::MethodILToNativeMapRundown;  // MethodDCStartILToNativeMap v0
-using MethodDCStartILToNativeMap_V1 = templates::MethodILToNativeMapRundown_V1;  // MethodDCStartILToNativeMap v1
-using MethodDCEndILToNativeMap = templates::MethodILToNativeMapRundown;  // MethodDCEndILToNativeMap v0
-using MethodDCEndILToNativeMap_V1 = templates::MethodILToNativeMapRundown_V1;  // MethodDCEndILToNativeMap v1
-using DomainModuleDCStart = templates::DomainModuleLoadUnloadRundown;  // DomainModuleDCStart v0
-using DomainModuleDCStart_V1 = templates::DomainModuleLoadUnloadRundown_V1;  // DomainModuleDCStart v1
-using DomainModuleDCEnd = templates::DomainModuleLoadUnloadRundown;  // DomainModuleDCEnd v0
-using DomainModuleDCEnd_V1 = templates::DomainModuleLoadUnloadRundown_V1;  // DomainModuleDCEnd v1
-using ModuleDCStart = templates::ModuleLoadUnloadRundown;  // ModuleDCStart v0
-using ModuleDCStart_V1 = templates::ModuleLoadUnloadRundown_V1;  // ModuleDCStart v1
-using ModuleDCStart_V2 = templates::ModuleLoadUnloadRundown_V2;  // ModuleDCStart v2
-using ModuleDCEnd = templates::ModuleLoadUnloadRundown;  // ModuleDCEnd v0
-using ModuleDCEnd_V1 = templates::ModuleLoadUnloadRundown_V1;  // ModuleDCEnd v1
-using ModuleDCEnd_V2 = templates::ModuleLoadUnloadRundown_V2;  // ModuleDCEnd v2
-using AssemblyDCStart = templates::AssemblyLoadUnloadRundown;  // AssemblyDCStart v0
-using AssemblyDCStart_V1 = templates::AssemblyLoadUnloadRundown_V1;  // AssemblyDCStart v1
-using AssemblyDCEnd = templates::AssemblyLoadUnloadRundown;  // AssemblyDCEnd v0
-using AssemblyDCEnd_V1 = templates::AssemblyLoadUnloadRundown_V1;  // AssemblyDCEnd v1
-using AppDomainDCStart = templates::AppDomainLoadUnloadRundown;  // AppDomainDCStart v0
-using AppDomainDCStart_V1 = templates::AppDomainLoadUnloadRundown_V1;  // AppDomainDCStart v1
-using AppDomainDCEnd = templates::AppDomainLoadUnloadRundown;  // AppDomainDCEnd v0
-using AppDomainDCEnd_V1 = templates::AppDomainLoadUnloadRundown_V1;  // AppDomainDCEnd v1
-using ThreadDC = templates::ThreadCreatedRundown;  // ThreadDC v0
-using ModuleRangeDCStart = templates::ModuleRangeRundown;  // ModuleRangeDCStart v0
-using ModuleRangeDCEnd = templates::ModuleRangeRundown;  // ModuleRangeDCEnd v0
-using RuntimeInformationDCStart = templates::RuntimeInformationRundown;  // RuntimeInformationDCStart v0
-using TieredCompilationSettingsDCStart = templates::TieredCompilationSettings;  // TieredCompilationSettingsDCStart v0
-using ExecutionCheckpointDCEnd = templates::ExecutionCheckpointRundown;  // ExecutionCheckpointDCEnd v0
+using CLRStackWalkDCStart = ::clretw::dotnet_runtime_rundown::templates::ClrStackWalk;  // CLRStackWalkDCStart v0
+using GCSettingsRundown = ::clretw::dotnet_runtime_rundown::templates::GCSettingsRundown;  // GCSettingsRundown v0
+using MethodDCStart = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundown;  // MethodDCStart v0
+using MethodDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundown_V1;  // MethodDCStart v1
+using MethodDCStart_V2 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundown_V2;  // MethodDCStart v2
+using MethodDCEnd = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundown;  // MethodDCEnd v0
+using MethodDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundown_V1;  // MethodDCEnd v1
+using MethodDCEnd_V2 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundown_V2;  // MethodDCEnd v2
+using MethodDCStartVerbose = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose;  // MethodDCStartVerbose v0
+using MethodDCStartVerbose_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose_V1;  // MethodDCStartVerbose v1
+using MethodDCStartVerbose_V2 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose_V2;  // MethodDCStartVerbose v2
+using MethodDCEndVerbose = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose;  // MethodDCEndVerbose v0
+using MethodDCEndVerbose_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose_V1;  // MethodDCEndVerbose v1
+using MethodDCEndVerbose_V2 = ::clretw::dotnet_runtime_rundown::templates::MethodLoadUnloadRundownVerbose_V2;  // MethodDCEndVerbose v2
+using DCStartComplete = ::clretw::EmptyPayload;  // DCStartComplete v0
+using DCStartComplete_V1 = ::clretw::dotnet_runtime_rundown::templates::DCStartEnd;  // DCStartComplete v1
+using DCEndComplete = ::clretw::EmptyPayload;  // DCEndComplete v0
+using DCEndComplete_V1 = ::clretw::dotnet_runtime_rundown::templates::DCStartEnd;  // DCEndComplete v1
+using DCStartInit = ::clretw::EmptyPayload;  // DCStartInit v0
+using DCStartInit_V1 = ::clretw::dotnet_runtime_rundown::templates::DCStartEnd;  // DCStartInit v1
+using DCEndInit = ::clretw::EmptyPayload;  // DCEndInit v0
+using DCEndInit_V1 = ::clretw::dotnet_runtime_rundown::templates::DCStartEnd;  // DCEndInit v1
+using MethodDCStartILToNativeMap = ::clretw::dotnet_runtime_rundown::templates::MethodILToNativeMapRundown;  // MethodDCStartILToNativeMap v0
+using MethodDCStartILToNativeMap_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodILToNativeMapRundown_V1;  // MethodDCStartILToNativeMap v1
+using MethodDCEndILToNativeMap = ::clretw::dotnet_runtime_rundown::templates::MethodILToNativeMapRundown;  // MethodDCEndILToNativeMap v0
+using MethodDCEndILToNativeMap_V1 = ::clretw::dotnet_runtime_rundown::templates::MethodILToNativeMapRundown_V1;  // MethodDCEndILToNativeMap v1
+using DomainModuleDCStart = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnloadRundown;  // DomainModuleDCStart v0
+using DomainModuleDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnloadRundown_V1;  // DomainModuleDCStart v1
+using DomainModuleDCEnd = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnloadRundown;  // DomainModuleDCEnd v0
+using DomainModuleDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::DomainModuleLoadUnloadRundown_V1;  // DomainModuleDCEnd v1
+using ModuleDCStart = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown;  // ModuleDCStart v0
+using ModuleDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown_V1;  // ModuleDCStart v1
+using ModuleDCStart_V2 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown_V2;  // ModuleDCStart v2
+using ModuleDCEnd = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown;  // ModuleDCEnd v0
+using ModuleDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown_V1;  // ModuleDCEnd v1
+using ModuleDCEnd_V2 = ::clretw::dotnet_runtime_rundown::templates::ModuleLoadUnloadRundown_V2;  // ModuleDCEnd v2
+using AssemblyDCStart = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnloadRundown;  // AssemblyDCStart v0
+using AssemblyDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnloadRundown_V1;  // AssemblyDCStart v1
+using AssemblyDCEnd = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnloadRundown;  // AssemblyDCEnd v0
+using AssemblyDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::AssemblyLoadUnloadRundown_V1;  // AssemblyDCEnd v1
+using AppDomainDCStart = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnloadRundown;  // AppDomainDCStart v0
+using AppDomainDCStart_V1 = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnloadRundown_V1;  // AppDomainDCStart v1
+using AppDomainDCEnd = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnloadRundown;  // AppDomainDCEnd v0
+using AppDomainDCEnd_V1 = ::clretw::dotnet_runtime_rundown::templates::AppDomainLoadUnloadRundown_V1;  // AppDomainDCEnd v1
+using ThreadDC = ::clretw::dotnet_runtime_rundown::templates::ThreadCreatedRundown;  // ThreadDC v0
+using ModuleRangeDCStart = ::clretw::dotnet_runtime_rundown::templates::ModuleRangeRundown;  // ModuleRangeDCStart v0
+using ModuleRangeDCEnd = ::clretw::dotnet_runtime_rundown::templates::ModuleRangeRundown;  // ModuleRangeDCEnd v0
+using RuntimeInformationDCStart = ::clretw::dotnet_runtime_rundown::templates::RuntimeInformationRundown;  // RuntimeInformationDCStart v0
+using TieredCompilationSettingsDCStart = ::clretw::dotnet_runtime_rundown::templates::TieredCompilationSettings;  // TieredCompilationSettingsDCStart v0
+using ExecutionCheckpointDCEnd = ::clretw::dotnet_runtime_rundown::templates::ExecutionCheckpointRundown;  // ExecutionCheckpointDCEnd v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -1395,158 +1395,158 @@ using ExecutionCheckpointDCEnd = templates::ExecutionCheckpointRundown;  // Exec
 
 /// CLRStackWalkDCStart: event 0 of Microsoft-Windows-DotNETRuntimeRundown ("ClrStack/Walk"), version 0.
 ///   v0 CLRStackWalkDCStart: template ClrStackWalk (ClrEtwBuiltin.man:2214)
-class CLRStackWalkDCStartView : public clretw::ViewBase<2> {
+class CLRStackWalkDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CLRStackWalkDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CLRStackWalkDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt8
-  std::uint8_t Reserved1() const noexcept { return get<std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
   // win:UInt8
-  std::uint8_t Reserved2() const noexcept { return get<std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
   // win:UInt32
-  std::uint32_t FrameCount() const noexcept { return get<std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
   // win:Pointer
-  clretw::ArrayView<std::uint64_t> Stack() const noexcept { return array<std::uint64_t>(k_Stack[ps8_]); }
+  ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Reserved1", Reserved1());
-    f("Reserved2", Reserved2());
-    f("FrameCount", FrameCount());
-    f("Stack", Stack());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Reserved1", this->Reserved1());
+    f("Reserved2", this->Reserved2());
+    f("FrameCount", this->FrameCount());
+    f("Stack", this->Stack());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   CLRStackWalkDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(1, 0, 2, 1, 1);
-  static constexpr clretw::FieldLoc k_Reserved2 = clretw::loc(2, 0, 3, 1, 1);
-  static constexpr clretw::FieldLoc k_FrameCount = clretw::loc(3, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Stack[2] = {clretw::loc(4, 0, 8, clretw::kVariable, 4), clretw::loc(4, 0, 8, clretw::kVariable, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
+  static constexpr ::clretw::FieldLoc k_FrameCount = ::clretw::loc(3, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Stack[2] = {::clretw::loc(4, 0, 8, ::clretw::kVariable, 4), ::clretw::loc(4, 0, 8, ::clretw::kVariable, 8)};
 };
 
 /// GCSettingsRundown: event 10 of Microsoft-Windows-DotNETRuntimeRundown ("GC/GCSettingsRundown"), version 0.
 ///   v0 GCSettingsRundown: template GCSettingsRundown (ClrEtwBuiltin.man:2215)
-class GCSettingsRundownView : public clretw::ViewBase<1> {
+class GCSettingsRundownView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<GCSettingsRundownView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingsRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<GCSettingsRundownView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSettingsRundownView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  std::uint64_t HardLimit() const noexcept { return get<std::uint64_t>(k_HardLimit); }
+  ::std::uint64_t HardLimit() const noexcept { return get<::std::uint64_t>(k_HardLimit); }
   // win:UInt64
-  std::uint64_t LOHThreshold() const noexcept { return get<std::uint64_t>(k_LOHThreshold); }
+  ::std::uint64_t LOHThreshold() const noexcept { return get<::std::uint64_t>(k_LOHThreshold); }
   // win:UInt64
-  std::uint64_t PhysicalMemoryConfig() const noexcept { return get<std::uint64_t>(k_PhysicalMemoryConfig); }
+  ::std::uint64_t PhysicalMemoryConfig() const noexcept { return get<::std::uint64_t>(k_PhysicalMemoryConfig); }
   // win:UInt64
-  std::uint64_t Gen0MinBudgetConfig() const noexcept { return get<std::uint64_t>(k_Gen0MinBudgetConfig); }
+  ::std::uint64_t Gen0MinBudgetConfig() const noexcept { return get<::std::uint64_t>(k_Gen0MinBudgetConfig); }
   // win:UInt64
-  std::uint64_t Gen0MaxBudgetConfig() const noexcept { return get<std::uint64_t>(k_Gen0MaxBudgetConfig); }
+  ::std::uint64_t Gen0MaxBudgetConfig() const noexcept { return get<::std::uint64_t>(k_Gen0MaxBudgetConfig); }
   // win:UInt32
-  std::uint32_t HighMemPercentConfig() const noexcept { return get<std::uint32_t>(k_HighMemPercentConfig); }
+  ::std::uint32_t HighMemPercentConfig() const noexcept { return get<::std::uint32_t>(k_HighMemPercentConfig); }
   // win:UInt32
-  std::uint32_t BitSettings() const noexcept { return get<std::uint32_t>(k_BitSettings); }
+  ::std::uint32_t BitSettings() const noexcept { return get<::std::uint32_t>(k_BitSettings); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("HardLimit", HardLimit());
-    f("LOHThreshold", LOHThreshold());
-    f("PhysicalMemoryConfig", PhysicalMemoryConfig());
-    f("Gen0MinBudgetConfig", Gen0MinBudgetConfig());
-    f("Gen0MaxBudgetConfig", Gen0MaxBudgetConfig());
-    f("HighMemPercentConfig", HighMemPercentConfig());
-    f("BitSettings", BitSettings());
-    f("ClrInstanceID", ClrInstanceID());
+    f("HardLimit", this->HardLimit());
+    f("LOHThreshold", this->LOHThreshold());
+    f("PhysicalMemoryConfig", this->PhysicalMemoryConfig());
+    f("Gen0MinBudgetConfig", this->Gen0MinBudgetConfig());
+    f("Gen0MaxBudgetConfig", this->Gen0MaxBudgetConfig());
+    f("HighMemPercentConfig", this->HighMemPercentConfig());
+    f("BitSettings", this->BitSettings());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   GCSettingsRundownView() = default;
-  static constexpr clretw::FieldLoc k_HardLimit = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_LOHThreshold = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_PhysicalMemoryConfig = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_Gen0MinBudgetConfig = clretw::loc(3, 0, 24, 8, 8);
-  static constexpr clretw::FieldLoc k_Gen0MaxBudgetConfig = clretw::loc(4, 0, 32, 8, 8);
-  static constexpr clretw::FieldLoc k_HighMemPercentConfig = clretw::loc(5, 0, 40, 4, 4);
-  static constexpr clretw::FieldLoc k_BitSettings = clretw::loc(6, 0, 44, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(7, 0, 48, 2, 2);
+  static constexpr ::clretw::FieldLoc k_HardLimit = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_LOHThreshold = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_PhysicalMemoryConfig = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Gen0MinBudgetConfig = ::clretw::loc(3, 0, 24, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Gen0MaxBudgetConfig = ::clretw::loc(4, 0, 32, 8, 8);
+  static constexpr ::clretw::FieldLoc k_HighMemPercentConfig = ::clretw::loc(5, 0, 40, 4, 4);
+  static constexpr ::clretw::FieldLoc k_BitSettings = ::clretw::loc(6, 0, 44, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(7, 0, 48, 2, 2);
 };
 
 /// MethodDCStart: event 141 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStart"), versions 0, 1, 2.
 ///   v0 MethodDCStart: template MethodLoadUnloadRundown (ClrEtwBuiltin.man:2216)
 ///   v1 MethodDCStart_V1: template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2217)
 ///   v2 MethodDCStart_V2: template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2218)
-class MethodDCStartView : public clretw::ViewBase<1> {
+class MethodDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  std::optional<std::uint64_t> ReJITID() const noexcept { return get_opt<std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ReJITID", ReJITID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ReJITID", this->ReJITID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MethodDCStartView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 0, 36, 2, 2),  // v1
-      clretw::loc(6, 0, 36, 2, 2),  // v2
+      ::clretw::loc(6, 0, 36, 2, 2),  // v1
+      ::clretw::loc(6, 0, 36, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ReJITID[3] = {
+  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 0, 38, 8, 8),  // v2
+      ::clretw::loc(7, 0, 38, 8, 8),  // v2
   };
 };
 
@@ -1554,62 +1554,62 @@ class MethodDCStartView : public clretw::ViewBase<1> {
 ///   v0 MethodDCEnd: template MethodLoadUnloadRundown (ClrEtwBuiltin.man:2219)
 ///   v1 MethodDCEnd_V1: template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2220)
 ///   v2 MethodDCEnd_V2: template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2221)
-class MethodDCEndView : public clretw::ViewBase<1> {
+class MethodDCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  std::optional<std::uint64_t> ReJITID() const noexcept { return get_opt<std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ReJITID", ReJITID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ReJITID", this->ReJITID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   MethodDCEndView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 0, 36, 2, 2),  // v1
-      clretw::loc(6, 0, 36, 2, 2),  // v2
+      ::clretw::loc(6, 0, 36, 2, 2),  // v1
+      ::clretw::loc(6, 0, 36, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ReJITID[3] = {
+  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 0, 38, 8, 8),  // v2
+      ::clretw::loc(7, 0, 38, 8, 8),  // v2
   };
 };
 
@@ -1617,74 +1617,74 @@ class MethodDCEndView : public clretw::ViewBase<1> {
 ///   v0 MethodDCStartVerbose: template MethodLoadUnloadRundownVerbose (ClrEtwBuiltin.man:2222)
 ///   v1 MethodDCStartVerbose_V1: template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2223)
 ///   v2 MethodDCStartVerbose_V2: template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2224)
-class MethodDCStartVerboseView : public clretw::ViewBase<4> {
+class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCStartVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCStartVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UnicodeString
-  clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
+  ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  std::optional<std::uint64_t> ReJITID() const noexcept { return get_opt<std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("MethodNamespace", MethodNamespace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ReJITID", ReJITID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("MethodNamespace", this->MethodNamespace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ReJITID", this->ReJITID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodDCStartVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNamespace = clretw::loc(6, 0, 36, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(7, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(8, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(9, 3, 0, 2, 2),  // v1
-      clretw::loc(9, 3, 0, 2, 2),  // v2
+      ::clretw::loc(9, 3, 0, 2, 2),  // v1
+      ::clretw::loc(9, 3, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ReJITID[3] = {
+  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 2, 8, 8),  // v2
+      ::clretw::loc(10, 3, 2, 8, 8),  // v2
   };
 };
 
@@ -1692,418 +1692,418 @@ class MethodDCStartVerboseView : public clretw::ViewBase<4> {
 ///   v0 MethodDCEndVerbose: template MethodLoadUnloadRundownVerbose (ClrEtwBuiltin.man:2225)
 ///   v1 MethodDCEndVerbose_V1: template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2226)
 ///   v2 MethodDCEndVerbose_V2: template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2227)
-class MethodDCEndVerboseView : public clretw::ViewBase<4> {
+class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCEndVerboseView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCEndVerboseView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodStartAddress() const noexcept { return get<std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodSize() const noexcept { return get<std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t MethodToken() const noexcept { return get<std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  MethodFlagsMap MethodFlags() const noexcept { return get<MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
   // win:UnicodeString
-  clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
+  ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
-  clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
+  ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UnicodeString
-  clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
+  ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  std::optional<std::uint64_t> ReJITID() const noexcept { return get_opt<std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ModuleID", ModuleID());
-    f("MethodStartAddress", MethodStartAddress());
-    f("MethodSize", MethodSize());
-    f("MethodToken", MethodToken());
-    f("MethodFlags", MethodFlags());
-    f("MethodNamespace", MethodNamespace());
-    f("MethodName", MethodName());
-    f("MethodSignature", MethodSignature());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ReJITID", ReJITID());
+    f("MethodID", this->MethodID());
+    f("ModuleID", this->ModuleID());
+    f("MethodStartAddress", this->MethodStartAddress());
+    f("MethodSize", this->MethodSize());
+    f("MethodToken", this->MethodToken());
+    f("MethodFlags", this->MethodFlags());
+    f("MethodNamespace", this->MethodNamespace());
+    f("MethodName", this->MethodName());
+    f("MethodSignature", this->MethodSignature());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ReJITID", this->ReJITID());
   }
 
  private:
-  friend class clretw::ViewBase<4>;
+  friend class ::clretw::ViewBase<4>;
   MethodDCEndVerboseView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodStartAddress = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodSize = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodToken = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodFlags = clretw::loc(5, 0, 32, 4, 4);
-  static constexpr clretw::FieldLoc k_MethodNamespace = clretw::loc(6, 0, 36, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodName = clretw::loc(7, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_MethodSignature = clretw::loc(8, 2, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodSize = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(5, 0, 32, 4, 4);
+  static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(6, 0, 36, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(7, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_MethodSignature = ::clretw::loc(8, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(9, 3, 0, 2, 2),  // v1
-      clretw::loc(9, 3, 0, 2, 2),  // v2
+      ::clretw::loc(9, 3, 0, 2, 2),  // v1
+      ::clretw::loc(9, 3, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ReJITID[3] = {
+  static constexpr ::clretw::FieldLoc k_ReJITID[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 2, 8, 8),  // v2
+      ::clretw::loc(10, 3, 2, 8, 8),  // v2
   };
 };
 
 /// DCStartComplete: event 145 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartComplete"), versions 0, 1.
 ///   v0 DCStartComplete: no payload (ClrEtwBuiltin.man:2228)
 ///   v1 DCStartComplete_V1: template DCStartEnd (ClrEtwBuiltin.man:2229)
-class DCStartCompleteView : public clretw::ViewBase<1> {
+class DCStartCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCStartCompleteView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCStartCompleteView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartCompleteView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCStartCompleteView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// DCEndComplete: event 146 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopComplete"), versions 0, 1.
 ///   v0 DCEndComplete: no payload (ClrEtwBuiltin.man:2230)
 ///   v1 DCEndComplete_V1: template DCStartEnd (ClrEtwBuiltin.man:2231)
-class DCEndCompleteView : public clretw::ViewBase<1> {
+class DCEndCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCEndCompleteView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCEndCompleteView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndCompleteView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCEndCompleteView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// DCStartInit: event 147 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartInit"), versions 0, 1.
 ///   v0 DCStartInit: no payload (ClrEtwBuiltin.man:2232)
 ///   v1 DCStartInit_V1: template DCStartEnd (ClrEtwBuiltin.man:2233)
-class DCStartInitView : public clretw::ViewBase<1> {
+class DCStartInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCStartInitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCStartInitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartInitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCStartInitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// DCEndInit: event 148 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopInit"), versions 0, 1.
 ///   v0 DCEndInit: no payload (ClrEtwBuiltin.man:2234)
 ///   v1 DCEndInit_V1: template DCStartEnd (ClrEtwBuiltin.man:2235)
-class DCEndInitView : public clretw::ViewBase<1> {
+class DCEndInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DCEndInitView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DCEndInitView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndInitView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   DCEndInitView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(0, 0, 0, 2, 2),  // v1
+      ::clretw::loc(0, 0, 0, 2, 2),  // v1
   };
 };
 
 /// MethodDCStartILToNativeMap: event 149 of Microsoft-Windows-DotNETRuntimeRundown ("Method/MethodDCStartILToNativeMap"), versions 0, 1.
 ///   v0 MethodDCStartILToNativeMap: template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2236)
 ///   v1 MethodDCStartILToNativeMap_V1: template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2237)
-class MethodDCStartILToNativeMapView : public clretw::ViewBase<3> {
+class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCStartILToNativeMapView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCStartILToNativeMapView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ReJITID() const noexcept { return get<std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
   // win:UInt8
-  std::uint8_t MethodExtent() const noexcept { return get<std::uint8_t>(k_MethodExtent); }
+  ::std::uint8_t MethodExtent() const noexcept { return get<::std::uint8_t>(k_MethodExtent); }
   // win:UInt16
-  std::uint16_t CountOfMapEntries() const noexcept { return get<std::uint16_t>(k_CountOfMapEntries); }
+  ::std::uint16_t CountOfMapEntries() const noexcept { return get<::std::uint16_t>(k_CountOfMapEntries); }
   // win:UInt32
-  clretw::ArrayView<std::uint32_t> ILOffsets() const noexcept { return array<std::uint32_t>(k_ILOffsets); }
+  ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return array<::std::uint32_t>(k_ILOffsets); }
   // win:UInt32
-  clretw::ArrayView<std::uint32_t> NativeOffsets() const noexcept { return array<std::uint32_t>(k_NativeOffsets); }
+  ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return array<::std::uint32_t>(k_NativeOffsets); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  std::optional<std::uint64_t> ILVersionID() const noexcept { return get_opt<std::uint64_t>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_opt<::std::uint64_t>(k_ILVersionID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ReJITID", ReJITID());
-    f("MethodExtent", MethodExtent());
-    f("CountOfMapEntries", CountOfMapEntries());
-    f("ILOffsets", ILOffsets());
-    f("NativeOffsets", NativeOffsets());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ILVersionID", ILVersionID());
+    f("MethodID", this->MethodID());
+    f("ReJITID", this->ReJITID());
+    f("MethodExtent", this->MethodExtent());
+    f("CountOfMapEntries", this->CountOfMapEntries());
+    f("ILOffsets", this->ILOffsets());
+    f("NativeOffsets", this->NativeOffsets());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ILVersionID", this->ILVersionID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MethodDCStartILToNativeMapView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ReJITID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodExtent = clretw::loc(2, 0, 16, 1, 1);
-  static constexpr clretw::FieldLoc k_CountOfMapEntries = clretw::loc(3, 0, 17, 2, 2);
-  static constexpr clretw::FieldLoc k_ILOffsets = clretw::loc(4, 0, 19, clretw::kVariable, 4);
-  static constexpr clretw::FieldLoc k_NativeOffsets = clretw::loc(5, 1, 0, clretw::kVariable, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ILVersionID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodExtent = ::clretw::loc(2, 0, 16, 1, 1);
+  static constexpr ::clretw::FieldLoc k_CountOfMapEntries = ::clretw::loc(3, 0, 17, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ILOffsets = ::clretw::loc(4, 0, 19, ::clretw::kVariable, 4);
+  static constexpr ::clretw::FieldLoc k_NativeOffsets = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ILVersionID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 2, 8, 8),  // v1
+      ::clretw::loc(7, 2, 2, 8, 8),  // v1
   };
 };
 
 /// MethodDCEndILToNativeMap: event 150 of Microsoft-Windows-DotNETRuntimeRundown ("Method/MethodDCEndILToNativeMap"), versions 0, 1.
 ///   v0 MethodDCEndILToNativeMap: template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2238)
 ///   v1 MethodDCEndILToNativeMap_V1: template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2239)
-class MethodDCEndILToNativeMapView : public clretw::ViewBase<3> {
+class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<MethodDCEndILToNativeMapView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<MethodDCEndILToNativeMapView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t MethodID() const noexcept { return get<std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ReJITID() const noexcept { return get<std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
   // win:UInt8
-  std::uint8_t MethodExtent() const noexcept { return get<std::uint8_t>(k_MethodExtent); }
+  ::std::uint8_t MethodExtent() const noexcept { return get<::std::uint8_t>(k_MethodExtent); }
   // win:UInt16
-  std::uint16_t CountOfMapEntries() const noexcept { return get<std::uint16_t>(k_CountOfMapEntries); }
+  ::std::uint16_t CountOfMapEntries() const noexcept { return get<::std::uint16_t>(k_CountOfMapEntries); }
   // win:UInt32
-  clretw::ArrayView<std::uint32_t> ILOffsets() const noexcept { return array<std::uint32_t>(k_ILOffsets); }
+  ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return array<::std::uint32_t>(k_ILOffsets); }
   // win:UInt32
-  clretw::ArrayView<std::uint32_t> NativeOffsets() const noexcept { return array<std::uint32_t>(k_NativeOffsets); }
+  ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return array<::std::uint32_t>(k_NativeOffsets); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  std::optional<std::uint64_t> ILVersionID() const noexcept { return get_opt<std::uint64_t>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_opt<::std::uint64_t>(k_ILVersionID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("MethodID", MethodID());
-    f("ReJITID", ReJITID());
-    f("MethodExtent", MethodExtent());
-    f("CountOfMapEntries", CountOfMapEntries());
-    f("ILOffsets", ILOffsets());
-    f("NativeOffsets", NativeOffsets());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ILVersionID", ILVersionID());
+    f("MethodID", this->MethodID());
+    f("ReJITID", this->ReJITID());
+    f("MethodExtent", this->MethodExtent());
+    f("CountOfMapEntries", this->CountOfMapEntries());
+    f("ILOffsets", this->ILOffsets());
+    f("NativeOffsets", this->NativeOffsets());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ILVersionID", this->ILVersionID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   MethodDCEndILToNativeMapView() = default;
-  static constexpr clretw::FieldLoc k_MethodID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_ReJITID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_MethodExtent = clretw::loc(2, 0, 16, 1, 1);
-  static constexpr clretw::FieldLoc k_CountOfMapEntries = clretw::loc(3, 0, 17, 2, 2);
-  static constexpr clretw::FieldLoc k_ILOffsets = clretw::loc(4, 0, 19, clretw::kVariable, 4);
-  static constexpr clretw::FieldLoc k_NativeOffsets = clretw::loc(5, 1, 0, clretw::kVariable, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(6, 2, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ILVersionID[2] = {
+  static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_MethodExtent = ::clretw::loc(2, 0, 16, 1, 1);
+  static constexpr ::clretw::FieldLoc k_CountOfMapEntries = ::clretw::loc(3, 0, 17, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ILOffsets = ::clretw::loc(4, 0, 19, ::clretw::kVariable, 4);
+  static constexpr ::clretw::FieldLoc k_NativeOffsets = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(6, 2, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ILVersionID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 2, 8, 8),  // v1
+      ::clretw::loc(7, 2, 2, 8, 8),  // v1
   };
 };
 
 /// DomainModuleDCStart: event 151 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStart"), versions 0, 1.
 ///   v0 DomainModuleDCStart: template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2240)
 ///   v1 DomainModuleDCStart_V1: template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2241)
-class DomainModuleDCStartView : public clretw::ViewBase<3> {
+class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DomainModuleDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DomainModuleDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   DomainModuleDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(5, 0, 32, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 0, 2, 2),  // v1
+      ::clretw::loc(7, 2, 0, 2, 2),  // v1
   };
 };
 
 /// DomainModuleDCEnd: event 152 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStop"), versions 0, 1.
 ///   v0 DomainModuleDCEnd: template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2242)
 ///   v1 DomainModuleDCEnd_V1: template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2243)
-class DomainModuleDCEndView : public clretw::ViewBase<3> {
+class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<DomainModuleDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<DomainModuleDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   DomainModuleDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(2, 0, 16, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(3, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(4, 0, 28, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(5, 0, 32, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(6, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(3, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(4, 0, 28, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(5, 0, 32, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(6, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(7, 2, 0, 2, 2),  // v1
+      ::clretw::loc(7, 2, 0, 2, 2),  // v1
   };
 };
 
@@ -2111,102 +2111,102 @@ class DomainModuleDCEndView : public clretw::ViewBase<3> {
 ///   v0 ModuleDCStart: template ModuleLoadUnloadRundown (ClrEtwBuiltin.man:2244)
 ///   v1 ModuleDCStart_V1: template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2245)
 ///   v2 ModuleDCStart_V2: template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2246)
-class ModuleDCStartView : public clretw::ViewBase<5> {
+class ModuleDCStartView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> NativePdbSignature() const noexcept { return get_opt<clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> NativePdbAge() const noexcept { return get_opt<std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ManagedPdbSignature", ManagedPdbSignature());
-    f("ManagedPdbAge", ManagedPdbAge());
-    f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-    f("NativePdbSignature", NativePdbSignature());
-    f("NativePdbAge", NativePdbAge());
-    f("NativePdbBuildPath", NativePdbBuildPath());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ManagedPdbSignature", this->ManagedPdbSignature());
+    f("ManagedPdbAge", this->ManagedPdbAge());
+    f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+    f("NativePdbSignature", this->NativePdbSignature());
+    f("NativePdbAge", this->NativePdbAge());
+    f("NativePdbBuildPath", this->NativePdbBuildPath());
   }
 
  private:
-  friend class clretw::ViewBase<5>;
+  friend class ::clretw::ViewBase<5>;
   ModuleDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 2, 0, 2, 2),  // v1
-      clretw::loc(6, 2, 0, 2, 2),  // v2
+      ::clretw::loc(6, 2, 0, 2, 2),  // v1
+      ::clretw::loc(6, 2, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 2, 2, 16, 16),  // v2
+      ::clretw::loc(7, 2, 2, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(8, 2, 18, 4, 4),  // v2
+      ::clretw::loc(8, 2, 18, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(9, 2, 22, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 0, 16, 16),  // v2
+      ::clretw::loc(10, 3, 0, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(11, 3, 16, 4, 4),  // v2
+      ::clretw::loc(11, 3, 16, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(12, 3, 20, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
 };
 
@@ -2214,585 +2214,585 @@ class ModuleDCStartView : public clretw::ViewBase<5> {
 ///   v0 ModuleDCEnd: template ModuleLoadUnloadRundown (ClrEtwBuiltin.man:2247)
 ///   v1 ModuleDCEnd_V1: template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2248)
 ///   v2 ModuleDCEnd_V2: template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2249)
-class ModuleDCEndView : public clretw::ViewBase<5> {
+class ModuleDCEndView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ModuleFlagsMap ModuleFlags() const noexcept { return get<ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
   // win:UInt32
-  std::uint32_t Reserved1() const noexcept { return get<std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
   // win:UnicodeString
-  clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
+  ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
-  clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
+  ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  std::optional<clretw::Guid> NativePdbSignature() const noexcept { return get_opt<clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  std::optional<std::uint32_t> NativePdbAge() const noexcept { return get_opt<std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
-  std::optional<clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
+  ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ModuleID", ModuleID());
-    f("AssemblyID", AssemblyID());
-    f("ModuleFlags", ModuleFlags());
-    f("Reserved1", Reserved1());
-    f("ModuleILPath", ModuleILPath());
-    f("ModuleNativePath", ModuleNativePath());
-    f("ClrInstanceID", ClrInstanceID());
-    f("ManagedPdbSignature", ManagedPdbSignature());
-    f("ManagedPdbAge", ManagedPdbAge());
-    f("ManagedPdbBuildPath", ManagedPdbBuildPath());
-    f("NativePdbSignature", NativePdbSignature());
-    f("NativePdbAge", NativePdbAge());
-    f("NativePdbBuildPath", NativePdbBuildPath());
+    f("ModuleID", this->ModuleID());
+    f("AssemblyID", this->AssemblyID());
+    f("ModuleFlags", this->ModuleFlags());
+    f("Reserved1", this->Reserved1());
+    f("ModuleILPath", this->ModuleILPath());
+    f("ModuleNativePath", this->ModuleNativePath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ManagedPdbSignature", this->ManagedPdbSignature());
+    f("ManagedPdbAge", this->ManagedPdbAge());
+    f("ManagedPdbBuildPath", this->ManagedPdbBuildPath());
+    f("NativePdbSignature", this->NativePdbSignature());
+    f("NativePdbAge", this->NativePdbAge());
+    f("NativePdbBuildPath", this->NativePdbBuildPath());
   }
 
  private:
-  friend class clretw::ViewBase<5>;
+  friend class ::clretw::ViewBase<5>;
   ModuleDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_ModuleFlags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_ModuleILPath = clretw::loc(4, 0, 24, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ModuleNativePath = clretw::loc(5, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[3] = {
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ModuleILPath = ::clretw::loc(4, 0, 24, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ModuleNativePath = ::clretw::loc(5, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[3] = {
       {},  // v0
-      clretw::loc(6, 2, 0, 2, 2),  // v1
-      clretw::loc(6, 2, 0, 2, 2),  // v2
+      ::clretw::loc(6, 2, 0, 2, 2),  // v1
+      ::clretw::loc(6, 2, 0, 2, 2),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(7, 2, 2, 16, 16),  // v2
+      ::clretw::loc(7, 2, 2, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(8, 2, 18, 4, 4),  // v2
+      ::clretw::loc(8, 2, 18, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_ManagedPdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(9, 2, 22, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(9, 2, 22, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbSignature[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbSignature[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(10, 3, 0, 16, 16),  // v2
+      ::clretw::loc(10, 3, 0, 16, 16),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbAge[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbAge[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(11, 3, 16, 4, 4),  // v2
+      ::clretw::loc(11, 3, 16, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_NativePdbBuildPath[3] = {
+  static constexpr ::clretw::FieldLoc k_NativePdbBuildPath[3] = {
       {},  // v0
       {},  // v1
-      clretw::loc(12, 3, 20, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(12, 3, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
 };
 
 /// AssemblyDCStart: event 155 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStart"), versions 0, 1.
 ///   v0 AssemblyDCStart: template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2250)
 ///   v1 AssemblyDCStart_V1: template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2251)
-class AssemblyDCStartView : public clretw::ViewBase<2> {
+class AssemblyDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AssemblyDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AssemblyDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> BindingID() const noexcept { return get_opt<std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  AssemblyFlagsMap AssemblyFlags() const noexcept { return get<AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
-  clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
+  ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("BindingID", BindingID());
-    f("AssemblyFlags", AssemblyFlags());
-    f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("BindingID", this->BindingID());
+    f("AssemblyFlags", this->AssemblyFlags());
+    f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AssemblyDCStartView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_BindingID[2] = {
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 16, 8, 8),  // v1
+      ::clretw::loc(2, 0, 16, 8, 8),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyFlags[2] = {
-      clretw::loc(2, 0, 16, 4, 4),  // v0
-      clretw::loc(3, 0, 24, 4, 4),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
+      ::clretw::loc(2, 0, 16, 4, 4),  // v0
+      ::clretw::loc(3, 0, 24, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_FullyQualifiedAssemblyName[2] = {
-      clretw::loc(3, 0, 20, clretw::kVariable, 0, clretw::kTerminated),  // v0
-      clretw::loc(4, 0, 28, clretw::kVariable, 0, clretw::kTerminated),  // v1
+  static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName[2] = {
+      ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
+      ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(5, 1, 0, 2, 2),  // v1
+      ::clretw::loc(5, 1, 0, 2, 2),  // v1
   };
 };
 
 /// AssemblyDCEnd: event 156 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStop"), versions 0, 1.
 ///   v0 AssemblyDCEnd: template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2252)
 ///   v1 AssemblyDCEnd_V1: template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2253)
-class AssemblyDCEndView : public clretw::ViewBase<2> {
+class AssemblyDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AssemblyDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AssemblyDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AssemblyID() const noexcept { return get<std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  std::optional<std::uint64_t> BindingID() const noexcept { return get_opt<std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  AssemblyFlagsMap AssemblyFlags() const noexcept { return get<AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
-  clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
+  ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AssemblyID", AssemblyID());
-    f("AppDomainID", AppDomainID());
-    f("BindingID", BindingID());
-    f("AssemblyFlags", AssemblyFlags());
-    f("FullyQualifiedAssemblyName", FullyQualifiedAssemblyName());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AssemblyID", this->AssemblyID());
+    f("AppDomainID", this->AppDomainID());
+    f("BindingID", this->BindingID());
+    f("AssemblyFlags", this->AssemblyFlags());
+    f("FullyQualifiedAssemblyName", this->FullyQualifiedAssemblyName());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AssemblyDCEndView() = default;
-  static constexpr clretw::FieldLoc k_AssemblyID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_BindingID[2] = {
+  static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_BindingID[2] = {
       {},  // v0
-      clretw::loc(2, 0, 16, 8, 8),  // v1
+      ::clretw::loc(2, 0, 16, 8, 8),  // v1
   };
-  static constexpr clretw::FieldLoc k_AssemblyFlags[2] = {
-      clretw::loc(2, 0, 16, 4, 4),  // v0
-      clretw::loc(3, 0, 24, 4, 4),  // v1
+  static constexpr ::clretw::FieldLoc k_AssemblyFlags[2] = {
+      ::clretw::loc(2, 0, 16, 4, 4),  // v0
+      ::clretw::loc(3, 0, 24, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_FullyQualifiedAssemblyName[2] = {
-      clretw::loc(3, 0, 20, clretw::kVariable, 0, clretw::kTerminated),  // v0
-      clretw::loc(4, 0, 28, clretw::kVariable, 0, clretw::kTerminated),  // v1
+  static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName[2] = {
+      ::clretw::loc(3, 0, 20, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v0
+      ::clretw::loc(4, 0, 28, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(5, 1, 0, 2, 2),  // v1
+      ::clretw::loc(5, 1, 0, 2, 2),  // v1
   };
 };
 
 /// AppDomainDCStart: event 157 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStart"), versions 0, 1.
 ///   v0 AppDomainDCStart: template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2254)
 ///   v1 AppDomainDCStart_V1: template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2255)
-class AppDomainDCStartView : public clretw::ViewBase<2> {
+class AppDomainDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  AppDomainFlagsMap AppDomainFlags() const noexcept { return get<AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap>(k_AppDomainFlags); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AppDomainIndex() const noexcept { return get_opt<std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainFlags", AppDomainFlags());
-    f("AppDomainName", AppDomainName());
-    f("AppDomainIndex", AppDomainIndex());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainFlags", this->AppDomainFlags());
+    f("AppDomainName", this->AppDomainName());
+    f("AppDomainIndex", this->AppDomainIndex());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AppDomainDCStartView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainFlags = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(2, 0, 12, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainIndex[2] = {
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, 2, 2),  // v1
+      ::clretw::loc(4, 1, 4, 2, 2),  // v1
   };
 };
 
 /// AppDomainDCEnd: event 158 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStop"), versions 0, 1.
 ///   v0 AppDomainDCEnd: template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2256)
 ///   v1 AppDomainDCEnd_V1: template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2257)
-class AppDomainDCEndView : public clretw::ViewBase<2> {
+class AppDomainDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<AppDomainDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<AppDomainDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  AppDomainFlagsMap AppDomainFlags() const noexcept { return get<AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap>(k_AppDomainFlags); }
   // win:UnicodeString
-  clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
+  ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  std::optional<std::uint32_t> AppDomainIndex() const noexcept { return get_opt<std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("AppDomainID", AppDomainID());
-    f("AppDomainFlags", AppDomainFlags());
-    f("AppDomainName", AppDomainName());
-    f("AppDomainIndex", AppDomainIndex());
-    f("ClrInstanceID", ClrInstanceID());
+    f("AppDomainID", this->AppDomainID());
+    f("AppDomainFlags", this->AppDomainFlags());
+    f("AppDomainName", this->AppDomainName());
+    f("AppDomainIndex", this->AppDomainIndex());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   AppDomainDCEndView() = default;
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainFlags = clretw::loc(1, 0, 8, 4, 4);
-  static constexpr clretw::FieldLoc k_AppDomainName = clretw::loc(2, 0, 12, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_AppDomainIndex[2] = {
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
+  static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_AppDomainIndex[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 4, 4),  // v1
+      ::clretw::loc(3, 1, 0, 4, 4),  // v1
   };
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(4, 1, 4, 2, 2),  // v1
+      ::clretw::loc(4, 1, 4, 2, 2),  // v1
   };
 };
 
 /// ThreadDC: event 159 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ThreadDCStop"), version 0.
 ///   v0 ThreadDC: template ThreadCreatedRundown (ClrEtwBuiltin.man:2258)
-class ThreadDCView : public clretw::ViewBase<1> {
+class ThreadDCView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ThreadDCView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ThreadDCView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadDCView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ManagedThreadID() const noexcept { return get<std::uint64_t>(k_ManagedThreadID); }
+  ::std::uint64_t ManagedThreadID() const noexcept { return get<::std::uint64_t>(k_ManagedThreadID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t AppDomainID() const noexcept { return get<std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
   // win:UInt32, map ThreadFlagsMap
-  ThreadFlagsMap Flags() const noexcept { return get<ThreadFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime_rundown::ThreadFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ThreadFlagsMap>(k_Flags); }
   // win:UInt32
-  std::uint32_t ManagedThreadIndex() const noexcept { return get<std::uint32_t>(k_ManagedThreadIndex); }
+  ::std::uint32_t ManagedThreadIndex() const noexcept { return get<::std::uint32_t>(k_ManagedThreadIndex); }
   // win:UInt32
-  std::uint32_t OSThreadID() const noexcept { return get<std::uint32_t>(k_OSThreadID); }
+  ::std::uint32_t OSThreadID() const noexcept { return get<::std::uint32_t>(k_OSThreadID); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ManagedThreadID", ManagedThreadID());
-    f("AppDomainID", AppDomainID());
-    f("Flags", Flags());
-    f("ManagedThreadIndex", ManagedThreadIndex());
-    f("OSThreadID", OSThreadID());
-    f("ClrInstanceID", ClrInstanceID());
+    f("ManagedThreadID", this->ManagedThreadID());
+    f("AppDomainID", this->AppDomainID());
+    f("Flags", this->Flags());
+    f("ManagedThreadIndex", this->ManagedThreadIndex());
+    f("OSThreadID", this->OSThreadID());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ThreadDCView() = default;
-  static constexpr clretw::FieldLoc k_ManagedThreadID = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_AppDomainID = clretw::loc(1, 0, 8, 8, 8);
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(2, 0, 16, 4, 4);
-  static constexpr clretw::FieldLoc k_ManagedThreadIndex = clretw::loc(3, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_OSThreadID = clretw::loc(4, 0, 24, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(5, 0, 28, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ManagedThreadID = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(2, 0, 16, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ManagedThreadIndex = ::clretw::loc(3, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_OSThreadID = ::clretw::loc(4, 0, 24, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(5, 0, 28, 2, 2);
 };
 
 /// ModuleRangeDCStart: event 160 of Microsoft-Windows-DotNETRuntimeRundown ("ClrPerfTrack/ModuleRangeDCStart"), version 0.
 ///   v0 ModuleRangeDCStart: template ModuleRangeRundown (ClrEtwBuiltin.man:2259)
-class ModuleRangeDCStartView : public clretw::ViewBase<1> {
+class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleRangeDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleRangeDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeBegin() const noexcept { return get<std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize() const noexcept { return get<std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ModuleRangeTypeMap RangeType() const noexcept { return get<ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("RangeBegin", RangeBegin());
-    f("RangeSize", RangeSize());
-    f("RangeType", RangeType());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("RangeBegin", this->RangeBegin());
+    f("RangeSize", this->RangeSize());
+    f("RangeType", this->RangeType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ModuleRangeDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_RangeBegin = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeSize = clretw::loc(3, 0, 14, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeType = clretw::loc(4, 0, 18, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeSize = ::clretw::loc(3, 0, 14, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 1, 1);
 };
 
 /// ModuleRangeDCEnd: event 161 of Microsoft-Windows-DotNETRuntimeRundown ("ClrPerfTrack/ModuleRangeDCEnd"), version 0.
 ///   v0 ModuleRangeDCEnd: template ModuleRangeRundown (ClrEtwBuiltin.man:2260)
-class ModuleRangeDCEndView : public clretw::ViewBase<1> {
+class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ModuleRangeDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ModuleRangeDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t ModuleID() const noexcept { return get<std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeBegin() const noexcept { return get<std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t RangeSize() const noexcept { return get<std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ModuleRangeTypeMap RangeType() const noexcept { return get<ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("ModuleID", ModuleID());
-    f("RangeBegin", RangeBegin());
-    f("RangeSize", RangeSize());
-    f("RangeType", RangeType());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("ModuleID", this->ModuleID());
+    f("RangeBegin", this->RangeBegin());
+    f("RangeSize", this->RangeSize());
+    f("RangeType", this->RangeType());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ModuleRangeDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_ModuleID = clretw::loc(1, 0, 2, 8, 8);
-  static constexpr clretw::FieldLoc k_RangeBegin = clretw::loc(2, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeSize = clretw::loc(3, 0, 14, 4, 4);
-  static constexpr clretw::FieldLoc k_RangeType = clretw::loc(4, 0, 18, 1, 1);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
+  static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeSize = ::clretw::loc(3, 0, 14, 4, 4);
+  static constexpr ::clretw::FieldLoc k_RangeType = ::clretw::loc(4, 0, 18, 1, 1);
 };
 
 /// RuntimeInformationDCStart: event 187 of Microsoft-Windows-DotNETRuntimeRundown ("Runtime/Start"), version 0.
 ///   v0 RuntimeInformationDCStart: template RuntimeInformationRundown (ClrEtwBuiltin.man:2261)
-class RuntimeInformationDCStartView : public clretw::ViewBase<3> {
+class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<RuntimeInformationDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<RuntimeInformationDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt16, map RuntimeSkuMap
-  RuntimeSkuMap Sku() const noexcept { return get<RuntimeSkuMap>(k_Sku); }
+  ::clretw::dotnet_runtime_rundown::RuntimeSkuMap Sku() const noexcept { return get<::clretw::dotnet_runtime_rundown::RuntimeSkuMap>(k_Sku); }
   // win:UInt16
-  std::uint16_t BclMajorVersion() const noexcept { return get<std::uint16_t>(k_BclMajorVersion); }
+  ::std::uint16_t BclMajorVersion() const noexcept { return get<::std::uint16_t>(k_BclMajorVersion); }
   // win:UInt16
-  std::uint16_t BclMinorVersion() const noexcept { return get<std::uint16_t>(k_BclMinorVersion); }
+  ::std::uint16_t BclMinorVersion() const noexcept { return get<::std::uint16_t>(k_BclMinorVersion); }
   // win:UInt16
-  std::uint16_t BclBuildNumber() const noexcept { return get<std::uint16_t>(k_BclBuildNumber); }
+  ::std::uint16_t BclBuildNumber() const noexcept { return get<::std::uint16_t>(k_BclBuildNumber); }
   // win:UInt16
-  std::uint16_t BclQfeNumber() const noexcept { return get<std::uint16_t>(k_BclQfeNumber); }
+  ::std::uint16_t BclQfeNumber() const noexcept { return get<::std::uint16_t>(k_BclQfeNumber); }
   // win:UInt16
-  std::uint16_t VMMajorVersion() const noexcept { return get<std::uint16_t>(k_VMMajorVersion); }
+  ::std::uint16_t VMMajorVersion() const noexcept { return get<::std::uint16_t>(k_VMMajorVersion); }
   // win:UInt16
-  std::uint16_t VMMinorVersion() const noexcept { return get<std::uint16_t>(k_VMMinorVersion); }
+  ::std::uint16_t VMMinorVersion() const noexcept { return get<::std::uint16_t>(k_VMMinorVersion); }
   // win:UInt16
-  std::uint16_t VMBuildNumber() const noexcept { return get<std::uint16_t>(k_VMBuildNumber); }
+  ::std::uint16_t VMBuildNumber() const noexcept { return get<::std::uint16_t>(k_VMBuildNumber); }
   // win:UInt16
-  std::uint16_t VMQfeNumber() const noexcept { return get<std::uint16_t>(k_VMQfeNumber); }
+  ::std::uint16_t VMQfeNumber() const noexcept { return get<::std::uint16_t>(k_VMQfeNumber); }
   // win:UInt32, map StartupFlagsMap
-  StartupFlagsMap StartupFlags() const noexcept { return get<StartupFlagsMap>(k_StartupFlags); }
+  ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::StartupFlagsMap>(k_StartupFlags); }
   // win:UInt8, map StartupModeMap
-  StartupModeMap StartupMode() const noexcept { return get<StartupModeMap>(k_StartupMode); }
+  ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode() const noexcept { return get<::clretw::dotnet_runtime_rundown::StartupModeMap>(k_StartupMode); }
   // win:UnicodeString
-  clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
+  ::clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
   // win:GUID
-  clretw::Guid ComObjectGuid() const noexcept { return get<clretw::Guid>(k_ComObjectGuid); }
+  ::clretw::Guid ComObjectGuid() const noexcept { return get<::clretw::Guid>(k_ComObjectGuid); }
   // win:UnicodeString
-  clretw::Utf16View RuntimeDllPath() const noexcept { return utf16(k_RuntimeDllPath); }
+  ::clretw::Utf16View RuntimeDllPath() const noexcept { return utf16(k_RuntimeDllPath); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Sku", Sku());
-    f("BclMajorVersion", BclMajorVersion());
-    f("BclMinorVersion", BclMinorVersion());
-    f("BclBuildNumber", BclBuildNumber());
-    f("BclQfeNumber", BclQfeNumber());
-    f("VMMajorVersion", VMMajorVersion());
-    f("VMMinorVersion", VMMinorVersion());
-    f("VMBuildNumber", VMBuildNumber());
-    f("VMQfeNumber", VMQfeNumber());
-    f("StartupFlags", StartupFlags());
-    f("StartupMode", StartupMode());
-    f("CommandLine", CommandLine());
-    f("ComObjectGuid", ComObjectGuid());
-    f("RuntimeDllPath", RuntimeDllPath());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Sku", this->Sku());
+    f("BclMajorVersion", this->BclMajorVersion());
+    f("BclMinorVersion", this->BclMinorVersion());
+    f("BclBuildNumber", this->BclBuildNumber());
+    f("BclQfeNumber", this->BclQfeNumber());
+    f("VMMajorVersion", this->VMMajorVersion());
+    f("VMMinorVersion", this->VMMinorVersion());
+    f("VMBuildNumber", this->VMBuildNumber());
+    f("VMQfeNumber", this->VMQfeNumber());
+    f("StartupFlags", this->StartupFlags());
+    f("StartupMode", this->StartupMode());
+    f("CommandLine", this->CommandLine());
+    f("ComObjectGuid", this->ComObjectGuid());
+    f("RuntimeDllPath", this->RuntimeDllPath());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   RuntimeInformationDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Sku = clretw::loc(1, 0, 2, 2, 2);
-  static constexpr clretw::FieldLoc k_BclMajorVersion = clretw::loc(2, 0, 4, 2, 2);
-  static constexpr clretw::FieldLoc k_BclMinorVersion = clretw::loc(3, 0, 6, 2, 2);
-  static constexpr clretw::FieldLoc k_BclBuildNumber = clretw::loc(4, 0, 8, 2, 2);
-  static constexpr clretw::FieldLoc k_BclQfeNumber = clretw::loc(5, 0, 10, 2, 2);
-  static constexpr clretw::FieldLoc k_VMMajorVersion = clretw::loc(6, 0, 12, 2, 2);
-  static constexpr clretw::FieldLoc k_VMMinorVersion = clretw::loc(7, 0, 14, 2, 2);
-  static constexpr clretw::FieldLoc k_VMBuildNumber = clretw::loc(8, 0, 16, 2, 2);
-  static constexpr clretw::FieldLoc k_VMQfeNumber = clretw::loc(9, 0, 18, 2, 2);
-  static constexpr clretw::FieldLoc k_StartupFlags = clretw::loc(10, 0, 20, 4, 4);
-  static constexpr clretw::FieldLoc k_StartupMode = clretw::loc(11, 0, 24, 1, 1);
-  static constexpr clretw::FieldLoc k_CommandLine = clretw::loc(12, 0, 25, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ComObjectGuid = clretw::loc(13, 1, 0, 16, 16);
-  static constexpr clretw::FieldLoc k_RuntimeDllPath = clretw::loc(14, 1, 16, clretw::kVariable, 0, clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Sku = ::clretw::loc(1, 0, 2, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclMajorVersion = ::clretw::loc(2, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclMinorVersion = ::clretw::loc(3, 0, 6, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclBuildNumber = ::clretw::loc(4, 0, 8, 2, 2);
+  static constexpr ::clretw::FieldLoc k_BclQfeNumber = ::clretw::loc(5, 0, 10, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMMajorVersion = ::clretw::loc(6, 0, 12, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMMinorVersion = ::clretw::loc(7, 0, 14, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMBuildNumber = ::clretw::loc(8, 0, 16, 2, 2);
+  static constexpr ::clretw::FieldLoc k_VMQfeNumber = ::clretw::loc(9, 0, 18, 2, 2);
+  static constexpr ::clretw::FieldLoc k_StartupFlags = ::clretw::loc(10, 0, 20, 4, 4);
+  static constexpr ::clretw::FieldLoc k_StartupMode = ::clretw::loc(11, 0, 24, 1, 1);
+  static constexpr ::clretw::FieldLoc k_CommandLine = ::clretw::loc(12, 0, 25, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ComObjectGuid = ::clretw::loc(13, 1, 0, 16, 16);
+  static constexpr ::clretw::FieldLoc k_RuntimeDllPath = ::clretw::loc(14, 1, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
 /// TieredCompilationSettingsDCStart: event 280 of Microsoft-Windows-DotNETRuntimeRundown ("TieredCompilation/SettingsDCStart"), version 0.
 ///   v0 TieredCompilationSettingsDCStart: template TieredCompilationSettings (ClrEtwBuiltin.man:2262)
-class TieredCompilationSettingsDCStartView : public clretw::ViewBase<1> {
+class TieredCompilationSettingsDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<TieredCompilationSettingsDCStartView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<TieredCompilationSettingsDCStartView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsDCStartView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
-  TieredCompilationSettingsFlagsMap Flags() const noexcept { return get<TieredCompilationSettingsFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Flags", Flags());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Flags", this->Flags());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   TieredCompilationSettingsDCStartView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Flags = clretw::loc(1, 0, 2, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(1, 0, 2, 4, 4);
 };
 
 /// ExecutionCheckpointDCEnd: event 300 of Microsoft-Windows-DotNETRuntimeRundown ("ExecutionCheckpoint/ExecutionCheckpointDCEnd"), version 0.
 ///   v0 ExecutionCheckpointDCEnd: template ExecutionCheckpointRundown (ClrEtwBuiltin.man:2263)
-class ExecutionCheckpointDCEndView : public clretw::ViewBase<2> {
+class ExecutionCheckpointDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ExecutionCheckpointDCEndView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecutionCheckpointDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ExecutionCheckpointDCEndView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecutionCheckpointDCEndView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UnicodeString
-  clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
+  ::clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
   // win:Int64
-  std::int64_t Timestamp() const noexcept { return get<std::int64_t>(k_Timestamp); }
+  ::std::int64_t Timestamp() const noexcept { return get<::std::int64_t>(k_Timestamp); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Name", Name());
-    f("Timestamp", Timestamp());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Name", this->Name());
+    f("Timestamp", this->Timestamp());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   ExecutionCheckpointDCEndView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Name = clretw::loc(1, 0, 2, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Timestamp = clretw::loc(2, 1, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Name = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Timestamp = ::clretw::loc(2, 1, 0, 8, 8);
 };
 
 // ---------------------------------------------------------------------------
@@ -2801,23 +2801,23 @@ class ExecutionCheckpointDCEndView : public clretw::ViewBase<2> {
 /// CLRStackWalkDCStart: event 0 of Microsoft-Windows-DotNETRuntimeRundown ("ClrStack/Walk"), version 0.
 ///   v0 CLRStackWalkDCStart: template ClrStackWalk (ClrEtwBuiltin.man:2214)
 struct CLRStackWalkDCStart {
-  static constexpr std::uint16_t id = 0;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "ClrStack/Walk";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CLRStackWalkDCStartView;
-  using Payload = payload::CLRStackWalkDCStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 0;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "ClrStack/Walk";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::CLRStackWalkDCStart;  // the payload struct of latest_version
 };
 
 /// GCSettingsRundown: event 10 of Microsoft-Windows-DotNETRuntimeRundown ("GC/GCSettingsRundown"), version 0.
 ///   v0 GCSettingsRundown: template GCSettingsRundown (ClrEtwBuiltin.man:2215)
 struct GCSettingsRundown {
-  static constexpr std::uint16_t id = 10;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "GC/GCSettingsRundown";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = GCSettingsRundownView;
-  using Payload = payload::GCSettingsRundown;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 10;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "GC/GCSettingsRundown";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::GCSettingsRundownView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::GCSettingsRundown;  // the payload struct of latest_version
 };
 
 /// MethodDCStart: event 141 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStart"), versions 0, 1, 2.
@@ -2825,12 +2825,12 @@ struct GCSettingsRundown {
 ///   v1 MethodDCStart_V1: template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2217)
 ///   v2 MethodDCStart_V2: template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2218)
 struct MethodDCStart {
-  static constexpr std::uint16_t id = 141;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStart";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = MethodDCStartView;
-  using Payload = payload::MethodDCStart_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 141;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStart";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCStart_V2;  // the payload struct of latest_version
 };
 
 /// MethodDCEnd: event 142 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStop"), versions 0, 1, 2.
@@ -2838,12 +2838,12 @@ struct MethodDCStart {
 ///   v1 MethodDCEnd_V1: template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2220)
 ///   v2 MethodDCEnd_V2: template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2221)
 struct MethodDCEnd {
-  static constexpr std::uint16_t id = 142;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStop";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = MethodDCEndView;
-  using Payload = payload::MethodDCEnd_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 142;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStop";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd_V2;  // the payload struct of latest_version
 };
 
 /// MethodDCStartVerbose: event 143 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartVerbose"), versions 0, 1, 2.
@@ -2851,12 +2851,12 @@ struct MethodDCEnd {
 ///   v1 MethodDCStartVerbose_V1: template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2223)
 ///   v2 MethodDCStartVerbose_V2: template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2224)
 struct MethodDCStartVerbose {
-  static constexpr std::uint16_t id = 143;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStartVerbose";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = MethodDCStartVerboseView;
-  using Payload = payload::MethodDCStartVerbose_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 143;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStartVerbose";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCStartVerboseView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose_V2;  // the payload struct of latest_version
 };
 
 /// MethodDCEndVerbose: event 144 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopVerbose"), versions 0, 1, 2.
@@ -2864,108 +2864,108 @@ struct MethodDCStartVerbose {
 ///   v1 MethodDCEndVerbose_V1: template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2226)
 ///   v2 MethodDCEndVerbose_V2: template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2227)
 struct MethodDCEndVerbose {
-  static constexpr std::uint16_t id = 144;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStopVerbose";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = MethodDCEndVerboseView;
-  using Payload = payload::MethodDCEndVerbose_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 144;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStopVerbose";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCEndVerboseView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose_V2;  // the payload struct of latest_version
 };
 
 /// DCStartComplete: event 145 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartComplete"), versions 0, 1.
 ///   v0 DCStartComplete: no payload (ClrEtwBuiltin.man:2228)
 ///   v1 DCStartComplete_V1: template DCStartEnd (ClrEtwBuiltin.man:2229)
 struct DCStartComplete {
-  static constexpr std::uint16_t id = 145;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStartComplete";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCStartCompleteView;
-  using Payload = payload::DCStartComplete_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 145;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStartComplete";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCStartCompleteView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCStartComplete_V1;  // the payload struct of latest_version
 };
 
 /// DCEndComplete: event 146 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopComplete"), versions 0, 1.
 ///   v0 DCEndComplete: no payload (ClrEtwBuiltin.man:2230)
 ///   v1 DCEndComplete_V1: template DCStartEnd (ClrEtwBuiltin.man:2231)
 struct DCEndComplete {
-  static constexpr std::uint16_t id = 146;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStopComplete";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCEndCompleteView;
-  using Payload = payload::DCEndComplete_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 146;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStopComplete";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCEndCompleteView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCEndComplete_V1;  // the payload struct of latest_version
 };
 
 /// DCStartInit: event 147 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStartInit"), versions 0, 1.
 ///   v0 DCStartInit: no payload (ClrEtwBuiltin.man:2232)
 ///   v1 DCStartInit_V1: template DCStartEnd (ClrEtwBuiltin.man:2233)
 struct DCStartInit {
-  static constexpr std::uint16_t id = 147;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStartInit";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCStartInitView;
-  using Payload = payload::DCStartInit_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 147;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStartInit";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCStartInitView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCStartInit_V1;  // the payload struct of latest_version
 };
 
 /// DCEndInit: event 148 of Microsoft-Windows-DotNETRuntimeRundown ("Method/DCStopInit"), versions 0, 1.
 ///   v0 DCEndInit: no payload (ClrEtwBuiltin.man:2234)
 ///   v1 DCEndInit_V1: template DCStartEnd (ClrEtwBuiltin.man:2235)
 struct DCEndInit {
-  static constexpr std::uint16_t id = 148;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/DCStopInit";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DCEndInitView;
-  using Payload = payload::DCEndInit_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 148;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/DCStopInit";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DCEndInitView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DCEndInit_V1;  // the payload struct of latest_version
 };
 
 /// MethodDCStartILToNativeMap: event 149 of Microsoft-Windows-DotNETRuntimeRundown ("Method/MethodDCStartILToNativeMap"), versions 0, 1.
 ///   v0 MethodDCStartILToNativeMap: template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2236)
 ///   v1 MethodDCStartILToNativeMap_V1: template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2237)
 struct MethodDCStartILToNativeMap {
-  static constexpr std::uint16_t id = 149;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/MethodDCStartILToNativeMap";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodDCStartILToNativeMapView;
-  using Payload = payload::MethodDCStartILToNativeMap_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 149;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/MethodDCStartILToNativeMap";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMapView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCStartILToNativeMap_V1;  // the payload struct of latest_version
 };
 
 /// MethodDCEndILToNativeMap: event 150 of Microsoft-Windows-DotNETRuntimeRundown ("Method/MethodDCEndILToNativeMap"), versions 0, 1.
 ///   v0 MethodDCEndILToNativeMap: template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2238)
 ///   v1 MethodDCEndILToNativeMap_V1: template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2239)
 struct MethodDCEndILToNativeMap {
-  static constexpr std::uint16_t id = 150;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Method/MethodDCEndILToNativeMap";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = MethodDCEndILToNativeMapView;
-  using Payload = payload::MethodDCEndILToNativeMap_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 150;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Method/MethodDCEndILToNativeMap";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMapView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::MethodDCEndILToNativeMap_V1;  // the payload struct of latest_version
 };
 
 /// DomainModuleDCStart: event 151 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStart"), versions 0, 1.
 ///   v0 DomainModuleDCStart: template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2240)
 ///   v1 DomainModuleDCStart_V1: template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2241)
 struct DomainModuleDCStart {
-  static constexpr std::uint16_t id = 151;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/DomainModuleDCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DomainModuleDCStartView;
-  using Payload = payload::DomainModuleDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 151;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/DomainModuleDCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DomainModuleDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCStart_V1;  // the payload struct of latest_version
 };
 
 /// DomainModuleDCEnd: event 152 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/DomainModuleDCStop"), versions 0, 1.
 ///   v0 DomainModuleDCEnd: template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2242)
 ///   v1 DomainModuleDCEnd_V1: template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2243)
 struct DomainModuleDCEnd {
-  static constexpr std::uint16_t id = 152;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/DomainModuleDCStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = DomainModuleDCEndView;
-  using Payload = payload::DomainModuleDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 152;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/DomainModuleDCStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::DomainModuleDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// ModuleDCStart: event 153 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ModuleDCStart"), versions 0, 1, 2.
@@ -2973,12 +2973,12 @@ struct DomainModuleDCEnd {
 ///   v1 ModuleDCStart_V1: template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2245)
 ///   v2 ModuleDCStart_V2: template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2246)
 struct ModuleDCStart {
-  static constexpr std::uint16_t id = 153;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/ModuleDCStart";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = ModuleDCStartView;
-  using Payload = payload::ModuleDCStart_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 153;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ModuleDCStart";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart_V2;  // the payload struct of latest_version
 };
 
 /// ModuleDCEnd: event 154 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ModuleDCStop"), versions 0, 1, 2.
@@ -2986,181 +2986,181 @@ struct ModuleDCStart {
 ///   v1 ModuleDCEnd_V1: template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2248)
 ///   v2 ModuleDCEnd_V2: template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2249)
 struct ModuleDCEnd {
-  static constexpr std::uint16_t id = 154;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/ModuleDCStop";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = ModuleDCEndView;
-  using Payload = payload::ModuleDCEnd_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 154;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ModuleDCStop";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd_V2;  // the payload struct of latest_version
 };
 
 /// AssemblyDCStart: event 155 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStart"), versions 0, 1.
 ///   v0 AssemblyDCStart: template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2250)
 ///   v1 AssemblyDCStart_V1: template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2251)
 struct AssemblyDCStart {
-  static constexpr std::uint16_t id = 155;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AssemblyDCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AssemblyDCStartView;
-  using Payload = payload::AssemblyDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 155;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AssemblyDCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AssemblyDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AssemblyDCStart_V1;  // the payload struct of latest_version
 };
 
 /// AssemblyDCEnd: event 156 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AssemblyDCStop"), versions 0, 1.
 ///   v0 AssemblyDCEnd: template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2252)
 ///   v1 AssemblyDCEnd_V1: template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2253)
 struct AssemblyDCEnd {
-  static constexpr std::uint16_t id = 156;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AssemblyDCStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AssemblyDCEndView;
-  using Payload = payload::AssemblyDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 156;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AssemblyDCStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AssemblyDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AssemblyDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// AppDomainDCStart: event 157 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStart"), versions 0, 1.
 ///   v0 AppDomainDCStart: template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2254)
 ///   v1 AppDomainDCStart_V1: template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2255)
 struct AppDomainDCStart {
-  static constexpr std::uint16_t id = 157;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AppDomainDCStart";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AppDomainDCStartView;
-  using Payload = payload::AppDomainDCStart_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 157;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AppDomainDCStart";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AppDomainDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AppDomainDCStart_V1;  // the payload struct of latest_version
 };
 
 /// AppDomainDCEnd: event 158 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/AppDomainDCStop"), versions 0, 1.
 ///   v0 AppDomainDCEnd: template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2256)
 ///   v1 AppDomainDCEnd_V1: template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2257)
 struct AppDomainDCEnd {
-  static constexpr std::uint16_t id = 158;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/AppDomainDCStop";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = AppDomainDCEndView;
-  using Payload = payload::AppDomainDCEnd_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 158;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/AppDomainDCStop";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_rundown::AppDomainDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::AppDomainDCEnd_V1;  // the payload struct of latest_version
 };
 
 /// ThreadDC: event 159 of Microsoft-Windows-DotNETRuntimeRundown ("Loader/ThreadDCStop"), version 0.
 ///   v0 ThreadDC: template ThreadCreatedRundown (ClrEtwBuiltin.man:2258)
 struct ThreadDC {
-  static constexpr std::uint16_t id = 159;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Loader/ThreadDCStop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ThreadDCView;
-  using Payload = payload::ThreadDC;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 159;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Loader/ThreadDCStop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ThreadDCView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ThreadDC;  // the payload struct of latest_version
 };
 
 /// ModuleRangeDCStart: event 160 of Microsoft-Windows-DotNETRuntimeRundown ("ClrPerfTrack/ModuleRangeDCStart"), version 0.
 ///   v0 ModuleRangeDCStart: template ModuleRangeRundown (ClrEtwBuiltin.man:2259)
 struct ModuleRangeDCStart {
-  static constexpr std::uint16_t id = 160;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "ClrPerfTrack/ModuleRangeDCStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleRangeDCStartView;
-  using Payload = payload::ModuleRangeDCStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 160;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "ClrPerfTrack/ModuleRangeDCStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleRangeDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCStart;  // the payload struct of latest_version
 };
 
 /// ModuleRangeDCEnd: event 161 of Microsoft-Windows-DotNETRuntimeRundown ("ClrPerfTrack/ModuleRangeDCEnd"), version 0.
 ///   v0 ModuleRangeDCEnd: template ModuleRangeRundown (ClrEtwBuiltin.man:2260)
 struct ModuleRangeDCEnd {
-  static constexpr std::uint16_t id = 161;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "ClrPerfTrack/ModuleRangeDCEnd";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ModuleRangeDCEndView;
-  using Payload = payload::ModuleRangeDCEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 161;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "ClrPerfTrack/ModuleRangeDCEnd";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ModuleRangeDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCEnd;  // the payload struct of latest_version
 };
 
 /// RuntimeInformationDCStart: event 187 of Microsoft-Windows-DotNETRuntimeRundown ("Runtime/Start"), version 0.
 ///   v0 RuntimeInformationDCStart: template RuntimeInformationRundown (ClrEtwBuiltin.man:2261)
 struct RuntimeInformationDCStart {
-  static constexpr std::uint16_t id = 187;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "Runtime/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = RuntimeInformationDCStartView;
-  using Payload = payload::RuntimeInformationDCStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 187;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "Runtime/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::RuntimeInformationDCStart;  // the payload struct of latest_version
 };
 
 /// TieredCompilationSettingsDCStart: event 280 of Microsoft-Windows-DotNETRuntimeRundown ("TieredCompilation/SettingsDCStart"), version 0.
 ///   v0 TieredCompilationSettingsDCStart: template TieredCompilationSettings (ClrEtwBuiltin.man:2262)
 struct TieredCompilationSettingsDCStart {
-  static constexpr std::uint16_t id = 280;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "TieredCompilation/SettingsDCStart";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = TieredCompilationSettingsDCStartView;
-  using Payload = payload::TieredCompilationSettingsDCStart;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 280;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "TieredCompilation/SettingsDCStart";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStartView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::TieredCompilationSettingsDCStart;  // the payload struct of latest_version
 };
 
 /// ExecutionCheckpointDCEnd: event 300 of Microsoft-Windows-DotNETRuntimeRundown ("ExecutionCheckpoint/ExecutionCheckpointDCEnd"), version 0.
 ///   v0 ExecutionCheckpointDCEnd: template ExecutionCheckpointRundown (ClrEtwBuiltin.man:2263)
 struct ExecutionCheckpointDCEnd {
-  static constexpr std::uint16_t id = 300;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
-  static constexpr std::string_view name = "ExecutionCheckpoint/ExecutionCheckpointDCEnd";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ExecutionCheckpointDCEndView;
-  using Payload = payload::ExecutionCheckpointDCEnd;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 300;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_rundown::provider_guid;
+  static constexpr ::std::string_view name = "ExecutionCheckpoint/ExecutionCheckpointDCEnd";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEndView;
+  using Payload = ::clretw::dotnet_runtime_rundown::payload::ExecutionCheckpointDCEnd;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<CLRStackWalkDCStart, payload::CLRStackWalkDCStart>(0);
-  f.template operator()<GCSettingsRundown, payload::GCSettingsRundown>(0);
-  f.template operator()<MethodDCStart, payload::MethodDCStart>(0);
-  f.template operator()<MethodDCStart, payload::MethodDCStart_V1>(1);
-  f.template operator()<MethodDCStart, payload::MethodDCStart_V2>(2);
-  f.template operator()<MethodDCEnd, payload::MethodDCEnd>(0);
-  f.template operator()<MethodDCEnd, payload::MethodDCEnd_V1>(1);
-  f.template operator()<MethodDCEnd, payload::MethodDCEnd_V2>(2);
-  f.template operator()<MethodDCStartVerbose, payload::MethodDCStartVerbose>(0);
-  f.template operator()<MethodDCStartVerbose, payload::MethodDCStartVerbose_V1>(1);
-  f.template operator()<MethodDCStartVerbose, payload::MethodDCStartVerbose_V2>(2);
-  f.template operator()<MethodDCEndVerbose, payload::MethodDCEndVerbose>(0);
-  f.template operator()<MethodDCEndVerbose, payload::MethodDCEndVerbose_V1>(1);
-  f.template operator()<MethodDCEndVerbose, payload::MethodDCEndVerbose_V2>(2);
-  f.template operator()<DCStartComplete, payload::DCStartComplete>(0);
-  f.template operator()<DCStartComplete, payload::DCStartComplete_V1>(1);
-  f.template operator()<DCEndComplete, payload::DCEndComplete>(0);
-  f.template operator()<DCEndComplete, payload::DCEndComplete_V1>(1);
-  f.template operator()<DCStartInit, payload::DCStartInit>(0);
-  f.template operator()<DCStartInit, payload::DCStartInit_V1>(1);
-  f.template operator()<DCEndInit, payload::DCEndInit>(0);
-  f.template operator()<DCEndInit, payload::DCEndInit_V1>(1);
-  f.template operator()<MethodDCStartILToNativeMap, payload::MethodDCStartILToNativeMap>(0);
-  f.template operator()<MethodDCStartILToNativeMap, payload::MethodDCStartILToNativeMap_V1>(1);
-  f.template operator()<MethodDCEndILToNativeMap, payload::MethodDCEndILToNativeMap>(0);
-  f.template operator()<MethodDCEndILToNativeMap, payload::MethodDCEndILToNativeMap_V1>(1);
-  f.template operator()<DomainModuleDCStart, payload::DomainModuleDCStart>(0);
-  f.template operator()<DomainModuleDCStart, payload::DomainModuleDCStart_V1>(1);
-  f.template operator()<DomainModuleDCEnd, payload::DomainModuleDCEnd>(0);
-  f.template operator()<DomainModuleDCEnd, payload::DomainModuleDCEnd_V1>(1);
-  f.template operator()<ModuleDCStart, payload::ModuleDCStart>(0);
-  f.template operator()<ModuleDCStart, payload::ModuleDCStart_V1>(1);
-  f.template operator()<ModuleDCStart, payload::ModuleDCStart_V2>(2);
-  f.template operator()<ModuleDCEnd, payload::ModuleDCEnd>(0);
-  f.template operator()<ModuleDCEnd, payload::ModuleDCEnd_V1>(1);
-  f.template operator()<ModuleDCEnd, payload::ModuleDCEnd_V2>(2);
-  f.template operator()<AssemblyDCStart, payload::AssemblyDCStart>(0);
-  f.template operator()<AssemblyDCStart, payload::AssemblyDCStart_V1>(1);
-  f.template operator()<AssemblyDCEnd, payload::AssemblyDCEnd>(0);
-  f.template operator()<AssemblyDCEnd, payload::AssemblyDCEnd_V1>(1);
-  f.template operator()<AppDomainDCStart, payload::AppDomainDCStart>(0);
-  f.template operator()<AppDomainDCStart, payload::AppDomainDCStart_V1>(1);
-  f.template operator()<AppDomainDCEnd, payload::AppDomainDCEnd>(0);
-  f.template operator()<AppDomainDCEnd, payload::AppDomainDCEnd_V1>(1);
-  f.template operator()<ThreadDC, payload::ThreadDC>(0);
-  f.template operator()<ModuleRangeDCStart, payload::ModuleRangeDCStart>(0);
-  f.template operator()<ModuleRangeDCEnd, payload::ModuleRangeDCEnd>(0);
-  f.template operator()<RuntimeInformationDCStart, payload::RuntimeInformationDCStart>(0);
-  f.template operator()<TieredCompilationSettingsDCStart, payload::TieredCompilationSettingsDCStart>(0);
-  f.template operator()<ExecutionCheckpointDCEnd, payload::ExecutionCheckpointDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart, ::clretw::dotnet_runtime_rundown::payload::CLRStackWalkDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::GCSettingsRundown, ::clretw::dotnet_runtime_rundown::payload::GCSettingsRundown>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStart, ::clretw::dotnet_runtime_rundown::payload::MethodDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStart, ::clretw::dotnet_runtime_rundown::payload::MethodDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStart, ::clretw::dotnet_runtime_rundown::payload::MethodDCStart_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEnd, ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEnd, ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEnd, ::clretw::dotnet_runtime_rundown::payload::MethodDCEnd_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartVerbose_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndVerbose, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndVerbose_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartComplete, ::clretw::dotnet_runtime_rundown::payload::DCStartComplete>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartComplete, ::clretw::dotnet_runtime_rundown::payload::DCStartComplete_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndComplete, ::clretw::dotnet_runtime_rundown::payload::DCEndComplete>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndComplete, ::clretw::dotnet_runtime_rundown::payload::DCEndComplete_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartInit, ::clretw::dotnet_runtime_rundown::payload::DCStartInit>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCStartInit, ::clretw::dotnet_runtime_rundown::payload::DCStartInit_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndInit, ::clretw::dotnet_runtime_rundown::payload::DCEndInit>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DCEndInit, ::clretw::dotnet_runtime_rundown::payload::DCEndInit_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartILToNativeMap>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap, ::clretw::dotnet_runtime_rundown::payload::MethodDCStartILToNativeMap_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndILToNativeMap>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap, ::clretw::dotnet_runtime_rundown::payload::MethodDCEndILToNativeMap_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::DomainModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::DomainModuleDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleDCStart_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleDCEnd_V2>(2);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCStart, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCStart, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCEnd, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AssemblyDCEnd, ::clretw::dotnet_runtime_rundown::payload::AssemblyDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCStart, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCStart, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCStart_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCEnd, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::AppDomainDCEnd, ::clretw::dotnet_runtime_rundown::payload::AppDomainDCEnd_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ThreadDC, ::clretw::dotnet_runtime_rundown::payload::ThreadDC>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleRangeDCStart, ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd, ::clretw::dotnet_runtime_rundown::payload::ModuleRangeDCEnd>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart, ::clretw::dotnet_runtime_rundown::payload::RuntimeInformationDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart, ::clretw::dotnet_runtime_rundown::payload::TieredCompilationSettingsDCStart>(0);
+  f.template operator()<::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd, ::clretw::dotnet_runtime_rundown::payload::ExecutionCheckpointDCEnd>(0);
 }
 
 }  // namespace clretw::dotnet_runtime_rundown

@@ -17,16 +17,16 @@ namespace {
 // field} per segment).
 
 // "StressLog", line 2279
-constexpr clretw::FieldDesc kFieldsStressLog[] = {
-    {.name = "Facility", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "LogLevel", .type = clretw::InType::UInt8},
-    {.name = "Message", .type = clretw::InType::AnsiString},
+constexpr ::clretw::FieldDesc kFieldsStressLog[] = {
+    {.name = "Facility", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "LogLevel", .type = ::clretw::InType::UInt8},
+    {.name = "Message", .type = ::clretw::InType::AnsiString},
 };
-constexpr clretw::FieldPlace kPlacesStressLog[2][3] = {
-    {{0, 0, 4}, {0, 4, 1}, {0, 5, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 1}, {0, 5, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsStressLog[2][2] = {{{5, 2}, {0, clretw::kNoField}}, {{5, 2}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_StressLog{
+constexpr ::clretw::FieldPlace kPlacesStressLog[2][3] = {
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsStressLog[2][2] = {{{5, 2}, {0, ::clretw::kNoField}}, {{5, 2}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StressLog{
     .name = "StressLog",
     .fields = kFieldsStressLog,
     .layout = {{kPlacesStressLog[0], kSegmentsStressLog[0], 5}, {kPlacesStressLog[1], kSegmentsStressLog[1], 5}},
@@ -34,17 +34,17 @@ constexpr clretw::RecordDesc kRecord_StressLog{
     .line = 2279};
 
 // "StressLog_V1", line 2284
-constexpr clretw::FieldDesc kFieldsStressLog_V1[] = {
-    {.name = "Facility", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "LogLevel", .type = clretw::InType::UInt8},
-    {.name = "Message", .type = clretw::InType::AnsiString},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsStressLog_V1[] = {
+    {.name = "Facility", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "LogLevel", .type = ::clretw::InType::UInt8},
+    {.name = "Message", .type = ::clretw::InType::AnsiString},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesStressLog_V1[2][4] = {
-    {{0, 0, 4}, {0, 4, 1}, {0, 5, clretw::kVariable}, {1, 0, 2}},
-    {{0, 0, 4}, {0, 4, 1}, {0, 5, clretw::kVariable}, {1, 0, 2}}};
-constexpr clretw::Segment kSegmentsStressLog_V1[2][2] = {{{5, 2}, {2, clretw::kNoField}}, {{5, 2}, {2, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_StressLog_V1{
+constexpr ::clretw::FieldPlace kPlacesStressLog_V1[2][4] = {
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, ::clretw::kVariable}, {1, 0, 2}},
+    {{0, 0, 4}, {0, 4, 1}, {0, 5, ::clretw::kVariable}, {1, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsStressLog_V1[2][2] = {{{5, 2}, {2, ::clretw::kNoField}}, {{5, 2}, {2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_StressLog_V1{
     .name = "StressLog_V1",
     .fields = kFieldsStressLog_V1,
     .layout = {{kPlacesStressLog_V1[0], kSegmentsStressLog_V1[0], 7}, {kPlacesStressLog_V1[1], kSegmentsStressLog_V1[1], 7}},
@@ -52,18 +52,18 @@ constexpr clretw::RecordDesc kRecord_StressLog_V1{
     .line = 2284};
 
 // "ClrStackWalk", line 2290
-constexpr clretw::FieldDesc kFieldsClrStackWalk[] = {
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Reserved1", .type = clretw::InType::UInt8},
-    {.name = "Reserved2", .type = clretw::InType::UInt8},
-    {.name = "FrameCount", .type = clretw::InType::UInt32},
-    {.name = "Stack", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::field, 3}},
+constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Reserved1", .type = ::clretw::InType::UInt8},
+    {.name = "Reserved2", .type = ::clretw::InType::UInt8},
+    {.name = "FrameCount", .type = ::clretw::InType::UInt32},
+    {.name = "Stack", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::field, 3}},
 };
-constexpr clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}},
-    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, clretw::kNoField}}, {{8, 4}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_ClrStackWalk{
+constexpr ::clretw::FieldPlace kPlacesClrStackWalk[2][5] = {
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}},
+    {{0, 0, 2}, {0, 2, 1}, {0, 3, 1}, {0, 4, 4}, {0, 8, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsClrStackWalk[2][2] = {{{8, 4}, {0, ::clretw::kNoField}}, {{8, 4}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .name = "ClrStackWalk",
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
@@ -73,11 +73,11 @@ constexpr clretw::RecordDesc kRecord_ClrStackWalk{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"StackKeyword", 0x40000000, "Stack"},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -86,16 +86,16 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"win:Verbose", 5, "Verbose"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"StressLogTask", 1, "StressLog"},
     {"CLRStackStress", 11, "ClrStack"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"CLRStackWalk", 11, 82, "Walk"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x0,
      .symbol = "StressLogEvent", .name = "StressLog/Start", .task_name = "StressLogTask", .opcode_name = "win:Start",
      .message = "", .payload = &kRecord_StressLog, .line = 2299},
@@ -107,14 +107,14 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_ClrStackWalk, .line = 2301},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     0, 2,
 };
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Microsoft-Windows-DotNETRuntimeStress",
     .guid = provider_guid,
     .symbol = "MICROSOFT_WINDOWS_DOTNETRUNTIME_STRESS_PROVIDER",
@@ -132,32 +132,34 @@ constexpr clretw::ProviderDesc provider{
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::StressLog::record() noexcept { return kRecord_StressLog; }
-const clretw::RecordDesc& templates::StressLog_V1::record() noexcept { return kRecord_StressLog_V1; }
-const clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return kRecord_ClrStackWalk; }
+const ::clretw::RecordDesc& templates::StressLog::record() noexcept { return ::clretw::dotnet_runtime_stress::kRecord_StressLog; }
+const ::clretw::RecordDesc& templates::StressLog_V1::record() noexcept { return ::clretw::dotnet_runtime_stress::kRecord_StressLog_V1; }
+const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_stress::kRecord_ClrStackWalk; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StressLogEventView[] = {{0, &kRecord_StressLog}, {1, &kRecord_StressLog_V1}, };
+constexpr ::clretw::ViewVersion kVersions_StressLogEventView[] = {{0, &kRecord_StressLog}, {1, &kRecord_StressLog_V1}, };
 }  // namespace
-clretw::Result<StressLogEventView> StressLogEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StressLogEventView>(kVersions_StressLogEventView, payload, version, pointer_size);
+::clretw::Result<StressLogEventView> StressLogEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StressLogEventView>(::clretw::dotnet_runtime_stress::kVersions_StressLogEventView, payload, version, pointer_size);
 }
-clretw::Result<StressLogEventView> StressLogEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<StressLogEventView>(kVersions_StressLogEventView, record, provider_guid, StressLogEvent::id, StressLogEvent::name);
+::clretw::Result<StressLogEventView> StressLogEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StressLogEventView>(::clretw::dotnet_runtime_stress::kVersions_StressLogEventView, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::StressLogEvent::id,
+                         ::clretw::dotnet_runtime_stress::StressLogEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_CLRStackWalkStressView[] = {{0, &kRecord_ClrStackWalk}, };
+constexpr ::clretw::ViewVersion kVersions_CLRStackWalkStressView[] = {{0, &kRecord_ClrStackWalk}, };
 }  // namespace
-clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkStressView>(kVersions_CLRStackWalkStressView, payload, version, pointer_size);
+::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkStressView>(::clretw::dotnet_runtime_stress::kVersions_CLRStackWalkStressView, payload, version, pointer_size);
 }
-clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::from(const clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkStressView>(kVersions_CLRStackWalkStressView, record, provider_guid, CLRStackWalkStress::id, CLRStackWalkStress::name);
+::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkStressView>(::clretw::dotnet_runtime_stress::kVersions_CLRStackWalkStressView, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::CLRStackWalkStress::id,
+                         ::clretw::dotnet_runtime_stress::CLRStackWalkStress::name);
 }
 
 

@@ -17,29 +17,29 @@
 
 namespace clretw::dotnet_runtime_stress {
 
-inline constexpr std::string_view provider_name = "Microsoft-Windows-DotNETRuntimeStress";
-inline constexpr clretw::Guid provider_guid = {0xcc2bcbba, 0x16b6, 0x4cf3, {0x89, 0x90, 0xd7, 0x4c, 0x2e, 0x8a, 0xf5, 0x0}};
+inline constexpr ::std::string_view provider_name = "Microsoft-Windows-DotNETRuntimeStress";
+inline constexpr ::clretw::Guid provider_guid = {0xcc2bcbba, 0x16b6, 0x4cf3, {0x89, 0x90, 0xd7, 0x4c, 0x2e, 0x8a, 0xf5, 0x0}};
 
 // Descriptor tables for every event of this provider (defined in dotnet_runtime_stress.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   StackKeyword = 0x40000000,
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -48,14 +48,14 @@ enum class Level : std::uint8_t {
   Verbose = 5,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   StressLogTask = 1,
   CLRStackStress = 11,
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -70,7 +70,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task CLRStackStress.
-enum class CLRStackStressOpcode : std::uint8_t {
+enum class CLRStackStressOpcode : ::std::uint8_t {
   CLRStackWalk = 82,
 };
 
@@ -87,16 +87,16 @@ namespace templates {
 
 /// Template StressLog (ClrEtwBuiltin.man:2279).
 struct StressLog {
-  std::uint32_t Facility{};  // win:UInt32 -> win:HexInt32
-  std::uint8_t LogLevel{};  // win:UInt8
-  std::string Message{};  // win:AnsiString
+  ::std::uint32_t Facility{};  // win:UInt32 -> win:HexInt32
+  ::std::uint8_t LogLevel{};  // win:UInt8
+  ::std::string Message{};  // win:AnsiString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<StressLog> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<StressLog>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StressLog> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<StressLog>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -121,17 +121,17 @@ struct StressLog {
 
 /// Template StressLog_V1 (ClrEtwBuiltin.man:2284).
 struct StressLog_V1 {
-  std::uint32_t Facility{};  // win:UInt32 -> win:HexInt32
-  std::uint8_t LogLevel{};  // win:UInt8
-  std::string Message{};  // win:AnsiString
-  std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint32_t Facility{};  // win:UInt32 -> win:HexInt32
+  ::std::uint8_t LogLevel{};  // win:UInt8
+  ::std::string Message{};  // win:AnsiString
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<StressLog_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<StressLog_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<StressLog_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<StressLog_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -157,18 +157,18 @@ struct StressLog_V1 {
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2290).
 struct ClrStackWalk {
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::uint8_t Reserved1{};  // win:UInt8
-  std::uint8_t Reserved2{};  // win:UInt8
-  std::uint32_t FrameCount{};  // win:UInt32
-  std::vector<std::uint64_t> Stack{};  // win:Pointer, count FrameCount
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint8_t Reserved1{};  // win:UInt8
+  ::std::uint8_t Reserved2{};  // win:UInt8
+  ::std::uint32_t FrameCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<ClrStackWalk> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -197,9 +197,9 @@ struct ClrStackWalk {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using StressLogEvent = templates::StressLog;  // StressLogEvent v0
-using StressLogEvent_V1 = templates::StressLog_V1;  // StressLogEvent v1
-using CLRStackWalkStress = templates::ClrStackWalk;  // CLRStackWalkStress v0
+using StressLogEvent = ::clretw::dotnet_runtime_stress::templates::StressLog;  // StressLogEvent v0
+using StressLogEvent_V1 = ::clretw::dotnet_runtime_stress::templates::StressLog_V1;  // StressLogEvent v1
+using CLRStackWalkStress = ::clretw::dotnet_runtime_stress::templates::ClrStackWalk;  // CLRStackWalkStress v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -210,83 +210,83 @@ using CLRStackWalkStress = templates::ClrStackWalk;  // CLRStackWalkStress v0
 /// StressLogEvent: event 0 of Microsoft-Windows-DotNETRuntimeStress ("StressLog/Start"), versions 0, 1.
 ///   v0 StressLogEvent: template StressLog (ClrEtwBuiltin.man:2299)
 ///   v1 StressLogEvent_V1: template StressLog_V1 (ClrEtwBuiltin.man:2300)
-class StressLogEventView : public clretw::ViewBase<2> {
+class StressLogEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<StressLogEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StressLogEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<StressLogEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StressLogEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  std::uint32_t Facility() const noexcept { return get<std::uint32_t>(k_Facility); }
+  ::std::uint32_t Facility() const noexcept { return get<::std::uint32_t>(k_Facility); }
   // win:UInt8
-  std::uint8_t LogLevel() const noexcept { return get<std::uint8_t>(k_LogLevel); }
+  ::std::uint8_t LogLevel() const noexcept { return get<::std::uint8_t>(k_LogLevel); }
   // win:AnsiString
-  std::string_view Message() const noexcept { return ansi(k_Message); }
+  ::std::string_view Message() const noexcept { return ansi(k_Message); }
   // win:UInt16 (from v1)
-  std::optional<std::uint16_t> ClrInstanceID() const noexcept { return get_opt<std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Facility", Facility());
-    f("LogLevel", LogLevel());
-    f("Message", Message());
-    f("ClrInstanceID", ClrInstanceID());
+    f("Facility", this->Facility());
+    f("LogLevel", this->LogLevel());
+    f("Message", this->Message());
+    f("ClrInstanceID", this->ClrInstanceID());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   StressLogEventView() = default;
-  static constexpr clretw::FieldLoc k_Facility = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_LogLevel = clretw::loc(1, 0, 4, 1, 1);
-  static constexpr clretw::FieldLoc k_Message = clretw::loc(2, 0, 5, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ClrInstanceID[2] = {
+  static constexpr ::clretw::FieldLoc k_Facility = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_LogLevel = ::clretw::loc(1, 0, 4, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Message = ::clretw::loc(2, 0, 5, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
-      clretw::loc(3, 1, 0, 2, 2),  // v1
+      ::clretw::loc(3, 1, 0, 2, 2),  // v1
   };
 };
 
 /// CLRStackWalkStress: event 1 of Microsoft-Windows-DotNETRuntimeStress ("ClrStack/Walk"), version 0.
 ///   v0 CLRStackWalkStress: template ClrStackWalk (ClrEtwBuiltin.man:2301)
-class CLRStackWalkStressView : public clretw::ViewBase<2> {
+class CLRStackWalkStressView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<CLRStackWalkStressView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkStressView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<CLRStackWalkStressView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkStressView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // win:UInt8
-  std::uint8_t Reserved1() const noexcept { return get<std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
   // win:UInt8
-  std::uint8_t Reserved2() const noexcept { return get<std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
   // win:UInt32
-  std::uint32_t FrameCount() const noexcept { return get<std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
   // win:Pointer
-  clretw::ArrayView<std::uint64_t> Stack() const noexcept { return array<std::uint64_t>(k_Stack[ps8_]); }
+  ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("ClrInstanceID", ClrInstanceID());
-    f("Reserved1", Reserved1());
-    f("Reserved2", Reserved2());
-    f("FrameCount", FrameCount());
-    f("Stack", Stack());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Reserved1", this->Reserved1());
+    f("Reserved2", this->Reserved2());
+    f("FrameCount", this->FrameCount());
+    f("Stack", this->Stack());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   CLRStackWalkStressView() = default;
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(0, 0, 0, 2, 2);
-  static constexpr clretw::FieldLoc k_Reserved1 = clretw::loc(1, 0, 2, 1, 1);
-  static constexpr clretw::FieldLoc k_Reserved2 = clretw::loc(2, 0, 3, 1, 1);
-  static constexpr clretw::FieldLoc k_FrameCount = clretw::loc(3, 0, 4, 4, 4);
-  static constexpr clretw::FieldLoc k_Stack[2] = {clretw::loc(4, 0, 8, clretw::kVariable, 4), clretw::loc(4, 0, 8, clretw::kVariable, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
+  static constexpr ::clretw::FieldLoc k_FrameCount = ::clretw::loc(3, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Stack[2] = {::clretw::loc(4, 0, 8, ::clretw::kVariable, 4), ::clretw::loc(4, 0, 8, ::clretw::kVariable, 8)};
 };
 
 // ---------------------------------------------------------------------------
@@ -296,31 +296,31 @@ class CLRStackWalkStressView : public clretw::ViewBase<2> {
 ///   v0 StressLogEvent: template StressLog (ClrEtwBuiltin.man:2299)
 ///   v1 StressLogEvent_V1: template StressLog_V1 (ClrEtwBuiltin.man:2300)
 struct StressLogEvent {
-  static constexpr std::uint16_t id = 0;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_stress::provider_guid;
-  static constexpr std::string_view name = "StressLog/Start";
-  static constexpr std::uint8_t latest_version = 1;
-  using View = StressLogEventView;
-  using Payload = payload::StressLogEvent_V1;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 0;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_stress::provider_guid;
+  static constexpr ::std::string_view name = "StressLog/Start";
+  static constexpr ::std::uint8_t latest_version = 1;
+  using View = ::clretw::dotnet_runtime_stress::StressLogEventView;
+  using Payload = ::clretw::dotnet_runtime_stress::payload::StressLogEvent_V1;  // the payload struct of latest_version
 };
 
 /// CLRStackWalkStress: event 1 of Microsoft-Windows-DotNETRuntimeStress ("ClrStack/Walk"), version 0.
 ///   v0 CLRStackWalkStress: template ClrStackWalk (ClrEtwBuiltin.man:2301)
 struct CLRStackWalkStress {
-  static constexpr std::uint16_t id = 1;
-  static constexpr clretw::Guid provider_guid = ::clretw::dotnet_runtime_stress::provider_guid;
-  static constexpr std::string_view name = "ClrStack/Walk";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = CLRStackWalkStressView;
-  using Payload = payload::CLRStackWalkStress;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 1;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime_stress::provider_guid;
+  static constexpr ::std::string_view name = "ClrStack/Walk";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime_stress::CLRStackWalkStressView;
+  using Payload = ::clretw::dotnet_runtime_stress::payload::CLRStackWalkStress;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<StressLogEvent, payload::StressLogEvent>(0);
-  f.template operator()<StressLogEvent, payload::StressLogEvent_V1>(1);
-  f.template operator()<CLRStackWalkStress, payload::CLRStackWalkStress>(0);
+  f.template operator()<::clretw::dotnet_runtime_stress::StressLogEvent, ::clretw::dotnet_runtime_stress::payload::StressLogEvent>(0);
+  f.template operator()<::clretw::dotnet_runtime_stress::StressLogEvent, ::clretw::dotnet_runtime_stress::payload::StressLogEvent_V1>(1);
+  f.template operator()<::clretw::dotnet_runtime_stress::CLRStackWalkStress, ::clretw::dotnet_runtime_stress::payload::CLRStackWalkStress>(0);
 }
 
 }  // namespace clretw::dotnet_runtime_stress

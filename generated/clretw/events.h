@@ -14,17 +14,17 @@
 namespace clretw {
 
 // The descriptor tables of every provider above, for lookups by GUID or name.
-const clretw::Catalog& catalog() noexcept;
+const ::clretw::Catalog& catalog() noexcept;
 
 // Calls f.template operator()<Event, Payload>(version) for every event version of every provider.
 template <class F>
 void for_each_event_version(F&& f) {
-  dotnet_runtime::for_each_event_version(f);
-  dotnet_runtime_rundown::for_each_event_version(f);
-  dotnet_runtime_stress::for_each_event_version(f);
-  dotnet_runtime_private::for_each_event_version(f);
-  dotnet_runtime_mono_profiler::for_each_event_version(f);
-  dotnet_core_sample_profiler::for_each_event_version(f);
+  ::clretw::dotnet_runtime::for_each_event_version(f);
+  ::clretw::dotnet_runtime_rundown::for_each_event_version(f);
+  ::clretw::dotnet_runtime_stress::for_each_event_version(f);
+  ::clretw::dotnet_runtime_private::for_each_event_version(f);
+  ::clretw::dotnet_runtime_mono_profiler::for_each_event_version(f);
+  ::clretw::dotnet_core_sample_profiler::for_each_event_version(f);
 }
 
 }  // namespace clretw

@@ -92,34 +92,34 @@ std::string outtype_enumerator(OutType t) {
 }
 
 std::string extent_init(const Extent& e) {
-  return std::string("{clretw::Extent::Kind::") + (e.kind == Extent::Kind::constant ? "constant" : "field") + ", " +
+  return std::string("{::clretw::Extent::Kind::") + (e.kind == Extent::Kind::constant ? "constant" : "field") + ", " +
          std::to_string(e.value) + "}";
 }
 
-std::string uint_type(unsigned width) { return "std::uint" + std::to_string(width * 8) + "_t"; }
-std::string int_type(unsigned width) { return "std::int" + std::to_string(width * 8) + "_t"; }
+std::string uint_type(unsigned width) { return "::std::uint" + std::to_string(width * 8) + "_t"; }
+std::string int_type(unsigned width) { return "::std::int" + std::to_string(width * 8) + "_t"; }
 
 // The owning C++ type of one element of a scalar field.
 std::string scalar_cpp_type(InType t) {
   switch (t) {
-    case InType::Int8: return "std::int8_t";
-    case InType::UInt8: return "std::uint8_t";
-    case InType::Int16: return "std::int16_t";
-    case InType::UInt16: return "std::uint16_t";
-    case InType::Int32: return "std::int32_t";
-    case InType::UInt32: case InType::HexInt32: return "std::uint32_t";
-    case InType::Int64: return "std::int64_t";
-    case InType::UInt64: case InType::HexInt64: case InType::Pointer: case InType::FileTime: return "std::uint64_t";
+    case InType::Int8: return "::std::int8_t";
+    case InType::UInt8: return "::std::uint8_t";
+    case InType::Int16: return "::std::int16_t";
+    case InType::UInt16: return "::std::uint16_t";
+    case InType::Int32: return "::std::int32_t";
+    case InType::UInt32: case InType::HexInt32: return "::std::uint32_t";
+    case InType::Int64: return "::std::int64_t";
+    case InType::UInt64: case InType::HexInt64: case InType::Pointer: case InType::FileTime: return "::std::uint64_t";
     case InType::Float: return "float";
     case InType::Double: return "double";
     case InType::Boolean: return "bool";
-    case InType::Guid: return "clretw::Guid";
-    case InType::SystemTime: return "clretw::SystemTime";
-    case InType::UnicodeString: case InType::AnsiString: return "std::string";
-    case InType::Binary: case InType::Sid: return "std::vector<std::uint8_t>";
+    case InType::Guid: return "::clretw::Guid";
+    case InType::SystemTime: return "::clretw::SystemTime";
+    case InType::UnicodeString: case InType::AnsiString: return "::std::string";
+    case InType::Binary: case InType::Sid: return "::std::vector<::std::uint8_t>";
     case InType::Struct: return "";
   }
-  return "std::uint32_t";
+  return "::std::uint32_t";
 }
 
 // ---------------------------------------------------------------------------
@@ -160,7 +160,7 @@ struct Merged {
 
 // Merges the fields of one record per version (nullptr: absent in that version).
 std::vector<Merged> merge_fields(const std::vector<const RecordDesc*>& records, const std::vector<unsigned>& versions,
-                                 NameScope& scope) {
+                                 NameScope& scope, const std::function<NameOrigin(const FieldDesc&)>& origin) {
   std::vector<Merged> out;
   for (std::size_t v = records.size(); v-- > 0;) {  // newest first: it decides order and keeps plain names
     if (!records[v]) continue;
@@ -174,7 +174,8 @@ std::vector<Merged> merge_fields(const std::vector<const RecordDesc*>& records, 
         const bool clash = std::any_of(out.begin(), out.end(), [&](const Merged& m) { return m.name == f.name; });
         Merged m;
         m.name = std::string(f.name);
-        m.accessor = scope.take(identifier(clash ? std::string(f.name) + "_V" + std::to_string(versions[v]) : std::string(f.name)), "_");
+        m.accessor = scope.take_name(clash ? std::string(f.name) + "_V" + std::to_string(versions[v]) : std::string(f.name), "_",
+                                     origin(f));
         m.cat = category(f);
         m.array = is_array(f);
         m.slots.resize(records.size());
@@ -185,6 +186,25 @@ std::vector<Merged> merge_fields(const std::vector<const RecordDesc*>& records, 
     }
   }
   return out;
+}
+
+// The names the runtime declares in namespace clretw itself (lower case ones:
+// provider namespaces are lower case, so they cannot meet the runtime's types),
+// and std, which the runtime's headers use unqualified there. Generating into
+// namespace clretw (the default, and the built-in decoders) puts the provider
+// namespaces beside them. `gen` is the generator's library, which tools link
+// together with generated decoders. To refresh: list the namespace-scope
+// declarations of clretw in `clang++ -Xclang -ast-dump` of a file including
+// every runtime header.
+const std::set<std::string>& runtime_names() {
+  static const std::set<std::string> k = {
+      "ansi_to_utf8", "append_double", "append_hex", "append_json_escaped", "append_utf8", "compute_layout",
+      "csv_header", "decode_dynamic", "decode_payload", "detail", "element_count", "element_size", "encode_payload",
+      "errc_name", "flag_ops", "format_event", "format_fields", "format_value", "gen", "intype_name", "is_integer",
+      "is_signed", "is_unsigned", "is_valid_utf8", "item_size", "load_int", "load_le", "load_uint", "load_value",
+      "loc", "nettrace", "outtype_name", "parse_intype", "parse_outtype", "put_utf16", "read_integer", "scalar_size",
+      "std", "utf16_length", "utf8_to_utf16", "valid_utf8", "visit_fields", "walk"};
+  return k;
 }
 
 // ---------------------------------------------------------------------------
@@ -205,18 +225,28 @@ class Emitter {
     root_path_ = options_.root_namespace;
     for (std::size_t i; (i = root_path_.find("::")) != std::string::npos;) root_path_.replace(i, 2, "/");
 
-    NameScope namespaces({"detail"});
+    // The root namespace: the provider namespaces, what events.h and all.cpp declare there, and the
+    // namespaces it is in (a provider namespace clretw::main::clretw would hide ::clretw from code in
+    // clretw::main). Generating into clretw itself puts them beside the runtime.
+    std::set<std::string> root_names = {"detail", "catalog", "for_each_event_version", "kProviders", "kCatalog"};
+    for (std::size_t b = 0, e; b <= options_.root_namespace.size(); b = e + 2) {
+      e = std::min(options_.root_namespace.find("::", b), options_.root_namespace.size());
+      root_names.insert(options_.root_namespace.substr(b, e - b));
+    }
+    if (options_.root_namespace == "clretw") root_names.insert(runtime_names().begin(), runtime_names().end());
+    NameScope namespaces(root_names, "namespace " + options_.root_namespace, &renames_);
     mst::data providers{mst::data::type::list};
     std::set<std::string> seen_providers;
     for (const SourceManifest& src : sources_) {
       for (std::size_t pi = 0; pi < src.manifest->providers.size(); ++pi) {
         const Provider& p = src.manifest->providers[pi];
         if (!seen_providers.insert(p.name).second) {
-          report(diags_, "M704", src.manifest->path, p.loc,
+          report(diags_, "M101", src.manifest->path, p.loc,
                  "provider '" + p.name + "' is declared by more than one manifest; generate them separately");
           return std::nullopt;
         }
-        const std::string leaf = namespaces.take(provider_namespace(p.name), "_");
+        NameOrigin origin{"provider '" + p.name + "'", src.manifest->path, p.loc, p.name, {}};
+        const std::string leaf = namespaces.take(provider_namespace(p.name, &origin.why), "_", origin);
         ProviderOut po = provider(src, pi, leaf);
         result_.files.push_back({root_path_ + "/" + leaf + ".h", render(templates, "provider.h.mustache", po.data)});
         result_.files.push_back({root_path_ + "/" + leaf + ".cpp", render(templates, "provider.cpp.mustache", po.data)});
@@ -233,6 +263,7 @@ class Emitter {
     top.set("sources", sources_text());
     result_.files.push_back({root_path_ + "/events.h", render(templates, "events.h.mustache", top)});
     result_.files.push_back({root_path_ + "/all.cpp", render(templates, "all.cpp.mustache", top)});
+    report_renames();
     return result_;
   }
 
@@ -240,6 +271,25 @@ class Emitter {
   struct ProviderOut {
     mst::data data;
   };
+
+  // Every name that differs from the manifest's spelling, as a note: M704 when
+  // a collision added a suffix, M710 when only the spelling had to change.
+  // In manifest order; a change made the same way in several scopes (a field's
+  // spelling in its struct and in each view of it) is reported once.
+  void report_renames() {
+    std::stable_sort(renames_.begin(), renames_.end(), [](const Rename& a, const Rename& b) {
+      if (a.origin.file != b.origin.file) return a.origin.file < b.origin.file;
+      if (a.origin.loc.line != b.origin.loc.line) return a.origin.loc.line < b.origin.loc.line;
+      return a.origin.loc.col < b.origin.loc.col;
+    });
+    std::set<std::string> seen;
+    for (const Rename& r : renames_) {
+      const std::string message = r.origin.what + ": '" + r.from + "' is '" + r.to + "' in C++ (" + r.reason + ")";
+      const std::string key = r.origin.file + ":" + std::to_string(r.origin.loc.line) + ":" +
+                              std::to_string(r.origin.loc.col) + ":" + message;
+      if (seen.insert(key).second) report(diags_, r.collision ? "M704" : "M710", r.origin.file, r.origin.loc, message);
+    }
+  }
 
   std::string sources_text() const {
     std::string s;
@@ -273,9 +323,11 @@ class Emitter {
     const Provider* p = nullptr;
     const BuiltSchema::ProviderTables* t = nullptr;
     std::string leaf;
-    NameScope scope;         // names in the provider namespace
-    NameScope table_scope;   // constants in the .cpp
+    std::string ns;          // the provider namespace, fully qualified: "::clretw::dotnet_runtime"
+    NameScope scope;         // names in the provider namespace, its unnamed namespace in the .cpp included
     NameScope struct_scope;  // payload structs in namespace templates
+    std::map<const FieldDesc*, NameOrigin> field_origin;  // every field of every template, for reports
+    std::map<const EventDesc*, Loc> event_loc;
     std::map<const MapDesc*, std::string> map_enum;  // map descriptor -> enum name
     std::map<const MapDesc*, std::string> map_const;
     std::map<const RecordDesc*, std::string> record_const;
@@ -285,6 +337,19 @@ class Emitter {
     mst::data views{mst::data::type::list};         // views, element views first
     mst::data view_impls{mst::data::type::list};    // .cpp parts of views
   };
+
+  // Where each field of a record is declared (the model's fields are the record's, in order).
+  void field_origins(Ctx& c, const std::vector<Field>& fields, const RecordDesc& r, const std::string& in) {
+    for (std::size_t i = 0; i < fields.size() && i < r.fields.size(); ++i) {
+      c.field_origin[&r.fields[i]] = NameOrigin{"field '" + fields[i].name + "' of " + in, c.src->manifest->path, fields[i].loc, {}, {}};
+      if (r.fields[i].members)
+        field_origins(c, fields[i].members, *r.fields[i].members, "struct '" + fields[i].name + "' of " + in);
+    }
+  }
+
+  NameOrigin origin(const Ctx& c, std::string what, Loc loc) const {
+    return NameOrigin{std::move(what), c.src->manifest->path, loc, {}, {}};
+  }
 
   std::string where(const Ctx& c, std::uint32_t line) const {
     return c.src->display_path + ":" + std::to_string(line);
@@ -296,10 +361,20 @@ class Emitter {
     c.p = &src.manifest->providers[pi];
     c.t = &src.schema->providers()[pi];
     c.leaf = leaf;
+    c.ns = "::" + options_.root_namespace + "::" + leaf;
+    // What the templates declare in the provider namespace (and in its unnamed namespace in the .cpp).
     c.scope = NameScope({"provider", "provider_name", "provider_guid", "templates", "payload", "detail",
-                         "for_each_event_version", "Keywords", "Level", "Task", "Opcode", "to_string"});
+                         "for_each_event_version", "Keywords", "Level", "Task", "Opcode", "to_string",
+                         "clretw_flag_enum", "kMaps", "kKeywords", "kLevels", "kTasks", "kOpcodes", "kEvents", "kNone",
+                         "kFirstVersion"},
+                        "namespace " + c.ns.substr(2), &renames_);
+    c.struct_scope = NameScope({}, "namespace " + c.ns.substr(2) + "::templates", &renames_);
     const Provider& p = *c.p;
     const ProviderDesc& pd = *c.t->desc;
+    for (std::size_t i = 0; i < pd.events.size() && i < c.t->event_source.size(); ++i)
+      c.event_loc[&pd.events[i]] = p.events[static_cast<std::size_t>(c.t->event_source[i])].loc;
+    for (std::size_t ti = 0; ti < p.templates.size(); ++ti)
+      if (c.t->templates[ti]) field_origins(c, p.templates[ti].fields, *c.t->templates[ti], "template '" + p.templates[ti].tid + "'");
 
     mst::data d;
     d.set("source", src.display_path);
@@ -332,15 +407,15 @@ class Emitter {
     for (std::size_t ti = 0; ti < p.templates.size(); ++ti) {
       const RecordDesc* r = c.t->templates[ti];
       if (!r) continue;
-      record_tables(c, *r, identifier(p.templates[ti].tid));
-      payload_struct(c, *r, p.templates[ti].tid, p.templates[ti].loc.line, true);
+      record_tables(c, *r, identifier(p.templates[ti].tid), "template '" + p.templates[ti].tid + "'", p.templates[ti].loc);
+      payload_struct(c, *r, p.templates[ti].tid, p.templates[ti].loc, true);
       ++result_.templates;
     }
     // Events: descriptors, payload aliases, views and event types.
     mst::data events{mst::data::type::list};
     mst::data event_types{mst::data::type::list};
     mst::data event_versions{mst::data::type::list};
-    NameScope alias_scope;
+    NameScope alias_scope({}, "namespace " + c.ns.substr(2) + "::payload", &renames_);
     for (std::size_t i = 0; i < pd.events.size(); ++i) events.push_back(event_desc(c, pd.events[i]));
     for (std::size_t i = 0; i < pd.events.size();) {
       std::size_t j = i;
@@ -379,10 +454,10 @@ class Emitter {
 
   mst::data keywords(Ctx& c) {
     mst::data list{mst::data::type::list};
-    NameScope names;
+    NameScope names({"None"}, "enum Keywords", &renames_);
     for (const Keyword& k : c.p->keywords) {
       mst::data e;
-      e.set("name", names.take(identifier(k.name), "_"));
+      e.set("name", names.take_name(k.name, "_", origin(c, "keyword '" + k.name + "'", k.loc)));
       e.set("manifest_name", k.name);
       e.set("mask", hex(k.mask));
       e.set("name_literal", cpp_string(k.name));
@@ -394,11 +469,11 @@ class Emitter {
 
   mst::data levels(Ctx& c) {
     mst::data list{mst::data::type::list};
-    NameScope names;
+    NameScope names({}, "enum Level", &renames_);
     auto add = [&](const Level& l) {
       mst::data e;
       std::string n = l.name.rfind("win:", 0) == 0 ? l.name.substr(4) : l.name;
-      e.set("name", names.take(identifier(n), "_"));
+      e.set("name", names.take_name(n, "_", origin(c, "level '" + l.name + "'", l.loc)));
       e.set("value", std::to_string(l.value));
       e.set("name_literal", cpp_string(l.name));
       e.set("message_literal", cpp_string(l.message));
@@ -411,10 +486,10 @@ class Emitter {
 
   mst::data tasks(Ctx& c) {
     mst::data list{mst::data::type::list};
-    NameScope names;
+    NameScope names({"None"}, "enum Task", &renames_);
     for (const Task& t : c.p->tasks) {
       mst::data e;
-      e.set("name", names.take(identifier(t.name), "_"));
+      e.set("name", names.take_name(t.name, "_", origin(c, "task '" + t.name + "'", t.loc)));
       e.set("value", std::to_string(t.value));
       e.set("name_literal", cpp_string(t.name));
       e.set("message_literal", cpp_string(t.message));
@@ -426,7 +501,7 @@ class Emitter {
   mst::data opcodes(Ctx& c, mst::data& task_opcodes) {
     mst::data list{mst::data::type::list};
     mst::data descs{mst::data::type::list};
-    NameScope names;
+    NameScope names({}, "enum Opcode", &renames_);
     auto entry = [](const std::string& name, const Opcode& o) {
       mst::data e;
       e.set("name", name);
@@ -441,9 +516,9 @@ class Emitter {
       e.set("message_literal", cpp_string(o.message));
       descs.push_back(e);
     };
-    for (const Opcode& o : standard_opcodes()) list.push_back(entry(names.take(identifier(o.name.substr(4)), "_"), o));
+    for (const Opcode& o : standard_opcodes()) list.push_back(entry(names.take_name(o.name.substr(4), "_", origin(c, "opcode '" + o.name + "'", o.loc)), o));
     for (const Opcode& o : c.p->opcodes) {
-      list.push_back(entry(names.take(identifier(o.name), "_"), o));
+      list.push_back(entry(names.take_name(o.name, "_", origin(c, "opcode '" + o.name + "'", o.loc)), o));
       desc(o, 0);
     }
     for (const Task& t : c.p->tasks)
@@ -452,11 +527,14 @@ class Emitter {
     for (const Task& t : c.p->tasks) {
       if (t.opcodes.empty()) continue;
       mst::data group;
-      group.set("enum", c.scope.take(identifier(t.name) + "Opcode", "_"));
+      const std::string group_enum =
+          c.scope.take(identifier(t.name) + "Opcode", "_", origin(c, "the opcode enum of task '" + t.name + "'", t.loc));
+      group.set("enum", group_enum);
       group.set("task", t.name);
       mst::data items{mst::data::type::list};
-      NameScope tnames;
-      for (const Opcode& o : t.opcodes) items.push_back(entry(tnames.take(identifier(o.name), "_"), o));
+      NameScope tnames({}, "enum " + group_enum, &renames_);
+      for (const Opcode& o : t.opcodes)
+        items.push_back(entry(tnames.take_name(o.name, "_", origin(c, "opcode '" + o.name + "' of task '" + t.name + "'", o.loc)), o));
       group.set("opcodes", items);
       task_opcodes.push_back(group);
     }
@@ -469,27 +547,33 @@ class Emitter {
     for (std::size_t i = 0; i < c.p->maps.size(); ++i) {
       const Map& m = c.p->maps[i];
       const MapDesc* md = pd.maps[i];
-      const std::string name = c.scope.take(identifier(m.name), "_Map");
+      const std::string what = "map '" + m.name + "'";
+      const std::string name = c.scope.take_name(m.name, "_Map", origin(c, what, m.loc));
       c.map_enum[md] = name;
-      c.map_const[md] = c.table_scope.take("kMap_" + identifier(m.name), "_");
+      c.map_const[md] = c.scope.take("kMap_" + identifier(m.name), "_", origin(c, "the descriptor of " + what, m.loc));
       std::uint64_t max = 0;
       for (const clretw::MapEntry& e : md->entries) max = std::max(max, e.value);
       mst::data e;
       e.set("enum", name);
       e.set("manifest_name", m.name);
       e.set("const", c.map_const[md]);
+      if (!md->entries.empty())
+        e.set("entries_const", c.scope.take("kEntries_" + c.map_const[md], "_", origin(c, "the entries of " + what, m.loc)));
       e.set("name_literal", cpp_string(m.name));
       e.set("line", std::to_string(m.loc.line));
       e.set("bitmap", m.bitmap);
       e.set("kind", m.bitmap ? "Bit map" : "Value map");
-      e.set("underlying", max > 0xFFFFFFFFu ? "std::uint64_t" : "std::uint32_t");
+      e.set("underlying", max > 0xFFFFFFFFu ? "::std::uint64_t" : "::std::uint32_t");
       mst::data entries{mst::data::type::list};
-      NameScope enames;
-      for (const clretw::MapEntry& me : md->entries) {
+      NameScope enames({}, "enum " + name, &renames_);
+      for (std::size_t k = 0; k < md->entries.size(); ++k) {
+        const clretw::MapEntry& me = md->entries[k];
         mst::data x;
-        std::string en = enumerator(me.name);
+        NameOrigin o = origin(c, "entry " + hex(me.value) + " of " + what, k < m.entries.size() ? m.entries[k].loc : m.loc);
+        o.spelling = std::string(me.name);
+        std::string en = enumerator(me.name, &o.why);
         if (en.empty()) en = "Value_" + hex(me.value);
-        x.set("ename", enames.take(en, "_" + hex(me.value)));
+        x.set("ename", enames.take(en, "_" + hex(me.value), o));
         x.set("value", hex(me.value));
         x.set("text_literal", cpp_string(me.name));
         entries.push_back(x);
@@ -503,15 +587,20 @@ class Emitter {
 
   // ---- descriptor tables ---------------------------------------------------
 
-  void record_tables(Ctx& c, const RecordDesc& r, const std::string& base) {
+  void record_tables(Ctx& c, const RecordDesc& r, const std::string& base, const std::string& what, Loc loc) {
     if (c.record_const.count(&r)) return;
     for (const FieldDesc& f : r.fields)
-      if (f.members) record_tables(c, *f.members, base + "_" + identifier(f.name));
-    const std::string k = c.table_scope.take("kRecord_" + base, "_");
+      if (f.members) record_tables(c, *f.members, base + "_" + identifier(f.name), c.field_origin.at(&f).what, c.field_origin.at(&f).loc);
+    const std::string k = c.scope.take("kRecord_" + base, "_", origin(c, "the descriptor of " + what, loc));
     c.record_const[&r] = k;
     mst::data d;
     d.set("const", k);
-    d.set("suffix", k.substr(8));
+    const std::string suffix = k.substr(8);  // after "kRecord_"
+    if (!r.fields.empty()) {
+      d.set("fields_const", c.scope.take("kFields" + suffix, "_", origin(c, "the fields of " + what, loc)));
+      d.set("places_const", c.scope.take("kPlaces" + suffix, "_", origin(c, "the field places of " + what, loc)));
+    }
+    d.set("segs_const", c.scope.take("kSegments" + suffix, "_", origin(c, "the segments of " + what, loc)));
     d.set("name_literal", cpp_string(r.name));
     d.set("line", std::to_string(r.line));
     d.set("nfields", std::to_string(r.fields.size()));
@@ -519,8 +608,8 @@ class Emitter {
     d.set("nsegs", std::to_string(r.layout[1].segments.size()));
     mst::data fields{mst::data::type::list};
     for (const FieldDesc& f : r.fields) {
-      std::string init = "{.name = " + cpp_string(f.name) + ", .type = clretw::InType::" + intype_enumerator(f.type);
-      if (f.out != OutType::Default) init += ", .out = clretw::OutType::" + outtype_enumerator(f.out);
+      std::string init = "{.name = " + cpp_string(f.name) + ", .type = ::clretw::InType::" + intype_enumerator(f.type);
+      if (f.out != OutType::Default) init += ", .out = ::clretw::OutType::" + outtype_enumerator(f.out);
       if (f.count.kind != Extent::Kind::none) init += ", .count = " + extent_init(f.count);
       if (f.length.kind != Extent::Kind::none) init += ", .length = " + extent_init(f.length);
       if (f.map) init += ", .map = &" + c.map_const.at(f.map);
@@ -535,9 +624,9 @@ class Emitter {
       std::string places, segs;
       for (const FieldPlace& pl : l.places)
         places += "{" + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
-                  (pl.size == kVariable ? std::string("clretw::kVariable") : std::to_string(pl.size)) + "}, ";
+                  (pl.size == kVariable ? std::string("::clretw::kVariable") : std::to_string(pl.size)) + "}, ";
       for (const Segment& s : l.segments)
-        segs += "{" + std::to_string(s.fixed) + ", " + (s.var_field == kNoField ? std::string("clretw::kNoField") : std::to_string(s.var_field)) + "}, ";
+        segs += "{" + std::to_string(s.fixed) + ", " + (s.var_field == kNoField ? std::string("::clretw::kNoField") : std::to_string(s.var_field)) + "}, ";
       if (!places.empty()) places.resize(places.size() - 2);
       segs.resize(segs.size() - 2);
       d.set(psi ? "places8" : "places4", places);
@@ -551,35 +640,40 @@ class Emitter {
 
   std::string member_type(Ctx& c, const FieldDesc& f) {
     std::string t;
-    if (f.type == InType::Struct) t = c.record_struct.at(f.members);
-    else if (f.map && is_integer(f.type)) t = c.map_enum.at(f.map);
+    if (f.type == InType::Struct) t = c.ns + "::templates::" + c.record_struct.at(f.members);
+    else if (f.map && is_integer(f.type)) t = c.ns + "::" + c.map_enum.at(f.map);
     else t = scalar_cpp_type(f.type);
-    return is_array(f) ? "std::vector<" + t + ">" : t;
+    return is_array(f) ? "::std::vector<" + t + ">" : t;
   }
 
   // Emits the struct for record r (children first); returns its qualified name.
-  std::string payload_struct(Ctx& c, const RecordDesc& r, const std::string& display, std::uint32_t line, bool is_template,
-                             const std::string& parent = {}) {
+  std::string payload_struct(Ctx& c, const RecordDesc& r, const std::string& display, Loc loc, bool is_template,
+                             const std::string& parent = {}, const FieldDesc* field = nullptr) {
     if (c.record_struct.count(&r)) return c.record_struct.at(&r);
-    const std::string name = is_template ? c.struct_scope.take(identifier(display), "_")
-                                         : c.struct_scope.take(parent + "_" + identifier(display), "_");
+    const NameOrigin o = is_template ? origin(c, "template '" + display + "'", loc)
+                                     : origin(c, "the element struct of " + c.field_origin.at(field).what, c.field_origin.at(field).loc);
+    const std::string name = is_template ? c.struct_scope.take_name(display, "_", o)
+                                         : c.struct_scope.take(parent + "_" + identifier(display), "_", o);
     for (const FieldDesc& f : r.fields)
-      if (f.members) payload_struct(c, *f.members, std::string(f.name), f.members->line, false, name);
+      if (f.members) payload_struct(c, *f.members, std::string(f.name), Loc{f.members->line, 0}, false, name, &f);
     c.record_struct[&r] = name;
     mst::data d;
     d.set("sname", name);
     d.set("record_const", c.record_const.at(&r));
     d.set("is_template", is_template);
     d.set("display", display);
-    d.set("where", where(c, line));
-    NameScope members({"record", "decode", "encode", "for_each_field", "fields", name});
+    d.set("where", where(c, loc.line));
+    // What the struct declares and uses unqualified in its body, and its own name.
+    NameScope members({"record", "decode", "encode", "for_each_field", "fields", "visit"},
+                      "struct " + c.ns.substr(2) + "::templates::" + name, &renames_);
+    members.reserve(name, "the struct itself");
     mst::data list{mst::data::type::list};
     std::string summary;
     for (std::size_t i = 0; i < r.fields.size(); ++i) {
       const FieldDesc& f = r.fields[i];
       mst::data m;
       m.set("type", member_type(c, f));
-      m.set("mname", members.take(identifier(f.name), "_"));
+      m.set("mname", members.take_name(f.name, "_", c.field_origin.at(&f)));
       m.set("index", std::to_string(i));
       m.set("comment", member_comment(r, f));
       list.push_back(m);
@@ -625,8 +719,13 @@ class Emitter {
     const EventDesc& first = *versions.front();
     const EventDesc& last = *versions.back();
     std::string base = first.symbol.empty() ? "Event" + std::to_string(first.id) : strip_version_suffix(first.symbol);
-    const std::string tag = c.scope.take(identifier(base), "_" + std::to_string(first.id));
-    const std::string view = c.scope.take(tag + "View", "_");
+    const std::string what = "event " + std::to_string(first.id) + (first.symbol.empty() ? "" : " '" + std::string(first.symbol) + "'");
+    const Loc loc = c.event_loc.count(&first) ? c.event_loc.at(&first) : Loc{first.line, 0};
+    // The event type's members: it cannot take the name of one of them.
+    static const NameScope kEventTypeMembers({"id", "provider_guid", "name", "latest_version", "View", "Payload"},
+                                             "the event type");
+    const std::string tag = c.scope.take_name(base, "_" + std::to_string(first.id), origin(c, what, loc), &kEventTypeMembers);
+    const std::string view = c.scope.take(tag + "View", "_", origin(c, "the view of " + what, loc));
 
     std::vector<const RecordDesc*> records;
     std::vector<unsigned> vnums;
@@ -643,16 +742,19 @@ class Emitter {
                  (e->payload ? "template " + std::string(e->payload->name) : std::string("no payload")) + " (" +
                  where(c, e->line) + ")\n";
     }
-    view_class(c, view, "", records, vnums, comment, /*top=*/true, tag);
+    view_class(c, view, "", records, vnums, comment, /*top=*/true, tag, loc);
 
     // Payload aliases and the version list.
     std::string latest;
     for (const EventDesc* e : versions) {
       std::string sym = e->symbol.empty() ? tag + "_V" + std::to_string(e->version) : std::string(e->symbol);
-      const std::string alias = alias_scope.take(identifier(sym), "_" + std::to_string(e->id) + "_" + std::to_string(e->version));
+      const Loc eloc = c.event_loc.count(e) ? c.event_loc.at(e) : Loc{e->line, 0};
+      const std::string alias = alias_scope.take_name(
+          sym, "_" + std::to_string(e->id) + "_" + std::to_string(e->version),
+          origin(c, "the payload alias of event " + std::to_string(e->id) + " version " + std::to_string(e->version), eloc));
       mst::data a;
       a.set("alias", alias);
-      a.set("target", e->payload ? "templates::" + c.record_struct.at(e->payload) : std::string("clretw::EmptyPayload"));
+      a.set("target", e->payload ? c.ns + "::templates::" + c.record_struct.at(e->payload) : std::string("::clretw::EmptyPayload"));
       a.set("version", std::to_string(e->version));
       a.set("tag", tag);
       aliases.push_back(a);
@@ -676,12 +778,17 @@ class Emitter {
 
   // A view class (top-level event view or element view) over `records` (one per version).
   void view_class(Ctx& c, const std::string& name, const std::string& struct_name, const std::vector<const RecordDesc*>& records,
-                  const std::vector<unsigned>& vnums, const std::string& comment, bool top, const std::string& tag) {
+                  const std::vector<unsigned>& vnums, const std::string& comment, bool top, const std::string& tag, Loc loc) {
+    // The view's members, those of clretw::ViewBase it uses, and its own name.
     NameScope scope({"version", "layout_version", "newer_than_manifest", "pointer_size", "payload", "consumed",
                      "trailing_bytes", "verify", "from", "for_each_field", "at", "make", "make_at", "init", "get",
                      "get_opt", "utf16", "utf16_opt", "ansi", "ansi_opt", "bytes", "bytes_opt", "array", "array_opt",
-                     "strings", "strings_opt", "records", "records_opt", "count_of", "bytes_of", name});
-    std::vector<Merged> merged = merge_fields(records, vnums, scope);
+                     "strings", "strings_opt", "records", "records_opt", "count_of", "bytes_of", "p_", "rec_", "size_",
+                     "begin_", "end_", "vi_", "ps8_", "version_", "layout_version_", "seg_"},
+                    "class " + c.ns.substr(2) + "::" + name, &renames_);
+    scope.reserve(name, "the view itself");
+    std::vector<Merged> merged =
+        merge_fields(records, vnums, scope, [&](const FieldDesc& f) { return c.field_origin.at(&f); });
     const std::size_t nv = records.size();
     std::size_t segs = 1;
     for (const RecordDesc* r : records)
@@ -698,9 +805,10 @@ class Emitter {
         std::vector<const RecordDesc*> members(nv, nullptr);
         for (std::size_t v = 0; v < nv; ++v)
           if (m.slots[v].fd) members[v] = m.slots[v].fd->members;
-        elem_view = c.scope.take(name + "_" + m.accessor, "_");
+        const NameOrigin& fo = c.field_origin.at(first_slot(m).fd);
+        elem_view = c.scope.take(name + "_" + m.accessor, "_", origin(c, "the element view of " + fo.what, fo.loc));
         std::string ecomment = "/// An element of " + name + "::" + m.accessor + "() (struct " + m.name + ").\n";
-        view_class(c, elem_view, m.name, members, vnums, ecomment, false, tag);
+        view_class(c, elem_view, m.name, members, vnums, ecomment, false, tag, fo.loc);
       }
       // Field locations per version and pointer size.
       std::vector<std::string> cells;
@@ -712,8 +820,9 @@ class Emitter {
       for (std::size_t v = 1; v < nv && same_versions; ++v)
         same_versions = cells[2 * v] == cells[0] && cells[2 * v + 1] == cells[1];
       for (std::size_t v = 0; v < nv; ++v) same_sizes &= cells[2 * v] == cells[2 * v + 1];
-      const std::string kname = "k_" + m.accessor;
-      const std::string decl = "static constexpr clretw::FieldLoc " + kname;
+      const NameOrigin& fo = c.field_origin.at(first_slot(m).fd);
+      const std::string kname = scope.take("k_" + m.accessor, "_", origin(c, "the location table of " + fo.what, fo.loc));
+      const std::string decl = "static constexpr ::clretw::FieldLoc " + kname;
       std::string loc_expr = kname;
       mst::data l;
       if (same_versions && same_sizes) {
@@ -739,8 +848,8 @@ class Emitter {
       mst::data a;
       a.set("aname", m.accessor);
       a.set("name_literal", cpp_string(m.name));
-      a.set("type", everywhere ? type : "std::optional<" + type + ">");
-      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + helper_args(m, type, elem_view) + "(" + loc_expr + ");");
+      a.set("type", everywhere ? type : "::std::optional<" + type + ">");
+      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + helper_args(c, m, type, elem_view) + "(" + loc_expr + ");");
       a.set("comment", accessor_comment(m, vnums, everywhere));
       accessors.push_back(a);
     }
@@ -762,7 +871,8 @@ class Emitter {
     impl.set("vname", name);
     impl.set("top", top);
     impl.set("tag", tag);
-    const std::string table = c.table_scope.take((top ? "kVersions_" : "kElements_") + name, "_");
+    const std::string table =
+        c.scope.take((top ? "kVersions_" : "kElements_") + name, "_", origin(c, "the version table of " + name, loc));
     impl.set("table", table);
     mst::data rows{mst::data::type::list};
     for (std::size_t v = 0; v < nv; ++v) {
@@ -773,6 +883,13 @@ class Emitter {
     }
     impl.set("rows", rows);
     c.view_impls.push_back(impl);
+  }
+
+  // The newest version's slot of a merged field.
+  static const Slot& first_slot(const Merged& m) {
+    for (std::size_t v = m.slots.size(); v-- > 0;)
+      if (m.slots[v].fd) return m.slots[v];
+    return m.slots.front();
   }
 
   std::string loc_init(const Slot& s, unsigned ps) {
@@ -789,9 +906,9 @@ class Emitter {
     } else {
       width = scalar_size(f.type, ps);
     }
-    return "clretw::loc(" + std::to_string(s.index) + ", " + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
-           (pl.size == kVariable ? std::string("clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) +
-           (terminated ? ", clretw::kTerminated" : "") + ")";
+    return "::clretw::loc(" + std::to_string(s.index) + ", " + std::to_string(pl.seg) + ", " + std::to_string(pl.off) + ", " +
+           (pl.size == kVariable ? std::string("::clretw::kVariable") : std::to_string(pl.size)) + ", " + std::to_string(width) +
+           (terminated ? ", ::clretw::kTerminated" : "") + ")";
   }
 
   // The accessor's value type and the ViewBase helper that reads it.
@@ -807,32 +924,32 @@ class Emitter {
     }
     std::string t;
     switch (m.cat) {
-      case Cat::unsigned_: t = map ? c.map_enum.at(map) : uint_type(width); break;
-      case Cat::signed_: t = map ? c.map_enum.at(map) : int_type(width); break;
+      case Cat::unsigned_: t = map ? c.ns + "::" + c.map_enum.at(map) : uint_type(width); break;
+      case Cat::signed_: t = map ? c.ns + "::" + c.map_enum.at(map) : int_type(width); break;
       case Cat::real: t = all_float ? "float" : "double"; break;
       case Cat::boolean: t = "bool"; break;
-      case Cat::guid: t = "clretw::Guid"; break;
-      case Cat::systemtime: t = "clretw::SystemTime"; break;
-      case Cat::utf16: return m.array ? std::pair{std::string("clretw::StringArray<char16_t>"), std::string("strings")}
-                                      : std::pair{std::string("clretw::Utf16View"), std::string("utf16")};
-      case Cat::ansi: return m.array ? std::pair{std::string("clretw::StringArray<char>"), std::string("strings")}
-                                     : std::pair{std::string("std::string_view"), std::string("ansi")};
-      case Cat::bytes: return {"clretw::Bytes", "bytes"};
-      case Cat::records: return {"clretw::RecordRange<" + elem_view + ">", "records"};
+      case Cat::guid: t = "::clretw::Guid"; break;
+      case Cat::systemtime: t = "::clretw::SystemTime"; break;
+      case Cat::utf16: return m.array ? std::pair{std::string("::clretw::StringArray<char16_t>"), std::string("strings")}
+                                      : std::pair{std::string("::clretw::Utf16View"), std::string("utf16")};
+      case Cat::ansi: return m.array ? std::pair{std::string("::clretw::StringArray<char>"), std::string("strings")}
+                                     : std::pair{std::string("::std::string_view"), std::string("ansi")};
+      case Cat::bytes: return {"::clretw::Bytes", "bytes"};
+      case Cat::records: return {"::clretw::RecordRange<" + c.ns + "::" + elem_view + ">", "records"};
     }
-    if (m.array) return {"clretw::ArrayView<" + t + ">", "array"};
+    if (m.array) return {"::clretw::ArrayView<" + t + ">", "array"};
     return {t, "get"};
   }
 
-  static std::string helper_args(const Merged& m, const std::string& type, const std::string& elem_view) {
+  static std::string helper_args(const Ctx& c, const Merged& m, const std::string& type, const std::string& elem_view) {
     switch (m.cat) {
       case Cat::utf16: return m.array ? "<char16_t>" : "";
       case Cat::ansi: return m.array ? "<char>" : "";
       case Cat::bytes: return "";
-      case Cat::records: return "<" + elem_view + ">";
+      case Cat::records: return "<" + c.ns + "::" + elem_view + ">";
       default: break;
     }
-    if (m.array) return "<" + type.substr(std::string("clretw::ArrayView<").size(), type.size() - std::string("clretw::ArrayView<").size() - 1) + ">";
+    if (m.array) return "<" + type.substr(std::string("::clretw::ArrayView<").size(), type.size() - std::string("::clretw::ArrayView<").size() - 1) + ">";
     return "<" + type + ">";
   }
 
@@ -877,6 +994,7 @@ class Emitter {
   EmitResult result_;
   std::string root_path_;
   mst::data opcode_descs_{mst::data::type::list};
+  std::vector<Rename> renames_;  // every name that differs from the manifest's spelling, in emission order
 };
 
 }  // namespace

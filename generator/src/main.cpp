@@ -95,11 +95,13 @@ int generate(const GenerateOptions& o) {
   std::vector<SourceManifest> sources;
   for (const auto& l : loaded)
     sources.push_back({&l->manifest, l->schema.get(), fs::path(l->manifest.path).filename().string()});
+  const std::size_t printed = diags.items().size();
   auto result = emit_cpp(sources, eo, diags);
-  if (!result || diags.has_errors()) {
-    std::cerr << format_gcc(diags);
-    return 1;
-  }
+  const bool failed = !result || diags.has_errors();
+  // The emitter's diagnostics: errors, and with -v the notes on every name changed.
+  for (std::size_t i = printed; i < diags.items().size(); ++i)
+    if (failed || diags.items()[i].severity != Severity::note || o.verbose) std::cerr << format_gcc(diags.items()[i]);
+  if (failed) return 1;
 
   std::size_t written = 0, stale = 0;
   for (const EmittedFile& f : result->files) {
@@ -247,7 +249,7 @@ int main(int argc, char** argv) {
   gen->add_option("--fixups", g.fixups, "Apply this fix-up overlay instead of the built-in CLR one");
   gen->add_flag("--no-fixups", g.no_fixups, "Apply no fix-ups (by default CLR manifests get manifest/clr-fixups.xml)");
   gen->add_flag("--check", g.check, "Write nothing; exit 1 if any output file is missing or differs");
-  gen->add_flag("-v,--verbose", g.verbose, "Also print notes, e.g. every fix-up applied");
+  gen->add_flag("-v,--verbose", g.verbose, "Also print notes: every fix-up applied, every name changed for C++");
   gen->add_flag("-q,--quiet", g.quiet, "Do not print the summary line");
   gen->footer(
       "Output: per provider NS/<provider>.h and .cpp, plus NS/events.h (all headers, catalog()) and NS/all.cpp\n"

@@ -1,5 +1,6 @@
 #include "clretw/gen/namer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -17,30 +18,71 @@ const std::set<std::string>& cpp_keywords() {
       "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
       "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
       "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-      // Macros commonly defined by system headers.
-      "NULL", "TRUE", "FALSE", "EOF", "errno", "assert", "min", "max", "major", "minor", "stdin", "stdout", "stderr"};
+      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  return k;
+}
+
+// Macros commonly defined by the standard and system headers (min/max: windows.h;
+// linux/unix: predefined by gcc and clang in the GNU modes, -std=gnu++20).
+const std::set<std::string>& common_macros() {
+  static const std::set<std::string> k = {"NULL", "TRUE", "FALSE", "EOF", "errno", "assert", "min", "max", "major",
+                                          "minor", "stdin", "stdout", "stderr", "linux", "unix"};
   return k;
 }
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_non_ascii(char c) { return static_cast<unsigned char>(c) >= 0x80; }
 
-}  // namespace
-
-std::string identifier(std::string_view name) {
+std::string join(const std::vector<std::string>& parts, const char* sep) {
   std::string s;
-  for (char c : name) s.push_back(is_ident_char(c) ? c : '_');
-  if (s.empty()) s = "unnamed";
-  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "n" + s;
-  // Identifiers starting with '_' + capital, or containing "__", are reserved.
-  while (s.size() > 1 && s[0] == '_' && (s[1] == '_' || std::isupper(static_cast<unsigned char>(s[1])))) s.erase(0, 1);
-  for (std::size_t i; (i = s.find("__")) != std::string::npos;) s.erase(i, 1);
-  if (s == "_") s = "unnamed";
-  if (cpp_keywords().count(s)) s += '_';
+  for (const std::string& p : parts) s += (s.empty() ? "" : sep) + p;
   return s;
 }
 
-std::string provider_namespace(std::string_view name) {
+}  // namespace
+
+std::string identifier(std::string_view name, std::string* why) {
+  std::vector<std::string> reasons;
+  std::string s;
+  bool non_ascii = false, invalid = false;
+  for (char c : name) {
+    if (is_ident_char(c)) {
+      s.push_back(c);
+    } else {
+      s.push_back('_');
+      (is_non_ascii(c) ? non_ascii : invalid) = true;
+    }
+  }
+  if (non_ascii) reasons.push_back("non-ASCII characters");
+  if (invalid) reasons.push_back("characters not allowed in identifiers");
+  if (s.empty()) {
+    s = "unnamed";
+    reasons.push_back("empty");
+  }
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) {
+    s = "n" + s;
+    reasons.push_back("starts with a digit");
+  }
+  // Identifiers starting with '_' + capital, or containing "__", are reserved.
+  const std::string before = s;
+  while (s.size() > 1 && s[0] == '_' && (s[1] == '_' || std::isupper(static_cast<unsigned char>(s[1])))) s.erase(0, 1);
+  for (std::size_t i; (i = s.find("__")) != std::string::npos;) s.erase(i, 1);
+  if (s == "_") s = "unnamed";
+  const bool reserved_spelling = name.find("__") != std::string_view::npos ||
+                                 (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])));
+  if (s != before && reserved_spelling) reasons.push_back("a reserved spelling ('__', or '_' and a capital letter)");
+  if (cpp_keywords().count(s)) {
+    s += '_';
+    reasons.push_back("a C++ keyword");
+  } else if (common_macros().count(s)) {
+    s += '_';
+    reasons.push_back("a macro of the standard or system headers");
+  }
+  if (why) *why = s == name ? std::string() : join(reasons, ", ");
+  return s;
+}
+
+std::string provider_namespace(std::string_view name, std::string* why) {
   for (std::string_view prefix : {"Microsoft-", "Windows-"})
     if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
   // Split on punctuation and at case boundaries: "DotNETRuntimeRundown" -> Dot NET Runtime Rundown.
@@ -79,22 +121,42 @@ std::string provider_namespace(std::string_view name) {
     if (!out.empty()) out += '_';
     out += w;
   }
-  return identifier(out.empty() ? std::string("provider") : out);
+  std::string id_why;
+  std::string id = identifier(out.empty() ? std::string("provider") : out, &id_why);
+  if (why) {
+    std::vector<std::string> reasons;
+    if (std::any_of(name.begin(), name.end(), is_non_ascii)) reasons.push_back("non-ASCII characters dropped");
+    if (!id_why.empty()) reasons.push_back(id_why);
+    *why = join(reasons, ", ");
+  }
+  return id;
 }
 
-std::string enumerator(std::string_view message) {
+std::string enumerator(std::string_view message, std::string* why) {
   std::string s;
-  bool gap = false;
+  bool gap = false, dropped = false;
   for (char c : message) {
     if (is_ident_char(c) && c != '_') {
       if (gap && !s.empty()) s.push_back('_');
       s.push_back(c);
       gap = false;
     } else {
+      dropped |= is_non_ascii(c);
       gap = true;
     }
   }
-  return s.empty() ? std::string() : identifier(s);
+  std::vector<std::string> reasons;
+  if (dropped) reasons.push_back("non-ASCII characters dropped");
+  std::string id;
+  if (s.empty()) {
+    reasons.push_back("no ASCII letters or digits");
+  } else {
+    std::string id_why;
+    id = identifier(s, &id_why);
+    if (!id_why.empty()) reasons.push_back(id_why);
+  }
+  if (why) *why = join(reasons, ", ");
+  return id;
 }
 
 std::string strip_version_suffix(std::string_view symbol) {
@@ -107,12 +169,56 @@ std::string strip_version_suffix(std::string_view symbol) {
   return std::string(symbol);
 }
 
-std::string NameScope::take(const std::string& wanted, const std::string& suffix) {
+NameScope::NameScope(const std::set<std::string>& reserved, std::string label, std::vector<Rename>* log)
+    : label_(std::move(label)), log_(log) {
+  for (const std::string& r : reserved) owners_.emplace(r, std::string());
+}
+
+std::string NameScope::why_taken(const std::string& name, const NameScope* members) const {
+  const std::string in = label_.empty() ? std::string() : " in " + label_;
+  auto it = owners_.find(name);
+  if (it == owners_.end()) return "'" + name + "' is a member of " + (members->label_.empty() ? "the class" : members->label_);
+  if (it->second.empty()) return "'" + name + "' is used by the generated code" + in;
+  return "'" + name + "' is taken by " + it->second + in;
+}
+
+std::string NameScope::take(const std::string& wanted, const std::string& suffix, const NameOrigin& origin,
+                            const NameScope* members) {
+  auto free = [&](const std::string& n) { return !taken(n) && !(members && members->taken(n)); };
   std::string name = wanted;
-  if (used_.count(name)) name = wanted + suffix;
-  for (int n = 2; used_.count(name); ++n) name = wanted + suffix + std::to_string(n);
-  used_.insert(name);
+  std::string collision;
+  if (!free(wanted)) {
+    collision = why_taken(wanted, members);
+    // wanted + suffix, without forming "__" (reserved) when wanted ends in '_'.
+    const std::string base = !wanted.empty() && wanted.back() == '_' && !suffix.empty() && suffix[0] == '_'
+                                 ? wanted + suffix.substr(1)
+                                 : wanted + suffix;
+    name = base;
+    for (int n = 2; !free(name); ++n) name = base + std::to_string(n);
+  }
+  owners_.emplace(name, origin.what);
+  if (log_ && (name != wanted || !origin.why.empty())) {
+    Rename r;
+    r.origin = origin;
+    r.from = origin.spelling.empty() ? wanted : origin.spelling;
+    r.to = name;
+    r.collision = name != wanted;
+    std::vector<std::string> reasons;
+    if (!origin.why.empty()) reasons.push_back(origin.why);
+    if (r.collision) reasons.push_back(collision);
+    r.reason = join(reasons, "; ");
+    log_->push_back(std::move(r));
+  }
   return name;
+}
+
+std::string NameScope::take_name(std::string_view manifest_name, const std::string& suffix, NameOrigin origin,
+                                 const NameScope* members) {
+  std::string why;
+  const std::string id = identifier(manifest_name, &why);
+  origin.spelling = std::string(manifest_name);
+  origin.why = why;
+  return take(id, suffix, origin, members);
 }
 
 }  // namespace clretw::gen

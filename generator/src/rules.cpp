@@ -80,12 +80,13 @@ const std::vector<Rule>& rules() {
       {"M701", "unresolved-template", Severity::error, "an event names a template that does not exist (cannot generate)"},
       {"M702", "unresolved-extent", Severity::error, "a count or length names no earlier integer field (cannot lay out)"},
       {"M703", "too-many-segments", Severity::error, "a template has more variable-size items than the layout engine supports"},
-      {"M704", "name-collision", Severity::warning, "two items map to the same C++ name; one was renamed"},
+      {"M704", "name-collision", Severity::note, "two items map to the same C++ name; one was renamed"},
       {"M705", "fixup-unmatched", Severity::error, "a fix-up matches nothing in the manifest"},
       {"M706", "fixup-applied", Severity::note, "a fix-up changed the manifest"},
       {"M707", "unsupported-array", Severity::error, "a count on a type whose arrays cannot be laid out (Binary, SID)"},
       {"M708", "duplicate-event-version", Severity::error, "an (event value, version) pair is declared twice (cannot generate)"},
       {"M709", "unresolved-map", Severity::warning, "a field names a map that does not exist; its values print as numbers"},
+      {"M710", "identifier-changed", Severity::note, "a name is not a usable C++ identifier as spelled; its C++ name differs"},
   };
   return kRules;
 }

@@ -118,7 +118,8 @@ TEST_CASE("the corpus covers every rule validate and the loader can report") {
 
 TEST_CASE("valid manifests give no errors") {
   std::vector<fs::path> valid = {fs::path(CLRETW_SOURCE_DIR) / "manifest" / "ClrEtwBuiltin.man",
-                                 fs::path(CLRETW_TESTS_DIR) / "manifests" / "features.man"};
+                                 fs::path(CLRETW_TESTS_DIR) / "manifests" / "features.man",
+                                 fs::path(CLRETW_TESTS_DIR) / "manifests" / "names.man"};
   for (const auto& e : fs::directory_iterator(fs::path(CLRETW_TESTS_DIR) / "diff"))
     if (e.is_directory())
       for (const char* side : {"old.man", "new.man"}) valid.push_back(e.path() / side);

@@ -7,13 +7,13 @@
 namespace clretw::features {
 namespace {
 
-constexpr const clretw::ProviderDesc* kProviders[] = {
-    &contoso_test_features::provider,
+constexpr const ::clretw::ProviderDesc* kProviders[] = {
+    &::clretw::features::contoso_test_features::provider,
 };
-constexpr clretw::Catalog kCatalog{kProviders};
+constexpr ::clretw::Catalog kCatalog{kProviders};
 
 }  // namespace
 
-const clretw::Catalog& catalog() noexcept { return kCatalog; }
+const ::clretw::Catalog& catalog() noexcept { return kCatalog; }
 
 }  // namespace clretw::features

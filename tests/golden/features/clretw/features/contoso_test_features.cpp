@@ -9,23 +9,23 @@ namespace {
 // ---------------------------------------------------------------------------
 // Maps
 
-constexpr clretw::MapEntry kEntries_kMap_ColorMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_ColorMap[] = {
     {0x0, "Red"},
     {0x1, "Green"},
     {0x7, "Deep blue"},
 };
-constexpr clretw::MapDesc kMap_ColorMap{"ColorMap", false, kEntries_kMap_ColorMap};
+constexpr ::clretw::MapDesc kMap_ColorMap{"ColorMap", false, kEntries_kMap_ColorMap};
 
 
-constexpr clretw::MapEntry kEntries_kMap_AccessMap[] = {
+constexpr ::clretw::MapEntry kEntries_kMap_AccessMap[] = {
     {0x1, "Read"},
     {0x2, "Write"},
     {0x8, "Execute"},
 };
-constexpr clretw::MapDesc kMap_AccessMap{"AccessMap", true, kEntries_kMap_AccessMap};
+constexpr ::clretw::MapDesc kMap_AccessMap{"AccessMap", true, kEntries_kMap_AccessMap};
 
 
-constexpr const clretw::MapDesc* kMaps[] = {
+constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ColorMap,
     &kMap_AccessMap,
 };
@@ -36,32 +36,32 @@ constexpr const clretw::MapDesc* kMaps[] = {
 // field} per segment).
 
 // "Scalars", line 42
-constexpr clretw::FieldDesc kFieldsScalars[] = {
-    {.name = "I8", .type = clretw::InType::Int8},
-    {.name = "U8", .type = clretw::InType::UInt8, .map = &kMap_ColorMap},
-    {.name = "I16", .type = clretw::InType::Int16},
-    {.name = "U16", .type = clretw::InType::UInt16},
-    {.name = "I32", .type = clretw::InType::Int32},
-    {.name = "U32", .type = clretw::InType::UInt32, .out = clretw::OutType::HexInt32},
-    {.name = "I64", .type = clretw::InType::Int64},
-    {.name = "U64", .type = clretw::InType::UInt64, .out = clretw::OutType::HexInt64},
-    {.name = "H32", .type = clretw::InType::HexInt32},
-    {.name = "H64", .type = clretw::InType::HexInt64},
-    {.name = "F32", .type = clretw::InType::Float},
-    {.name = "F64", .type = clretw::InType::Double},
-    {.name = "Flag", .type = clretw::InType::Boolean},
-    {.name = "Id", .type = clretw::InType::Guid},
-    {.name = "Ptr", .type = clretw::InType::Pointer},
-    {.name = "After", .type = clretw::InType::UInt16},
-    {.name = "When", .type = clretw::InType::FileTime},
-    {.name = "Clock", .type = clretw::InType::SystemTime},
-    {.name = "Access", .type = clretw::InType::UInt32, .map = &kMap_AccessMap},
+constexpr ::clretw::FieldDesc kFieldsScalars[] = {
+    {.name = "I8", .type = ::clretw::InType::Int8},
+    {.name = "U8", .type = ::clretw::InType::UInt8, .map = &kMap_ColorMap},
+    {.name = "I16", .type = ::clretw::InType::Int16},
+    {.name = "U16", .type = ::clretw::InType::UInt16},
+    {.name = "I32", .type = ::clretw::InType::Int32},
+    {.name = "U32", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
+    {.name = "I64", .type = ::clretw::InType::Int64},
+    {.name = "U64", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "H32", .type = ::clretw::InType::HexInt32},
+    {.name = "H64", .type = ::clretw::InType::HexInt64},
+    {.name = "F32", .type = ::clretw::InType::Float},
+    {.name = "F64", .type = ::clretw::InType::Double},
+    {.name = "Flag", .type = ::clretw::InType::Boolean},
+    {.name = "Id", .type = ::clretw::InType::Guid},
+    {.name = "Ptr", .type = ::clretw::InType::Pointer},
+    {.name = "After", .type = ::clretw::InType::UInt16},
+    {.name = "When", .type = ::clretw::InType::FileTime},
+    {.name = "Clock", .type = ::clretw::InType::SystemTime},
+    {.name = "Access", .type = ::clretw::InType::UInt32, .map = &kMap_AccessMap},
 };
-constexpr clretw::FieldPlace kPlacesScalars[2][19] = {
+constexpr ::clretw::FieldPlace kPlacesScalars[2][19] = {
     {{0, 0, 1}, {0, 1, 1}, {0, 2, 2}, {0, 4, 2}, {0, 6, 4}, {0, 10, 4}, {0, 14, 8}, {0, 22, 8}, {0, 30, 4}, {0, 34, 8}, {0, 42, 4}, {0, 46, 8}, {0, 54, 4}, {0, 58, 16}, {0, 74, 4}, {0, 78, 2}, {0, 80, 8}, {0, 88, 16}, {0, 104, 4}},
     {{0, 0, 1}, {0, 1, 1}, {0, 2, 2}, {0, 4, 2}, {0, 6, 4}, {0, 10, 4}, {0, 14, 8}, {0, 22, 8}, {0, 30, 4}, {0, 34, 8}, {0, 42, 4}, {0, 46, 8}, {0, 54, 4}, {0, 58, 16}, {0, 74, 8}, {0, 82, 2}, {0, 84, 8}, {0, 92, 16}, {0, 108, 4}}};
-constexpr clretw::Segment kSegmentsScalars[2][1] = {{{108, clretw::kNoField}}, {{112, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Scalars{
+constexpr ::clretw::Segment kSegmentsScalars[2][1] = {{{108, ::clretw::kNoField}}, {{112, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Scalars{
     .name = "Scalars",
     .fields = kFieldsScalars,
     .layout = {{kPlacesScalars[0], kSegmentsScalars[0], 108}, {kPlacesScalars[1], kSegmentsScalars[1], 112}},
@@ -69,22 +69,22 @@ constexpr clretw::RecordDesc kRecord_Scalars{
     .line = 42};
 
 // "Strings", line 63
-constexpr clretw::FieldDesc kFieldsStrings[] = {
-    {.name = "Wide", .type = clretw::InType::UnicodeString},
-    {.name = "Narrow", .type = clretw::InType::AnsiString},
-    {.name = "Fixed", .type = clretw::InType::UnicodeString, .length = {clretw::Extent::Kind::constant, 4}},
-    {.name = "NameLength", .type = clretw::InType::UInt16},
-    {.name = "Counted", .type = clretw::InType::UnicodeString, .length = {clretw::Extent::Kind::field, 3}},
-    {.name = "BlobSize", .type = clretw::InType::UInt32},
-    {.name = "Blob", .type = clretw::InType::Binary, .length = {clretw::Extent::Kind::field, 5}},
-    {.name = "Owner", .type = clretw::InType::Sid},
-    {.name = "Tail", .type = clretw::InType::UInt8},
+constexpr ::clretw::FieldDesc kFieldsStrings[] = {
+    {.name = "Wide", .type = ::clretw::InType::UnicodeString},
+    {.name = "Narrow", .type = ::clretw::InType::AnsiString},
+    {.name = "Fixed", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::constant, 4}},
+    {.name = "NameLength", .type = ::clretw::InType::UInt16},
+    {.name = "Counted", .type = ::clretw::InType::UnicodeString, .length = {::clretw::Extent::Kind::field, 3}},
+    {.name = "BlobSize", .type = ::clretw::InType::UInt32},
+    {.name = "Blob", .type = ::clretw::InType::Binary, .length = {::clretw::Extent::Kind::field, 5}},
+    {.name = "Owner", .type = ::clretw::InType::Sid},
+    {.name = "Tail", .type = ::clretw::InType::UInt8},
 };
-constexpr clretw::FieldPlace kPlacesStrings[2][9] = {
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 8}, {2, 8, 2}, {2, 10, clretw::kVariable}, {3, 0, 4}, {3, 4, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, 1}},
-    {{0, 0, clretw::kVariable}, {1, 0, clretw::kVariable}, {2, 0, 8}, {2, 8, 2}, {2, 10, clretw::kVariable}, {3, 0, 4}, {3, 4, clretw::kVariable}, {4, 0, clretw::kVariable}, {5, 0, 1}}};
-constexpr clretw::Segment kSegmentsStrings[2][6] = {{{0, 0}, {0, 1}, {10, 4}, {4, 6}, {0, 7}, {1, clretw::kNoField}}, {{0, 0}, {0, 1}, {10, 4}, {4, 6}, {0, 7}, {1, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Strings{
+constexpr ::clretw::FieldPlace kPlacesStrings[2][9] = {
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 8}, {2, 8, 2}, {2, 10, ::clretw::kVariable}, {3, 0, 4}, {3, 4, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, 1}},
+    {{0, 0, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}, {2, 0, 8}, {2, 8, 2}, {2, 10, ::clretw::kVariable}, {3, 0, 4}, {3, 4, ::clretw::kVariable}, {4, 0, ::clretw::kVariable}, {5, 0, 1}}};
+constexpr ::clretw::Segment kSegmentsStrings[2][6] = {{{0, 0}, {0, 1}, {10, 4}, {4, 6}, {0, 7}, {1, ::clretw::kNoField}}, {{0, 0}, {0, 1}, {10, 4}, {4, 6}, {0, 7}, {1, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Strings{
     .name = "Strings",
     .fields = kFieldsStrings,
     .layout = {{kPlacesStrings[0], kSegmentsStrings[0], 15}, {kPlacesStrings[1], kSegmentsStrings[1], 15}},
@@ -92,18 +92,18 @@ constexpr clretw::RecordDesc kRecord_Strings{
     .line = 63};
 
 // "Arrays", line 74
-constexpr clretw::FieldDesc kFieldsArrays[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Values", .type = clretw::InType::UInt64, .count = {clretw::Extent::Kind::field, 0}},
-    {.name = "Pair", .type = clretw::InType::Pointer, .count = {clretw::Extent::Kind::constant, 2}},
-    {.name = "Names", .type = clretw::InType::UnicodeString, .count = {clretw::Extent::Kind::field, 0}},
-    {.name = "Single", .type = clretw::InType::UInt32},
+constexpr ::clretw::FieldDesc kFieldsArrays[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Values", .type = ::clretw::InType::UInt64, .count = {::clretw::Extent::Kind::field, 0}},
+    {.name = "Pair", .type = ::clretw::InType::Pointer, .count = {::clretw::Extent::Kind::constant, 2}},
+    {.name = "Names", .type = ::clretw::InType::UnicodeString, .count = {::clretw::Extent::Kind::field, 0}},
+    {.name = "Single", .type = ::clretw::InType::UInt32},
 };
-constexpr clretw::FieldPlace kPlacesArrays[2][5] = {
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, 8}, {1, 8, clretw::kVariable}, {2, 0, 4}},
-    {{0, 0, 4}, {0, 4, clretw::kVariable}, {1, 0, 16}, {1, 16, clretw::kVariable}, {2, 0, 4}}};
-constexpr clretw::Segment kSegmentsArrays[2][3] = {{{4, 1}, {8, 3}, {4, clretw::kNoField}}, {{4, 1}, {16, 3}, {4, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Arrays{
+constexpr ::clretw::FieldPlace kPlacesArrays[2][5] = {
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, 8}, {1, 8, ::clretw::kVariable}, {2, 0, 4}},
+    {{0, 0, 4}, {0, 4, ::clretw::kVariable}, {1, 0, 16}, {1, 16, ::clretw::kVariable}, {2, 0, 4}}};
+constexpr ::clretw::Segment kSegmentsArrays[2][3] = {{{4, 1}, {8, 3}, {4, ::clretw::kNoField}}, {{4, 1}, {16, 3}, {4, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Arrays{
     .name = "Arrays",
     .fields = kFieldsArrays,
     .layout = {{kPlacesArrays[0], kSegmentsArrays[0], 16}, {kPlacesArrays[1], kSegmentsArrays[1], 24}},
@@ -111,17 +111,17 @@ constexpr clretw::RecordDesc kRecord_Arrays{
     .line = 74};
 
 // "Items", line 84
-constexpr clretw::FieldDesc kFieldsNested_Items[] = {
-    {.name = "Key", .type = clretw::InType::UInt64},
-    {.name = "Label", .type = clretw::InType::UnicodeString},
-    {.name = "ArgCount", .type = clretw::InType::UInt32},
-    {.name = "Args", .type = clretw::InType::UInt64, .count = {clretw::Extent::Kind::field, 2}},
+constexpr ::clretw::FieldDesc kFieldsNested_Items[] = {
+    {.name = "Key", .type = ::clretw::InType::UInt64},
+    {.name = "Label", .type = ::clretw::InType::UnicodeString},
+    {.name = "ArgCount", .type = ::clretw::InType::UInt32},
+    {.name = "Args", .type = ::clretw::InType::UInt64, .count = {::clretw::Extent::Kind::field, 2}},
 };
-constexpr clretw::FieldPlace kPlacesNested_Items[2][4] = {
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}},
-    {{0, 0, 8}, {0, 8, clretw::kVariable}, {1, 0, 4}, {1, 4, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsNested_Items[2][3] = {{{8, 1}, {4, 3}, {0, clretw::kNoField}}, {{8, 1}, {4, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Nested_Items{
+constexpr ::clretw::FieldPlace kPlacesNested_Items[2][4] = {
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}},
+    {{0, 0, 8}, {0, 8, ::clretw::kVariable}, {1, 0, 4}, {1, 4, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsNested_Items[2][3] = {{{8, 1}, {4, 3}, {0, ::clretw::kNoField}}, {{8, 1}, {4, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Nested_Items{
     .name = "Items",
     .fields = kFieldsNested_Items,
     .layout = {{kPlacesNested_Items[0], kSegmentsNested_Items[0], 12}, {kPlacesNested_Items[1], kSegmentsNested_Items[1], 12}},
@@ -129,15 +129,15 @@ constexpr clretw::RecordDesc kRecord_Nested_Items{
     .line = 84};
 
 // "Points", line 90
-constexpr clretw::FieldDesc kFieldsNested_Points[] = {
-    {.name = "X", .type = clretw::InType::Int32},
-    {.name = "Y", .type = clretw::InType::Pointer},
+constexpr ::clretw::FieldDesc kFieldsNested_Points[] = {
+    {.name = "X", .type = ::clretw::InType::Int32},
+    {.name = "Y", .type = ::clretw::InType::Pointer},
 };
-constexpr clretw::FieldPlace kPlacesNested_Points[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesNested_Points[2][2] = {
     {{0, 0, 4}, {0, 4, 4}},
     {{0, 0, 4}, {0, 4, 8}}};
-constexpr clretw::Segment kSegmentsNested_Points[2][1] = {{{8, clretw::kNoField}}, {{12, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Nested_Points{
+constexpr ::clretw::Segment kSegmentsNested_Points[2][1] = {{{8, ::clretw::kNoField}}, {{12, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Nested_Points{
     .name = "Points",
     .fields = kFieldsNested_Points,
     .layout = {{kPlacesNested_Points[0], kSegmentsNested_Points[0], 8}, {kPlacesNested_Points[1], kSegmentsNested_Points[1], 12}},
@@ -145,17 +145,17 @@ constexpr clretw::RecordDesc kRecord_Nested_Points{
     .line = 90};
 
 // "Nested", line 81
-constexpr clretw::FieldDesc kFieldsNested[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "ClrInstanceID", .type = clretw::InType::UInt16},
-    {.name = "Items", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_Nested_Items},
-    {.name = "Points", .type = clretw::InType::Struct, .count = {clretw::Extent::Kind::field, 0}, .members = &kRecord_Nested_Points},
+constexpr ::clretw::FieldDesc kFieldsNested[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "Items", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_Nested_Items},
+    {.name = "Points", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_Nested_Points},
 };
-constexpr clretw::FieldPlace kPlacesNested[2][4] = {
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}, {1, 0, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 2}, {0, 6, clretw::kVariable}, {1, 0, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsNested[2][3] = {{{6, 2}, {0, 3}, {0, clretw::kNoField}}, {{6, 2}, {0, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Nested{
+constexpr ::clretw::FieldPlace kPlacesNested[2][4] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, ::clretw::kVariable}, {1, 0, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsNested[2][3] = {{{6, 2}, {0, 3}, {0, ::clretw::kNoField}}, {{6, 2}, {0, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Nested{
     .name = "Nested",
     .fields = kFieldsNested,
     .layout = {{kPlacesNested[0], kSegmentsNested[0], 6}, {kPlacesNested[1], kSegmentsNested[1], 6}},
@@ -163,15 +163,15 @@ constexpr clretw::RecordDesc kRecord_Nested{
     .line = 81};
 
 // "Versioned", line 95
-constexpr clretw::FieldDesc kFieldsVersioned[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Depth", .type = clretw::InType::UInt16},
+constexpr ::clretw::FieldDesc kFieldsVersioned[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Depth", .type = ::clretw::InType::UInt16},
 };
-constexpr clretw::FieldPlace kPlacesVersioned[2][2] = {
+constexpr ::clretw::FieldPlace kPlacesVersioned[2][2] = {
     {{0, 0, 4}, {0, 4, 2}},
     {{0, 0, 4}, {0, 4, 2}}};
-constexpr clretw::Segment kSegmentsVersioned[2][1] = {{{6, clretw::kNoField}}, {{6, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Versioned{
+constexpr ::clretw::Segment kSegmentsVersioned[2][1] = {{{6, ::clretw::kNoField}}, {{6, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Versioned{
     .name = "Versioned",
     .fields = kFieldsVersioned,
     .layout = {{kPlacesVersioned[0], kSegmentsVersioned[0], 6}, {kPlacesVersioned[1], kSegmentsVersioned[1], 6}},
@@ -179,17 +179,17 @@ constexpr clretw::RecordDesc kRecord_Versioned{
     .line = 95};
 
 // "Versioned_V1", line 99
-constexpr clretw::FieldDesc kFieldsVersioned_V1[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Inserted", .type = clretw::InType::UInt64},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
+constexpr ::clretw::FieldDesc kFieldsVersioned_V1[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Inserted", .type = ::clretw::InType::UInt64},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
 };
-constexpr clretw::FieldPlace kPlacesVersioned_V1[2][4] = {
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, clretw::kVariable}},
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, clretw::kVariable}}};
-constexpr clretw::Segment kSegmentsVersioned_V1[2][2] = {{{16, 3}, {0, clretw::kNoField}}, {{16, 3}, {0, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Versioned_V1{
+constexpr ::clretw::FieldPlace kPlacesVersioned_V1[2][4] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, ::clretw::kVariable}},
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, ::clretw::kVariable}}};
+constexpr ::clretw::Segment kSegmentsVersioned_V1[2][2] = {{{16, 3}, {0, ::clretw::kNoField}}, {{16, 3}, {0, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Versioned_V1{
     .name = "Versioned_V1",
     .fields = kFieldsVersioned_V1,
     .layout = {{kPlacesVersioned_V1[0], kSegmentsVersioned_V1[0], 16}, {kPlacesVersioned_V1[1], kSegmentsVersioned_V1[1], 16}},
@@ -197,19 +197,19 @@ constexpr clretw::RecordDesc kRecord_Versioned_V1{
     .line = 99};
 
 // "Versioned_V2", line 105
-constexpr clretw::FieldDesc kFieldsVersioned_V2[] = {
-    {.name = "Count", .type = clretw::InType::UInt32},
-    {.name = "Inserted", .type = clretw::InType::UInt64},
-    {.name = "Depth", .type = clretw::InType::UInt32},
-    {.name = "Name", .type = clretw::InType::UnicodeString},
-    {.name = "Extra", .type = clretw::InType::Pointer},
-    {.name = "Color", .type = clretw::InType::UInt8, .map = &kMap_ColorMap},
+constexpr ::clretw::FieldDesc kFieldsVersioned_V2[] = {
+    {.name = "Count", .type = ::clretw::InType::UInt32},
+    {.name = "Inserted", .type = ::clretw::InType::UInt64},
+    {.name = "Depth", .type = ::clretw::InType::UInt32},
+    {.name = "Name", .type = ::clretw::InType::UnicodeString},
+    {.name = "Extra", .type = ::clretw::InType::Pointer},
+    {.name = "Color", .type = ::clretw::InType::UInt8, .map = &kMap_ColorMap},
 };
-constexpr clretw::FieldPlace kPlacesVersioned_V2[2][6] = {
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, 4}, {1, 4, 1}},
-    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, clretw::kVariable}, {1, 0, 8}, {1, 8, 1}}};
-constexpr clretw::Segment kSegmentsVersioned_V2[2][2] = {{{16, 3}, {5, clretw::kNoField}}, {{16, 3}, {9, clretw::kNoField}}};
-constexpr clretw::RecordDesc kRecord_Versioned_V2{
+constexpr ::clretw::FieldPlace kPlacesVersioned_V2[2][6] = {
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 1}},
+    {{0, 0, 4}, {0, 4, 8}, {0, 12, 4}, {0, 16, ::clretw::kVariable}, {1, 0, 8}, {1, 8, 1}}};
+constexpr ::clretw::Segment kSegmentsVersioned_V2[2][2] = {{{16, 3}, {5, ::clretw::kNoField}}, {{16, 3}, {9, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_Versioned_V2{
     .name = "Versioned_V2",
     .fields = kFieldsVersioned_V2,
     .layout = {{kPlacesVersioned_V2[0], kSegmentsVersioned_V2[0], 21}, {kPlacesVersioned_V2[1], kSegmentsVersioned_V2[1], 25}},
@@ -219,13 +219,13 @@ constexpr clretw::RecordDesc kRecord_Versioned_V2{
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
 
-constexpr clretw::KeywordDesc kKeywords[] = {
+constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"AlphaKeyword", 0x1, "Alpha"},
     {"BetaKeyword", 0x2, ""},
     {"HighKeyword", 0x800000000000, ""},
 };
 
-constexpr clretw::LevelDesc kLevels[] = {
+constexpr ::clretw::LevelDesc kLevels[] = {
     {"win:LogAlways", 0, "LogAlways"},
     {"win:Critical", 1, "Critical"},
     {"win:Error", 2, "Error"},
@@ -235,17 +235,17 @@ constexpr clretw::LevelDesc kLevels[] = {
     {"Chatty", 16, "Chatty"},
 };
 
-constexpr clretw::TaskDesc kTasks[] = {
+constexpr ::clretw::TaskDesc kTasks[] = {
     {"Work", 1, "Work"},
     {"Shapes", 2, "Shapes"},
 };
 
-constexpr clretw::OpcodeDesc kOpcodes[] = {
+constexpr ::clretw::OpcodeDesc kOpcodes[] = {
     {"Ping", 0, 12, "Ping"},
     {"Step", 1, 11, "Step"},
 };
 
-constexpr clretw::EventDesc kEvents[] = {
+constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 0, .task = 2, .keywords = 0x1,
      .symbol = "ScalarEvent", .name = "Shapes", .task_name = "Shapes", .opcode_name = "win:Info",
      .message = "I8=%1;%nU8=%2", .payload = &kRecord_Scalars, .line = 115},
@@ -272,14 +272,14 @@ constexpr clretw::EventDesc kEvents[] = {
      .message = "", .line = 126},
 };
 
-constexpr std::uint16_t kNone = clretw::kNoEvent;
-constexpr std::uint16_t kFirstVersion[] = {
+constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
+constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, 0, 1, 2, 3, 4, 7,
 };
 
 }  // namespace
 
-constexpr clretw::ProviderDesc provider{
+constexpr ::clretw::ProviderDesc provider{
     .name = "Contoso-Test-Features",
     .guid = provider_guid,
     .symbol = "CONTOSO_FEATURES",
@@ -295,111 +295,117 @@ constexpr clretw::ProviderDesc provider{
 // Map names
 
 
-std::string_view to_string(ColorMap value) noexcept { return kMap_ColorMap.find(static_cast<std::uint64_t>(value)); }
+::std::string_view to_string(ColorMap value) noexcept { return kMap_ColorMap.find(static_cast<::std::uint64_t>(value)); }
 
-std::string to_string(AccessMap value) {
-  std::string s;
-  kMap_AccessMap.format(static_cast<std::uint64_t>(value), s);
+::std::string to_string(AccessMap value) {
+  ::std::string s;
+  kMap_AccessMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 
 
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
-const clretw::RecordDesc& templates::Scalars::record() noexcept { return kRecord_Scalars; }
-const clretw::RecordDesc& templates::Strings::record() noexcept { return kRecord_Strings; }
-const clretw::RecordDesc& templates::Arrays::record() noexcept { return kRecord_Arrays; }
-const clretw::RecordDesc& templates::Nested_Items::record() noexcept { return kRecord_Nested_Items; }
-const clretw::RecordDesc& templates::Nested_Points::record() noexcept { return kRecord_Nested_Points; }
-const clretw::RecordDesc& templates::Nested::record() noexcept { return kRecord_Nested; }
-const clretw::RecordDesc& templates::Versioned::record() noexcept { return kRecord_Versioned; }
-const clretw::RecordDesc& templates::Versioned_V1::record() noexcept { return kRecord_Versioned_V1; }
-const clretw::RecordDesc& templates::Versioned_V2::record() noexcept { return kRecord_Versioned_V2; }
+const ::clretw::RecordDesc& templates::Scalars::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Scalars; }
+const ::clretw::RecordDesc& templates::Strings::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Strings; }
+const ::clretw::RecordDesc& templates::Arrays::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Arrays; }
+const ::clretw::RecordDesc& templates::Nested_Items::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Nested_Items; }
+const ::clretw::RecordDesc& templates::Nested_Points::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Nested_Points; }
+const ::clretw::RecordDesc& templates::Nested::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Nested; }
+const ::clretw::RecordDesc& templates::Versioned::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Versioned; }
+const ::clretw::RecordDesc& templates::Versioned_V1::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Versioned_V1; }
+const ::clretw::RecordDesc& templates::Versioned_V2::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Versioned_V2; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ScalarEventView[] = {{0, &kRecord_Scalars}, };
+constexpr ::clretw::ViewVersion kVersions_ScalarEventView[] = {{0, &kRecord_Scalars}, };
 }  // namespace
-clretw::Result<ScalarEventView> ScalarEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ScalarEventView>(kVersions_ScalarEventView, payload, version, pointer_size);
+::clretw::Result<ScalarEventView> ScalarEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ScalarEventView>(::clretw::features::contoso_test_features::kVersions_ScalarEventView, payload, version, pointer_size);
 }
-clretw::Result<ScalarEventView> ScalarEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<ScalarEventView>(kVersions_ScalarEventView, record, provider_guid, ScalarEvent::id, ScalarEvent::name);
+::clretw::Result<ScalarEventView> ScalarEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ScalarEventView>(::clretw::features::contoso_test_features::kVersions_ScalarEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ScalarEvent::id,
+                         ::clretw::features::contoso_test_features::ScalarEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_StringEventView[] = {{0, &kRecord_Strings}, };
+constexpr ::clretw::ViewVersion kVersions_StringEventView[] = {{0, &kRecord_Strings}, };
 }  // namespace
-clretw::Result<StringEventView> StringEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StringEventView>(kVersions_StringEventView, payload, version, pointer_size);
+::clretw::Result<StringEventView> StringEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StringEventView>(::clretw::features::contoso_test_features::kVersions_StringEventView, payload, version, pointer_size);
 }
-clretw::Result<StringEventView> StringEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<StringEventView>(kVersions_StringEventView, record, provider_guid, StringEvent::id, StringEvent::name);
+::clretw::Result<StringEventView> StringEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<StringEventView>(::clretw::features::contoso_test_features::kVersions_StringEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::StringEvent::id,
+                         ::clretw::features::contoso_test_features::StringEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_ArrayEventView[] = {{0, &kRecord_Arrays}, };
+constexpr ::clretw::ViewVersion kVersions_ArrayEventView[] = {{0, &kRecord_Arrays}, };
 }  // namespace
-clretw::Result<ArrayEventView> ArrayEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ArrayEventView>(kVersions_ArrayEventView, payload, version, pointer_size);
+::clretw::Result<ArrayEventView> ArrayEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ArrayEventView>(::clretw::features::contoso_test_features::kVersions_ArrayEventView, payload, version, pointer_size);
 }
-clretw::Result<ArrayEventView> ArrayEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<ArrayEventView>(kVersions_ArrayEventView, record, provider_guid, ArrayEvent::id, ArrayEvent::name);
+::clretw::Result<ArrayEventView> ArrayEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ArrayEventView>(::clretw::features::contoso_test_features::kVersions_ArrayEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ArrayEvent::id,
+                         ::clretw::features::contoso_test_features::ArrayEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kElements_NestedEventView_Items[] = {{0, &kRecord_Nested_Items}, };
+constexpr ::clretw::ViewVersion kElements_NestedEventView_Items[] = {{0, &kRecord_Nested_Items}, };
 }  // namespace
 
-NestedEventView_Items NestedEventView_Items::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+NestedEventView_Items NestedEventView_Items::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<NestedEventView_Items>(kElements_NestedEventView_Items[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<NestedEventView_Items>(::clretw::features::contoso_test_features::kElements_NestedEventView_Items[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kElements_NestedEventView_Points[] = {{0, &kRecord_Nested_Points}, };
+constexpr ::clretw::ViewVersion kElements_NestedEventView_Points[] = {{0, &kRecord_Nested_Points}, };
 }  // namespace
 
-NestedEventView_Points NestedEventView_Points::at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+NestedEventView_Points NestedEventView_Points::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<NestedEventView_Points>(kElements_NestedEventView_Points[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<NestedEventView_Points>(::clretw::features::contoso_test_features::kElements_NestedEventView_Points[vi].record, payload, begin, vi, version, pointer_size);
 }
 
 namespace {
-constexpr clretw::ViewVersion kVersions_NestedEventView[] = {{0, &kRecord_Nested}, };
+constexpr ::clretw::ViewVersion kVersions_NestedEventView[] = {{0, &kRecord_Nested}, };
 }  // namespace
-clretw::Result<NestedEventView> NestedEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<NestedEventView>(kVersions_NestedEventView, payload, version, pointer_size);
+::clretw::Result<NestedEventView> NestedEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<NestedEventView>(::clretw::features::contoso_test_features::kVersions_NestedEventView, payload, version, pointer_size);
 }
-clretw::Result<NestedEventView> NestedEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<NestedEventView>(kVersions_NestedEventView, record, provider_guid, NestedEvent::id, NestedEvent::name);
-}
-
-
-namespace {
-constexpr clretw::ViewVersion kVersions_VersionedEventView[] = {{0, &kRecord_Versioned}, {1, &kRecord_Versioned_V1}, {2, &kRecord_Versioned_V2}, };
-}  // namespace
-clretw::Result<VersionedEventView> VersionedEventView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<VersionedEventView>(kVersions_VersionedEventView, payload, version, pointer_size);
-}
-clretw::Result<VersionedEventView> VersionedEventView::from(const clretw::EventRecord& record) noexcept {
-  return make<VersionedEventView>(kVersions_VersionedEventView, record, provider_guid, VersionedEvent::id, VersionedEvent::name);
+::clretw::Result<NestedEventView> NestedEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<NestedEventView>(::clretw::features::contoso_test_features::kVersions_NestedEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NestedEvent::id,
+                         ::clretw::features::contoso_test_features::NestedEvent::name);
 }
 
 
 namespace {
-constexpr clretw::ViewVersion kVersions_NoPayloadView[] = {{0, nullptr}, };
+constexpr ::clretw::ViewVersion kVersions_VersionedEventView[] = {{0, &kRecord_Versioned}, {1, &kRecord_Versioned_V1}, {2, &kRecord_Versioned_V2}, };
 }  // namespace
-clretw::Result<NoPayloadView> NoPayloadView::verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<NoPayloadView>(kVersions_NoPayloadView, payload, version, pointer_size);
+::clretw::Result<VersionedEventView> VersionedEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<VersionedEventView>(::clretw::features::contoso_test_features::kVersions_VersionedEventView, payload, version, pointer_size);
 }
-clretw::Result<NoPayloadView> NoPayloadView::from(const clretw::EventRecord& record) noexcept {
-  return make<NoPayloadView>(kVersions_NoPayloadView, record, provider_guid, NoPayload::id, NoPayload::name);
+::clretw::Result<VersionedEventView> VersionedEventView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<VersionedEventView>(::clretw::features::contoso_test_features::kVersions_VersionedEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::VersionedEvent::id,
+                         ::clretw::features::contoso_test_features::VersionedEvent::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_NoPayloadView[] = {{0, nullptr}, };
+}  // namespace
+::clretw::Result<NoPayloadView> NoPayloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<NoPayloadView>(::clretw::features::contoso_test_features::kVersions_NoPayloadView, payload, version, pointer_size);
+}
+::clretw::Result<NoPayloadView> NoPayloadView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<NoPayloadView>(::clretw::features::contoso_test_features::kVersions_NoPayloadView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NoPayload::id,
+                         ::clretw::features::contoso_test_features::NoPayload::name);
 }
 
 

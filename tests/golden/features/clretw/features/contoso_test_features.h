@@ -17,23 +17,23 @@
 
 namespace clretw::features::contoso_test_features {
 
-inline constexpr std::string_view provider_name = "Contoso-Test-Features";
-inline constexpr clretw::Guid provider_guid = {0x3b2a6f4e, 0xd1c, 0x4e5f, {0x9a, 0x8b, 0x7c, 0x6d, 0x5e, 0x4f, 0x3a, 0x2b}};
+inline constexpr ::std::string_view provider_name = "Contoso-Test-Features";
+inline constexpr ::clretw::Guid provider_guid = {0x3b2a6f4e, 0xd1c, 0x4e5f, {0x9a, 0x8b, 0x7c, 0x6d, 0x5e, 0x4f, 0x3a, 0x2b}};
 
 // Descriptor tables for every event of this provider (defined in contoso_test_features.cpp).
-extern const clretw::ProviderDesc provider;
+extern const ::clretw::ProviderDesc provider;
 
-using clretw::flag_ops::operator|;
-using clretw::flag_ops::operator&;
-using clretw::flag_ops::operator^;
-using clretw::flag_ops::operator~;
-using clretw::flag_ops::operator|=;
-using clretw::flag_ops::operator&=;
+using ::clretw::flag_ops::operator|;
+using ::clretw::flag_ops::operator&;
+using ::clretw::flag_ops::operator^;
+using ::clretw::flag_ops::operator~;
+using ::clretw::flag_ops::operator|=;
+using ::clretw::flag_ops::operator&=;
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks and opcodes
 
-enum class Keywords : std::uint64_t {
+enum class Keywords : ::std::uint64_t {
   None = 0,
   AlphaKeyword = 0x1,
   BetaKeyword = 0x2,
@@ -41,7 +41,7 @@ enum class Keywords : std::uint64_t {
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
-enum class Level : std::uint8_t {
+enum class Level : ::std::uint8_t {
   LogAlways = 0,
   Critical = 1,
   Error = 2,
@@ -51,14 +51,14 @@ enum class Level : std::uint8_t {
   Chatty = 16,
 };
 
-enum class Task : std::uint16_t {
+enum class Task : ::std::uint16_t {
   None = 0,
   Work = 1,
   Shapes = 2,
 };
 
 // Standard and provider-wide opcodes.
-enum class Opcode : std::uint8_t {
+enum class Opcode : ::std::uint8_t {
   Info = 0,
   Start = 1,
   Stop = 2,
@@ -74,7 +74,7 @@ enum class Opcode : std::uint8_t {
 };
 
 // Opcodes of task Work.
-enum class WorkOpcode : std::uint8_t {
+enum class WorkOpcode : ::std::uint8_t {
   Step = 11,
 };
 
@@ -82,24 +82,24 @@ enum class WorkOpcode : std::uint8_t {
 // Maps
 
 /// Value map ColorMap (features.man:30).
-enum class ColorMap : std::uint32_t {
+enum class ColorMap : ::std::uint32_t {
   Red = 0x0,
   Green = 0x1,
   Deep_blue = 0x7,
 };
 
 /// The entry's name; empty for a value the map does not name.
-std::string_view to_string(ColorMap value) noexcept;
+::std::string_view to_string(ColorMap value) noexcept;
 
 /// Bit map AccessMap (features.man:35).
-enum class AccessMap : std::uint32_t {
+enum class AccessMap : ::std::uint32_t {
   Read = 0x1,
   Write = 0x2,
   Execute = 0x8,
 };
 constexpr bool clretw_flag_enum(AccessMap) noexcept { return true; }
 /// Set flags by name, joined with ", "; bits without a name in hex.
-std::string to_string(AccessMap value);
+::std::string to_string(AccessMap value);
 
 
 // ---------------------------------------------------------------------------
@@ -111,32 +111,32 @@ namespace templates {
 
 /// Template Scalars (features.man:42).
 struct Scalars {
-  std::int8_t I8{};  // win:Int8
-  ColorMap U8{};  // win:UInt8, map ColorMap
-  std::int16_t I16{};  // win:Int16
-  std::uint16_t U16{};  // win:UInt16
-  std::int32_t I32{};  // win:Int32
-  std::uint32_t U32{};  // win:UInt32 -> win:HexInt32
-  std::int64_t I64{};  // win:Int64
-  std::uint64_t U64{};  // win:UInt64 -> win:HexInt64
-  std::uint32_t H32{};  // win:HexInt32
-  std::uint64_t H64{};  // win:HexInt64
+  ::std::int8_t I8{};  // win:Int8
+  ::clretw::features::contoso_test_features::ColorMap U8{};  // win:UInt8, map ColorMap
+  ::std::int16_t I16{};  // win:Int16
+  ::std::uint16_t U16{};  // win:UInt16
+  ::std::int32_t I32{};  // win:Int32
+  ::std::uint32_t U32{};  // win:UInt32 -> win:HexInt32
+  ::std::int64_t I64{};  // win:Int64
+  ::std::uint64_t U64{};  // win:UInt64 -> win:HexInt64
+  ::std::uint32_t H32{};  // win:HexInt32
+  ::std::uint64_t H64{};  // win:HexInt64
   float F32{};  // win:Float
   double F64{};  // win:Double
   bool Flag{};  // win:Boolean
-  clretw::Guid Id{};  // win:GUID
-  std::uint64_t Ptr{};  // win:Pointer
-  std::uint16_t After{};  // win:UInt16
-  std::uint64_t When{};  // win:FILETIME
-  clretw::SystemTime Clock{};  // win:SYSTEMTIME
-  AccessMap Access{};  // win:UInt32, map AccessMap
+  ::clretw::Guid Id{};  // win:GUID
+  ::std::uint64_t Ptr{};  // win:Pointer
+  ::std::uint16_t After{};  // win:UInt16
+  ::std::uint64_t When{};  // win:FILETIME
+  ::clretw::SystemTime Clock{};  // win:SYSTEMTIME
+  ::clretw::features::contoso_test_features::AccessMap Access{};  // win:UInt32, map AccessMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Scalars> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Scalars>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Scalars> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Scalars>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -177,22 +177,22 @@ struct Scalars {
 
 /// Template Strings (features.man:63).
 struct Strings {
-  std::string Wide{};  // win:UnicodeString
-  std::string Narrow{};  // win:AnsiString
-  std::string Fixed{};  // win:UnicodeString, length 4
-  std::uint16_t NameLength{};  // win:UInt16
-  std::string Counted{};  // win:UnicodeString, length NameLength
-  std::uint32_t BlobSize{};  // win:UInt32
-  std::vector<std::uint8_t> Blob{};  // win:Binary, length BlobSize
-  std::vector<std::uint8_t> Owner{};  // win:SID
-  std::uint8_t Tail{};  // win:UInt8
+  ::std::string Wide{};  // win:UnicodeString
+  ::std::string Narrow{};  // win:AnsiString
+  ::std::string Fixed{};  // win:UnicodeString, length 4
+  ::std::uint16_t NameLength{};  // win:UInt16
+  ::std::string Counted{};  // win:UnicodeString, length NameLength
+  ::std::uint32_t BlobSize{};  // win:UInt32
+  ::std::vector<::std::uint8_t> Blob{};  // win:Binary, length BlobSize
+  ::std::vector<::std::uint8_t> Owner{};  // win:SID
+  ::std::uint8_t Tail{};  // win:UInt8
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Strings> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Strings>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Strings> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Strings>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -223,18 +223,18 @@ struct Strings {
 
 /// Template Arrays (features.man:74).
 struct Arrays {
-  std::uint32_t Count{};  // win:UInt32
-  std::vector<std::uint64_t> Values{};  // win:UInt64, count Count
-  std::vector<std::uint64_t> Pair{};  // win:Pointer, count 2
-  std::vector<std::string> Names{};  // win:UnicodeString, count Count
-  std::uint32_t Single{};  // win:UInt32
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Values{};  // win:UInt64, count Count
+  ::std::vector<::std::uint64_t> Pair{};  // win:Pointer, count 2
+  ::std::vector<::std::string> Names{};  // win:UnicodeString, count Count
+  ::std::uint32_t Single{};  // win:UInt32
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Arrays> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Arrays>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Arrays> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Arrays>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -261,17 +261,17 @@ struct Arrays {
 
 /// Element of struct Items (features.man:84).
 struct Nested_Items {
-  std::uint64_t Key{};  // win:UInt64
-  std::string Label{};  // win:UnicodeString
-  std::uint32_t ArgCount{};  // win:UInt32
-  std::vector<std::uint64_t> Args{};  // win:UInt64, count ArgCount
+  ::std::uint64_t Key{};  // win:UInt64
+  ::std::string Label{};  // win:UnicodeString
+  ::std::uint32_t ArgCount{};  // win:UInt32
+  ::std::vector<::std::uint64_t> Args{};  // win:UInt64, count ArgCount
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Nested_Items> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Nested_Items>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Nested_Items> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Nested_Items>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -297,15 +297,15 @@ struct Nested_Items {
 
 /// Element of struct Points (features.man:90).
 struct Nested_Points {
-  std::int32_t X{};  // win:Int32
-  std::uint64_t Y{};  // win:Pointer
+  ::std::int32_t X{};  // win:Int32
+  ::std::uint64_t Y{};  // win:Pointer
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Nested_Points> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Nested_Points>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Nested_Points> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Nested_Points>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -329,17 +329,17 @@ struct Nested_Points {
 
 /// Template Nested (features.man:81).
 struct Nested {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint16_t ClrInstanceID{};  // win:UInt16
-  std::vector<Nested_Items> Items{};  // struct, count Count
-  std::vector<Nested_Points> Points{};  // struct, count Count
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::vector<::clretw::features::contoso_test_features::templates::Nested_Items> Items{};  // struct, count Count
+  ::std::vector<::clretw::features::contoso_test_features::templates::Nested_Points> Points{};  // struct, count Count
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Nested> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Nested>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Nested> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Nested>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -365,15 +365,15 @@ struct Nested {
 
 /// Template Versioned (features.man:95).
 struct Versioned {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint16_t Depth{};  // win:UInt16
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint16_t Depth{};  // win:UInt16
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Versioned> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Versioned>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Versioned> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Versioned>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -397,17 +397,17 @@ struct Versioned {
 
 /// Template Versioned_V1 (features.man:99).
 struct Versioned_V1 {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint64_t Inserted{};  // win:UInt64
-  std::uint32_t Depth{};  // win:UInt32
-  std::string Name{};  // win:UnicodeString
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint64_t Inserted{};  // win:UInt64
+  ::std::uint32_t Depth{};  // win:UInt32
+  ::std::string Name{};  // win:UnicodeString
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Versioned_V1> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Versioned_V1>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Versioned_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Versioned_V1>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -433,19 +433,19 @@ struct Versioned_V1 {
 
 /// Template Versioned_V2 (features.man:105).
 struct Versioned_V2 {
-  std::uint32_t Count{};  // win:UInt32
-  std::uint64_t Inserted{};  // win:UInt64
-  std::uint32_t Depth{};  // win:UInt32
-  std::string Name{};  // win:UnicodeString
-  std::uint64_t Extra{};  // win:Pointer
-  ColorMap Color{};  // win:UInt8, map ColorMap
+  ::std::uint32_t Count{};  // win:UInt32
+  ::std::uint64_t Inserted{};  // win:UInt64
+  ::std::uint32_t Depth{};  // win:UInt32
+  ::std::string Name{};  // win:UnicodeString
+  ::std::uint64_t Extra{};  // win:Pointer
+  ::clretw::features::contoso_test_features::ColorMap Color{};  // win:UInt8, map ColorMap
 
-  static const clretw::RecordDesc& record() noexcept;
-  static clretw::Result<Versioned_V2> decode(clretw::Bytes payload, unsigned pointer_size) {
-    return clretw::decode_payload<Versioned_V2>(payload, pointer_size);
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<Versioned_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<Versioned_V2>(payload, pointer_size);
   }
-  clretw::Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const {
-    return clretw::encode_payload(*this, pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
   }
   // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
   template <class F>
@@ -475,14 +475,14 @@ struct Versioned_V2 {
 
 // The payload struct of every event version, by the event's symbol.
 namespace payload {
-using ScalarEvent = templates::Scalars;  // ScalarEvent v0
-using StringEvent = templates::Strings;  // StringEvent v0
-using ArrayEvent = templates::Arrays;  // ArrayEvent v0
-using NestedEvent = templates::Nested;  // NestedEvent v0
-using VersionedEvent = templates::Versioned;  // VersionedEvent v0
-using VersionedEvent_V1 = templates::Versioned_V1;  // VersionedEvent v1
-using VersionedEvent_V2 = templates::Versioned_V2;  // VersionedEvent v2
-using NoPayload = clretw::EmptyPayload;  // NoPayload v0
+using ScalarEvent = ::clretw::features::contoso_test_features::templates::Scalars;  // ScalarEvent v0
+using StringEvent = ::clretw::features::contoso_test_features::templates::Strings;  // StringEvent v0
+using ArrayEvent = ::clretw::features::contoso_test_features::templates::Arrays;  // ArrayEvent v0
+using NestedEvent = ::clretw::features::contoso_test_features::templates::Nested;  // NestedEvent v0
+using VersionedEvent = ::clretw::features::contoso_test_features::templates::Versioned;  // VersionedEvent v0
+using VersionedEvent_V1 = ::clretw::features::contoso_test_features::templates::Versioned_V1;  // VersionedEvent v1
+using VersionedEvent_V2 = ::clretw::features::contoso_test_features::templates::Versioned_V2;  // VersionedEvent v2
+using NoPayload = ::clretw::EmptyPayload;  // NoPayload v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -492,34 +492,34 @@ using NoPayload = clretw::EmptyPayload;  // NoPayload v0
 
 /// ScalarEvent: event 1 of Contoso-Test-Features ("Shapes"), version 0.
 ///   v0 ScalarEvent: template Scalars (features.man:115)
-class ScalarEventView : public clretw::ViewBase<1> {
+class ScalarEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ScalarEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ScalarEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ScalarEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ScalarEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:Int8
-  std::int8_t I8() const noexcept { return get<std::int8_t>(k_I8); }
+  ::std::int8_t I8() const noexcept { return get<::std::int8_t>(k_I8); }
   // win:UInt8, map ColorMap
-  ColorMap U8() const noexcept { return get<ColorMap>(k_U8); }
+  ::clretw::features::contoso_test_features::ColorMap U8() const noexcept { return get<::clretw::features::contoso_test_features::ColorMap>(k_U8); }
   // win:Int16
-  std::int16_t I16() const noexcept { return get<std::int16_t>(k_I16); }
+  ::std::int16_t I16() const noexcept { return get<::std::int16_t>(k_I16); }
   // win:UInt16
-  std::uint16_t U16() const noexcept { return get<std::uint16_t>(k_U16); }
+  ::std::uint16_t U16() const noexcept { return get<::std::uint16_t>(k_U16); }
   // win:Int32
-  std::int32_t I32() const noexcept { return get<std::int32_t>(k_I32); }
+  ::std::int32_t I32() const noexcept { return get<::std::int32_t>(k_I32); }
   // win:UInt32 -> win:HexInt32
-  std::uint32_t U32() const noexcept { return get<std::uint32_t>(k_U32); }
+  ::std::uint32_t U32() const noexcept { return get<::std::uint32_t>(k_U32); }
   // win:Int64
-  std::int64_t I64() const noexcept { return get<std::int64_t>(k_I64); }
+  ::std::int64_t I64() const noexcept { return get<::std::int64_t>(k_I64); }
   // win:UInt64 -> win:HexInt64
-  std::uint64_t U64() const noexcept { return get<std::uint64_t>(k_U64); }
+  ::std::uint64_t U64() const noexcept { return get<::std::uint64_t>(k_U64); }
   // win:HexInt32
-  std::uint32_t H32() const noexcept { return get<std::uint32_t>(k_H32); }
+  ::std::uint32_t H32() const noexcept { return get<::std::uint32_t>(k_H32); }
   // win:HexInt64
-  std::uint64_t H64() const noexcept { return get<std::uint64_t>(k_H64); }
+  ::std::uint64_t H64() const noexcept { return get<::std::uint64_t>(k_H64); }
   // win:Float
   float F32() const noexcept { return get<float>(k_F32); }
   // win:Double
@@ -527,337 +527,337 @@ class ScalarEventView : public clretw::ViewBase<1> {
   // win:Boolean
   bool Flag() const noexcept { return get<bool>(k_Flag); }
   // win:GUID
-  clretw::Guid Id() const noexcept { return get<clretw::Guid>(k_Id); }
+  ::clretw::Guid Id() const noexcept { return get<::clretw::Guid>(k_Id); }
   // win:Pointer
-  std::uint64_t Ptr() const noexcept { return get<std::uint64_t>(k_Ptr[ps8_]); }
+  ::std::uint64_t Ptr() const noexcept { return get<::std::uint64_t>(k_Ptr[ps8_]); }
   // win:UInt16
-  std::uint16_t After() const noexcept { return get<std::uint16_t>(k_After[ps8_]); }
+  ::std::uint16_t After() const noexcept { return get<::std::uint16_t>(k_After[ps8_]); }
   // win:FILETIME
-  std::uint64_t When() const noexcept { return get<std::uint64_t>(k_When[ps8_]); }
+  ::std::uint64_t When() const noexcept { return get<::std::uint64_t>(k_When[ps8_]); }
   // win:SYSTEMTIME
-  clretw::SystemTime Clock() const noexcept { return get<clretw::SystemTime>(k_Clock[ps8_]); }
+  ::clretw::SystemTime Clock() const noexcept { return get<::clretw::SystemTime>(k_Clock[ps8_]); }
   // win:UInt32, map AccessMap
-  AccessMap Access() const noexcept { return get<AccessMap>(k_Access[ps8_]); }
+  ::clretw::features::contoso_test_features::AccessMap Access() const noexcept { return get<::clretw::features::contoso_test_features::AccessMap>(k_Access[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("I8", I8());
-    f("U8", U8());
-    f("I16", I16());
-    f("U16", U16());
-    f("I32", I32());
-    f("U32", U32());
-    f("I64", I64());
-    f("U64", U64());
-    f("H32", H32());
-    f("H64", H64());
-    f("F32", F32());
-    f("F64", F64());
-    f("Flag", Flag());
-    f("Id", Id());
-    f("Ptr", Ptr());
-    f("After", After());
-    f("When", When());
-    f("Clock", Clock());
-    f("Access", Access());
+    f("I8", this->I8());
+    f("U8", this->U8());
+    f("I16", this->I16());
+    f("U16", this->U16());
+    f("I32", this->I32());
+    f("U32", this->U32());
+    f("I64", this->I64());
+    f("U64", this->U64());
+    f("H32", this->H32());
+    f("H64", this->H64());
+    f("F32", this->F32());
+    f("F64", this->F64());
+    f("Flag", this->Flag());
+    f("Id", this->Id());
+    f("Ptr", this->Ptr());
+    f("After", this->After());
+    f("When", this->When());
+    f("Clock", this->Clock());
+    f("Access", this->Access());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   ScalarEventView() = default;
-  static constexpr clretw::FieldLoc k_I8 = clretw::loc(0, 0, 0, 1, 1);
-  static constexpr clretw::FieldLoc k_U8 = clretw::loc(1, 0, 1, 1, 1);
-  static constexpr clretw::FieldLoc k_I16 = clretw::loc(2, 0, 2, 2, 2);
-  static constexpr clretw::FieldLoc k_U16 = clretw::loc(3, 0, 4, 2, 2);
-  static constexpr clretw::FieldLoc k_I32 = clretw::loc(4, 0, 6, 4, 4);
-  static constexpr clretw::FieldLoc k_U32 = clretw::loc(5, 0, 10, 4, 4);
-  static constexpr clretw::FieldLoc k_I64 = clretw::loc(6, 0, 14, 8, 8);
-  static constexpr clretw::FieldLoc k_U64 = clretw::loc(7, 0, 22, 8, 8);
-  static constexpr clretw::FieldLoc k_H32 = clretw::loc(8, 0, 30, 4, 4);
-  static constexpr clretw::FieldLoc k_H64 = clretw::loc(9, 0, 34, 8, 8);
-  static constexpr clretw::FieldLoc k_F32 = clretw::loc(10, 0, 42, 4, 4);
-  static constexpr clretw::FieldLoc k_F64 = clretw::loc(11, 0, 46, 8, 8);
-  static constexpr clretw::FieldLoc k_Flag = clretw::loc(12, 0, 54, 4, 4);
-  static constexpr clretw::FieldLoc k_Id = clretw::loc(13, 0, 58, 16, 16);
-  static constexpr clretw::FieldLoc k_Ptr[2] = {clretw::loc(14, 0, 74, 4, 4), clretw::loc(14, 0, 74, 8, 8)};
-  static constexpr clretw::FieldLoc k_After[2] = {clretw::loc(15, 0, 78, 2, 2), clretw::loc(15, 0, 82, 2, 2)};
-  static constexpr clretw::FieldLoc k_When[2] = {clretw::loc(16, 0, 80, 8, 8), clretw::loc(16, 0, 84, 8, 8)};
-  static constexpr clretw::FieldLoc k_Clock[2] = {clretw::loc(17, 0, 88, 16, 16), clretw::loc(17, 0, 92, 16, 16)};
-  static constexpr clretw::FieldLoc k_Access[2] = {clretw::loc(18, 0, 104, 4, 4), clretw::loc(18, 0, 108, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_I8 = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_U8 = ::clretw::loc(1, 0, 1, 1, 1);
+  static constexpr ::clretw::FieldLoc k_I16 = ::clretw::loc(2, 0, 2, 2, 2);
+  static constexpr ::clretw::FieldLoc k_U16 = ::clretw::loc(3, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_I32 = ::clretw::loc(4, 0, 6, 4, 4);
+  static constexpr ::clretw::FieldLoc k_U32 = ::clretw::loc(5, 0, 10, 4, 4);
+  static constexpr ::clretw::FieldLoc k_I64 = ::clretw::loc(6, 0, 14, 8, 8);
+  static constexpr ::clretw::FieldLoc k_U64 = ::clretw::loc(7, 0, 22, 8, 8);
+  static constexpr ::clretw::FieldLoc k_H32 = ::clretw::loc(8, 0, 30, 4, 4);
+  static constexpr ::clretw::FieldLoc k_H64 = ::clretw::loc(9, 0, 34, 8, 8);
+  static constexpr ::clretw::FieldLoc k_F32 = ::clretw::loc(10, 0, 42, 4, 4);
+  static constexpr ::clretw::FieldLoc k_F64 = ::clretw::loc(11, 0, 46, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Flag = ::clretw::loc(12, 0, 54, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Id = ::clretw::loc(13, 0, 58, 16, 16);
+  static constexpr ::clretw::FieldLoc k_Ptr[2] = {::clretw::loc(14, 0, 74, 4, 4), ::clretw::loc(14, 0, 74, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_After[2] = {::clretw::loc(15, 0, 78, 2, 2), ::clretw::loc(15, 0, 82, 2, 2)};
+  static constexpr ::clretw::FieldLoc k_When[2] = {::clretw::loc(16, 0, 80, 8, 8), ::clretw::loc(16, 0, 84, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Clock[2] = {::clretw::loc(17, 0, 88, 16, 16), ::clretw::loc(17, 0, 92, 16, 16)};
+  static constexpr ::clretw::FieldLoc k_Access[2] = {::clretw::loc(18, 0, 104, 4, 4), ::clretw::loc(18, 0, 108, 4, 4)};
 };
 
 /// StringEvent: event 2 of Contoso-Test-Features ("Shapes/Start"), version 0.
 ///   v0 StringEvent: template Strings (features.man:117)
-class StringEventView : public clretw::ViewBase<6> {
+class StringEventView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<StringEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StringEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<StringEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StringEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
-  clretw::Utf16View Wide() const noexcept { return utf16(k_Wide); }
+  ::clretw::Utf16View Wide() const noexcept { return utf16(k_Wide); }
   // win:AnsiString
-  std::string_view Narrow() const noexcept { return ansi(k_Narrow); }
+  ::std::string_view Narrow() const noexcept { return ansi(k_Narrow); }
   // win:UnicodeString
-  clretw::Utf16View Fixed() const noexcept { return utf16(k_Fixed); }
+  ::clretw::Utf16View Fixed() const noexcept { return utf16(k_Fixed); }
   // win:UInt16
-  std::uint16_t NameLength() const noexcept { return get<std::uint16_t>(k_NameLength); }
+  ::std::uint16_t NameLength() const noexcept { return get<::std::uint16_t>(k_NameLength); }
   // win:UnicodeString
-  clretw::Utf16View Counted() const noexcept { return utf16(k_Counted); }
+  ::clretw::Utf16View Counted() const noexcept { return utf16(k_Counted); }
   // win:UInt32
-  std::uint32_t BlobSize() const noexcept { return get<std::uint32_t>(k_BlobSize); }
+  ::std::uint32_t BlobSize() const noexcept { return get<::std::uint32_t>(k_BlobSize); }
   // win:Binary
-  clretw::Bytes Blob() const noexcept { return bytes(k_Blob); }
+  ::clretw::Bytes Blob() const noexcept { return bytes(k_Blob); }
   // win:SID
-  clretw::Bytes Owner() const noexcept { return bytes(k_Owner); }
+  ::clretw::Bytes Owner() const noexcept { return bytes(k_Owner); }
   // win:UInt8
-  std::uint8_t Tail() const noexcept { return get<std::uint8_t>(k_Tail); }
+  ::std::uint8_t Tail() const noexcept { return get<::std::uint8_t>(k_Tail); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Wide", Wide());
-    f("Narrow", Narrow());
-    f("Fixed", Fixed());
-    f("NameLength", NameLength());
-    f("Counted", Counted());
-    f("BlobSize", BlobSize());
-    f("Blob", Blob());
-    f("Owner", Owner());
-    f("Tail", Tail());
+    f("Wide", this->Wide());
+    f("Narrow", this->Narrow());
+    f("Fixed", this->Fixed());
+    f("NameLength", this->NameLength());
+    f("Counted", this->Counted());
+    f("BlobSize", this->BlobSize());
+    f("Blob", this->Blob());
+    f("Owner", this->Owner());
+    f("Tail", this->Tail());
   }
 
  private:
-  friend class clretw::ViewBase<6>;
+  friend class ::clretw::ViewBase<6>;
   StringEventView() = default;
-  static constexpr clretw::FieldLoc k_Wide = clretw::loc(0, 0, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Narrow = clretw::loc(1, 1, 0, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_Fixed = clretw::loc(2, 2, 0, 8, 4);
-  static constexpr clretw::FieldLoc k_NameLength = clretw::loc(3, 2, 8, 2, 2);
-  static constexpr clretw::FieldLoc k_Counted = clretw::loc(4, 2, 10, clretw::kVariable, 0);
-  static constexpr clretw::FieldLoc k_BlobSize = clretw::loc(5, 3, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Blob = clretw::loc(6, 3, 4, clretw::kVariable, 0);
-  static constexpr clretw::FieldLoc k_Owner = clretw::loc(7, 4, 0, clretw::kVariable, 0);
-  static constexpr clretw::FieldLoc k_Tail = clretw::loc(8, 5, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_Wide = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Narrow = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_Fixed = ::clretw::loc(2, 2, 0, 8, 4);
+  static constexpr ::clretw::FieldLoc k_NameLength = ::clretw::loc(3, 2, 8, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Counted = ::clretw::loc(4, 2, 10, ::clretw::kVariable, 0);
+  static constexpr ::clretw::FieldLoc k_BlobSize = ::clretw::loc(5, 3, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Blob = ::clretw::loc(6, 3, 4, ::clretw::kVariable, 0);
+  static constexpr ::clretw::FieldLoc k_Owner = ::clretw::loc(7, 4, 0, ::clretw::kVariable, 0);
+  static constexpr ::clretw::FieldLoc k_Tail = ::clretw::loc(8, 5, 0, 1, 1);
 };
 
 /// ArrayEvent: event 3 of Contoso-Test-Features ("Work/Step"), version 0.
 ///   v0 ArrayEvent: template Arrays (features.man:119)
-class ArrayEventView : public clretw::ViewBase<3> {
+class ArrayEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<ArrayEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ArrayEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<ArrayEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ArrayEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt64
-  clretw::ArrayView<std::uint64_t> Values() const noexcept { return array<std::uint64_t>(k_Values); }
+  ::clretw::ArrayView<::std::uint64_t> Values() const noexcept { return array<::std::uint64_t>(k_Values); }
   // win:Pointer
-  clretw::ArrayView<std::uint64_t> Pair() const noexcept { return array<std::uint64_t>(k_Pair[ps8_]); }
+  ::clretw::ArrayView<::std::uint64_t> Pair() const noexcept { return array<::std::uint64_t>(k_Pair[ps8_]); }
   // win:UnicodeString
-  clretw::StringArray<char16_t> Names() const noexcept { return strings<char16_t>(k_Names[ps8_]); }
+  ::clretw::StringArray<char16_t> Names() const noexcept { return strings<char16_t>(k_Names[ps8_]); }
   // win:UInt32
-  std::uint32_t Single() const noexcept { return get<std::uint32_t>(k_Single); }
+  ::std::uint32_t Single() const noexcept { return get<::std::uint32_t>(k_Single); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("Values", Values());
-    f("Pair", Pair());
-    f("Names", Names());
-    f("Single", Single());
+    f("Count", this->Count());
+    f("Values", this->Values());
+    f("Pair", this->Pair());
+    f("Names", this->Names());
+    f("Single", this->Single());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   ArrayEventView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Values = clretw::loc(1, 0, 4, clretw::kVariable, 8);
-  static constexpr clretw::FieldLoc k_Pair[2] = {clretw::loc(2, 1, 0, 8, 4), clretw::loc(2, 1, 0, 16, 8)};
-  static constexpr clretw::FieldLoc k_Names[2] = {clretw::loc(3, 1, 8, clretw::kVariable, 0, clretw::kTerminated), clretw::loc(3, 1, 16, clretw::kVariable, 0, clretw::kTerminated)};
-  static constexpr clretw::FieldLoc k_Single = clretw::loc(4, 2, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 8);
+  static constexpr ::clretw::FieldLoc k_Pair[2] = {::clretw::loc(2, 1, 0, 8, 4), ::clretw::loc(2, 1, 0, 16, 8)};
+  static constexpr ::clretw::FieldLoc k_Names[2] = {::clretw::loc(3, 1, 8, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(3, 1, 16, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_Single = ::clretw::loc(4, 2, 0, 4, 4);
 };
 
 /// An element of NestedEventView::Items() (struct Items).
-class NestedEventView_Items : public clretw::ViewBase<3> {
+class NestedEventView_Items : public ::clretw::ViewBase<3> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static NestedEventView_Items at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static NestedEventView_Items at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64
-  std::uint64_t Key() const noexcept { return get<std::uint64_t>(k_Key); }
+  ::std::uint64_t Key() const noexcept { return get<::std::uint64_t>(k_Key); }
   // win:UnicodeString
-  clretw::Utf16View Label() const noexcept { return utf16(k_Label); }
+  ::clretw::Utf16View Label() const noexcept { return utf16(k_Label); }
   // win:UInt32
-  std::uint32_t ArgCount() const noexcept { return get<std::uint32_t>(k_ArgCount); }
+  ::std::uint32_t ArgCount() const noexcept { return get<::std::uint32_t>(k_ArgCount); }
   // win:UInt64
-  clretw::ArrayView<std::uint64_t> Args() const noexcept { return array<std::uint64_t>(k_Args); }
+  ::clretw::ArrayView<::std::uint64_t> Args() const noexcept { return array<::std::uint64_t>(k_Args); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Key", Key());
-    f("Label", Label());
-    f("ArgCount", ArgCount());
-    f("Args", Args());
+    f("Key", this->Key());
+    f("Label", this->Label());
+    f("ArgCount", this->ArgCount());
+    f("Args", this->Args());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   NestedEventView_Items() = default;
-  static constexpr clretw::FieldLoc k_Key = clretw::loc(0, 0, 0, 8, 8);
-  static constexpr clretw::FieldLoc k_Label = clretw::loc(1, 0, 8, clretw::kVariable, 0, clretw::kTerminated);
-  static constexpr clretw::FieldLoc k_ArgCount = clretw::loc(2, 1, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Args = clretw::loc(3, 1, 4, clretw::kVariable, 8);
+  static constexpr ::clretw::FieldLoc k_Key = ::clretw::loc(0, 0, 0, 8, 8);
+  static constexpr ::clretw::FieldLoc k_Label = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
+  static constexpr ::clretw::FieldLoc k_ArgCount = ::clretw::loc(2, 1, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Args = ::clretw::loc(3, 1, 4, ::clretw::kVariable, 8);
 };
 
 /// An element of NestedEventView::Points() (struct Points).
-class NestedEventView_Points : public clretw::ViewBase<1> {
+class NestedEventView_Points : public ::clretw::ViewBase<1> {
  public:
 
   // The element at payload[begin] (used by clretw::RecordRange).
-  static NestedEventView_Points at(clretw::Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
+  static NestedEventView_Points at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Int32
-  std::int32_t X() const noexcept { return get<std::int32_t>(k_X); }
+  ::std::int32_t X() const noexcept { return get<::std::int32_t>(k_X); }
   // win:Pointer
-  std::uint64_t Y() const noexcept { return get<std::uint64_t>(k_Y[ps8_]); }
+  ::std::uint64_t Y() const noexcept { return get<::std::uint64_t>(k_Y[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("X", X());
-    f("Y", Y());
+    f("X", this->X());
+    f("Y", this->Y());
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   NestedEventView_Points() = default;
-  static constexpr clretw::FieldLoc k_X = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Y[2] = {clretw::loc(1, 0, 4, 4, 4), clretw::loc(1, 0, 4, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_X = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Y[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 4, 8, 8)};
 };
 
 /// NestedEvent: event 4 of Contoso-Test-Features ("Work/Stop"), version 0.
 ///   v0 NestedEvent: template Nested (features.man:121)
-class NestedEventView : public clretw::ViewBase<3> {
+class NestedEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<NestedEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NestedEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<NestedEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<NestedEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt16
-  std::uint16_t ClrInstanceID() const noexcept { return get<std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
   // struct
-  clretw::RecordRange<NestedEventView_Items> Items() const noexcept { return records<NestedEventView_Items>(k_Items); }
+  ::clretw::RecordRange<::clretw::features::contoso_test_features::NestedEventView_Items> Items() const noexcept { return records<::clretw::features::contoso_test_features::NestedEventView_Items>(k_Items); }
   // struct
-  clretw::RecordRange<NestedEventView_Points> Points() const noexcept { return records<NestedEventView_Points>(k_Points[ps8_]); }
+  ::clretw::RecordRange<::clretw::features::contoso_test_features::NestedEventView_Points> Points() const noexcept { return records<::clretw::features::contoso_test_features::NestedEventView_Points>(k_Points[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("ClrInstanceID", ClrInstanceID());
-    f("Items", Items());
-    f("Points", Points());
+    f("Count", this->Count());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("Items", this->Items());
+    f("Points", this->Points());
   }
 
  private:
-  friend class clretw::ViewBase<3>;
+  friend class ::clretw::ViewBase<3>;
   NestedEventView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_ClrInstanceID = clretw::loc(1, 0, 4, 2, 2);
-  static constexpr clretw::FieldLoc k_Items = clretw::loc(2, 0, 6, clretw::kVariable, 0);
-  static constexpr clretw::FieldLoc k_Points[2] = {clretw::loc(3, 1, 0, clretw::kVariable, 8), clretw::loc(3, 1, 0, clretw::kVariable, 12)};
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Items = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 0);
+  static constexpr ::clretw::FieldLoc k_Points[2] = {::clretw::loc(3, 1, 0, ::clretw::kVariable, 8), ::clretw::loc(3, 1, 0, ::clretw::kVariable, 12)};
 };
 
 /// VersionedEvent: event 5 of Contoso-Test-Features ("VersionedEvent_V2"), versions 0, 1, 2.
 ///   v0 VersionedEvent: template Versioned (features.man:123)
 ///   v1 VersionedEvent_V1: template Versioned_V1 (features.man:124)
 ///   v2 VersionedEvent_V2: template Versioned_V2 (features.man:125)
-class VersionedEventView : public clretw::ViewBase<2> {
+class VersionedEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<VersionedEventView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<VersionedEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<VersionedEventView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<VersionedEventView> from(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  std::uint32_t Count() const noexcept { return get<std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:UInt64 (from v1)
-  std::optional<std::uint64_t> Inserted() const noexcept { return get_opt<std::uint64_t>(k_Inserted[vi_]); }
+  ::std::optional<::std::uint64_t> Inserted() const noexcept { return get_opt<::std::uint64_t>(k_Inserted[vi_]); }
   // win:UInt16 in v0; win:UInt32 from v1
-  std::uint32_t Depth() const noexcept { return get<std::uint32_t>(k_Depth[vi_]); }
+  ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth[vi_]); }
   // win:UnicodeString (from v1)
-  std::optional<clretw::Utf16View> Name() const noexcept { return utf16_opt(k_Name[vi_]); }
+  ::std::optional<::clretw::Utf16View> Name() const noexcept { return utf16_opt(k_Name[vi_]); }
   // win:Pointer (from v2)
-  std::optional<std::uint64_t> Extra() const noexcept { return get_opt<std::uint64_t>(k_Extra[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> Extra() const noexcept { return get_opt<::std::uint64_t>(k_Extra[vi_][ps8_]); }
   // win:UInt8, map ColorMap (from v2)
-  std::optional<ColorMap> Color() const noexcept { return get_opt<ColorMap>(k_Color[vi_][ps8_]); }
+  ::std::optional<::clretw::features::contoso_test_features::ColorMap> Color() const noexcept { return get_opt<::clretw::features::contoso_test_features::ColorMap>(k_Color[vi_][ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
-    f("Count", Count());
-    f("Inserted", Inserted());
-    f("Depth", Depth());
-    f("Name", Name());
-    f("Extra", Extra());
-    f("Color", Color());
+    f("Count", this->Count());
+    f("Inserted", this->Inserted());
+    f("Depth", this->Depth());
+    f("Name", this->Name());
+    f("Extra", this->Extra());
+    f("Color", this->Color());
   }
 
  private:
-  friend class clretw::ViewBase<2>;
+  friend class ::clretw::ViewBase<2>;
   VersionedEventView() = default;
-  static constexpr clretw::FieldLoc k_Count = clretw::loc(0, 0, 0, 4, 4);
-  static constexpr clretw::FieldLoc k_Inserted[3] = {
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Inserted[3] = {
       {},  // v0
-      clretw::loc(1, 0, 4, 8, 8),  // v1
-      clretw::loc(1, 0, 4, 8, 8),  // v2
+      ::clretw::loc(1, 0, 4, 8, 8),  // v1
+      ::clretw::loc(1, 0, 4, 8, 8),  // v2
   };
-  static constexpr clretw::FieldLoc k_Depth[3] = {
-      clretw::loc(1, 0, 4, 2, 2),  // v0
-      clretw::loc(2, 0, 12, 4, 4),  // v1
-      clretw::loc(2, 0, 12, 4, 4),  // v2
+  static constexpr ::clretw::FieldLoc k_Depth[3] = {
+      ::clretw::loc(1, 0, 4, 2, 2),  // v0
+      ::clretw::loc(2, 0, 12, 4, 4),  // v1
+      ::clretw::loc(2, 0, 12, 4, 4),  // v2
   };
-  static constexpr clretw::FieldLoc k_Name[3] = {
+  static constexpr ::clretw::FieldLoc k_Name[3] = {
       {},  // v0
-      clretw::loc(3, 0, 16, clretw::kVariable, 0, clretw::kTerminated),  // v1
-      clretw::loc(3, 0, 16, clretw::kVariable, 0, clretw::kTerminated),  // v2
+      ::clretw::loc(3, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
+      ::clretw::loc(3, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v2
   };
-  static constexpr clretw::FieldLoc k_Extra[3][2] = {
+  static constexpr ::clretw::FieldLoc k_Extra[3][2] = {
       {{}, {}},  // v0
       {{}, {}},  // v1
-      {clretw::loc(4, 1, 0, 4, 4), clretw::loc(4, 1, 0, 8, 8)},  // v2
+      {::clretw::loc(4, 1, 0, 4, 4), ::clretw::loc(4, 1, 0, 8, 8)},  // v2
   };
-  static constexpr clretw::FieldLoc k_Color[3][2] = {
+  static constexpr ::clretw::FieldLoc k_Color[3][2] = {
       {{}, {}},  // v0
       {{}, {}},  // v1
-      {clretw::loc(5, 1, 4, 1, 1), clretw::loc(5, 1, 8, 1, 1)},  // v2
+      {::clretw::loc(5, 1, 4, 1, 1), ::clretw::loc(5, 1, 8, 1, 1)},  // v2
   };
 };
 
 /// NoPayload: event 6 of Contoso-Test-Features ("NoPayload"), version 0.
 ///   v0 NoPayload: no payload (features.man:126)
-class NoPayloadView : public clretw::ViewBase<1> {
+class NoPayloadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static clretw::Result<NoPayloadView> verify(clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NoPayloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
   // The same for a record, after checking that it is this event.
-  static clretw::Result<NoPayloadView> from(const clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<NoPayloadView> from(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -868,7 +868,7 @@ class NoPayloadView : public clretw::ViewBase<1> {
   }
 
  private:
-  friend class clretw::ViewBase<1>;
+  friend class ::clretw::ViewBase<1>;
   NoPayloadView() = default;
 
 };
@@ -879,45 +879,45 @@ class NoPayloadView : public clretw::ViewBase<1> {
 /// ScalarEvent: event 1 of Contoso-Test-Features ("Shapes"), version 0.
 ///   v0 ScalarEvent: template Scalars (features.man:115)
 struct ScalarEvent {
-  static constexpr std::uint16_t id = 1;
-  static constexpr clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
-  static constexpr std::string_view name = "Shapes";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ScalarEventView;
-  using Payload = payload::ScalarEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 1;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
+  static constexpr ::std::string_view name = "Shapes";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::features::contoso_test_features::ScalarEventView;
+  using Payload = ::clretw::features::contoso_test_features::payload::ScalarEvent;  // the payload struct of latest_version
 };
 
 /// StringEvent: event 2 of Contoso-Test-Features ("Shapes/Start"), version 0.
 ///   v0 StringEvent: template Strings (features.man:117)
 struct StringEvent {
-  static constexpr std::uint16_t id = 2;
-  static constexpr clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
-  static constexpr std::string_view name = "Shapes/Start";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = StringEventView;
-  using Payload = payload::StringEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 2;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
+  static constexpr ::std::string_view name = "Shapes/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::features::contoso_test_features::StringEventView;
+  using Payload = ::clretw::features::contoso_test_features::payload::StringEvent;  // the payload struct of latest_version
 };
 
 /// ArrayEvent: event 3 of Contoso-Test-Features ("Work/Step"), version 0.
 ///   v0 ArrayEvent: template Arrays (features.man:119)
 struct ArrayEvent {
-  static constexpr std::uint16_t id = 3;
-  static constexpr clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
-  static constexpr std::string_view name = "Work/Step";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = ArrayEventView;
-  using Payload = payload::ArrayEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 3;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
+  static constexpr ::std::string_view name = "Work/Step";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::features::contoso_test_features::ArrayEventView;
+  using Payload = ::clretw::features::contoso_test_features::payload::ArrayEvent;  // the payload struct of latest_version
 };
 
 /// NestedEvent: event 4 of Contoso-Test-Features ("Work/Stop"), version 0.
 ///   v0 NestedEvent: template Nested (features.man:121)
 struct NestedEvent {
-  static constexpr std::uint16_t id = 4;
-  static constexpr clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
-  static constexpr std::string_view name = "Work/Stop";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = NestedEventView;
-  using Payload = payload::NestedEvent;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 4;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
+  static constexpr ::std::string_view name = "Work/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::features::contoso_test_features::NestedEventView;
+  using Payload = ::clretw::features::contoso_test_features::payload::NestedEvent;  // the payload struct of latest_version
 };
 
 /// VersionedEvent: event 5 of Contoso-Test-Features ("VersionedEvent_V2"), versions 0, 1, 2.
@@ -925,36 +925,36 @@ struct NestedEvent {
 ///   v1 VersionedEvent_V1: template Versioned_V1 (features.man:124)
 ///   v2 VersionedEvent_V2: template Versioned_V2 (features.man:125)
 struct VersionedEvent {
-  static constexpr std::uint16_t id = 5;
-  static constexpr clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
-  static constexpr std::string_view name = "VersionedEvent_V2";
-  static constexpr std::uint8_t latest_version = 2;
-  using View = VersionedEventView;
-  using Payload = payload::VersionedEvent_V2;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 5;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
+  static constexpr ::std::string_view name = "VersionedEvent_V2";
+  static constexpr ::std::uint8_t latest_version = 2;
+  using View = ::clretw::features::contoso_test_features::VersionedEventView;
+  using Payload = ::clretw::features::contoso_test_features::payload::VersionedEvent_V2;  // the payload struct of latest_version
 };
 
 /// NoPayload: event 6 of Contoso-Test-Features ("NoPayload"), version 0.
 ///   v0 NoPayload: no payload (features.man:126)
 struct NoPayload {
-  static constexpr std::uint16_t id = 6;
-  static constexpr clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
-  static constexpr std::string_view name = "NoPayload";
-  static constexpr std::uint8_t latest_version = 0;
-  using View = NoPayloadView;
-  using Payload = payload::NoPayload;  // the payload struct of latest_version
+  static constexpr ::std::uint16_t id = 6;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::features::contoso_test_features::provider_guid;
+  static constexpr ::std::string_view name = "NoPayload";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::features::contoso_test_features::NoPayloadView;
+  using Payload = ::clretw::features::contoso_test_features::payload::NoPayload;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
 template <class F>
 void for_each_event_version([[maybe_unused]] F&& f) {
-  f.template operator()<ScalarEvent, payload::ScalarEvent>(0);
-  f.template operator()<StringEvent, payload::StringEvent>(0);
-  f.template operator()<ArrayEvent, payload::ArrayEvent>(0);
-  f.template operator()<NestedEvent, payload::NestedEvent>(0);
-  f.template operator()<VersionedEvent, payload::VersionedEvent>(0);
-  f.template operator()<VersionedEvent, payload::VersionedEvent_V1>(1);
-  f.template operator()<VersionedEvent, payload::VersionedEvent_V2>(2);
-  f.template operator()<NoPayload, payload::NoPayload>(0);
+  f.template operator()<::clretw::features::contoso_test_features::ScalarEvent, ::clretw::features::contoso_test_features::payload::ScalarEvent>(0);
+  f.template operator()<::clretw::features::contoso_test_features::StringEvent, ::clretw::features::contoso_test_features::payload::StringEvent>(0);
+  f.template operator()<::clretw::features::contoso_test_features::ArrayEvent, ::clretw::features::contoso_test_features::payload::ArrayEvent>(0);
+  f.template operator()<::clretw::features::contoso_test_features::NestedEvent, ::clretw::features::contoso_test_features::payload::NestedEvent>(0);
+  f.template operator()<::clretw::features::contoso_test_features::VersionedEvent, ::clretw::features::contoso_test_features::payload::VersionedEvent>(0);
+  f.template operator()<::clretw::features::contoso_test_features::VersionedEvent, ::clretw::features::contoso_test_features::payload::VersionedEvent_V1>(1);
+  f.template operator()<::clretw::features::contoso_test_features::VersionedEvent, ::clretw::features::contoso_test_features::payload::VersionedEvent_V2>(2);
+  f.template operator()<::clretw::features::contoso_test_features::NoPayload, ::clretw::features::contoso_test_features::payload::NoPayload>(0);
 }
 
 }  // namespace clretw::features::contoso_test_features

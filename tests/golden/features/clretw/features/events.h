@@ -9,12 +9,12 @@
 namespace clretw::features {
 
 // The descriptor tables of every provider above, for lookups by GUID or name.
-const clretw::Catalog& catalog() noexcept;
+const ::clretw::Catalog& catalog() noexcept;
 
 // Calls f.template operator()<Event, Payload>(version) for every event version of every provider.
 template <class F>
 void for_each_event_version(F&& f) {
-  contoso_test_features::for_each_event_version(f);
+  ::clretw::features::contoso_test_features::for_each_event_version(f);
 }
 
 }  // namespace clretw::features
