@@ -1,18 +1,19 @@
 #include "clretw/gen/writer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <vector>
+
+#include "clretw/format.h"
 
 namespace clretw::gen {
 
 namespace {
 
 std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
+  std::string s;
+  append_hex(s, v);
+  return s;
 }
 
 void escape(std::string& out, std::string_view s) {
