@@ -106,8 +106,6 @@ TEST_CASE("the built-in manifest is the runtime's newest manifest plus additions
   for (const auto& [kind, n] : kinds) counted += kind + "=" + std::to_string(n) + " ";
   CAPTURE(counted);
   CHECK(kinds == std::map<std::string, std::size_t>{{"provider-added", 1},     // SampleProfiler
-                                                    {"event-added", 1},        // GCSetting (seeds, .NET Framework)
-                                                    {"opcode-added", 1},       // its opcode
                                                     {"map-added", 3},          // GC global, compact, expand mechanisms
                                                     {"map-entry-added", 18},   // ReadyToRun, tiers, ColdSection x2
                                                     {"field-map-added", 8}});  // GlobalHeapHistory v2-v4 Reason and
