@@ -1,6 +1,7 @@
 // clretw-gen: instrumentation manifests to C++ decoders.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/loader.h"
 #include "clretw/gen/merge.h"
+#include "clretw/gen/namer.h"
 #include "clretw/gen/report_formats.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/schema_builder.h"
@@ -51,7 +53,7 @@ int generate(const GenerateOptions& o) {
   if (!o.fixups.empty()) {
     custom = load_fixups(o.fixups, diags);
     if (!custom) {
-      std::cerr << format_gcc(diags);
+      std::cerr << "clretw-gen generate: --fixups " << o.fixups << ":\n" << format_gcc(diags);
       return 2;
     }
   }
@@ -60,7 +62,7 @@ int generate(const GenerateOptions& o) {
   if (!o.templates.empty()) {
     auto t = load_templates(o.templates, diags);
     if (!t) {
-      std::cerr << format_gcc(diags);
+      std::cerr << "clretw-gen generate: --templates " << o.templates << ":\n" << format_gcc(diags);
       return 2;
     }
     eo.templates = *t;
@@ -119,7 +121,7 @@ int generate(const GenerateOptions& o) {
     std::ofstream out(target, std::ios::binary);
     out << f.text;
     if (!out) {
-      std::cerr << "clretw-gen: cannot write " << target.string() << "\n";
+      std::cerr << "clretw-gen generate: --output: cannot write " << target.string() << "\n";
       return 2;
     }
     ++written;
@@ -159,9 +161,13 @@ int validate(const ValidateOptions& o) {
     return 2;
   }
   std::string error;
+  if (!parse_rule_options(o.disable, {}, error)) {
+    std::cerr << "clretw-gen validate: --disable: " << error << "\n";
+    return 2;
+  }
   auto options = parse_rule_options(o.disable, o.severity, error);
   if (!options) {
-    std::cerr << "clretw-gen validate: " << error << "\n";
+    std::cerr << "clretw-gen validate: --severity: " << error << "\n";
     return 2;
   }
   options->werror = o.werror;
@@ -226,7 +232,7 @@ int merge(const MergeOptions& o) {
   std::ofstream out(target, std::ios::binary);
   out << text;
   if (!out) {
-    std::cerr << "clretw-gen merge: cannot write " << target << "\n";
+    std::cerr << "clretw-gen merge: --output: cannot write " << target << "\n";
     return 2;
   }
   return 0;
@@ -234,7 +240,7 @@ int merge(const MergeOptions& o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{
       "clretw-gen: turn ETW instrumentation manifests (the .NET runtime's ClrEtwAll.man above all) into C++ decoders.\n"
       "Run 'clretw-gen COMMAND --help' for the options of a command."};
@@ -244,7 +250,22 @@ int main(int argc, char** argv) {
   CLI::App* gen = app.add_subcommand("generate", "Generate C++ payload structs, zero-copy views and descriptor tables");
   gen->add_option("manifests", g.manifests, "Manifest files (their providers are generated together)")->required()->check(CLI::ExistingFile);
   gen->add_option("-o,--output", g.output, "Output directory (files go under OUTPUT/<namespace path>/)")->required();
-  gen->add_option("-n,--namespace", g.ns, "C++ namespace for the generated code")->capture_default_str();
+  gen->add_option("-n,--namespace", g.ns, "C++ namespace for the generated code")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& ns) -> std::string {
+            // Components separated by "::", each a C++ identifier that is not a keyword.
+            std::size_t start = 0;
+            while (true) {
+              const std::size_t end = std::min(ns.find("::", start), ns.size());
+              const std::string part = ns.substr(start, end - start);
+              if (part.empty() || identifier(part) != part)
+                return "'" + ns + "' is not a C++ namespace (identifiers separated by ::)";
+              if (end == ns.size()) return {};
+              start = end + 2;
+            }
+          },
+          "NAMESPACE"));
   gen->add_option("--templates", g.templates, "Render the *.mustache templates in DIR instead of the built-in ones");
   gen->add_option("--fixups", g.fixups, "Apply this fix-up overlay instead of the built-in CLR one");
   gen->add_flag("--no-fixups", g.no_fixups, "Apply no fix-ups (by default CLR manifests get manifest/clr-fixups.xml)");
@@ -309,4 +330,14 @@ int main(int argc, char** argv) {
   if (dif->parsed()) return diff(d);
   if (mrg->parsed()) return merge(mo);
   return generate(g);
+}
+
+// Nothing escapes: an unexpected exception is reported, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clretw-gen: %s\n", e.what());
+    return 1;
+  }
 }

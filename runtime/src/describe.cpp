@@ -40,22 +40,11 @@ void append_ms(std::string& out, double ms, bool padded) {
 
 }  // namespace
 
-EventLookup EventDescriber::lookup(const EventRecord& r) const {
-  EventLookup found;
-  for (const Catalog* c : catalogs_) {
-    EventLookup l = c->find(r.provider_guid, r.id, r.version);
-    if (!l.provider && !r.provider_name.empty()) l = c->find(r.provider_name, r.id, r.version);
-    if (l.event) return l;
-    if (l.provider && !found.provider) found = l;
-  }
-  return found;
-}
-
 Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) const {
   Described d;
   NullVisitor null;
   FieldVisitor& v = visitor ? *visitor : null;
-  const EventLookup l = lookup(r);
+  const EventLookup l = catalogs_.find(r);
   d.provider = l.provider;
   d.provider_name = !r.provider_name.empty() ? r.provider_name : l.provider ? l.provider->name : std::string_view();
   const auto size = static_cast<std::uint32_t>(r.payload.size());

@@ -11,15 +11,6 @@ void Dispatcher::add(const Guid& guid, std::uint16_t id, Typed fn) {
   slot->by_id[id].push_back(std::move(fn));
 }
 
-EventLookup Dispatcher::lookup(const EventRecord& r) const noexcept {
-  for (const Catalog* c : catalogs_) {
-    EventLookup l = c->find(r.provider_guid, r.id, r.version);
-    if (!l.provider && !r.provider_name.empty()) l = c->find(r.provider_name, r.id, r.version);
-    if (l.provider) return l;
-  }
-  return {};
-}
-
 Dispatcher::Outcome Dispatcher::dispatch(const EventRecord& r) {
   for (auto& s : slots_) {
     if (s.guid != r.provider_guid) continue;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "clretw/describe.h"
 #include "clretw/dispatch.h"
 #include "clretw/events.h"
 
@@ -73,4 +74,43 @@ TEST_CASE("a view refuses a record of another event") {
   CHECK(wrong.error().code == Errc::wrong_event);
   auto right = rt::GCStartView::from(record(1, 2, payload));
   CHECK(right);
+}
+
+TEST_CASE("catalog precedence: the first catalog that defines a provider decides, for Dispatcher and EventDescriber alike") {
+  // A catalog that redefines the runtime provider with one event only (id 7), as a manifest
+  // given at run time would; the built-in catalog comes after it.
+  static const EventDesc kEvents[] = {{.id = 7, .version = 0, .symbol = "Seven", .name = "Only/InOverride"}};
+  static const std::uint16_t kFirst[] = {kNoEvent, kNoEvent, kNoEvent, kNoEvent, kNoEvent, kNoEvent, kNoEvent, 0};
+  static const ProviderDesc kOverride{.name = rt::provider_name, .guid = rt::provider_guid, .events = kEvents,
+                                      .first_version = kFirst};
+  static const ProviderDesc* const kProviders[] = {&kOverride};
+  const Catalog override_catalog{kProviders};
+  const CatalogSet set{&override_catalog, &clretw::catalog()};
+  Dispatcher d(set);
+  EventDescriber describer(set);
+
+  struct Case {
+    EventRecord r;
+    const char* provider;  // the deciding provider's name, or null
+    const char* event;     // the event's display name, or null
+  };
+  EventRecord by_name = record(7, 0, {}, Guid{});
+  by_name.provider_name = rt::provider_name;
+  const Case cases[] = {
+      {record(7, 0, {}), "Microsoft-Windows-DotNETRuntime", "Only/InOverride"},  // found in the override
+      {record(1, 2, {}), "Microsoft-Windows-DotNETRuntime", nullptr},            // the override lacks GC/Start: not the built-in's
+      {by_name, "Microsoft-Windows-DotNETRuntime", "Only/InOverride"},           // matched by name when the GUID is unknown
+      {record(144, 0, {}, dotnet_runtime_rundown::provider_guid), "Microsoft-Windows-DotNETRuntimeRundown",
+       "Method/DCStopVerbose"},  // a provider the override does not define falls through to the built-in catalog
+      {record(1, 0, {}, Guid{}), nullptr, nullptr},  // no catalog defines it
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.r.id);
+    const EventLookup l = d.lookup(c.r);
+    CHECK((l.provider ? std::string(l.provider->name) : "") == (c.provider ? c.provider : ""));
+    CHECK((l.event ? std::string(l.event->name) : "") == (c.event ? c.event : ""));
+    const Described described = describer.describe(c.r);
+    CHECK(described.provider == l.provider);
+    CHECK(described.event == l.event);
+  }
 }

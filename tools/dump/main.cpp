@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,7 @@ struct Options {
   std::string format = "text";
   std::vector<std::string> filters;
   std::vector<std::uint32_t> ids;
-  std::string keywords;
+  std::uint64_t keywords = 0;
   int level = -1;
   double from = -1e300, to = 1e300;
   bool stats = false, sorted = false, no_progress = false;
@@ -43,6 +44,9 @@ struct Options {
 };
 
 bool glob(std::string_view p, std::string_view t) { return gen::glob_match(p, t); }
+
+// "0x1F" or "31"; nullopt when not a number that fits 64 bits.
+std::optional<std::uint64_t> parse_mask(const std::string& text) { return gen::parse_number(text); }
 
 struct Counter {
   std::uint64_t count = 0;
@@ -83,7 +87,6 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
   }
   nettrace::Reader& reader = **opened;
   const nettrace::TraceInfo& info = reader.info();
-  std::uint64_t keyword_mask = o.keywords.empty() ? 0 : std::stoull(o.keywords, nullptr, 0);
 
   std::map<std::pair<std::string, std::string>, Counter> table;  // (provider, name) -> count
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0;
@@ -107,7 +110,7 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
     const double ms = info.milliseconds(r->timestamp);
     if (ms < o.from || ms > o.to) continue;
     if (o.level >= 0 && r->level > o.level) continue;
-    if (keyword_mask && !(r->keywords & keyword_mask)) continue;
+    if (o.keywords && !(r->keywords & o.keywords)) continue;
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
     Described d;
     line.clear();
@@ -160,7 +163,7 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Options o;
   CLI::App app{
       "clretw-dump: decode .NET EventPipe traces (.nettrace) to text, JSON or CSV.\n"
@@ -171,27 +174,44 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app.add_option("--filter", o.filters, "Only events whose Provider/Name matches this glob, e.g. '*/GC/*' (repeatable)")
       ->allow_extra_args(false);
-  app.add_option("--id", o.ids, "Only events with this id (repeatable)")->allow_extra_args(false);
-  app.add_option("--keywords", o.keywords, "Only events with any of these keyword bits (e.g. 0x1)");
-  app.add_option("--level", o.level, "Only events of this level or more severe (5 = verbose ... 1 = critical)");
-  app.add_option("--from", o.from, "Only events at or after this time (ms since the trace start)");
-  app.add_option("--to", o.to, "Only events at or before this time (ms since the trace start)");
+  app.add_option("--id", o.ids, "Only events with this id, 0 to 65535 (repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::Range(0, 65535));
+  app.add_option_function<std::string>(
+         "--keywords",
+         [&](const std::string& text) {
+           auto mask = parse_mask(text);
+           if (!mask || !*mask) throw CLI::ValidationError("--keywords", "'" + text + "' is not a non-zero keyword mask (e.g. 0x1 or 1)");
+           o.keywords = *mask;
+         },
+         "Only events with any of these keyword bits (e.g. 0x1)");
+  app.add_option("--level", o.level, "Only events of this level or more severe (5 = verbose ... 1 = critical)")
+      ->check(CLI::Range(0, 255));
+  auto* from = app.add_option("--from", o.from, "Only events at or after this time (ms since the trace start)");
+  auto* to = app.add_option("--to", o.to, "Only events at or before this time (ms since the trace start)");
   app.add_flag("--stats", o.stats, "Print counts per provider/event, lost, unknown and malformed events instead of events");
-  app.add_option("--manifest", o.manifests, "Decode with this instrumentation manifest (repeatable) instead of the built-in decoders")
+  app.add_option("--manifest", o.manifests,
+                 "Decode the providers this instrumentation manifest defines with it, at run time, instead of with the\n"
+                 "built-in decoders (repeatable; the first manifest that defines a provider wins)")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
   app.add_flag("--sorted", o.sorted, "Deliver events in timestamp order across threads (buffers between sequence points)");
-  app.add_option("--limit", o.limit, "Stop after this many events (per trace)");
+  app.add_option("--limit", o.limit, "Stop after this many events (per trace); 0: no limit")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-progress", o.no_progress, "Do not show progress on stderr (shown only when stderr is a terminal)");
   app.footer("Exit status: 0 all traces read to the end; 1 a trace is damaged (everything before the damage was printed);\n"
              "2 bad usage or a trace or manifest that cannot be read.");
   try {
     app.parse(argc, argv);
+    if (from->count() && to->count() && o.from > o.to)
+      throw CLI::ValidationError("--from", std::to_string(o.from) + " is after --to " + std::to_string(o.to));
+    for (const std::string& f : o.filters)
+      if (f.empty()) throw CLI::ValidationError("--filter", "an empty pattern matches no event");
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  // Catalogs: the built-in decoders, or manifests loaded now (with the CLR fix-ups).
+  // Catalogs, in order of precedence: manifests loaded now (with the CLR fix-ups), then the built-in decoders.
   std::vector<std::unique_ptr<gen::Manifest>> manifests;
   std::vector<std::unique_ptr<gen::BuiltSchema>> schemas;
   std::vector<const Catalog*> catalogs;
@@ -211,11 +231,21 @@ int main(int argc, char** argv) {
     catalogs.push_back(&schemas.back()->catalog());
     manifests.push_back(std::move(owned));
   }
-  if (catalogs.empty()) catalogs.push_back(&clretw::catalog());
+  catalogs.push_back(&clretw::catalog());
   EventDescriber describer(catalogs);
   const LineFormat format = o.format == "json" ? LineFormat::json : o.format == "csv" ? LineFormat::csv : LineFormat::text;
 
   int status = 0;
   for (std::size_t i = 0; i < o.traces.size(); ++i) status = std::max(status, dump(o.traces[i], o, describer, format, i == 0));
   return status;
+}
+
+// Nothing escapes: an unexpected exception is reported, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clretw-dump: %s\n", e.what());
+    return 1;
+  }
 }

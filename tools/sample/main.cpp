@@ -263,7 +263,7 @@ void request(Sample& s, std::uint64_t n) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::string output = "sample.nettrace";
   unsigned format = 5, pointer_size = 8;
   double size_mb = 0;
@@ -274,12 +274,18 @@ int main(int argc, char** argv) {
   app.add_option("--format", format, "nettrace format version: 4, 5 or 6")->check(CLI::IsMember({4u, 5u, 6u}))->capture_default_str();
   app.add_option("--pointer-size", pointer_size, "Pointer size of the simulated process")->check(CLI::IsMember({4u, 8u}))->capture_default_str();
   app.add_flag("--uncompressed", uncompressed, "Write uncompressed event headers");
-  app.add_option("--size-mb", size_mb, "Keep simulating requests until the file is this large");
-  CLI11_PARSE(app, argc, argv);
+  app.add_option("--size-mb", size_mb, "Keep simulating requests until the file is this large (0 to 100000)")
+      ->check(CLI::Range(0.0, 100000.0));
+  app.footer("Exit status: 0 written; 1 the simulation failed; 2 bad usage or the file cannot be written.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   std::ofstream file(output, std::ios::binary);
   if (!file) {
-    std::cerr << "clretw-sample: cannot write " << output << "\n";
+    std::cerr << "clretw-sample: --output: cannot write " << output << "\n";
     return 2;
   }
   CountingBuf counting(file.rdbuf());
@@ -299,6 +305,10 @@ int main(int argc, char** argv) {
     do {
       for (int k = 0; k < 100; ++k) request(s, n++);
       s.sequence_point();
+      if (!out) {
+        std::cerr << "clretw-sample: cannot write " << output << " (disk full?)\n";
+        return 2;
+      }
     } while (counting.count < limit);
     s.finish();
     out.flush();
@@ -310,4 +320,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   return file ? 0 : 2;
+}
+
+// Nothing escapes: an unexpected exception is reported, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clretw-sample: %s\n", e.what());
+    return 1;
+  }
 }

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "clretw/catalogs.h"
 #include "clretw/decode.h"
 #include "clretw/nettrace.h"
 #include "clretw/record.h"
@@ -30,17 +32,20 @@ struct Described {
   Error error;                 // when malformed
 };
 
+// Catalogs in order of precedence, looked up as CatalogSet does (the Dispatcher
+// uses the same lookup, so the two never disagree about an event).
 class EventDescriber {
  public:
+  explicit EventDescriber(std::initializer_list<const Catalog*> catalogs) : catalogs_(catalogs) {}
   explicit EventDescriber(std::vector<const Catalog*> catalogs) : catalogs_(std::move(catalogs)) {}
+  explicit EventDescriber(CatalogSet catalogs) : catalogs_(std::move(catalogs)) {}
 
   // Identifies the event and walks its payload, reporting fields to `visitor`
   // (may be null: then the payload is only checked).
   Described describe(const EventRecord& record, FieldVisitor* visitor = nullptr) const;
 
  private:
-  EventLookup lookup(const EventRecord& record) const;
-  std::vector<const Catalog*> catalogs_;
+  CatalogSet catalogs_;
 };
 
 enum class LineFormat : std::uint8_t { text, json, csv };

@@ -1,6 +1,6 @@
 // clretw/dispatch.h - route events to typed handlers.
 //
-//   clretw::Dispatcher d({&clretw::builtin_catalog()});
+//   clretw::Dispatcher d({&clretw::catalog()});
 //   d.on<clretw::dotnet_runtime::GCStart>([](const clretw::dotnet_runtime::GCStartView& gc,
 //                                            const clretw::EventRecord& r) { ... });
 //   d.on_other([](const clretw::EventRecord& r, clretw::EventLookup known) { ... });
@@ -8,7 +8,9 @@
 //
 // A typed handler sees a verified view; a payload that fails verification goes
 // to on_malformed. Every event without a typed handler - known to a catalog or
-// not - goes to on_other. No event is dropped without a callback or a count.
+// not - goes to on_other, with what the catalogs know of it (CatalogSet: the
+// first catalog that defines the provider decides). No event is dropped
+// without a callback or a count.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "clretw/catalogs.h"
 #include "clretw/record.h"
 #include "clretw/result.h"
 #include "clretw/schema.h"
@@ -32,6 +35,7 @@ class Dispatcher {
   Dispatcher() = default;
   explicit Dispatcher(std::initializer_list<const Catalog*> catalogs) : catalogs_(catalogs) {}
   explicit Dispatcher(std::vector<const Catalog*> catalogs) : catalogs_(std::move(catalogs)) {}
+  explicit Dispatcher(CatalogSet catalogs) : catalogs_(std::move(catalogs)) {}
 
   // E is a generated event type (e.g. dotnet_runtime::GCStart); the handler is
   // called as handler(const E::View&, const EventRecord&).
@@ -61,7 +65,7 @@ class Dispatcher {
   Outcome dispatch(const EventRecord& record);
   const Counts& counts() const noexcept { return counts_; }
   // What the catalogs know about a record.
-  EventLookup lookup(const EventRecord& record) const noexcept;
+  EventLookup lookup(const EventRecord& record) const noexcept { return catalogs_.find(record); }
 
  private:
   using Typed = std::function<bool(const EventRecord&, Error&)>;
@@ -71,7 +75,7 @@ class Dispatcher {
   };
   void add(const Guid& guid, std::uint16_t id, Typed fn);
 
-  std::vector<const Catalog*> catalogs_;
+  CatalogSet catalogs_;
   std::vector<ProviderSlot> slots_;
   std::function<void(const EventRecord&, EventLookup)> other_;
   std::function<void(const EventRecord&, const Error&)> malformed_;

@@ -1,0 +1,81 @@
+#!/bin/sh
+# Every option of every tool, given a bad value: exit status 2 and a message that names the option.
+#   bad_options.sh CLRETW_DUMP CLRETW_SAMPLE CLRETW_GEN WORK_DIR SOURCE_DIR
+set -u
+dump=$1 sample=$2 gen=$3 work=$4 src=$5
+mkdir -p "$work"
+trace="$work/t.nettrace"
+man="$src/tests/manifests/features.man"
+"$sample" -o "$trace" >/dev/null || { echo "FAIL: clretw-sample could not write $trace"; exit 1; }
+fail=0 cases=0
+# bad OPTION_NAME COMMAND...: exit 2, stderr names the option.
+bad() {
+  name=$1
+  shift
+  cases=$((cases + 1))
+  timeout 60 "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  if [ "$status" -ne 2 ]; then
+    echo "FAIL: $*: exit $status, expected 2"
+    fail=1
+  elif ! grep -q -- "$name" "$work/err"; then
+    echo "FAIL: $*: the message does not name $name: $(head -c 300 "$work/err")"
+    fail=1
+  fi
+}
+# clretw-dump
+bad --format   "$dump" --format xml "$trace"
+bad --filter   "$dump" --filter "" "$trace"
+bad --id       "$dump" --id 70000 "$trace"
+bad --id       "$dump" --id -1 "$trace"
+bad --id       "$dump" --id x "$trace"
+bad --keywords "$dump" --keywords xyz "$trace"
+bad --keywords "$dump" --keywords 0x1x "$trace"
+bad --keywords "$dump" --keywords 0x10000000000000000 "$trace"
+bad --keywords "$dump" --keywords 0 "$trace"
+bad --level    "$dump" --level 256 "$trace"
+bad --level    "$dump" --level -2 "$trace"
+bad --level    "$dump" --level verbose "$trace"
+bad --from     "$dump" --from abc "$trace"
+bad --to       "$dump" --to 1e400x "$trace"
+bad --from     "$dump" --from 5 --to 1 "$trace"
+bad --manifest "$dump" --manifest /nonexistent.man "$trace"
+bad --limit    "$dump" --limit -3 "$trace"
+bad --limit    "$dump" --limit many "$trace"
+bad --stats    "$dump" --stats=maybe "$trace"
+bad --no-progress "$dump" --no-progress=x "$trace"
+bad traces     "$dump"
+bad --bogus    "$dump" --bogus "$trace"
+# clretw-sample
+bad --format       "$sample" -o "$work/s.nettrace" --format 7
+bad --pointer-size "$sample" -o "$work/s.nettrace" --pointer-size 2
+bad --size-mb      "$sample" -o "$work/s.nettrace" --size-mb -1
+bad --size-mb      "$sample" -o "$work/s.nettrace" --size-mb lots
+bad --size-mb      "$sample" -o "$work/s.nettrace" --size-mb 1e9
+bad --uncompressed "$sample" -o "$work/s.nettrace" --uncompressed=sometimes
+bad --output       "$sample" --output "$work/no/such/dir/s.nettrace"
+# clretw-gen
+bad manifests "$gen" generate
+bad manifests "$gen" generate /nonexistent.man -o "$work/g"
+bad --output  "$gen" generate "$man"
+bad --output  "$gen" generate "$man" -o /proc/clretw-cannot-write
+bad --namespace "$gen" generate "$man" -o "$work/g" -n 1abc
+bad --namespace "$gen" generate "$man" -o "$work/g" -n "a::"
+bad --namespace "$gen" generate "$man" -o "$work/g" -n class
+bad --namespace "$gen" generate "$man" -o "$work/g" -n a-b
+bad --templates "$gen" generate "$man" -o "$work/g" --templates /nonexistent
+bad --fixups    "$gen" generate "$man" -o "$work/g" --fixups /nonexistent
+bad --format    "$gen" validate --format xml "$man"
+bad --disable   "$gen" validate --disable M999 "$man"
+bad --severity  "$gen" validate --severity M302=fatal "$man"
+bad --severity  "$gen" validate --severity M302 "$man"
+bad manifest    "$gen" validate
+bad --format    "$gen" diff --format xml "$man" "$man"
+bad new         "$gen" diff "$man"
+bad /nonexistent "$gen" diff "$man" /nonexistent.man
+bad update      "$gen" merge "$man"
+bad update      "$gen" merge "$man" /nonexistent.man
+bad --output    "$gen" merge "$man" "$man" -o /proc/clretw-cannot-write
+bad subcommand  "$gen" frobnicate
+echo "bad_options: $cases cases"
+exit $fail
