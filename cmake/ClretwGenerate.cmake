@@ -1,7 +1,7 @@
 # clretw_generate(<target> NAMESPACE <ns> OUTPUT_DIR <dir> MANIFESTS <file>... [FLAGS <arg>...])
 #
 # Generates decoders for the manifests at build time with clretw-gen and adds
-# a static library <target> with them (linked to clretw::runtime). Include
+# a static library <target> with them (linked to the decode core, clretw::core). Include
 # "<ns path>/events.h", e.g. <clretw/main/events.h> for NAMESPACE clretw::main.
 function(clretw_generate target)
   cmake_parse_arguments(ARG "" "NAMESPACE;OUTPUT_DIR" "MANIFESTS;FLAGS" ${ARGN})
@@ -17,5 +17,5 @@ function(clretw_generate target)
     VERBATIM)
   add_library(${target} STATIC "${out}/all.cpp")
   target_include_directories(${target} PUBLIC "${ARG_OUTPUT_DIR}")
-  target_link_libraries(${target} PUBLIC clretw::runtime)
+  target_link_libraries(${target} PUBLIC clretw::core)
 endfunction()

@@ -21,7 +21,7 @@
 #include "clretw/events.h"
 #include "clretw/format.h"
 #include "clretw/nettrace.h"
-#include "../../runtime/src/nettrace_format.h"  // the cursor, tested directly below
+#include "../../runtime/nettrace/src/nettrace_format.h"  // the cursor, tested directly below
 
 using namespace clretw;
 using namespace clretw::nettrace;
@@ -238,7 +238,7 @@ TEST_CASE("decoding written events: CLR through the catalog, EventSource from it
       format_event(**next, describer, 0, LineFormat::json, line, &d);
       ++kinds[d.kind];
       if (d.name.rfind("Request", 0) == 0 && first_request.empty()) first_request = line;
-      if (d.metadata && format >= 5) CHECK(d.name == "Request/Start");  // V5+ carries the opcode
+      if (d.self_description && format >= 5) CHECK(d.name == "Request/Start");  // V5+ carries the opcode
       if (d.name == "GC/Start" && first_gc.empty()) first_gc = line;
     }
     CHECK(kinds[Described::Kind::malformed] == 0);

@@ -14,15 +14,6 @@ class NullVisitor final : public FieldVisitor {
   void scalar(const Scalar&) override {}
 };
 
-std::string self_described_name(const nettrace::Metadata& m) {
-  std::string name = m.event_name;
-  if (m.has_opcode && m.opcode != 0) {
-    name += '/';
-    name += m.opcode == 1 ? "Start" : m.opcode == 2 ? "Stop" : std::to_string(m.opcode);
-  }
-  return name;
-}
-
 void append_csv(std::string& out, std::string_view s) {
   out.push_back('"');
   for (char c : s) {
@@ -66,17 +57,17 @@ Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) 
     else outcome(visit_fields(*l.event->payload, r.payload, r.pointer_size, v));
     return d;
   }
-  const nettrace::Metadata* m = nettrace::Reader::metadata(r);
+  const SelfDescription* m = r.self_description;
   // CLR runtime events name no fields and have no name in their metadata:
   // without a manifest they are unknown. EventSource events describe themselves.
-  if (m && (!m->event_name.empty() || !m->fields.empty())) {
-    d.metadata = m;
-    d.name = self_described_name(*m);
-    outcome(nettrace::visit_self_describing(*m, r.payload, v));
+  if (m && (!m->name().empty() || m->has_fields())) {
+    d.self_description = m;
+    d.name = m->display_name();
+    outcome(m->visit(r.payload, v));
     return d;
   }
   d.kind = Described::Kind::unknown;
-  d.name = m && !m->event_name.empty() ? m->event_name : "EventID(" + std::to_string(r.id) + ")";
+  d.name = "EventID(" + std::to_string(r.id) + ")";
   return d;
 }
 

@@ -28,6 +28,7 @@
 #include "clretw/guid.h"
 #include "clretw/record.h"
 #include "clretw/result.h"
+#include "clretw/self_describing.h"
 #include "clretw/view.h"
 
 namespace clretw::nettrace {
@@ -48,8 +49,9 @@ struct MetaField {
   std::uint16_t fixed_count = 0;   // FixedLengthArray
 };
 
-// One metadata record: what an event's metadata id stands for.
-struct Metadata {
+// One metadata record: what an event's metadata id stands for. Records point
+// to it as their SelfDescription.
+struct Metadata final : SelfDescription {
   std::uint32_t id = 0;
   std::string provider_name;
   Guid provider_guid;  // the CLR providers' GUIDs, else the EventSource GUID derived from the name
@@ -63,6 +65,11 @@ struct Metadata {
   std::vector<MetaField> fields;   // empty for CLR runtime events: their layout comes from the manifest
   bool describes_fields = false;   // the metadata carried a field list (possibly empty)
   unsigned format = 5;             // the file format version it came from (DateTime differs)
+
+  std::string_view name() const noexcept override { return event_name; }
+  std::string display_name() const override;
+  bool has_fields() const noexcept override { return !fields.empty(); }
+  Result<std::uint32_t> visit(Bytes payload, FieldVisitor& visitor) const override;
 };
 
 // Walks a self-describing payload (bounds-checked) and reports its fields
@@ -119,9 +126,9 @@ class Reader {
   // points to stay valid until the next call. After an error (damage,
   // truncation) the reader delivers nothing more.
   Result<const EventRecord*> next();
-  // The metadata of a record this reader delivered.
+  // The metadata of a record this reader delivered (null for records of other sources).
   static const Metadata* metadata(const EventRecord& record) noexcept {
-    return static_cast<const Metadata*>(record.source_metadata);
+    return dynamic_cast<const Metadata*>(record.self_description);
   }
   const Stats& stats() const noexcept;
   std::uint64_t position() const noexcept;   // bytes consumed so far

@@ -12,9 +12,9 @@
 
 #include "clretw/catalogs.h"
 #include "clretw/decode.h"
-#include "clretw/nettrace.h"
 #include "clretw/record.h"
 #include "clretw/schema.h"
+#include "clretw/self_describing.h"
 
 namespace clretw {
 
@@ -23,7 +23,7 @@ struct Described {
   Kind kind = Kind::unknown;
   const ProviderDesc* provider = nullptr;  // catalog hit
   const EventDesc* event = nullptr;
-  const nettrace::Metadata* metadata = nullptr;  // self-described
+  const SelfDescription* self_description = nullptr;  // self-described by the trace
   std::string_view provider_name;
   std::string name;        // display name, e.g. "GC/Start"
   std::string_view symbol;  // manifest symbol, e.g. "GCStart_V2" (empty when self-described)

@@ -438,3 +438,20 @@ Result<std::uint32_t> visit_self_describing(const Metadata& m, Bytes payload, Fi
 }
 
 }  // namespace clretw::nettrace
+
+namespace clretw::nettrace {
+
+std::string Metadata::display_name() const {
+  std::string name = event_name;
+  if (has_opcode && opcode != 0) {
+    name += '/';
+    name += opcode == 1 ? "Start" : opcode == 2 ? "Stop" : std::to_string(opcode);
+  }
+  return name;
+}
+
+Result<std::uint32_t> Metadata::visit(Bytes payload, FieldVisitor& visitor) const {
+  return visit_self_describing(*this, payload, visitor);
+}
+
+}  // namespace clretw::nettrace

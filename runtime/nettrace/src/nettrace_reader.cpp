@@ -672,7 +672,7 @@ struct Reader::Impl {
     }
     const Metadata* m = last_metadata;
     if (!m) ++stats.unknown_metadata;
-    r.source_metadata = m;
+    r.self_description = m;
     r.provider_guid = m ? m->provider_guid : Guid{};
     r.provider_name = m ? std::string_view(m->provider_name) : std::string_view();
     r.event_name = m ? std::string_view(m->event_name) : std::string_view();

@@ -13,6 +13,8 @@
 
 namespace clretw {
 
+class SelfDescription;  // clretw/self_describing.h
+
 struct EventRecord {
   Guid provider_guid;
   std::string_view provider_name;  // when the source names providers (EventPipe); may be empty
@@ -34,7 +36,7 @@ struct EventRecord {
   Guid related_activity_id;
   Bytes payload;
   Bytes stack;  // return addresses, pointer_size bytes each, innermost first; empty if none
-  const void* source_metadata = nullptr;  // reader-specific metadata (self-describing events)
+  const SelfDescription* self_description = nullptr;  // the source's own description of the event, if any
 
   std::size_t stack_depth() const noexcept { return stack.size() / pointer_size; }
   std::uint64_t stack_frame(std::size_t i) const noexcept {
