@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 #include "clretw/gen/report_formats.h"
 
@@ -446,15 +447,14 @@ std::string format_diff_json(const DiffResult& r, int status) {
 
 DiffRun diff_files(const std::string& old_path, const std::string& new_path) {
   DiffRun run;
-  auto a = load_manifest(old_path, run.diags);
-  auto b = load_manifest(new_path, run.diags);
+  const FrontEndOptions as_written{.fixups = FrontEndOptions::Fixups::none, .schema = false};
+  auto a = load(old_path, as_written, run.diags);
+  auto b = load(new_path, as_written, run.diags);
   if (!a || !b) {
     run.status = 2;
     return run;
   }
-  resolve(*a);
-  resolve(*b);
-  run.result = diff_manifests(*a, *b);
+  run.result = diff_manifests(*a->manifest, *b->manifest);
   run.status = run.result.breaking() ? 1 : 0;
   return run;
 }

@@ -11,6 +11,7 @@
 #include "clretw/gen/diff.h"
 #include "clretw/gen/emit_cpp.h"
 #include "clretw/gen/fixups.h"
+#include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 #include "clretw/gen/merge.h"
 #include "clretw/gen/namer.h"
@@ -31,12 +32,6 @@ struct GenerateOptions {
   std::string ns = "clretw";
   std::string templates, fixups;
   bool no_fixups = false, check = false, verbose = false, quiet = false;
-};
-
-// A manifest read, fixed up, resolved and laid out.
-struct Loaded {
-  Manifest manifest;
-  std::unique_ptr<BuiltSchema> schema;
 };
 
 std::string read_file(const fs::path& p, bool& ok) {
@@ -68,23 +63,18 @@ int generate(const GenerateOptions& o) {
     eo.templates = *t;
   }
 
-  std::vector<std::unique_ptr<Loaded>> loaded;
+  FrontEndOptions fo;
+  if (custom) fo.fixups = FrontEndOptions::Fixups::custom, fo.custom = &*custom;
+  else if (o.no_fixups) fo.fixups = FrontEndOptions::Fixups::none;
+  std::vector<LoadedManifest> loaded;
   bool failed_to_read = false;
   for (const std::string& path : o.manifests) {
-    auto l = std::make_unique<Loaded>();
-    auto m = load_manifest(path, diags);
-    if (!m) {
+    auto l = load(path, fo, diags);
+    if (!l) {
       failed_to_read |= clretw::gen::unreadable(diags);  // else malformed XML: an error (status 1)
       continue;
     }
-    l->manifest = std::move(*m);
-    const FixupSet* fx = nullptr;
-    if (custom) fx = &*custom;
-    else if (!o.no_fixups && is_clr_manifest(l->manifest)) fx = &clr_fixups();
-    if (fx) apply_fixups(l->manifest, *fx, diags);
-    resolve(l->manifest);
-    l->schema = build_schema(l->manifest, diags);
-    loaded.push_back(std::move(l));
+    loaded.push_back(std::move(*l));
   }
   for (const Diagnostic& d : diags.items())
     if (d.severity != Severity::note || o.verbose) std::cerr << format_gcc(d);
@@ -96,7 +86,7 @@ int generate(const GenerateOptions& o) {
 
   std::vector<SourceManifest> sources;
   for (const auto& l : loaded)
-    sources.push_back({&l->manifest, l->schema.get(), fs::path(l->manifest.path).filename().string()});
+    sources.push_back({l.manifest.get(), l.schema.get(), fs::path(l.manifest->path).filename().string()});
   const std::size_t printed = diags.items().size();
   auto result = emit_cpp(sources, eo, diags);
   const bool failed = !result || diags.has_errors();
@@ -201,10 +191,9 @@ struct MergeOptions {
 };
 
 // Loads and resolves a manifest as written (no fix-ups: they apply when generating).
-std::optional<Manifest> load_resolved(const std::string& path, Diagnostics& diags) {
-  auto m = load_manifest(path, diags);
-  if (m) resolve(*m);
-  return m;
+std::unique_ptr<Manifest> load_resolved(const std::string& path, Diagnostics& diags) {
+  auto l = load(path, {.fixups = FrontEndOptions::Fixups::none, .schema = false}, diags);
+  return l ? std::move(l->manifest) : nullptr;
 }
 
 int merge(const MergeOptions& o) {

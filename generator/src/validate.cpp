@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/schema_builder.h"
@@ -634,12 +635,14 @@ namespace {
 
 // Validates one loaded (or unloadable) manifest into `out`; false when the file
 // could not be read (a file that is not well-formed XML is read: its errors say why).
-bool validate_one(std::optional<Manifest> m, Diagnostics& diags) {
-  if (!m) return !unreadable(diags);
-  resolve(*m);
-  validate(*m, diags);
+bool validate_one(const std::optional<LoadedManifest>& l, Diagnostics& diags) {
+  if (!l) return !unreadable(diags);
+  validate(*l->manifest, diags);
   return true;
 }
+
+// Checked as written: no fix-ups; the rules that need a layout build their own.
+const FrontEndOptions kAsWritten{.fixups = FrontEndOptions::Fixups::none, .schema = false};
 
 void finish(ValidateResult& r, bool unreadable, const RuleOptions& options) {
   apply_rule_options(r.diags, options);
@@ -655,7 +658,7 @@ ValidateResult validate_files(const std::vector<std::string>& paths, const RuleO
   bool unreadable = false;
   for (const std::string& path : paths) {
     Diagnostics d;
-    unreadable |= !validate_one(load_manifest(path, d), d);
+    unreadable |= !validate_one(load(path, kAsWritten, d), d);
     d.sort();
     r.diags.append(d);
   }
@@ -665,7 +668,7 @@ ValidateResult validate_files(const std::vector<std::string>& paths, const RuleO
 
 ValidateResult validate_text(const std::string& text, const std::string& path, const RuleOptions& options) {
   ValidateResult r;
-  const bool readable = validate_one(load_manifest_text(text, path, r.diags), r.diags);
+  const bool readable = validate_one(load_text(text, path, kAsWritten, r.diags), r.diags);
   r.diags.sort();
   finish(r, !readable, options);
   return r;

@@ -12,9 +12,7 @@
 #include <sstream>
 
 #include "clretw/gen/emit_cpp.h"
-#include "clretw/gen/fixups.h"
-#include "clretw/gen/loader.h"
-#include "clretw/gen/schema_builder.h"
+#include "clretw/gen/frontend.h"
 
 namespace fs = std::filesystem;
 using namespace clretw::gen;
@@ -30,17 +28,13 @@ std::string slurp(const fs::path& p) {
 
 EmitResult generate(const std::vector<std::string>& paths, const std::string& ns) {
   Diagnostics d;
-  std::vector<std::unique_ptr<Manifest>> manifests;
-  std::vector<std::unique_ptr<BuiltSchema>> schemas;
+  std::vector<LoadedManifest> loaded;
   std::vector<SourceManifest> sources;
   for (const std::string& path : paths) {
-    auto m = load_manifest(path, d);
-    REQUIRE(m);
-    manifests.push_back(std::make_unique<Manifest>(std::move(*m)));
-    if (is_clr_manifest(*manifests.back())) apply_fixups(*manifests.back(), clr_fixups(), d);
-    resolve(*manifests.back());
-    schemas.push_back(build_schema(*manifests.back(), d));
-    sources.push_back({manifests.back().get(), schemas.back().get(), fs::path(path).filename().string()});
+    auto l = load(path, {}, d);
+    REQUIRE(l);
+    loaded.push_back(std::move(*l));
+    sources.push_back({loaded.back().manifest.get(), loaded.back().schema.get(), fs::path(path).filename().string()});
   }
   EmitOptions options;
   options.root_namespace = ns;

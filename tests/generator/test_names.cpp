@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "clretw/gen/emit_cpp.h"
-#include "clretw/gen/loader.h"
-#include "clretw/gen/schema_builder.h"
+#include "clretw/gen/frontend.h"
 
 using namespace clretw::gen;
 
@@ -22,8 +21,7 @@ namespace {
 const std::string kNamesMan = std::string(CLRETW_TESTS_DIR) + "/manifests/names.man";
 
 struct Generated {
-  Manifest manifest;
-  std::unique_ptr<BuiltSchema> schema;
+  LoadedManifest loaded;
   Diagnostics diags;
   EmitResult result;
 
@@ -52,14 +50,12 @@ struct Generated {
 
 std::unique_ptr<Generated> generate(const std::string& ns) {
   auto g = std::make_unique<Generated>();
-  auto m = load_manifest(kNamesMan, g->diags);
-  REQUIRE(m);
-  g->manifest = std::move(*m);
-  resolve(g->manifest);
-  g->schema = build_schema(g->manifest, g->diags);
+  auto l = load(kNamesMan, {}, g->diags);
+  REQUIRE(l);
+  g->loaded = std::move(*l);
   EmitOptions options;
   options.root_namespace = ns;
-  auto r = emit_cpp({{&g->manifest, g->schema.get(), "names.man"}}, options, g->diags);
+  auto r = emit_cpp({{g->loaded.manifest.get(), g->loaded.schema.get(), "names.man"}}, options, g->diags);
   REQUIRE(r);
   CHECK(g->diags.error_count() == 0);
   g->result = std::move(*r);
@@ -182,7 +178,7 @@ TEST_CASE("names.man: the renames are reported, with where and why") {
 
 TEST_CASE("names.man: every struct member, accessor, keyword and event type that differs from the manifest is reported") {
   auto g = generate("clretw::names");
-  const Provider& p = g->manifest.providers.front();
+  const Provider& p = g->loaded.manifest->providers.front();
   const std::vector<std::string> h = lines(g->file("clretw/names/contoso_names.h"));
   std::size_t checked = 0, renamed = 0;
   auto check = [&](std::uint32_t line, const std::string& manifest, const std::string& cpp) {

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "clretw/gen/fixups.h"
-#include "clretw/gen/loader.h"
+#include "clretw/gen/frontend.h"
 
 namespace clretw::test {
 
@@ -24,16 +23,13 @@ std::unique_ptr<Reference> load_reference(const std::string& paths) {
     const std::string path = paths.substr(start, end - start);
     start = end + 1;
     gen::Diagnostics diags;
-    auto m = gen::load_manifest(path, diags);
-    if (!m) {
+    auto l = gen::load(path, {}, diags);
+    if (!l) {
       r->diagnostics += gen::format_gcc(diags);
       return nullptr;
     }
-    auto manifest = std::make_unique<gen::Manifest>(std::move(*m));
-    if (gen::is_clr_manifest(*manifest)) gen::apply_fixups(*manifest, gen::clr_fixups(), diags);
-    gen::resolve(*manifest);
-    r->schemas.push_back(gen::build_schema(*manifest, diags));
-    r->manifests.push_back(std::move(manifest));
+    r->schemas.push_back(std::move(l->schema));
+    r->manifests.push_back(std::move(l->manifest));
     for (const auto& d : diags.items())
       if (d.severity != gen::Severity::note) r->diagnostics += gen::format_gcc(d);
   }

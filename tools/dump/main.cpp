@@ -22,8 +22,8 @@
 #include "clretw/describe.h"
 #include "clretw/events.h"
 #include "clretw/gen/fixups.h"
+#include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
-#include "clretw/gen/schema_builder.h"
 #include "clretw/nettrace.h"
 
 namespace {
@@ -212,24 +212,19 @@ int run(int argc, char** argv) {
   }
 
   // Catalogs, in order of precedence: manifests loaded now (with the CLR fix-ups), then the built-in decoders.
-  std::vector<std::unique_ptr<gen::Manifest>> manifests;
-  std::vector<std::unique_ptr<gen::BuiltSchema>> schemas;
+  std::vector<gen::LoadedManifest> manifests;
   std::vector<const Catalog*> catalogs;
   for (const std::string& path : o.manifests) {
     gen::Diagnostics diags;
-    auto m = gen::load_manifest(path, diags);
-    if (!m) {
+    auto l = gen::load(path, {}, diags);
+    if (!l) {
       std::cerr << gen::format_gcc(diags);
       return 2;
     }
-    auto owned = std::make_unique<gen::Manifest>(std::move(*m));
-    if (gen::is_clr_manifest(*owned)) gen::apply_fixups(*owned, gen::clr_fixups(), diags);
-    gen::resolve(*owned);
-    schemas.push_back(gen::build_schema(*owned, diags));
     for (const gen::Diagnostic& d : diags.items())
       if (d.severity == gen::Severity::error) std::cerr << gen::format_gcc(d);
-    catalogs.push_back(&schemas.back()->catalog());
-    manifests.push_back(std::move(owned));
+    catalogs.push_back(&l->schema->catalog());
+    manifests.push_back(std::move(*l));
   }
   catalogs.push_back(&clretw::catalog());
   EventDescriber describer(catalogs);

@@ -4,8 +4,7 @@
 // numbers parsed where they must be numbers) and reports what it cannot
 // represent: malformed XML, elements or inTypes it does not know, attributes
 // it would otherwise drop. <UserData> content is skipped by design.
-// resolve() then links references; it reports nothing - unresolved references
-// are the validator's and the schema builder's to report.
+// resolve() (resolve.h) then links references; frontend.h runs the whole front.
 #pragma once
 
 #include <optional>
@@ -13,6 +12,7 @@
 
 #include "clretw/gen/diagnostics.h"
 #include "clretw/gen/model.h"
+#include "clretw/gen/resolve.h"  // loader users resolve next
 
 namespace clretw::gen {
 
@@ -24,9 +24,6 @@ std::optional<Manifest> load_manifest(const std::string& path, Diagnostics& diag
 // The same, from text in memory; `path` names it in diagnostics.
 std::optional<Manifest> load_manifest_text(std::string text, const std::string& path, Diagnostics& diags);
 
-// Links events to templates, tasks, opcodes, levels and keywords, fields to
-// maps and to their count/length siblings, and resolves $(string.X) messages.
-void resolve(Manifest& manifest);
 
 // True when loading failed because the file could not be read at all (M008),
 // as opposed to a file that is not well-formed XML (M001): exit status 2, not 1.

@@ -1,0 +1,33 @@
+#include "clretw/gen/frontend.h"
+
+#include "clretw/gen/loader.h"
+
+namespace clretw::gen {
+
+namespace {
+
+std::optional<LoadedManifest> finish(std::optional<Manifest> m, const FrontEndOptions& o, Diagnostics& diags) {
+  if (!m) return std::nullopt;
+  LoadedManifest l;
+  l.manifest = std::make_unique<Manifest>(std::move(*m));
+  const FixupSet* fx = nullptr;
+  if (o.fixups == FrontEndOptions::Fixups::custom) fx = o.custom;
+  else if (o.fixups == FrontEndOptions::Fixups::clr && is_clr_manifest(*l.manifest)) fx = &clr_fixups();
+  if (fx) apply_fixups(*l.manifest, *fx, diags);
+  resolve(*l.manifest);
+  if (o.schema) l.schema = build_schema(*l.manifest, diags);
+  return l;
+}
+
+}  // namespace
+
+std::optional<LoadedManifest> load(const std::string& path, const FrontEndOptions& options, Diagnostics& diags) {
+  return finish(load_manifest(path, diags), options, diags);
+}
+
+std::optional<LoadedManifest> load_text(std::string text, const std::string& path, const FrontEndOptions& options,
+                                        Diagnostics& diags) {
+  return finish(load_manifest_text(std::move(text), path, diags), options, diags);
+}
+
+}  // namespace clretw::gen
