@@ -11,25 +11,6 @@ namespace clretw::gen {
 
 extern const char* const kClrFixupsText;  // generated from manifest/clr-fixups.xml at build time
 
-bool glob_match(std::string_view p, std::string_view t) {
-  // Iterative matcher with backtracking on the last '*'.
-  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-  while (ti < t.size()) {
-    if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      mark = ti;
-    } else if (pi < p.size() && p[pi] == t[ti]) {
-      ++pi, ++ti;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      ti = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
-}
 
 namespace {
 

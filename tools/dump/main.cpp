@@ -43,7 +43,6 @@ struct Options {
   std::uint64_t limit = 0;
 };
 
-bool glob(std::string_view p, std::string_view t) { return gen::glob_match(p, t); }
 
 // "0x1F" or "31"; nullopt when not a number that fits 64 bits.
 std::optional<std::uint64_t> parse_mask(const std::string& text) { return gen::parse_number(text); }
@@ -119,7 +118,7 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
     if (!o.filters.empty()) {
       const std::string key = std::string(d.provider_name) + "/" + d.name;
       bool match = false;
-      for (const std::string& f : o.filters) match |= glob(f, key);
+      for (const std::string& f : o.filters) match |= glob_match(f, key);
       if (!match) continue;
     }
     ++shown;

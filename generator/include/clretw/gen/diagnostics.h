@@ -3,7 +3,7 @@
 // Every problem the loader, the fix-up overlay, the schema builder or the
 // validator finds is a Diagnostic with a file:line:col, a stable code and a
 // message naming the offending item. Printed gcc-style:
-//   ClrEtwAll.man:120:21: error[E104 unknown-intype]: field 'Count' of template 'T': unknown inType 'win:Int33'
+//   ClrEtwAll.man:120:21: error[M401 unknown-intype]: field 'Count' of template 'T': unknown inType 'win:Int33'
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@ struct Related {
 
 struct Diagnostic {
   Severity severity = Severity::error;
-  std::string code;  // e.g. "E104"
+  std::string code;  // e.g. "M401"
   std::string rule;  // e.g. "unknown-intype"
   std::string file;
   Loc loc;
@@ -59,7 +59,7 @@ class Diagnostics {
   std::vector<Diagnostic> items_;
 };
 
-// "file:line:col: error[E104 unknown-intype]: message" plus indented notes and hint.
+// "file:line:col: error[M401 unknown-intype]: message" plus indented notes and hint.
 std::string format_gcc(const Diagnostic& d);
 std::string format_gcc(const Diagnostics& ds);
 std::string_view severity_name(Severity s) noexcept;

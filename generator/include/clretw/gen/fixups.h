@@ -11,6 +11,7 @@
 
 #include "clretw/gen/diagnostics.h"
 #include "clretw/gen/model.h"
+#include "clretw/text.h"
 
 namespace clretw::gen {
 
@@ -41,7 +42,6 @@ bool is_clr_manifest(const Manifest& m);
 // that matches nothing as an error (M705). Call resolve() afterwards.
 void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags);
 
-// '*' wildcard match, case-sensitive.
-bool glob_match(std::string_view pattern, std::string_view text);
+using clretw::glob_match;  // fix-ups match providers with it (clretw/text.h)
 
 }  // namespace clretw::gen

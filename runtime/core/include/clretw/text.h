@@ -67,4 +67,7 @@ std::string ansi_to_utf8(std::string_view bytes);
 // Appends s to out with JSON string escaping (no surrounding quotes).
 void append_json_escaped(std::string& out, std::string_view utf8);
 
+// '*' wildcard match, case-sensitive ("*/GC/*" matches "Microsoft-Windows-DotNETRuntime/GC/Start").
+bool glob_match(std::string_view pattern, std::string_view text);
+
 }  // namespace clretw
