@@ -371,6 +371,13 @@ constexpr ::clretw::MapEntry kEntries_kMap_GCHeapExpandMechanismMap[] = {
 constexpr ::clretw::MapDesc kMap_GCHeapExpandMechanismMap{"GCHeapExpandMechanismMap", false, kEntries_kMap_GCHeapExpandMechanismMap};
 
 
+constexpr ::clretw::MapEntry kEntries_kMap_WaitHandleWaitSourceMap[] = {
+    {0x0, "Unknown"},
+    {0x1, "MonitorWait"},
+};
+constexpr ::clretw::MapDesc kMap_WaitHandleWaitSourceMap{"WaitHandleWaitSourceMap", false, kEntries_kMap_WaitHandleWaitSourceMap};
+
+
 constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_GCSegmentTypeMap,
     &kMap_GCAllocationKindMap,
@@ -405,6 +412,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_GCGlobalMechanismsMap,
     &kMap_GCHeapCompactMechanismMap,
     &kMap_GCHeapExpandMechanismMap,
+    &kMap_WaitHandleWaitSourceMap,
 };
 
 // ---------------------------------------------------------------------------
@@ -412,7 +420,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "EventSource", line 534
+// "EventSource", line 545
 constexpr ::clretw::FieldDesc kFieldsEventSource[] = {
     {.name = "EventID", .type = ::clretw::InType::Int32},
     {.name = "EventName", .type = ::clretw::InType::UnicodeString},
@@ -428,9 +436,9 @@ constexpr ::clretw::RecordDesc kRecord_EventSource{
     .fields = kFieldsEventSource,
     .layout = {{kPlacesEventSource[0], kSegmentsEventSource[0], 4}, {kPlacesEventSource[1], kSegmentsEventSource[1], 4}},
 
-    .line = 534};
+    .line = 545};
 
-// "StrongNameVerification", line 540
+// "StrongNameVerification", line 551
 constexpr ::clretw::FieldDesc kFieldsStrongNameVerification[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -445,9 +453,9 @@ constexpr ::clretw::RecordDesc kRecord_StrongNameVerification{
     .fields = kFieldsStrongNameVerification,
     .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
 
-    .line = 540};
+    .line = 551};
 
-// "StrongNameVerification_V1", line 545
+// "StrongNameVerification_V1", line 556
 constexpr ::clretw::FieldDesc kFieldsStrongNameVerification_V1[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -463,9 +471,9 @@ constexpr ::clretw::RecordDesc kRecord_StrongNameVerification_V1{
     .fields = kFieldsStrongNameVerification_V1,
     .layout = {{kPlacesStrongNameVerification_V1[0], kSegmentsStrongNameVerification_V1[0], 10}, {kPlacesStrongNameVerification_V1[1], kSegmentsStrongNameVerification_V1[1], 10}},
 
-    .line = 545};
+    .line = 556};
 
-// "AuthenticodeVerification", line 551
+// "AuthenticodeVerification", line 562
 constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -480,9 +488,9 @@ constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification{
     .fields = kFieldsAuthenticodeVerification,
     .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
 
-    .line = 551};
+    .line = 562};
 
-// "AuthenticodeVerification_V1", line 556
+// "AuthenticodeVerification_V1", line 567
 constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification_V1[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -498,9 +506,9 @@ constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
     .fields = kFieldsAuthenticodeVerification_V1,
     .layout = {{kPlacesAuthenticodeVerification_V1[0], kSegmentsAuthenticodeVerification_V1[0], 10}, {kPlacesAuthenticodeVerification_V1[1], kSegmentsAuthenticodeVerification_V1[1], 10}},
 
-    .line = 556};
+    .line = 567};
 
-// "RuntimeInformation", line 562
+// "RuntimeInformation", line 573
 constexpr ::clretw::FieldDesc kFieldsRuntimeInformation[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Sku", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
@@ -527,9 +535,9 @@ constexpr ::clretw::RecordDesc kRecord_RuntimeInformation{
     .fields = kFieldsRuntimeInformation,
     .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
 
-    .line = 562};
+    .line = 573};
 
-// "GCStart", line 579
+// "GCStart", line 590
 constexpr ::clretw::FieldDesc kFieldsGCStart[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
@@ -543,9 +551,9 @@ constexpr ::clretw::RecordDesc kRecord_GCStart{
     .fields = kFieldsGCStart,
     .layout = {{kPlacesGCStart[0], kSegmentsGCStart[0], 8}, {kPlacesGCStart[1], kSegmentsGCStart[1], 8}},
 
-    .line = 579};
+    .line = 590};
 
-// "GCStart_V1", line 583
+// "GCStart_V1", line 594
 constexpr ::clretw::FieldDesc kFieldsGCStart_V1[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "Depth", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
@@ -562,9 +570,9 @@ constexpr ::clretw::RecordDesc kRecord_GCStart_V1{
     .fields = kFieldsGCStart_V1,
     .layout = {{kPlacesGCStart_V1[0], kSegmentsGCStart_V1[0], 18}, {kPlacesGCStart_V1[1], kSegmentsGCStart_V1[1], 18}},
 
-    .line = 583};
+    .line = 594};
 
-// "GCStart_V2", line 590
+// "GCStart_V2", line 601
 constexpr ::clretw::FieldDesc kFieldsGCStart_V2[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "Depth", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
@@ -582,9 +590,9 @@ constexpr ::clretw::RecordDesc kRecord_GCStart_V2{
     .fields = kFieldsGCStart_V2,
     .layout = {{kPlacesGCStart_V2[0], kSegmentsGCStart_V2[0], 26}, {kPlacesGCStart_V2[1], kSegmentsGCStart_V2[1], 26}},
 
-    .line = 590};
+    .line = 601};
 
-// "GCEnd", line 598
+// "GCEnd", line 609
 constexpr ::clretw::FieldDesc kFieldsGCEnd[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "Depth", .type = ::clretw::InType::UInt16},
@@ -598,9 +606,9 @@ constexpr ::clretw::RecordDesc kRecord_GCEnd{
     .fields = kFieldsGCEnd,
     .layout = {{kPlacesGCEnd[0], kSegmentsGCEnd[0], 6}, {kPlacesGCEnd[1], kSegmentsGCEnd[1], 6}},
 
-    .line = 598};
+    .line = 609};
 
-// "GCEnd_V1", line 602
+// "GCEnd_V1", line 613
 constexpr ::clretw::FieldDesc kFieldsGCEnd_V1[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "Depth", .type = ::clretw::InType::UInt32},
@@ -615,9 +623,9 @@ constexpr ::clretw::RecordDesc kRecord_GCEnd_V1{
     .fields = kFieldsGCEnd_V1,
     .layout = {{kPlacesGCEnd_V1[0], kSegmentsGCEnd_V1[0], 10}, {kPlacesGCEnd_V1[1], kSegmentsGCEnd_V1[1], 10}},
 
-    .line = 602};
+    .line = 613};
 
-// "GCHeapStats", line 607
+// "GCHeapStats", line 618
 constexpr ::clretw::FieldDesc kFieldsGCHeapStats[] = {
     {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -642,9 +650,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapStats{
     .fields = kFieldsGCHeapStats,
     .layout = {{kPlacesGCHeapStats[0], kSegmentsGCHeapStats[0], 92}, {kPlacesGCHeapStats[1], kSegmentsGCHeapStats[1], 92}},
 
-    .line = 607};
+    .line = 618};
 
-// "GCHeapStats_V1", line 622
+// "GCHeapStats_V1", line 633
 constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
     {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -670,9 +678,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V1{
     .fields = kFieldsGCHeapStats_V1,
     .layout = {{kPlacesGCHeapStats_V1[0], kSegmentsGCHeapStats_V1[0], 94}, {kPlacesGCHeapStats_V1[1], kSegmentsGCHeapStats_V1[1], 94}},
 
-    .line = 622};
+    .line = 633};
 
-// "GCHeapStats_V2", line 638
+// "GCHeapStats_V2", line 649
 constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
     {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -700,9 +708,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V2{
     .fields = kFieldsGCHeapStats_V2,
     .layout = {{kPlacesGCHeapStats_V2[0], kSegmentsGCHeapStats_V2[0], 110}, {kPlacesGCHeapStats_V2[1], kSegmentsGCHeapStats_V2[1], 110}},
 
-    .line = 638};
+    .line = 649};
 
-// "GCCreateSegment", line 656
+// "GCCreateSegment", line 667
 constexpr ::clretw::FieldDesc kFieldsGCCreateSegment[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Size", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -717,9 +725,9 @@ constexpr ::clretw::RecordDesc kRecord_GCCreateSegment{
     .fields = kFieldsGCCreateSegment,
     .layout = {{kPlacesGCCreateSegment[0], kSegmentsGCCreateSegment[0], 20}, {kPlacesGCCreateSegment[1], kSegmentsGCCreateSegment[1], 20}},
 
-    .line = 656};
+    .line = 667};
 
-// "GCCreateSegment_V1", line 661
+// "GCCreateSegment_V1", line 672
 constexpr ::clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Size", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -735,9 +743,9 @@ constexpr ::clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .fields = kFieldsGCCreateSegment_V1,
     .layout = {{kPlacesGCCreateSegment_V1[0], kSegmentsGCCreateSegment_V1[0], 22}, {kPlacesGCCreateSegment_V1[1], kSegmentsGCCreateSegment_V1[1], 22}},
 
-    .line = 661};
+    .line = 672};
 
-// "GCFreeSegment", line 667
+// "GCFreeSegment", line 678
 constexpr ::clretw::FieldDesc kFieldsGCFreeSegment[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -750,9 +758,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFreeSegment{
     .fields = kFieldsGCFreeSegment,
     .layout = {{kPlacesGCFreeSegment[0], kSegmentsGCFreeSegment[0], 8}, {kPlacesGCFreeSegment[1], kSegmentsGCFreeSegment[1], 8}},
 
-    .line = 667};
+    .line = 678};
 
-// "GCFreeSegment_V1", line 670
+// "GCFreeSegment_V1", line 681
 constexpr ::clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -766,9 +774,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .fields = kFieldsGCFreeSegment_V1,
     .layout = {{kPlacesGCFreeSegment_V1[0], kSegmentsGCFreeSegment_V1[0], 10}, {kPlacesGCFreeSegment_V1[1], kSegmentsGCFreeSegment_V1[1], 10}},
 
-    .line = 670};
+    .line = 681};
 
-// "GCNoUserData", line 674
+// "GCNoUserData", line 685
 constexpr ::clretw::FieldDesc kFieldsGCNoUserData[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -781,9 +789,9 @@ constexpr ::clretw::RecordDesc kRecord_GCNoUserData{
     .fields = kFieldsGCNoUserData,
     .layout = {{kPlacesGCNoUserData[0], kSegmentsGCNoUserData[0], 2}, {kPlacesGCNoUserData[1], kSegmentsGCNoUserData[1], 2}},
 
-    .line = 674};
+    .line = 685};
 
-// "GenAwareTemplate", line 677
+// "GenAwareTemplate", line 688
 constexpr ::clretw::FieldDesc kFieldsGenAwareTemplate[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -797,9 +805,9 @@ constexpr ::clretw::RecordDesc kRecord_GenAwareTemplate{
     .fields = kFieldsGenAwareTemplate,
     .layout = {{kPlacesGenAwareTemplate[0], kSegmentsGenAwareTemplate[0], 6}, {kPlacesGenAwareTemplate[1], kSegmentsGenAwareTemplate[1], 6}},
 
-    .line = 677};
+    .line = 688};
 
-// "GCSuspendEE", line 681
+// "GCSuspendEE", line 692
 constexpr ::clretw::FieldDesc kFieldsGCSuspendEE[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt16, .map = &kMap_GCSuspendEEReasonMap},
 };
@@ -812,9 +820,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSuspendEE{
     .fields = kFieldsGCSuspendEE,
     .layout = {{kPlacesGCSuspendEE[0], kSegmentsGCSuspendEE[0], 2}, {kPlacesGCSuspendEE[1], kSegmentsGCSuspendEE[1], 2}},
 
-    .line = 681};
+    .line = 692};
 
-// "GCSuspendEE_V1", line 684
+// "GCSuspendEE_V1", line 695
 constexpr ::clretw::FieldDesc kFieldsGCSuspendEE_V1[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -829,9 +837,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSuspendEE_V1{
     .fields = kFieldsGCSuspendEE_V1,
     .layout = {{kPlacesGCSuspendEE_V1[0], kSegmentsGCSuspendEE_V1[0], 10}, {kPlacesGCSuspendEE_V1[1], kSegmentsGCSuspendEE_V1[1], 10}},
 
-    .line = 684};
+    .line = 695};
 
-// "GCAllocationTick", line 689
+// "GCAllocationTick", line 700
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -845,9 +853,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick{
     .fields = kFieldsGCAllocationTick,
     .layout = {{kPlacesGCAllocationTick[0], kSegmentsGCAllocationTick[0], 8}, {kPlacesGCAllocationTick[1], kSegmentsGCAllocationTick[1], 8}},
 
-    .line = 689};
+    .line = 700};
 
-// "GCAllocationTick_V1", line 693
+// "GCAllocationTick_V1", line 704
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -862,9 +870,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .fields = kFieldsGCAllocationTick_V1,
     .layout = {{kPlacesGCAllocationTick_V1[0], kSegmentsGCAllocationTick_V1[0], 10}, {kPlacesGCAllocationTick_V1[1], kSegmentsGCAllocationTick_V1[1], 10}},
 
-    .line = 693};
+    .line = 704};
 
-// "GCAllocationTick_V2", line 698
+// "GCAllocationTick_V2", line 709
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -883,9 +891,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .fields = kFieldsGCAllocationTick_V2,
     .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 26}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 30}},
 
-    .line = 698};
+    .line = 709};
 
-// "GCAllocationTick_V3", line 707
+// "GCAllocationTick_V3", line 718
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -905,9 +913,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .fields = kFieldsGCAllocationTick_V3,
     .layout = {{kPlacesGCAllocationTick_V3[0], kSegmentsGCAllocationTick_V3[0], 30}, {kPlacesGCAllocationTick_V3[1], kSegmentsGCAllocationTick_V3[1], 38}},
 
-    .line = 707};
+    .line = 718};
 
-// "GCAllocationTick_V4", line 717
+// "GCAllocationTick_V4", line 728
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V4[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -928,9 +936,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V4{
     .fields = kFieldsGCAllocationTick_V4,
     .layout = {{kPlacesGCAllocationTick_V4[0], kSegmentsGCAllocationTick_V4[0], 38}, {kPlacesGCAllocationTick_V4[1], kSegmentsGCAllocationTick_V4[1], 46}},
 
-    .line = 717};
+    .line = 728};
 
-// "GCCreateConcurrentThread", line 728
+// "GCCreateConcurrentThread", line 739
 constexpr ::clretw::FieldDesc kFieldsGCCreateConcurrentThread[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -943,9 +951,9 @@ constexpr ::clretw::RecordDesc kRecord_GCCreateConcurrentThread{
     .fields = kFieldsGCCreateConcurrentThread,
     .layout = {{kPlacesGCCreateConcurrentThread[0], kSegmentsGCCreateConcurrentThread[0], 2}, {kPlacesGCCreateConcurrentThread[1], kSegmentsGCCreateConcurrentThread[1], 2}},
 
-    .line = 728};
+    .line = 739};
 
-// "GCTerminateConcurrentThread", line 731
+// "GCTerminateConcurrentThread", line 742
 constexpr ::clretw::FieldDesc kFieldsGCTerminateConcurrentThread[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -958,9 +966,9 @@ constexpr ::clretw::RecordDesc kRecord_GCTerminateConcurrentThread{
     .fields = kFieldsGCTerminateConcurrentThread,
     .layout = {{kPlacesGCTerminateConcurrentThread[0], kSegmentsGCTerminateConcurrentThread[0], 2}, {kPlacesGCTerminateConcurrentThread[1], kSegmentsGCTerminateConcurrentThread[1], 2}},
 
-    .line = 731};
+    .line = 742};
 
-// "GCFinalizersEnd", line 734
+// "GCFinalizersEnd", line 745
 constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
 };
@@ -973,9 +981,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd{
     .fields = kFieldsGCFinalizersEnd,
     .layout = {{kPlacesGCFinalizersEnd[0], kSegmentsGCFinalizersEnd[0], 4}, {kPlacesGCFinalizersEnd[1], kSegmentsGCFinalizersEnd[1], 4}},
 
-    .line = 734};
+    .line = 745};
 
-// "GCFinalizersEnd_V1", line 737
+// "GCFinalizersEnd_V1", line 748
 constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -989,9 +997,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .fields = kFieldsGCFinalizersEnd_V1,
     .layout = {{kPlacesGCFinalizersEnd_V1[0], kSegmentsGCFinalizersEnd_V1[0], 6}, {kPlacesGCFinalizersEnd_V1[1], kSegmentsGCFinalizersEnd_V1[1], 6}},
 
-    .line = 737};
+    .line = 748};
 
-// "GCMark", line 741
+// "GCMark", line 752
 constexpr ::clretw::FieldDesc kFieldsGCMark[] = {
     {.name = "HeapNum", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1005,9 +1013,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMark{
     .fields = kFieldsGCMark,
     .layout = {{kPlacesGCMark[0], kSegmentsGCMark[0], 6}, {kPlacesGCMark[1], kSegmentsGCMark[1], 6}},
 
-    .line = 741};
+    .line = 752};
 
-// "GCMarkWithType", line 745
+// "GCMarkWithType", line 756
 constexpr ::clretw::FieldDesc kFieldsGCMarkWithType[] = {
     {.name = "HeapNum", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1023,9 +1031,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMarkWithType{
     .fields = kFieldsGCMarkWithType,
     .layout = {{kPlacesGCMarkWithType[0], kSegmentsGCMarkWithType[0], 18}, {kPlacesGCMarkWithType[1], kSegmentsGCMarkWithType[1], 18}},
 
-    .line = 745};
+    .line = 756};
 
-// "GCJoin_V2", line 751
+// "GCJoin_V2", line 762
 constexpr ::clretw::FieldDesc kFieldsGCJoin_V2[] = {
     {.name = "Heap", .type = ::clretw::InType::UInt32},
     {.name = "JoinTime", .type = ::clretw::InType::UInt32},
@@ -1042,9 +1050,9 @@ constexpr ::clretw::RecordDesc kRecord_GCJoin_V2{
     .fields = kFieldsGCJoin_V2,
     .layout = {{kPlacesGCJoin_V2[0], kSegmentsGCJoin_V2[0], 18}, {kPlacesGCJoin_V2[1], kSegmentsGCJoin_V2[1], 18}},
 
-    .line = 751};
+    .line = 762};
 
-// "Values", line 774
+// "Values", line 785
 constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V3_Values[] = {
     {.name = "SizeBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "FreeListBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -1066,9 +1074,9 @@ constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3_Values{
     .fields = kFieldsGCPerHeapHistory_V3_Values,
     .layout = {{kPlacesGCPerHeapHistory_V3_Values[0], kSegmentsGCPerHeapHistory_V3_Values[0], 40}, {kPlacesGCPerHeapHistory_V3_Values[1], kSegmentsGCPerHeapHistory_V3_Values[1], 80}},
 
-    .line = 774};
+    .line = 785};
 
-// "GCPerHeapHistory_V3", line 758
+// "GCPerHeapHistory_V3", line 769
 constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V3[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "FreeListAllocated", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -1096,9 +1104,9 @@ constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
     .fields = kFieldsGCPerHeapHistory_V3,
     .layout = {{kPlacesGCPerHeapHistory_V3[0], kSegmentsGCPerHeapHistory_V3[0], 58}, {kPlacesGCPerHeapHistory_V3[1], kSegmentsGCPerHeapHistory_V3[1], 86}},
 
-    .line = 758};
+    .line = 769};
 
-// "GCGlobalHeap_V2", line 787
+// "GCGlobalHeap_V2", line 798
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
@@ -1119,9 +1127,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V2{
     .fields = kFieldsGCGlobalHeap_V2,
     .layout = {{kPlacesGCGlobalHeap_V2[0], kSegmentsGCGlobalHeap_V2[0], 38}, {kPlacesGCGlobalHeap_V2[1], kSegmentsGCGlobalHeap_V2[1], 38}},
 
-    .line = 787};
+    .line = 798};
 
-// "GCGlobalHeap_V3", line 798
+// "GCGlobalHeap_V3", line 809
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V3[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
@@ -1144,9 +1152,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V3{
     .fields = kFieldsGCGlobalHeap_V3,
     .layout = {{kPlacesGCGlobalHeap_V3[0], kSegmentsGCGlobalHeap_V3[0], 46}, {kPlacesGCGlobalHeap_V3[1], kSegmentsGCGlobalHeap_V3[1], 46}},
 
-    .line = 798};
+    .line = 809};
 
-// "Values", line 824
+// "Values", line 835
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4_Values[] = {
     {.name = "Time", .type = ::clretw::InType::UInt32},
 };
@@ -1159,9 +1167,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4_Values{
     .fields = kFieldsGCGlobalHeap_V4_Values,
     .layout = {{kPlacesGCGlobalHeap_V4_Values[0], kSegmentsGCGlobalHeap_V4_Values[0], 4}, {kPlacesGCGlobalHeap_V4_Values[1], kSegmentsGCGlobalHeap_V4_Values[1], 4}},
 
-    .line = 824};
+    .line = 835};
 
-// "GCGlobalHeap_V4", line 811
+// "GCGlobalHeap_V4", line 822
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
@@ -1186,28 +1194,29 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4{
     .fields = kFieldsGCGlobalHeap_V4,
     .layout = {{kPlacesGCGlobalHeap_V4[0], kSegmentsGCGlobalHeap_V4[0], 50}, {kPlacesGCGlobalHeap_V4[1], kSegmentsGCGlobalHeap_V4[1], 50}},
 
-    .line = 811};
+    .line = 822};
 
-// "Values", line 831
+// "Values", line 842
 constexpr ::clretw::FieldDesc kFieldsGCLOHCompact_Values[] = {
     {.name = "TimePlan", .type = ::clretw::InType::UInt32},
     {.name = "TimeCompact", .type = ::clretw::InType::UInt32},
     {.name = "TimeRelocate", .type = ::clretw::InType::UInt32},
+    {.name = "Padding", .type = ::clretw::InType::UInt32},
     {.name = "TotalRefs", .type = ::clretw::InType::Pointer},
     {.name = "ZeroRefs", .type = ::clretw::InType::Pointer},
 };
-constexpr ::clretw::FieldPlace kPlacesGCLOHCompact_Values[2][5] = {
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}},
-    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 8}, {0, 20, 8}}};
-constexpr ::clretw::Segment kSegmentsGCLOHCompact_Values[2][1] = {{{20, ::clretw::kNoField}}, {{28, ::clretw::kNoField}}};
+constexpr ::clretw::FieldPlace kPlacesGCLOHCompact_Values[2][6] = {
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 4}, {0, 20, 4}},
+    {{0, 0, 4}, {0, 4, 4}, {0, 8, 4}, {0, 12, 4}, {0, 16, 8}, {0, 24, 8}}};
+constexpr ::clretw::Segment kSegmentsGCLOHCompact_Values[2][1] = {{{24, ::clretw::kNoField}}, {{32, ::clretw::kNoField}}};
 constexpr ::clretw::RecordDesc kRecord_GCLOHCompact_Values{
     .name = "Values",
     .fields = kFieldsGCLOHCompact_Values,
-    .layout = {{kPlacesGCLOHCompact_Values[0], kSegmentsGCLOHCompact_Values[0], 20}, {kPlacesGCLOHCompact_Values[1], kSegmentsGCLOHCompact_Values[1], 28}},
+    .layout = {{kPlacesGCLOHCompact_Values[0], kSegmentsGCLOHCompact_Values[0], 24}, {kPlacesGCLOHCompact_Values[1], kSegmentsGCLOHCompact_Values[1], 32}},
 
-    .line = 831};
+    .line = 842};
 
-// "GCLOHCompact", line 828
+// "GCLOHCompact", line 839
 constexpr ::clretw::FieldDesc kFieldsGCLOHCompact[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Count", .type = ::clretw::InType::UInt16},
@@ -1222,26 +1231,27 @@ constexpr ::clretw::RecordDesc kRecord_GCLOHCompact{
     .fields = kFieldsGCLOHCompact,
     .layout = {{kPlacesGCLOHCompact[0], kSegmentsGCLOHCompact[0], 4}, {kPlacesGCLOHCompact[1], kSegmentsGCLOHCompact[1], 4}},
 
-    .line = 828};
+    .line = 839};
 
-// "Values", line 844
+// "Values", line 855
 constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo_Values[] = {
     {.name = "Index", .type = ::clretw::InType::UInt16},
+    {.name = "Padding", .type = ::clretw::InType::UInt16},
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "Size", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
-constexpr ::clretw::FieldPlace kPlacesGCFitBucketInfo_Values[2][3] = {
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 4}},
-    {{0, 0, 2}, {0, 2, 4}, {0, 6, 8}}};
-constexpr ::clretw::Segment kSegmentsGCFitBucketInfo_Values[2][1] = {{{10, ::clretw::kNoField}}, {{14, ::clretw::kNoField}}};
+constexpr ::clretw::FieldPlace kPlacesGCFitBucketInfo_Values[2][4] = {
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 4}, {0, 8, 4}},
+    {{0, 0, 2}, {0, 2, 2}, {0, 4, 4}, {0, 8, 8}}};
+constexpr ::clretw::Segment kSegmentsGCFitBucketInfo_Values[2][1] = {{{12, ::clretw::kNoField}}, {{16, ::clretw::kNoField}}};
 constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo_Values{
     .name = "Values",
     .fields = kFieldsGCFitBucketInfo_Values,
-    .layout = {{kPlacesGCFitBucketInfo_Values[0], kSegmentsGCFitBucketInfo_Values[0], 10}, {kPlacesGCFitBucketInfo_Values[1], kSegmentsGCFitBucketInfo_Values[1], 14}},
+    .layout = {{kPlacesGCFitBucketInfo_Values[0], kSegmentsGCFitBucketInfo_Values[0], 12}, {kPlacesGCFitBucketInfo_Values[1], kSegmentsGCFitBucketInfo_Values[1], 16}},
 
-    .line = 844};
+    .line = 855};
 
-// "GCFitBucketInfo", line 839
+// "GCFitBucketInfo", line 850
 constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "BucketKind", .type = ::clretw::InType::UInt16, .map = &kMap_GCBucketKindMap},
@@ -1258,9 +1268,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo{
     .fields = kFieldsGCFitBucketInfo,
     .layout = {{kPlacesGCFitBucketInfo[0], kSegmentsGCFitBucketInfo[0], 14}, {kPlacesGCFitBucketInfo[1], kSegmentsGCFitBucketInfo[1], 14}},
 
-    .line = 839};
+    .line = 850};
 
-// "FinalizeObject", line 850
+// "FinalizeObject", line 861
 constexpr ::clretw::FieldDesc kFieldsFinalizeObject[] = {
     {.name = "TypeID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -1275,9 +1285,9 @@ constexpr ::clretw::RecordDesc kRecord_FinalizeObject{
     .fields = kFieldsFinalizeObject,
     .layout = {{kPlacesFinalizeObject[0], kSegmentsFinalizeObject[0], 10}, {kPlacesFinalizeObject[1], kSegmentsFinalizeObject[1], 18}},
 
-    .line = 850};
+    .line = 861};
 
-// "DestroyGCHandle", line 855
+// "DestroyGCHandle", line 866
 constexpr ::clretw::FieldDesc kFieldsDestroyGCHandle[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1291,9 +1301,9 @@ constexpr ::clretw::RecordDesc kRecord_DestroyGCHandle{
     .fields = kFieldsDestroyGCHandle,
     .layout = {{kPlacesDestroyGCHandle[0], kSegmentsDestroyGCHandle[0], 6}, {kPlacesDestroyGCHandle[1], kSegmentsDestroyGCHandle[1], 10}},
 
-    .line = 855};
+    .line = 866};
 
-// "SetGCHandle", line 859
+// "SetGCHandle", line 870
 constexpr ::clretw::FieldDesc kFieldsSetGCHandle[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -1311,9 +1321,9 @@ constexpr ::clretw::RecordDesc kRecord_SetGCHandle{
     .fields = kFieldsSetGCHandle,
     .layout = {{kPlacesSetGCHandle[0], kSegmentsSetGCHandle[0], 26}, {kPlacesSetGCHandle[1], kSegmentsSetGCHandle[1], 34}},
 
-    .line = 859};
+    .line = 870};
 
-// "GCTriggered", line 867
+// "GCTriggered", line 878
 constexpr ::clretw::FieldDesc kFieldsGCTriggered[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1327,9 +1337,9 @@ constexpr ::clretw::RecordDesc kRecord_GCTriggered{
     .fields = kFieldsGCTriggered,
     .layout = {{kPlacesGCTriggered[0], kSegmentsGCTriggered[0], 6}, {kPlacesGCTriggered[1], kSegmentsGCTriggered[1], 6}},
 
-    .line = 867};
+    .line = 878};
 
-// "PinObjectAtGCTime", line 871
+// "PinObjectAtGCTime", line 882
 constexpr ::clretw::FieldDesc kFieldsPinObjectAtGCTime[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -1346,9 +1356,9 @@ constexpr ::clretw::RecordDesc kRecord_PinObjectAtGCTime{
     .fields = kFieldsPinObjectAtGCTime,
     .layout = {{kPlacesPinObjectAtGCTime[0], kSegmentsPinObjectAtGCTime[0], 18}, {kPlacesPinObjectAtGCTime[1], kSegmentsPinObjectAtGCTime[1], 26}},
 
-    .line = 871};
+    .line = 882};
 
-// "GCDynamicEvent", line 878
+// "GCDynamicEvent", line 889
 constexpr ::clretw::FieldDesc kFieldsGCDynamicEvent[] = {
     {.name = "Name", .type = ::clretw::InType::UnicodeString},
     {.name = "DataSize", .type = ::clretw::InType::UInt32},
@@ -1364,9 +1374,9 @@ constexpr ::clretw::RecordDesc kRecord_GCDynamicEvent{
     .fields = kFieldsGCDynamicEvent,
     .layout = {{kPlacesGCDynamicEvent[0], kSegmentsGCDynamicEvent[0], 6}, {kPlacesGCDynamicEvent[1], kSegmentsGCDynamicEvent[1], 6}},
 
-    .line = 878};
+    .line = 889};
 
-// "IncreaseMemoryPressure", line 884
+// "IncreaseMemoryPressure", line 895
 constexpr ::clretw::FieldDesc kFieldsIncreaseMemoryPressure[] = {
     {.name = "BytesAllocated", .type = ::clretw::InType::UInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1380,9 +1390,9 @@ constexpr ::clretw::RecordDesc kRecord_IncreaseMemoryPressure{
     .fields = kFieldsIncreaseMemoryPressure,
     .layout = {{kPlacesIncreaseMemoryPressure[0], kSegmentsIncreaseMemoryPressure[0], 10}, {kPlacesIncreaseMemoryPressure[1], kSegmentsIncreaseMemoryPressure[1], 10}},
 
-    .line = 884};
+    .line = 895};
 
-// "DecreaseMemoryPressure", line 888
+// "DecreaseMemoryPressure", line 899
 constexpr ::clretw::FieldDesc kFieldsDecreaseMemoryPressure[] = {
     {.name = "BytesFreed", .type = ::clretw::InType::UInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1396,9 +1406,9 @@ constexpr ::clretw::RecordDesc kRecord_DecreaseMemoryPressure{
     .fields = kFieldsDecreaseMemoryPressure,
     .layout = {{kPlacesDecreaseMemoryPressure[0], kSegmentsDecreaseMemoryPressure[0], 10}, {kPlacesDecreaseMemoryPressure[1], kSegmentsDecreaseMemoryPressure[1], 10}},
 
-    .line = 888};
+    .line = 899};
 
-// "ClrWorkerThread", line 892
+// "ClrWorkerThread", line 903
 constexpr ::clretw::FieldDesc kFieldsClrWorkerThread[] = {
     {.name = "WorkerThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredWorkerThreads", .type = ::clretw::InType::UInt32},
@@ -1412,9 +1422,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrWorkerThread{
     .fields = kFieldsClrWorkerThread,
     .layout = {{kPlacesClrWorkerThread[0], kSegmentsClrWorkerThread[0], 8}, {kPlacesClrWorkerThread[1], kSegmentsClrWorkerThread[1], 8}},
 
-    .line = 892};
+    .line = 903};
 
-// "IOThread", line 896
+// "IOThread", line 907
 constexpr ::clretw::FieldDesc kFieldsIOThread[] = {
     {.name = "IOThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredIOThreads", .type = ::clretw::InType::UInt32},
@@ -1428,9 +1438,9 @@ constexpr ::clretw::RecordDesc kRecord_IOThread{
     .fields = kFieldsIOThread,
     .layout = {{kPlacesIOThread[0], kSegmentsIOThread[0], 8}, {kPlacesIOThread[1], kSegmentsIOThread[1], 8}},
 
-    .line = 896};
+    .line = 907};
 
-// "IOThread_V1", line 900
+// "IOThread_V1", line 911
 constexpr ::clretw::FieldDesc kFieldsIOThread_V1[] = {
     {.name = "IOThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredIOThreads", .type = ::clretw::InType::UInt32},
@@ -1445,9 +1455,9 @@ constexpr ::clretw::RecordDesc kRecord_IOThread_V1{
     .fields = kFieldsIOThread_V1,
     .layout = {{kPlacesIOThread_V1[0], kSegmentsIOThread_V1[0], 10}, {kPlacesIOThread_V1[1], kSegmentsIOThread_V1[1], 10}},
 
-    .line = 900};
+    .line = 911};
 
-// "ClrThreadPoolSuspend", line 905
+// "ClrThreadPoolSuspend", line 916
 constexpr ::clretw::FieldDesc kFieldsClrThreadPoolSuspend[] = {
     {.name = "ClrThreadID", .type = ::clretw::InType::UInt32},
     {.name = "CpuUtilization", .type = ::clretw::InType::UInt32},
@@ -1461,9 +1471,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrThreadPoolSuspend{
     .fields = kFieldsClrThreadPoolSuspend,
     .layout = {{kPlacesClrThreadPoolSuspend[0], kSegmentsClrThreadPoolSuspend[0], 8}, {kPlacesClrThreadPoolSuspend[1], kSegmentsClrThreadPoolSuspend[1], 8}},
 
-    .line = 905};
+    .line = 916};
 
-// "ThreadPoolWorkerThread", line 909
+// "ThreadPoolWorkerThread", line 920
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
     {.name = "ActiveWorkerThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredWorkerThreadCount", .type = ::clretw::InType::UInt32},
@@ -1478,9 +1488,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .fields = kFieldsThreadPoolWorkerThread,
     .layout = {{kPlacesThreadPoolWorkerThread[0], kSegmentsThreadPoolWorkerThread[0], 10}, {kPlacesThreadPoolWorkerThread[1], kSegmentsThreadPoolWorkerThread[1], 10}},
 
-    .line = 909};
+    .line = 920};
 
-// "ThreadPoolMinMaxThreads", line 914
+// "ThreadPoolMinMaxThreads", line 925
 constexpr ::clretw::FieldDesc kFieldsThreadPoolMinMaxThreads[] = {
     {.name = "MinWorkerThreads", .type = ::clretw::InType::UInt16},
     {.name = "MaxWorkerThreads", .type = ::clretw::InType::UInt16},
@@ -1497,9 +1507,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolMinMaxThreads{
     .fields = kFieldsThreadPoolMinMaxThreads,
     .layout = {{kPlacesThreadPoolMinMaxThreads[0], kSegmentsThreadPoolMinMaxThreads[0], 10}, {kPlacesThreadPoolMinMaxThreads[1], kSegmentsThreadPoolMinMaxThreads[1], 10}},
 
-    .line = 914};
+    .line = 925};
 
-// "ThreadPoolWorkerThreadAdjustmentSample", line 921
+// "ThreadPoolWorkerThreadAdjustmentSample", line 932
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
     {.name = "Throughput", .type = ::clretw::InType::Double},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1513,9 +1523,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentSample,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentSample[0], kSegmentsThreadPoolWorkerThreadAdjustmentSample[0], 10}, {kPlacesThreadPoolWorkerThreadAdjustmentSample[1], kSegmentsThreadPoolWorkerThreadAdjustmentSample[1], 10}},
 
-    .line = 921};
+    .line = 932};
 
-// "ThreadPoolWorkerThreadAdjustmentAdjustment", line 925
+// "ThreadPoolWorkerThreadAdjustmentAdjustment", line 936
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
     {.name = "AverageThroughput", .type = ::clretw::InType::Double},
     {.name = "NewWorkerThreadCount", .type = ::clretw::InType::UInt32},
@@ -1531,9 +1541,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustmen
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentAdjustment,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[0], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[0], 18}, {kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[1], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[1], 18}},
 
-    .line = 925};
+    .line = 936};
 
-// "ThreadPoolWorkerThreadAdjustmentStats", line 931
+// "ThreadPoolWorkerThreadAdjustmentStats", line 942
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentStats[] = {
     {.name = "Duration", .type = ::clretw::InType::Double},
     {.name = "Throughput", .type = ::clretw::InType::Double},
@@ -1556,9 +1566,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentStats{
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentStats,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentStats[0], kSegmentsThreadPoolWorkerThreadAdjustmentStats[0], 76}, {kPlacesThreadPoolWorkerThreadAdjustmentStats[1], kSegmentsThreadPoolWorkerThreadAdjustmentStats[1], 76}},
 
-    .line = 931};
+    .line = 942};
 
-// "ThreadPoolWork", line 944
+// "ThreadPoolWork", line 955
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWork[] = {
     {.name = "WorkID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1572,9 +1582,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWork{
     .fields = kFieldsThreadPoolWork,
     .layout = {{kPlacesThreadPoolWork[0], kSegmentsThreadPoolWork[0], 6}, {kPlacesThreadPoolWork[1], kSegmentsThreadPoolWork[1], 10}},
 
-    .line = 944};
+    .line = 955};
 
-// "ThreadPoolIOWork", line 948
+// "ThreadPoolIOWork", line 959
 constexpr ::clretw::FieldDesc kFieldsThreadPoolIOWork[] = {
     {.name = "NativeOverlapped", .type = ::clretw::InType::Pointer},
     {.name = "Overlapped", .type = ::clretw::InType::Pointer},
@@ -1589,9 +1599,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolIOWork{
     .fields = kFieldsThreadPoolIOWork,
     .layout = {{kPlacesThreadPoolIOWork[0], kSegmentsThreadPoolIOWork[0], 10}, {kPlacesThreadPoolIOWork[1], kSegmentsThreadPoolIOWork[1], 18}},
 
-    .line = 948};
+    .line = 959};
 
-// "ThreadPoolIOWorkEnqueue", line 953
+// "ThreadPoolIOWorkEnqueue", line 964
 constexpr ::clretw::FieldDesc kFieldsThreadPoolIOWorkEnqueue[] = {
     {.name = "NativeOverlapped", .type = ::clretw::InType::Pointer},
     {.name = "Overlapped", .type = ::clretw::InType::Pointer},
@@ -1607,9 +1617,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolIOWorkEnqueue{
     .fields = kFieldsThreadPoolIOWorkEnqueue,
     .layout = {{kPlacesThreadPoolIOWorkEnqueue[0], kSegmentsThreadPoolIOWorkEnqueue[0], 14}, {kPlacesThreadPoolIOWorkEnqueue[1], kSegmentsThreadPoolIOWorkEnqueue[1], 22}},
 
-    .line = 953};
+    .line = 964};
 
-// "ThreadPoolWorkingThreadCount", line 959
+// "ThreadPoolWorkingThreadCount", line 970
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkingThreadCount[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1623,9 +1633,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkingThreadCount{
     .fields = kFieldsThreadPoolWorkingThreadCount,
     .layout = {{kPlacesThreadPoolWorkingThreadCount[0], kSegmentsThreadPoolWorkingThreadCount[0], 6}, {kPlacesThreadPoolWorkingThreadCount[1], kSegmentsThreadPoolWorkingThreadCount[1], 6}},
 
-    .line = 959};
+    .line = 970};
 
-// "ThreadStartWork", line 963
+// "ThreadStartWork", line 974
 constexpr ::clretw::FieldDesc kFieldsThreadStartWork[] = {
     {.name = "ID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1639,9 +1649,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadStartWork{
     .fields = kFieldsThreadStartWork,
     .layout = {{kPlacesThreadStartWork[0], kSegmentsThreadStartWork[0], 6}, {kPlacesThreadStartWork[1], kSegmentsThreadStartWork[1], 10}},
 
-    .line = 963};
+    .line = 974};
 
-// "Exception", line 967
+// "Exception", line 978
 constexpr ::clretw::FieldDesc kFieldsException[] = {
     {.name = "ExceptionType", .type = ::clretw::InType::UnicodeString},
     {.name = "ExceptionMessage", .type = ::clretw::InType::UnicodeString},
@@ -1659,9 +1669,9 @@ constexpr ::clretw::RecordDesc kRecord_Exception{
     .fields = kFieldsException,
     .layout = {{kPlacesException[0], kSegmentsException[0], 12}, {kPlacesException[1], kSegmentsException[1], 16}},
 
-    .line = 967};
+    .line = 978};
 
-// "ExceptionHandling", line 975
+// "ExceptionHandling", line 986
 constexpr ::clretw::FieldDesc kFieldsExceptionHandling[] = {
     {.name = "EntryEIP", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1677,9 +1687,9 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionHandling{
     .fields = kFieldsExceptionHandling,
     .layout = {{kPlacesExceptionHandling[0], kSegmentsExceptionHandling[0], 18}, {kPlacesExceptionHandling[1], kSegmentsExceptionHandling[1], 18}},
 
-    .line = 975};
+    .line = 986};
 
-// "Contention", line 981
+// "Contention", line 992
 constexpr ::clretw::FieldDesc kFieldsContention[] = {
     {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1693,9 +1703,9 @@ constexpr ::clretw::RecordDesc kRecord_Contention{
     .fields = kFieldsContention,
     .layout = {{kPlacesContention[0], kSegmentsContention[0], 3}, {kPlacesContention[1], kSegmentsContention[1], 3}},
 
-    .line = 981};
+    .line = 992};
 
-// "ContentionStart_V2", line 985
+// "ContentionStart_V2", line 996
 constexpr ::clretw::FieldDesc kFieldsContentionStart_V2[] = {
     {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1712,9 +1722,9 @@ constexpr ::clretw::RecordDesc kRecord_ContentionStart_V2{
     .fields = kFieldsContentionStart_V2,
     .layout = {{kPlacesContentionStart_V2[0], kSegmentsContentionStart_V2[0], 19}, {kPlacesContentionStart_V2[1], kSegmentsContentionStart_V2[1], 27}},
 
-    .line = 985};
+    .line = 996};
 
-// "ContentionStop_V1", line 992
+// "ContentionStop_V1", line 1003
 constexpr ::clretw::FieldDesc kFieldsContentionStop_V1[] = {
     {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1729,9 +1739,9 @@ constexpr ::clretw::RecordDesc kRecord_ContentionStop_V1{
     .fields = kFieldsContentionStop_V1,
     .layout = {{kPlacesContentionStop_V1[0], kSegmentsContentionStop_V1[0], 11}, {kPlacesContentionStop_V1[1], kSegmentsContentionStop_V1[1], 11}},
 
-    .line = 992};
+    .line = 1003};
 
-// "DomainModuleLoadUnload", line 997
+// "DomainModuleLoadUnload", line 1008
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1750,9 +1760,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .fields = kFieldsDomainModuleLoadUnload,
     .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
 
-    .line = 997};
+    .line = 1008};
 
-// "DomainModuleLoadUnload_V1", line 1006
+// "DomainModuleLoadUnload_V1", line 1017
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1772,9 +1782,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .fields = kFieldsDomainModuleLoadUnload_V1,
     .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
 
-    .line = 1006};
+    .line = 1017};
 
-// "ModuleLoadUnload", line 1016
+// "ModuleLoadUnload", line 1027
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1792,9 +1802,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload{
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
 
-    .line = 1016};
+    .line = 1027};
 
-// "ModuleLoadUnload_V1", line 1024
+// "ModuleLoadUnload_V1", line 1035
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1813,9 +1823,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
 
-    .line = 1024};
+    .line = 1035};
 
-// "ModuleLoadUnload_V2", line 1033
+// "ModuleLoadUnload_V2", line 1044
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1840,9 +1850,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
 
-    .line = 1033};
+    .line = 1044};
 
-// "AssemblyLoadUnload", line 1048
+// "AssemblyLoadUnload", line 1059
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1858,9 +1868,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .fields = kFieldsAssemblyLoadUnload,
     .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
 
-    .line = 1048};
+    .line = 1059};
 
-// "AssemblyLoadUnload_V1", line 1054
+// "AssemblyLoadUnload_V1", line 1065
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1878,9 +1888,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .fields = kFieldsAssemblyLoadUnload_V1,
     .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
 
-    .line = 1054};
+    .line = 1065};
 
-// "AppDomainLoadUnload", line 1062
+// "AppDomainLoadUnload", line 1073
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -1895,9 +1905,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
 
-    .line = 1062};
+    .line = 1073};
 
-// "AppDomainLoadUnload_V1", line 1067
+// "AppDomainLoadUnload_V1", line 1078
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -1914,9 +1924,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .fields = kFieldsAppDomainLoadUnload_V1,
     .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
 
-    .line = 1067};
+    .line = 1078};
 
-// "AssemblyLoadStart", line 1074
+// "AssemblyLoadStart", line 1085
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStart[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -1934,9 +1944,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStart{
     .fields = kFieldsAssemblyLoadStart,
     .layout = {{kPlacesAssemblyLoadStart[0], kSegmentsAssemblyLoadStart[0], 2}, {kPlacesAssemblyLoadStart[1], kSegmentsAssemblyLoadStart[1], 2}},
 
-    .line = 1074};
+    .line = 1085};
 
-// "AssemblyLoadStop", line 1082
+// "AssemblyLoadStop", line 1093
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStop[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -1958,9 +1968,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStop{
     .fields = kFieldsAssemblyLoadStop,
     .layout = {{kPlacesAssemblyLoadStop[0], kSegmentsAssemblyLoadStop[0], 10}, {kPlacesAssemblyLoadStop[1], kSegmentsAssemblyLoadStop[1], 10}},
 
-    .line = 1082};
+    .line = 1093};
 
-// "ResolutionAttempted", line 1094
+// "ResolutionAttempted", line 1105
 constexpr ::clretw::FieldDesc kFieldsResolutionAttempted[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -1980,9 +1990,9 @@ constexpr ::clretw::RecordDesc kRecord_ResolutionAttempted{
     .fields = kFieldsResolutionAttempted,
     .layout = {{kPlacesResolutionAttempted[0], kSegmentsResolutionAttempted[0], 6}, {kPlacesResolutionAttempted[1], kSegmentsResolutionAttempted[1], 6}},
 
-    .line = 1094};
+    .line = 1105};
 
-// "AssemblyLoadContextResolvingHandlerInvoked", line 1104
+// "AssemblyLoadContextResolvingHandlerInvoked", line 1115
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadContextResolvingHandlerInvoked[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -2000,9 +2010,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoke
     .fields = kFieldsAssemblyLoadContextResolvingHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadContextResolvingHandlerInvoked[0], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[0], 2}, {kPlacesAssemblyLoadContextResolvingHandlerInvoked[1], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[1], 2}},
 
-    .line = 1104};
+    .line = 1115};
 
-// "AppDomainAssemblyResolveHandlerInvoked", line 1112
+// "AppDomainAssemblyResolveHandlerInvoked", line 1123
 constexpr ::clretw::FieldDesc kFieldsAppDomainAssemblyResolveHandlerInvoked[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -2019,9 +2029,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
     .fields = kFieldsAppDomainAssemblyResolveHandlerInvoked,
     .layout = {{kPlacesAppDomainAssemblyResolveHandlerInvoked[0], kSegmentsAppDomainAssemblyResolveHandlerInvoked[0], 2}, {kPlacesAppDomainAssemblyResolveHandlerInvoked[1], kSegmentsAppDomainAssemblyResolveHandlerInvoked[1], 2}},
 
-    .line = 1112};
+    .line = 1123};
 
-// "AssemblyLoadFromResolveHandlerInvoked", line 1119
+// "AssemblyLoadFromResolveHandlerInvoked", line 1130
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadFromResolveHandlerInvoked[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -2038,9 +2048,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
     .fields = kFieldsAssemblyLoadFromResolveHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadFromResolveHandlerInvoked[0], kSegmentsAssemblyLoadFromResolveHandlerInvoked[0], 6}, {kPlacesAssemblyLoadFromResolveHandlerInvoked[1], kSegmentsAssemblyLoadFromResolveHandlerInvoked[1], 6}},
 
-    .line = 1119};
+    .line = 1130};
 
-// "KnownPathProbed", line 1126
+// "KnownPathProbed", line 1137
 constexpr ::clretw::FieldDesc kFieldsKnownPathProbed[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "FilePath", .type = ::clretw::InType::UnicodeString},
@@ -2056,9 +2066,9 @@ constexpr ::clretw::RecordDesc kRecord_KnownPathProbed{
     .fields = kFieldsKnownPathProbed,
     .layout = {{kPlacesKnownPathProbed[0], kSegmentsKnownPathProbed[0], 8}, {kPlacesKnownPathProbed[1], kSegmentsKnownPathProbed[1], 8}},
 
-    .line = 1126};
+    .line = 1137};
 
-// "MethodDetails", line 1132
+// "MethodDetails", line 1143
 constexpr ::clretw::FieldDesc kFieldsMethodDetails[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2076,9 +2086,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodDetails{
     .fields = kFieldsMethodDetails,
     .layout = {{kPlacesMethodDetails[0], kSegmentsMethodDetails[0], 32}, {kPlacesMethodDetails[1], kSegmentsMethodDetails[1], 32}},
 
-    .line = 1132};
+    .line = 1143};
 
-// "TypeLoadStart", line 1140
+// "TypeLoadStart", line 1151
 constexpr ::clretw::FieldDesc kFieldsTypeLoadStart[] = {
     {.name = "TypeLoadStartID", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2092,9 +2102,9 @@ constexpr ::clretw::RecordDesc kRecord_TypeLoadStart{
     .fields = kFieldsTypeLoadStart,
     .layout = {{kPlacesTypeLoadStart[0], kSegmentsTypeLoadStart[0], 6}, {kPlacesTypeLoadStart[1], kSegmentsTypeLoadStart[1], 6}},
 
-    .line = 1140};
+    .line = 1151};
 
-// "TypeLoadStop", line 1144
+// "TypeLoadStop", line 1155
 constexpr ::clretw::FieldDesc kFieldsTypeLoadStop[] = {
     {.name = "TypeLoadStartID", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2111,9 +2121,9 @@ constexpr ::clretw::RecordDesc kRecord_TypeLoadStop{
     .fields = kFieldsTypeLoadStop,
     .layout = {{kPlacesTypeLoadStop[0], kSegmentsTypeLoadStop[0], 16}, {kPlacesTypeLoadStop[1], kSegmentsTypeLoadStop[1], 16}},
 
-    .line = 1144};
+    .line = 1155};
 
-// "MethodLoadUnload", line 1151
+// "MethodLoadUnload", line 1162
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2131,9 +2141,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload{
     .fields = kFieldsMethodLoadUnload,
     .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
 
-    .line = 1151};
+    .line = 1162};
 
-// "MethodLoadUnload_V1", line 1159
+// "MethodLoadUnload_V1", line 1170
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2152,9 +2162,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .fields = kFieldsMethodLoadUnload_V1,
     .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
 
-    .line = 1159};
+    .line = 1170};
 
-// "MethodLoadUnload_V2", line 1168
+// "MethodLoadUnload_V2", line 1179
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2174,9 +2184,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V2{
     .fields = kFieldsMethodLoadUnload_V2,
     .layout = {{kPlacesMethodLoadUnload_V2[0], kSegmentsMethodLoadUnload_V2[0], 46}, {kPlacesMethodLoadUnload_V2[1], kSegmentsMethodLoadUnload_V2[1], 46}},
 
-    .line = 1168};
+    .line = 1179};
 
-// "R2RGetEntryPoint", line 1178
+// "R2RGetEntryPoint", line 1189
 constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPoint[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
@@ -2194,9 +2204,9 @@ constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPoint{
     .fields = kFieldsR2RGetEntryPoint,
     .layout = {{kPlacesR2RGetEntryPoint[0], kSegmentsR2RGetEntryPoint[0], 18}, {kPlacesR2RGetEntryPoint[1], kSegmentsR2RGetEntryPoint[1], 18}},
 
-    .line = 1178};
+    .line = 1189};
 
-// "R2RGetEntryPointStart", line 1186
+// "R2RGetEntryPointStart", line 1197
 constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPointStart[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2210,9 +2220,9 @@ constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPointStart{
     .fields = kFieldsR2RGetEntryPointStart,
     .layout = {{kPlacesR2RGetEntryPointStart[0], kSegmentsR2RGetEntryPointStart[0], 10}, {kPlacesR2RGetEntryPointStart[1], kSegmentsR2RGetEntryPointStart[1], 10}},
 
-    .line = 1186};
+    .line = 1197};
 
-// "MethodLoadUnloadVerbose", line 1190
+// "MethodLoadUnloadVerbose", line 1201
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2233,9 +2243,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
 
-    .line = 1190};
+    .line = 1201};
 
-// "MethodLoadUnloadVerbose_V1", line 1201
+// "MethodLoadUnloadVerbose_V1", line 1212
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2257,9 +2267,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
 
-    .line = 1201};
+    .line = 1212};
 
-// "MethodLoadUnloadVerbose_V2", line 1213
+// "MethodLoadUnloadVerbose_V2", line 1224
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2282,9 +2292,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
     .fields = kFieldsMethodLoadUnloadVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V2[0], kSegmentsMethodLoadUnloadVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadVerbose_V2[1], kSegmentsMethodLoadUnloadVerbose_V2[1], 46}},
 
-    .line = 1213};
+    .line = 1224};
 
-// "MethodJittingStarted", line 1226
+// "MethodJittingStarted", line 1237
 constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2303,9 +2313,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted{
     .fields = kFieldsMethodJittingStarted,
     .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 24}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 24}},
 
-    .line = 1226};
+    .line = 1237};
 
-// "MethodJittingStarted_V1", line 1235
+// "MethodJittingStarted_V1", line 1246
 constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2325,9 +2335,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted_V1{
     .fields = kFieldsMethodJittingStarted_V1,
     .layout = {{kPlacesMethodJittingStarted_V1[0], kSegmentsMethodJittingStarted_V1[0], 26}, {kPlacesMethodJittingStarted_V1[1], kSegmentsMethodJittingStarted_V1[1], 26}},
 
-    .line = 1235};
+    .line = 1246};
 
-// "MethodJitInliningSucceeded", line 1245
+// "MethodJitInliningSucceeded", line 1256
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2349,9 +2359,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .fields = kFieldsMethodJitInliningSucceeded,
     .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 2}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 2}},
 
-    .line = 1245};
+    .line = 1256};
 
-// "MethodJitInliningFailed", line 1257
+// "MethodJitInliningFailed", line 1268
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2375,9 +2385,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .fields = kFieldsMethodJitInliningFailed,
     .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 6}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 6}},
 
-    .line = 1257};
+    .line = 1268};
 
-// "MethodJitInliningFailedAnsi", line 1271
+// "MethodJitInliningFailedAnsi", line 1282
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailedAnsi[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2401,9 +2411,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
     .fields = kFieldsMethodJitInliningFailedAnsi,
     .layout = {{kPlacesMethodJitInliningFailedAnsi[0], kSegmentsMethodJitInliningFailedAnsi[0], 6}, {kPlacesMethodJitInliningFailedAnsi[1], kSegmentsMethodJitInliningFailedAnsi[1], 6}},
 
-    .line = 1271};
+    .line = 1282};
 
-// "MethodJitTailCallSucceeded", line 1285
+// "MethodJitTailCallSucceeded", line 1296
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallSucceeded[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2427,9 +2437,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
     .fields = kFieldsMethodJitTailCallSucceeded,
     .layout = {{kPlacesMethodJitTailCallSucceeded[0], kSegmentsMethodJitTailCallSucceeded[0], 10}, {kPlacesMethodJitTailCallSucceeded[1], kSegmentsMethodJitTailCallSucceeded[1], 10}},
 
-    .line = 1285};
+    .line = 1296};
 
-// "MethodJitTailCallFailed", line 1299
+// "MethodJitTailCallFailed", line 1310
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailed[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2453,9 +2463,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailed{
     .fields = kFieldsMethodJitTailCallFailed,
     .layout = {{kPlacesMethodJitTailCallFailed[0], kSegmentsMethodJitTailCallFailed[0], 6}, {kPlacesMethodJitTailCallFailed[1], kSegmentsMethodJitTailCallFailed[1], 6}},
 
-    .line = 1299};
+    .line = 1310};
 
-// "MethodJitTailCallFailedAnsi", line 1313
+// "MethodJitTailCallFailedAnsi", line 1324
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailedAnsi[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2479,9 +2489,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
     .fields = kFieldsMethodJitTailCallFailedAnsi,
     .layout = {{kPlacesMethodJitTailCallFailedAnsi[0], kSegmentsMethodJitTailCallFailedAnsi[0], 6}, {kPlacesMethodJitTailCallFailedAnsi[1], kSegmentsMethodJitTailCallFailedAnsi[1], 6}},
 
-    .line = 1313};
+    .line = 1324};
 
-// "MethodJitMemoryAllocatedForCode", line 1327
+// "MethodJitMemoryAllocatedForCode", line 1338
 constexpr ::clretw::FieldDesc kFieldsMethodJitMemoryAllocatedForCode[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2500,9 +2510,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitMemoryAllocatedForCode{
     .fields = kFieldsMethodJitMemoryAllocatedForCode,
     .layout = {{kPlacesMethodJitMemoryAllocatedForCode[0], kSegmentsMethodJitMemoryAllocatedForCode[0], 46}, {kPlacesMethodJitMemoryAllocatedForCode[1], kSegmentsMethodJitMemoryAllocatedForCode[1], 46}},
 
-    .line = 1327};
+    .line = 1338};
 
-// "MethodILToNativeMap", line 1336
+// "MethodILToNativeMap", line 1347
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2521,9 +2531,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap{
     .fields = kFieldsMethodILToNativeMap,
     .layout = {{kPlacesMethodILToNativeMap[0], kSegmentsMethodILToNativeMap[0], 21}, {kPlacesMethodILToNativeMap[1], kSegmentsMethodILToNativeMap[1], 21}},
 
-    .line = 1336};
+    .line = 1347};
 
-// "MethodILToNativeMap_V1", line 1345
+// "MethodILToNativeMap_V1", line 1356
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2543,9 +2553,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
     .fields = kFieldsMethodILToNativeMap_V1,
     .layout = {{kPlacesMethodILToNativeMap_V1[0], kSegmentsMethodILToNativeMap_V1[0], 29}, {kPlacesMethodILToNativeMap_V1[1], kSegmentsMethodILToNativeMap_V1[1], 29}},
 
-    .line = 1345};
+    .line = 1356};
 
-// "ClrStackWalk", line 1355
+// "ClrStackWalk", line 1366
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Reserved1", .type = ::clretw::InType::UInt8},
@@ -2562,9 +2572,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 1355};
+    .line = 1366};
 
-// "AppDomainMemAllocated", line 1362
+// "AppDomainMemAllocated", line 1373
 constexpr ::clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Allocated", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2579,9 +2589,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainMemAllocated{
     .fields = kFieldsAppDomainMemAllocated,
     .layout = {{kPlacesAppDomainMemAllocated[0], kSegmentsAppDomainMemAllocated[0], 18}, {kPlacesAppDomainMemAllocated[1], kSegmentsAppDomainMemAllocated[1], 18}},
 
-    .line = 1362};
+    .line = 1373};
 
-// "AppDomainMemSurvived", line 1367
+// "AppDomainMemSurvived", line 1378
 constexpr ::clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Survived", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2597,9 +2607,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainMemSurvived{
     .fields = kFieldsAppDomainMemSurvived,
     .layout = {{kPlacesAppDomainMemSurvived[0], kSegmentsAppDomainMemSurvived[0], 26}, {kPlacesAppDomainMemSurvived[1], kSegmentsAppDomainMemSurvived[1], 26}},
 
-    .line = 1367};
+    .line = 1378};
 
-// "ThreadCreated", line 1373
+// "ThreadCreated", line 1384
 constexpr ::clretw::FieldDesc kFieldsThreadCreated[] = {
     {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2617,9 +2627,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadCreated{
     .fields = kFieldsThreadCreated,
     .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 30}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 30}},
 
-    .line = 1373};
+    .line = 1384};
 
-// "ThreadTerminatedOrTransition", line 1381
+// "ThreadTerminatedOrTransition", line 1392
 constexpr ::clretw::FieldDesc kFieldsThreadTerminatedOrTransition[] = {
     {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2634,9 +2644,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadTerminatedOrTransition{
     .fields = kFieldsThreadTerminatedOrTransition,
     .layout = {{kPlacesThreadTerminatedOrTransition[0], kSegmentsThreadTerminatedOrTransition[0], 18}, {kPlacesThreadTerminatedOrTransition[1], kSegmentsThreadTerminatedOrTransition[1], 18}},
 
-    .line = 1381};
+    .line = 1392};
 
-// "ILStubGenerated", line 1386
+// "ILStubGenerated", line 1397
 constexpr ::clretw::FieldDesc kFieldsILStubGenerated[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2659,9 +2669,9 @@ constexpr ::clretw::RecordDesc kRecord_ILStubGenerated{
     .fields = kFieldsILStubGenerated,
     .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 26}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 26}},
 
-    .line = 1386};
+    .line = 1397};
 
-// "ILStubCacheHit", line 1399
+// "ILStubCacheHit", line 1410
 constexpr ::clretw::FieldDesc kFieldsILStubCacheHit[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2680,9 +2690,9 @@ constexpr ::clretw::RecordDesc kRecord_ILStubCacheHit{
     .fields = kFieldsILStubCacheHit,
     .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
 
-    .line = 1399};
+    .line = 1410};
 
-// "ModuleRange", line 1408
+// "ModuleRange", line 1419
 constexpr ::clretw::FieldDesc kFieldsModuleRange[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2699,9 +2709,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleRange{
     .fields = kFieldsModuleRange,
     .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 19}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 19}},
 
-    .line = 1408};
+    .line = 1419};
 
-// "Values", line 1418
+// "Values", line 1429
 constexpr ::clretw::FieldDesc kFieldsBulkType_Values[] = {
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2721,9 +2731,9 @@ constexpr ::clretw::RecordDesc kRecord_BulkType_Values{
     .fields = kFieldsBulkType_Values,
     .layout = {{kPlacesBulkType_Values[0], kSegmentsBulkType_Values[0], 29}, {kPlacesBulkType_Values[1], kSegmentsBulkType_Values[1], 29}},
 
-    .line = 1418};
+    .line = 1429};
 
-// "BulkType", line 1415
+// "BulkType", line 1426
 constexpr ::clretw::FieldDesc kFieldsBulkType[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2738,9 +2748,9 @@ constexpr ::clretw::RecordDesc kRecord_BulkType{
     .fields = kFieldsBulkType,
     .layout = {{kPlacesBulkType[0], kSegmentsBulkType[0], 6}, {kPlacesBulkType[1], kSegmentsBulkType[1], 6}},
 
-    .line = 1415};
+    .line = 1426};
 
-// "Values", line 1433
+// "Values", line 1444
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootEdge_Values[] = {
     {.name = "RootedNodeAddress", .type = ::clretw::InType::Pointer},
     {.name = "GCRootKind", .type = ::clretw::InType::UInt8, .map = &kMap_GCRootKindMap},
@@ -2756,9 +2766,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge_Values{
     .fields = kFieldsGCBulkRootEdge_Values,
     .layout = {{kPlacesGCBulkRootEdge_Values[0], kSegmentsGCBulkRootEdge_Values[0], 13}, {kPlacesGCBulkRootEdge_Values[1], kSegmentsGCBulkRootEdge_Values[1], 21}},
 
-    .line = 1433};
+    .line = 1444};
 
-// "GCBulkRootEdge", line 1429
+// "GCBulkRootEdge", line 1440
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootEdge[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2774,9 +2784,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge{
     .fields = kFieldsGCBulkRootEdge,
     .layout = {{kPlacesGCBulkRootEdge[0], kSegmentsGCBulkRootEdge[0], 10}, {kPlacesGCBulkRootEdge[1], kSegmentsGCBulkRootEdge[1], 10}},
 
-    .line = 1429};
+    .line = 1440};
 
-// "Values", line 1443
+// "Values", line 1454
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW_Values[] = {
     {.name = "GCRootID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2795,9 +2805,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW_Values{
     .fields = kFieldsGCBulkRootCCW_Values,
     .layout = {{kPlacesGCBulkRootCCW_Values[0], kSegmentsGCBulkRootCCW_Values[0], 44}, {kPlacesGCBulkRootCCW_Values[1], kSegmentsGCBulkRootCCW_Values[1], 44}},
 
-    .line = 1443};
+    .line = 1454};
 
-// "GCBulkRootCCW", line 1440
+// "GCBulkRootCCW", line 1451
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2812,9 +2822,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW{
     .fields = kFieldsGCBulkRootCCW,
     .layout = {{kPlacesGCBulkRootCCW[0], kSegmentsGCBulkRootCCW[0], 6}, {kPlacesGCBulkRootCCW[1], kSegmentsGCBulkRootCCW[1], 6}},
 
-    .line = 1440};
+    .line = 1451};
 
-// "Values", line 1456
+// "Values", line 1467
 constexpr ::clretw::FieldDesc kFieldsGCBulkRCW_Values[] = {
     {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2832,9 +2842,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRCW_Values{
     .fields = kFieldsGCBulkRCW_Values,
     .layout = {{kPlacesGCBulkRCW_Values[0], kSegmentsGCBulkRCW_Values[0], 40}, {kPlacesGCBulkRCW_Values[1], kSegmentsGCBulkRCW_Values[1], 40}},
 
-    .line = 1456};
+    .line = 1467};
 
-// "GCBulkRCW", line 1453
+// "GCBulkRCW", line 1464
 constexpr ::clretw::FieldDesc kFieldsGCBulkRCW[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2849,9 +2859,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRCW{
     .fields = kFieldsGCBulkRCW,
     .layout = {{kPlacesGCBulkRCW[0], kSegmentsGCBulkRCW[0], 6}, {kPlacesGCBulkRCW[1], kSegmentsGCBulkRCW[1], 6}},
 
-    .line = 1453};
+    .line = 1464};
 
-// "Values", line 1469
+// "Values", line 1480
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar_Values[] = {
     {.name = "GCRootID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2868,9 +2878,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootStaticVar_Values{
     .fields = kFieldsGCBulkRootStaticVar_Values,
     .layout = {{kPlacesGCBulkRootStaticVar_Values[0], kSegmentsGCBulkRootStaticVar_Values[0], 28}, {kPlacesGCBulkRootStaticVar_Values[1], kSegmentsGCBulkRootStaticVar_Values[1], 28}},
 
-    .line = 1469};
+    .line = 1480};
 
-// "GCBulkRootStaticVar", line 1465
+// "GCBulkRootStaticVar", line 1476
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2886,9 +2896,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootStaticVar{
     .fields = kFieldsGCBulkRootStaticVar,
     .layout = {{kPlacesGCBulkRootStaticVar[0], kSegmentsGCBulkRootStaticVar[0], 14}, {kPlacesGCBulkRootStaticVar[1], kSegmentsGCBulkRootStaticVar[1], 14}},
 
-    .line = 1465};
+    .line = 1476};
 
-// "Values", line 1481
+// "Values", line 1492
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge_Values[] = {
     {.name = "GCKeyNodeID", .type = ::clretw::InType::Pointer},
     {.name = "GCValueNodeID", .type = ::clretw::InType::Pointer},
@@ -2903,9 +2913,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge_Values,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[0], 12}, {kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[1], 24}},
 
-    .line = 1481};
+    .line = 1492};
 
-// "GCBulkRootConditionalWeakTableElementEdge", line 1477
+// "GCBulkRootConditionalWeakTableElementEdge", line 1488
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2921,9 +2931,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge[0], 10}, {kPlacesGCBulkRootConditionalWeakTableElementEdge[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge[1], 10}},
 
-    .line = 1477};
+    .line = 1488};
 
-// "Values", line 1491
+// "Values", line 1502
 constexpr ::clretw::FieldDesc kFieldsGCBulkNode_Values[] = {
     {.name = "Address", .type = ::clretw::InType::Pointer},
     {.name = "Size", .type = ::clretw::InType::UInt64},
@@ -2939,9 +2949,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkNode_Values{
     .fields = kFieldsGCBulkNode_Values,
     .layout = {{kPlacesGCBulkNode_Values[0], kSegmentsGCBulkNode_Values[0], 28}, {kPlacesGCBulkNode_Values[1], kSegmentsGCBulkNode_Values[1], 32}},
 
-    .line = 1491};
+    .line = 1502};
 
-// "GCBulkNode", line 1487
+// "GCBulkNode", line 1498
 constexpr ::clretw::FieldDesc kFieldsGCBulkNode[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2957,9 +2967,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkNode{
     .fields = kFieldsGCBulkNode,
     .layout = {{kPlacesGCBulkNode[0], kSegmentsGCBulkNode[0], 10}, {kPlacesGCBulkNode[1], kSegmentsGCBulkNode[1], 10}},
 
-    .line = 1487};
+    .line = 1498};
 
-// "Values", line 1502
+// "Values", line 1513
 constexpr ::clretw::FieldDesc kFieldsGCBulkEdge_Values[] = {
     {.name = "Value", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "ReferencingFieldID", .type = ::clretw::InType::UInt32},
@@ -2973,9 +2983,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkEdge_Values{
     .fields = kFieldsGCBulkEdge_Values,
     .layout = {{kPlacesGCBulkEdge_Values[0], kSegmentsGCBulkEdge_Values[0], 8}, {kPlacesGCBulkEdge_Values[1], kSegmentsGCBulkEdge_Values[1], 12}},
 
-    .line = 1502};
+    .line = 1513};
 
-// "GCBulkEdge", line 1498
+// "GCBulkEdge", line 1509
 constexpr ::clretw::FieldDesc kFieldsGCBulkEdge[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2991,9 +3001,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkEdge{
     .fields = kFieldsGCBulkEdge,
     .layout = {{kPlacesGCBulkEdge[0], kSegmentsGCBulkEdge[0], 10}, {kPlacesGCBulkEdge[1], kSegmentsGCBulkEdge[1], 10}},
 
-    .line = 1498};
+    .line = 1509};
 
-// "GCSampledObjectAllocation", line 1507
+// "GCSampledObjectAllocation", line 1518
 constexpr ::clretw::FieldDesc kFieldsGCSampledObjectAllocation[] = {
     {.name = "Address", .type = ::clretw::InType::Pointer},
     {.name = "TypeID", .type = ::clretw::InType::Pointer},
@@ -3010,9 +3020,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSampledObjectAllocation{
     .fields = kFieldsGCSampledObjectAllocation,
     .layout = {{kPlacesGCSampledObjectAllocation[0], kSegmentsGCSampledObjectAllocation[0], 22}, {kPlacesGCSampledObjectAllocation[1], kSegmentsGCSampledObjectAllocation[1], 30}},
 
-    .line = 1507};
+    .line = 1518};
 
-// "Values", line 1518
+// "Values", line 1529
 constexpr ::clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges_Values[] = {
     {.name = "RangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "RangeLength", .type = ::clretw::InType::UInt64},
@@ -3026,9 +3036,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges_Values{
     .fields = kFieldsGCBulkSurvivingObjectRanges_Values,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges_Values[0], kSegmentsGCBulkSurvivingObjectRanges_Values[0], 12}, {kPlacesGCBulkSurvivingObjectRanges_Values[1], kSegmentsGCBulkSurvivingObjectRanges_Values[1], 16}},
 
-    .line = 1518};
+    .line = 1529};
 
-// "GCBulkSurvivingObjectRanges", line 1514
+// "GCBulkSurvivingObjectRanges", line 1525
 constexpr ::clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -3044,9 +3054,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
     .fields = kFieldsGCBulkSurvivingObjectRanges,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges[0], kSegmentsGCBulkSurvivingObjectRanges[0], 10}, {kPlacesGCBulkSurvivingObjectRanges[1], kSegmentsGCBulkSurvivingObjectRanges[1], 10}},
 
-    .line = 1514};
+    .line = 1525};
 
-// "Values", line 1527
+// "Values", line 1538
 constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges_Values[] = {
     {.name = "OldRangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "NewRangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -3061,9 +3071,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges_Values{
     .fields = kFieldsGCBulkMovedObjectRanges_Values,
     .layout = {{kPlacesGCBulkMovedObjectRanges_Values[0], kSegmentsGCBulkMovedObjectRanges_Values[0], 16}, {kPlacesGCBulkMovedObjectRanges_Values[1], kSegmentsGCBulkMovedObjectRanges_Values[1], 24}},
 
-    .line = 1527};
+    .line = 1538};
 
-// "GCBulkMovedObjectRanges", line 1523
+// "GCBulkMovedObjectRanges", line 1534
 constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -3079,9 +3089,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
     .fields = kFieldsGCBulkMovedObjectRanges,
     .layout = {{kPlacesGCBulkMovedObjectRanges[0], kSegmentsGCBulkMovedObjectRanges[0], 10}, {kPlacesGCBulkMovedObjectRanges[1], kSegmentsGCBulkMovedObjectRanges[1], 10}},
 
-    .line = 1523};
+    .line = 1534};
 
-// "GCGenerationRange", line 1533
+// "GCGenerationRange", line 1544
 constexpr ::clretw::FieldDesc kFieldsGCGenerationRange[] = {
     {.name = "Generation", .type = ::clretw::InType::UInt8},
     {.name = "RangeStart", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -3098,9 +3108,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGenerationRange{
     .fields = kFieldsGCGenerationRange,
     .layout = {{kPlacesGCGenerationRange[0], kSegmentsGCGenerationRange[0], 23}, {kPlacesGCGenerationRange[1], kSegmentsGCGenerationRange[1], 27}},
 
-    .line = 1533};
+    .line = 1544};
 
-// "CodeSymbols", line 1540
+// "CodeSymbols", line 1551
 constexpr ::clretw::FieldDesc kFieldsCodeSymbols[] = {
     {.name = "ModuleId", .type = ::clretw::InType::UInt64},
     {.name = "TotalChunks", .type = ::clretw::InType::UInt16},
@@ -3118,9 +3128,9 @@ constexpr ::clretw::RecordDesc kRecord_CodeSymbols{
     .fields = kFieldsCodeSymbols,
     .layout = {{kPlacesCodeSymbols[0], kSegmentsCodeSymbols[0], 18}, {kPlacesCodeSymbols[1], kSegmentsCodeSymbols[1], 18}},
 
-    .line = 1540};
+    .line = 1551};
 
-// "TieredCompilationEmpty", line 1548
+// "TieredCompilationEmpty", line 1559
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationEmpty[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -3133,9 +3143,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationEmpty{
     .fields = kFieldsTieredCompilationEmpty,
     .layout = {{kPlacesTieredCompilationEmpty[0], kSegmentsTieredCompilationEmpty[0], 2}, {kPlacesTieredCompilationEmpty[1], kSegmentsTieredCompilationEmpty[1], 2}},
 
-    .line = 1548};
+    .line = 1559};
 
-// "TieredCompilationSettings", line 1551
+// "TieredCompilationSettings", line 1562
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
@@ -3149,9 +3159,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationSettings{
     .fields = kFieldsTieredCompilationSettings,
     .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
 
-    .line = 1551};
+    .line = 1562};
 
-// "TieredCompilationResume", line 1555
+// "TieredCompilationResume", line 1566
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationResume[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "NewMethodCount", .type = ::clretw::InType::UInt32},
@@ -3165,9 +3175,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationResume{
     .fields = kFieldsTieredCompilationResume,
     .layout = {{kPlacesTieredCompilationResume[0], kSegmentsTieredCompilationResume[0], 6}, {kPlacesTieredCompilationResume[1], kSegmentsTieredCompilationResume[1], 6}},
 
-    .line = 1555};
+    .line = 1566};
 
-// "TieredCompilationBackgroundJitStart", line 1559
+// "TieredCompilationBackgroundJitStart", line 1570
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStart[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "PendingMethodCount", .type = ::clretw::InType::UInt32},
@@ -3181,9 +3191,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStart{
     .fields = kFieldsTieredCompilationBackgroundJitStart,
     .layout = {{kPlacesTieredCompilationBackgroundJitStart[0], kSegmentsTieredCompilationBackgroundJitStart[0], 6}, {kPlacesTieredCompilationBackgroundJitStart[1], kSegmentsTieredCompilationBackgroundJitStart[1], 6}},
 
-    .line = 1559};
+    .line = 1570};
 
-// "TieredCompilationBackgroundJitStop", line 1563
+// "TieredCompilationBackgroundJitStop", line 1574
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStop[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "PendingMethodCount", .type = ::clretw::InType::UInt32},
@@ -3198,9 +3208,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStop{
     .fields = kFieldsTieredCompilationBackgroundJitStop,
     .layout = {{kPlacesTieredCompilationBackgroundJitStop[0], kSegmentsTieredCompilationBackgroundJitStop[0], 10}, {kPlacesTieredCompilationBackgroundJitStop[1], kSegmentsTieredCompilationBackgroundJitStop[1], 10}},
 
-    .line = 1563};
+    .line = 1574};
 
-// "JitInstrumentationData", line 1568
+// "JitInstrumentationData", line 1579
 constexpr ::clretw::FieldDesc kFieldsJitInstrumentationData[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "MethodFlags", .type = ::clretw::InType::UInt32},
@@ -3217,9 +3227,9 @@ constexpr ::clretw::RecordDesc kRecord_JitInstrumentationData{
     .fields = kFieldsJitInstrumentationData,
     .layout = {{kPlacesJitInstrumentationData[0], kSegmentsJitInstrumentationData[0], 18}, {kPlacesJitInstrumentationData[1], kSegmentsJitInstrumentationData[1], 18}},
 
-    .line = 1568};
+    .line = 1579};
 
-// "JitInstrumentationDataVerbose", line 1575
+// "JitInstrumentationDataVerbose", line 1586
 constexpr ::clretw::FieldDesc kFieldsJitInstrumentationDataVerbose[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "MethodFlags", .type = ::clretw::InType::UInt32},
@@ -3241,9 +3251,9 @@ constexpr ::clretw::RecordDesc kRecord_JitInstrumentationDataVerbose{
     .fields = kFieldsJitInstrumentationDataVerbose,
     .layout = {{kPlacesJitInstrumentationDataVerbose[0], kSegmentsJitInstrumentationDataVerbose[0], 30}, {kPlacesJitInstrumentationDataVerbose[1], kSegmentsJitInstrumentationDataVerbose[1], 30}},
 
-    .line = 1575};
+    .line = 1586};
 
-// "ExecutionCheckpoint", line 1587
+// "ExecutionCheckpoint", line 1598
 constexpr ::clretw::FieldDesc kFieldsExecutionCheckpoint[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Name", .type = ::clretw::InType::UnicodeString},
@@ -3258,9 +3268,9 @@ constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpoint{
     .fields = kFieldsExecutionCheckpoint,
     .layout = {{kPlacesExecutionCheckpoint[0], kSegmentsExecutionCheckpoint[0], 10}, {kPlacesExecutionCheckpoint[1], kSegmentsExecutionCheckpoint[1], 10}},
 
-    .line = 1587};
+    .line = 1598};
 
-// "ProfilerMessage", line 1592
+// "ProfilerMessage", line 1603
 constexpr ::clretw::FieldDesc kFieldsProfilerMessage[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Message", .type = ::clretw::InType::UnicodeString},
@@ -3274,9 +3284,9 @@ constexpr ::clretw::RecordDesc kRecord_ProfilerMessage{
     .fields = kFieldsProfilerMessage,
     .layout = {{kPlacesProfilerMessage[0], kSegmentsProfilerMessage[0], 2}, {kPlacesProfilerMessage[1], kSegmentsProfilerMessage[1], 2}},
 
-    .line = 1592};
+    .line = 1603};
 
-// "YieldProcessorMeasurement", line 1596
+// "YieldProcessorMeasurement", line 1607
 constexpr ::clretw::FieldDesc kFieldsYieldProcessorMeasurement[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "NsPerYield", .type = ::clretw::InType::Double},
@@ -3291,9 +3301,9 @@ constexpr ::clretw::RecordDesc kRecord_YieldProcessorMeasurement{
     .fields = kFieldsYieldProcessorMeasurement,
     .layout = {{kPlacesYieldProcessorMeasurement[0], kSegmentsYieldProcessorMeasurement[0], 18}, {kPlacesYieldProcessorMeasurement[1], kSegmentsYieldProcessorMeasurement[1], 18}},
 
-    .line = 1596};
+    .line = 1607};
 
-// "LockCreated", line 1601
+// "LockCreated", line 1612
 constexpr ::clretw::FieldDesc kFieldsLockCreated[] = {
     {.name = "LockID", .type = ::clretw::InType::Pointer},
     {.name = "AssociatedObjectID", .type = ::clretw::InType::Pointer},
@@ -3308,7 +3318,60 @@ constexpr ::clretw::RecordDesc kRecord_LockCreated{
     .fields = kFieldsLockCreated,
     .layout = {{kPlacesLockCreated[0], kSegmentsLockCreated[0], 10}, {kPlacesLockCreated[1], kSegmentsLockCreated[1], 18}},
 
-    .line = 1601};
+    .line = 1612};
+
+// "WaitHandleWaitStart", line 1618
+constexpr ::clretw::FieldDesc kFieldsWaitHandleWaitStart[] = {
+    {.name = "WaitSource", .type = ::clretw::InType::UInt8, .map = &kMap_WaitHandleWaitSourceMap},
+    {.name = "AssociatedObjectID", .type = ::clretw::InType::Pointer},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+};
+constexpr ::clretw::FieldPlace kPlacesWaitHandleWaitStart[2][3] = {
+    {{0, 0, 1}, {0, 1, 4}, {0, 5, 2}},
+    {{0, 0, 1}, {0, 1, 8}, {0, 9, 2}}};
+constexpr ::clretw::Segment kSegmentsWaitHandleWaitStart[2][1] = {{{7, ::clretw::kNoField}}, {{11, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_WaitHandleWaitStart{
+    .name = "WaitHandleWaitStart",
+    .fields = kFieldsWaitHandleWaitStart,
+    .layout = {{kPlacesWaitHandleWaitStart[0], kSegmentsWaitHandleWaitStart[0], 7}, {kPlacesWaitHandleWaitStart[1], kSegmentsWaitHandleWaitStart[1], 11}},
+
+    .line = 1618};
+
+// "WaitHandleWaitStop", line 1624
+constexpr ::clretw::FieldDesc kFieldsWaitHandleWaitStop[] = {
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+};
+constexpr ::clretw::FieldPlace kPlacesWaitHandleWaitStop[2][1] = {
+    {{0, 0, 2}},
+    {{0, 0, 2}}};
+constexpr ::clretw::Segment kSegmentsWaitHandleWaitStop[2][1] = {{{2, ::clretw::kNoField}}, {{2, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_WaitHandleWaitStop{
+    .name = "WaitHandleWaitStop",
+    .fields = kFieldsWaitHandleWaitStop,
+    .layout = {{kPlacesWaitHandleWaitStop[0], kSegmentsWaitHandleWaitStop[0], 2}, {kPlacesWaitHandleWaitStop[1], kSegmentsWaitHandleWaitStop[1], 2}},
+
+    .line = 1624};
+
+// "AllocationSampled", line 1628
+constexpr ::clretw::FieldDesc kFieldsAllocationSampled[] = {
+    {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
+    {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
+    {.name = "TypeID", .type = ::clretw::InType::Pointer},
+    {.name = "TypeName", .type = ::clretw::InType::UnicodeString},
+    {.name = "Address", .type = ::clretw::InType::Pointer},
+    {.name = "ObjectSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+    {.name = "SampledByteOffset", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
+};
+constexpr ::clretw::FieldPlace kPlacesAllocationSampled[2][7] = {
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 4}, {0, 10, ::clretw::kVariable}, {1, 0, 4}, {1, 4, 8}, {1, 12, 8}},
+    {{0, 0, 4}, {0, 4, 2}, {0, 6, 8}, {0, 14, ::clretw::kVariable}, {1, 0, 8}, {1, 8, 8}, {1, 16, 8}}};
+constexpr ::clretw::Segment kSegmentsAllocationSampled[2][2] = {{{10, 3}, {20, ::clretw::kNoField}}, {{14, 3}, {24, ::clretw::kNoField}}};
+constexpr ::clretw::RecordDesc kRecord_AllocationSampled{
+    .name = "AllocationSampled",
+    .fields = kFieldsAllocationSampled,
+    .layout = {{kPlacesAllocationSampled[0], kSegmentsAllocationSampled[0], 30}, {kPlacesAllocationSampled[1], kSegmentsAllocationSampled[1], 38}},
+
+    .line = 1628};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -3351,6 +3414,8 @@ constexpr ::clretw::KeywordDesc kKeywords[] = {
     {"TypeDiagnosticKeyword", 0x8000000000, "TypeDiagnostic"},
     {"JitInstrumentationDataKeyword", 0x10000000000, "JitInstrumentationData"},
     {"ProfilerKeyword", 0x20000000000, "Profiler"},
+    {"WaitHandleKeyword", 0x40000000000, "WaitHandle"},
+    {"AllocationSamplingKeyword", 0x80000000000, "AllocationSampling"},
 };
 
 constexpr ::clretw::LevelDesc kLevels[] = {
@@ -3401,6 +3466,7 @@ constexpr ::clretw::TaskDesc kTasks[] = {
     {"Profiler", 36, "Profiler"},
     {"YieldProcessorMeasurement", 37, "YieldProcessorMeasurement"},
     {"ThreadPoolMinMaxThreads", 38, "ThreadPoolMinMaxThreads"},
+    {"WaitHandleWait", 39, "WaitHandleWait"},
 };
 
 constexpr ::clretw::OpcodeDesc kOpcodes[] = {
@@ -3512,625 +3578,634 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart, .line = 1608},
+     .message = "", .payload = &kRecord_GCStart, .line = 1639},
     {.id = 1, .version = 1, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart_V1", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart_V1, .line = 1609},
+     .message = "", .payload = &kRecord_GCStart_V1, .line = 1640},
     {.id = 1, .version = 2, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart_V2", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart_V2, .line = 1610},
+     .message = "", .payload = &kRecord_GCStart_V2, .line = 1641},
     {.id = 2, .version = 0, .level = 4, .opcode = 2, .task = 1, .keywords = 0x1,
      .symbol = "GCEnd", .name = "GC/Stop", .task_name = "GarbageCollection", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_GCEnd, .line = 1611},
+     .message = "", .payload = &kRecord_GCEnd, .line = 1642},
     {.id = 2, .version = 1, .level = 4, .opcode = 2, .task = 1, .keywords = 0x1,
      .symbol = "GCEnd_V1", .name = "GC/Stop", .task_name = "GarbageCollection", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_GCEnd_V1, .line = 1612},
+     .message = "", .payload = &kRecord_GCEnd_V1, .line = 1643},
     {.id = 3, .version = 0, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEEnd", .name = "GC/RestartEEStop", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEEnd",
-     .message = "", .line = 1613},
+     .message = "", .line = 1644},
     {.id = 3, .version = 1, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEEnd_V1", .name = "GC/RestartEEStop", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1614},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1645},
     {.id = 4, .version = 0, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats, .line = 1615},
+     .message = "", .payload = &kRecord_GCHeapStats, .line = 1646},
     {.id = 4, .version = 1, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats_V1", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats_V1, .line = 1616},
+     .message = "", .payload = &kRecord_GCHeapStats_V1, .line = 1647},
     {.id = 4, .version = 2, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats_V2", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats_V2, .line = 1617},
+     .message = "", .payload = &kRecord_GCHeapStats_V2, .line = 1648},
     {.id = 5, .version = 0, .level = 4, .opcode = 134, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateSegment", .name = "GC/CreateSegment", .task_name = "GarbageCollection", .opcode_name = "GCCreateSegment",
-     .message = "", .payload = &kRecord_GCCreateSegment, .line = 1618},
+     .message = "", .payload = &kRecord_GCCreateSegment, .line = 1649},
     {.id = 5, .version = 1, .level = 4, .opcode = 134, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateSegment_V1", .name = "GC/CreateSegment", .task_name = "GarbageCollection", .opcode_name = "GCCreateSegment",
-     .message = "", .payload = &kRecord_GCCreateSegment_V1, .line = 1619},
+     .message = "", .payload = &kRecord_GCCreateSegment_V1, .line = 1650},
     {.id = 6, .version = 0, .level = 4, .opcode = 135, .task = 1, .keywords = 0x1,
      .symbol = "GCFreeSegment", .name = "GC/FreeSegment", .task_name = "GarbageCollection", .opcode_name = "GCFreeSegment",
-     .message = "", .payload = &kRecord_GCFreeSegment, .line = 1620},
+     .message = "", .payload = &kRecord_GCFreeSegment, .line = 1651},
     {.id = 6, .version = 1, .level = 4, .opcode = 135, .task = 1, .keywords = 0x1,
      .symbol = "GCFreeSegment_V1", .name = "GC/FreeSegment", .task_name = "GarbageCollection", .opcode_name = "GCFreeSegment",
-     .message = "", .payload = &kRecord_GCFreeSegment_V1, .line = 1621},
+     .message = "", .payload = &kRecord_GCFreeSegment_V1, .line = 1652},
     {.id = 7, .version = 0, .level = 4, .opcode = 136, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEBegin", .name = "GC/RestartEEStart", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEBegin",
-     .message = "", .line = 1622},
+     .message = "", .line = 1653},
     {.id = 7, .version = 1, .level = 4, .opcode = 136, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEBegin_V1", .name = "GC/RestartEEStart", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1623},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1654},
     {.id = 8, .version = 0, .level = 4, .opcode = 137, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEEnd", .name = "GC/SuspendEEStop", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEEnd",
-     .message = "", .line = 1624},
+     .message = "", .line = 1655},
     {.id = 8, .version = 1, .level = 4, .opcode = 137, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEEnd_V1", .name = "GC/SuspendEEStop", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1625},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1656},
     {.id = 9, .version = 0, .level = 4, .opcode = 10, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEBegin", .name = "GC/SuspendEEStart", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEBegin",
-     .message = "", .payload = &kRecord_GCSuspendEE, .line = 1626},
+     .message = "", .payload = &kRecord_GCSuspendEE, .line = 1657},
     {.id = 9, .version = 1, .level = 4, .opcode = 10, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEBegin_V1", .name = "GC/SuspendEEStart", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEBegin",
-     .message = "", .payload = &kRecord_GCSuspendEE_V1, .line = 1627},
+     .message = "", .payload = &kRecord_GCSuspendEE_V1, .line = 1658},
     {.id = 10, .version = 0, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick, .line = 1628},
+     .message = "", .payload = &kRecord_GCAllocationTick, .line = 1659},
     {.id = 10, .version = 1, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V1", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V1, .line = 1629},
+     .message = "", .payload = &kRecord_GCAllocationTick_V1, .line = 1660},
     {.id = 10, .version = 2, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V2", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V2, .line = 1630},
+     .message = "", .payload = &kRecord_GCAllocationTick_V2, .line = 1661},
     {.id = 10, .version = 3, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V3", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V3, .line = 1631},
+     .message = "", .payload = &kRecord_GCAllocationTick_V3, .line = 1662},
     {.id = 10, .version = 4, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V4", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V4, .line = 1632},
+     .message = "", .payload = &kRecord_GCAllocationTick_V4, .line = 1663},
     {.id = 11, .version = 0, .level = 4, .opcode = 12, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateConcurrentThread", .name = "GC/CreateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCCreateConcurrentThread",
-     .message = "", .line = 1633},
+     .message = "", .line = 1664},
     {.id = 11, .version = 1, .level = 4, .opcode = 12, .task = 1, .keywords = 0x10001,
      .symbol = "GCCreateConcurrentThread_V1", .name = "GC/CreateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCCreateConcurrentThread",
-     .message = "", .payload = &kRecord_GCCreateConcurrentThread, .line = 1634},
+     .message = "", .payload = &kRecord_GCCreateConcurrentThread, .line = 1665},
     {.id = 12, .version = 0, .level = 4, .opcode = 13, .task = 1, .keywords = 0x1,
      .symbol = "GCTerminateConcurrentThread", .name = "GC/TerminateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCTerminateConcurrentThread",
-     .message = "", .line = 1635},
+     .message = "", .line = 1666},
     {.id = 12, .version = 1, .level = 4, .opcode = 13, .task = 1, .keywords = 0x10001,
      .symbol = "GCTerminateConcurrentThread_V1", .name = "GC/TerminateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCTerminateConcurrentThread",
-     .message = "", .payload = &kRecord_GCTerminateConcurrentThread, .line = 1636},
+     .message = "", .payload = &kRecord_GCTerminateConcurrentThread, .line = 1667},
     {.id = 13, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersEnd", .name = "GC/FinalizersStop", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersEnd",
-     .message = "", .payload = &kRecord_GCFinalizersEnd, .line = 1637},
+     .message = "", .payload = &kRecord_GCFinalizersEnd, .line = 1668},
     {.id = 13, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersEnd_V1", .name = "GC/FinalizersStop", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersEnd",
-     .message = "", .payload = &kRecord_GCFinalizersEnd_V1, .line = 1638},
+     .message = "", .payload = &kRecord_GCFinalizersEnd_V1, .line = 1669},
     {.id = 14, .version = 0, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersBegin", .name = "GC/FinalizersStart", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersBegin",
-     .message = "", .line = 1639},
+     .message = "", .line = 1670},
     {.id = 14, .version = 1, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersBegin_V1", .name = "GC/FinalizersStart", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1640},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1671},
     {.id = 15, .version = 0, .level = 4, .opcode = 10, .task = 21, .keywords = 0x80000,
      .symbol = "BulkType", .name = "Type/BulkType", .task_name = "Type", .opcode_name = "BulkType",
-     .message = "", .payload = &kRecord_BulkType, .line = 1641},
+     .message = "", .payload = &kRecord_BulkType, .line = 1672},
     {.id = 16, .version = 0, .level = 4, .opcode = 20, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootEdge", .name = "GC/GCBulkRootEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootEdge",
-     .message = "", .payload = &kRecord_GCBulkRootEdge, .line = 1642},
+     .message = "", .payload = &kRecord_GCBulkRootEdge, .line = 1673},
     {.id = 17, .version = 0, .level = 4, .opcode = 21, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootConditionalWeakTableElementEdge", .name = "GC/GCBulkRootConditionalWeakTableElementEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootConditionalWeakTableElementEdge",
-     .message = "", .payload = &kRecord_GCBulkRootConditionalWeakTableElementEdge, .line = 1643},
+     .message = "", .payload = &kRecord_GCBulkRootConditionalWeakTableElementEdge, .line = 1674},
     {.id = 18, .version = 0, .level = 4, .opcode = 22, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkNode", .name = "GC/GCBulkNode", .task_name = "GarbageCollection", .opcode_name = "GCBulkNode",
-     .message = "", .payload = &kRecord_GCBulkNode, .line = 1644},
+     .message = "", .payload = &kRecord_GCBulkNode, .line = 1675},
     {.id = 19, .version = 0, .level = 4, .opcode = 23, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkEdge", .name = "GC/GCBulkEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkEdge",
-     .message = "", .payload = &kRecord_GCBulkEdge, .line = 1645},
+     .message = "", .payload = &kRecord_GCBulkEdge, .line = 1676},
     {.id = 20, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x200000,
      .symbol = "GCSampledObjectAllocationHigh", .name = "GC/GCSampledObjectAllocation", .task_name = "GarbageCollection", .opcode_name = "GCSampledObjectAllocation",
-     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1646},
+     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1677},
     {.id = 21, .version = 0, .level = 4, .opcode = 25, .task = 1, .keywords = 0x400000,
      .symbol = "GCBulkSurvivingObjectRanges", .name = "GC/GCBulkSurvivingObjectRanges", .task_name = "GarbageCollection", .opcode_name = "GCBulkSurvivingObjectRanges",
-     .message = "", .payload = &kRecord_GCBulkSurvivingObjectRanges, .line = 1647},
+     .message = "", .payload = &kRecord_GCBulkSurvivingObjectRanges, .line = 1678},
     {.id = 22, .version = 0, .level = 4, .opcode = 26, .task = 1, .keywords = 0x400000,
      .symbol = "GCBulkMovedObjectRanges", .name = "GC/GCBulkMovedObjectRanges", .task_name = "GarbageCollection", .opcode_name = "GCBulkMovedObjectRanges",
-     .message = "", .payload = &kRecord_GCBulkMovedObjectRanges, .line = 1648},
+     .message = "", .payload = &kRecord_GCBulkMovedObjectRanges, .line = 1679},
     {.id = 23, .version = 0, .level = 4, .opcode = 27, .task = 1, .keywords = 0x400000,
      .symbol = "GCGenerationRange", .name = "GC/GCGenerationRange", .task_name = "GarbageCollection", .opcode_name = "GCGenerationRange",
-     .message = "", .payload = &kRecord_GCGenerationRange, .line = 1649},
+     .message = "", .payload = &kRecord_GCGenerationRange, .line = 1680},
     {.id = 25, .version = 0, .level = 4, .opcode = 28, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkStackRoots", .name = "GC/MarkStackRoots", .task_name = "GarbageCollection", .opcode_name = "GCMarkStackRoots",
-     .message = "", .payload = &kRecord_GCMark, .line = 1650},
+     .message = "", .payload = &kRecord_GCMark, .line = 1681},
     {.id = 26, .version = 0, .level = 4, .opcode = 29, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkFinalizeQueueRoots", .name = "GC/MarkFinalizeQueueRoots", .task_name = "GarbageCollection", .opcode_name = "GCMarkFinalizeQueueRoots",
-     .message = "", .payload = &kRecord_GCMark, .line = 1651},
+     .message = "", .payload = &kRecord_GCMark, .line = 1682},
     {.id = 27, .version = 0, .level = 4, .opcode = 30, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkHandles", .name = "GC/MarkHandles", .task_name = "GarbageCollection", .opcode_name = "GCMarkHandles",
-     .message = "", .payload = &kRecord_GCMark, .line = 1652},
+     .message = "", .payload = &kRecord_GCMark, .line = 1683},
     {.id = 28, .version = 0, .level = 4, .opcode = 31, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkOlderGenerationRoots", .name = "GC/MarkCards", .task_name = "GarbageCollection", .opcode_name = "GCMarkOlderGenerationRoots",
-     .message = "", .payload = &kRecord_GCMark, .line = 1653},
+     .message = "", .payload = &kRecord_GCMark, .line = 1684},
     {.id = 29, .version = 0, .level = 5, .opcode = 32, .task = 1, .keywords = 0x1,
      .symbol = "FinalizeObject", .name = "GC/FinalizeObject", .task_name = "GarbageCollection", .opcode_name = "FinalizeObject",
-     .message = "", .payload = &kRecord_FinalizeObject, .line = 1654},
+     .message = "", .payload = &kRecord_FinalizeObject, .line = 1685},
     {.id = 30, .version = 0, .level = 4, .opcode = 33, .task = 1, .keywords = 0x2,
      .symbol = "SetGCHandle", .name = "GC/SetGCHandle", .task_name = "GarbageCollection", .opcode_name = "SetGCHandle",
-     .message = "", .payload = &kRecord_SetGCHandle, .line = 1655},
+     .message = "", .payload = &kRecord_SetGCHandle, .line = 1686},
     {.id = 31, .version = 0, .level = 4, .opcode = 34, .task = 1, .keywords = 0x2,
      .symbol = "DestroyGCHandle", .name = "GC/DestoryGCHandle", .task_name = "GarbageCollection", .opcode_name = "DestroyGCHandle",
-     .message = "", .payload = &kRecord_DestroyGCHandle, .line = 1656},
+     .message = "", .payload = &kRecord_DestroyGCHandle, .line = 1687},
     {.id = 32, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x2000000,
      .symbol = "GCSampledObjectAllocationLow", .name = "GC/GCSampledObjectAllocation", .task_name = "GarbageCollection", .opcode_name = "GCSampledObjectAllocation",
-     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1657},
+     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1688},
     {.id = 33, .version = 0, .level = 5, .opcode = 36, .task = 1, .keywords = 0x1,
      .symbol = "PinObjectAtGCTime", .name = "GC/PinObjectAtGCTime", .task_name = "GarbageCollection", .opcode_name = "PinObjectAtGCTime",
-     .message = "", .payload = &kRecord_PinObjectAtGCTime, .line = 1658},
+     .message = "", .payload = &kRecord_PinObjectAtGCTime, .line = 1689},
     {.id = 35, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x1,
      .symbol = "GCTriggered", .name = "GC/Triggered", .task_name = "GarbageCollection", .opcode_name = "Triggered",
-     .message = "", .payload = &kRecord_GCTriggered, .line = 1659},
+     .message = "", .payload = &kRecord_GCTriggered, .line = 1690},
     {.id = 36, .version = 0, .level = 4, .opcode = 38, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootCCW", .name = "GC/GCBulkRootCCW", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootCCW",
-     .message = "", .payload = &kRecord_GCBulkRootCCW, .line = 1660},
+     .message = "", .payload = &kRecord_GCBulkRootCCW, .line = 1691},
     {.id = 37, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRCW", .name = "GC/GCBulkRCW", .task_name = "GarbageCollection", .opcode_name = "GCBulkRCW",
-     .message = "", .payload = &kRecord_GCBulkRCW, .line = 1661},
+     .message = "", .payload = &kRecord_GCBulkRCW, .line = 1692},
     {.id = 38, .version = 0, .level = 4, .opcode = 40, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootStaticVar", .name = "GC/GCBulkRootStaticVar", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootStaticVar",
-     .message = "", .payload = &kRecord_GCBulkRootStaticVar, .line = 1662},
+     .message = "", .payload = &kRecord_GCBulkRootStaticVar, .line = 1693},
     {.id = 39, .version = 0, .level = 0, .opcode = 41, .task = 1, .keywords = 0x3f00003,
      .symbol = "GCDynamicEvent", .name = "GC/GCDynamicEvent", .task_name = "GarbageCollection", .opcode_name = "GCDynamicEvent",
-     .message = "", .payload = &kRecord_GCDynamicEvent, .line = 1663},
+     .message = "", .payload = &kRecord_GCDynamicEvent, .line = 1694},
     {.id = 40, .version = 0, .level = 4, .opcode = 1, .task = 2, .keywords = 0x10000,
      .symbol = "WorkerThreadCreate", .name = "WorkerThreadCreationV2/Start", .task_name = "WorkerThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1664},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1695},
     {.id = 41, .version = 0, .level = 4, .opcode = 2, .task = 2, .keywords = 0x10000,
      .symbol = "WorkerThreadTerminate", .name = "WorkerThreadCreationV2/Stop", .task_name = "WorkerThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1665},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1696},
     {.id = 42, .version = 0, .level = 4, .opcode = 1, .task = 4, .keywords = 0x10000,
      .symbol = "WorkerThreadRetire", .name = "WorkerThreadRetirementV2/Start", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1666},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1697},
     {.id = 43, .version = 0, .level = 4, .opcode = 2, .task = 4, .keywords = 0x10000,
      .symbol = "WorkerThreadUnretire", .name = "WorkerThreadRetirementV2/Stop", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1667},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1698},
     {.id = 44, .version = 0, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadCreate", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread, .line = 1668},
+     .message = "", .payload = &kRecord_IOThread, .line = 1699},
     {.id = 44, .version = 1, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadCreate_V1", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1669},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1700},
     {.id = 45, .version = 0, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadTerminate", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread, .line = 1670},
+     .message = "", .payload = &kRecord_IOThread, .line = 1701},
     {.id = 45, .version = 1, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadTerminate_V1", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1671},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1702},
     {.id = 46, .version = 0, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadRetire", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread, .line = 1672},
+     .message = "", .payload = &kRecord_IOThread, .line = 1703},
     {.id = 46, .version = 1, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadRetire_V1", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1673},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1704},
     {.id = 47, .version = 0, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadUnretire", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread, .line = 1674},
+     .message = "", .payload = &kRecord_IOThread, .line = 1705},
     {.id = 47, .version = 1, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadUnretire_V1", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1675},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1706},
     {.id = 48, .version = 0, .level = 4, .opcode = 1, .task = 6, .keywords = 0x10000,
      .symbol = "ThreadpoolSuspensionSuspendThread", .name = "ThreadpoolSuspensionV2/Start", .task_name = "ThreadpoolSuspension", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1676},
+     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1707},
     {.id = 49, .version = 0, .level = 4, .opcode = 2, .task = 6, .keywords = 0x10000,
      .symbol = "ThreadpoolSuspensionResumeThread", .name = "ThreadpoolSuspensionV2/Stop", .task_name = "ThreadpoolSuspension", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1677},
+     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1708},
     {.id = 50, .version = 0, .level = 4, .opcode = 1, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadStart", .name = "ThreadPoolWorkerThread/Start", .task_name = "ThreadPoolWorkerThread", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1678},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1709},
     {.id = 51, .version = 0, .level = 4, .opcode = 2, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadStop", .name = "ThreadPoolWorkerThread/Stop", .task_name = "ThreadPoolWorkerThread", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1679},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1710},
     {.id = 52, .version = 0, .level = 4, .opcode = 1, .task = 17, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadRetirementStart", .name = "ThreadPoolWorkerThreadRetirement/Start", .task_name = "ThreadPoolWorkerThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1680},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1711},
     {.id = 53, .version = 0, .level = 4, .opcode = 2, .task = 17, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadRetirementStop", .name = "ThreadPoolWorkerThreadRetirement/Stop", .task_name = "ThreadPoolWorkerThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1681},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1712},
     {.id = 54, .version = 0, .level = 4, .opcode = 100, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentSample", .name = "ThreadPoolWorkerThreadAdjustment/Sample", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Sample",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentSample, .line = 1682},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentSample, .line = 1713},
     {.id = 55, .version = 0, .level = 4, .opcode = 101, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentAdjustment", .name = "ThreadPoolWorkerThreadAdjustment/Adjustment", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Adjustment",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment, .line = 1683},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment, .line = 1714},
     {.id = 56, .version = 0, .level = 5, .opcode = 102, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentStats", .name = "ThreadPoolWorkerThreadAdjustment/Stats", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Stats",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentStats, .line = 1684},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentStats, .line = 1715},
     {.id = 57, .version = 0, .level = 4, .opcode = 90, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadWait", .name = "ThreadPoolWorkerThread/Wait", .task_name = "ThreadPoolWorkerThread", .opcode_name = "Wait",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1685},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1716},
     {.id = 58, .version = 0, .level = 4, .opcode = 0, .task = 37, .keywords = 0x10000,
      .symbol = "YieldProcessorMeasurement", .name = "YieldProcessorMeasurement", .task_name = "YieldProcessorMeasurement", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_YieldProcessorMeasurement, .line = 1686},
+     .message = "", .payload = &kRecord_YieldProcessorMeasurement, .line = 1717},
     {.id = 59, .version = 0, .level = 4, .opcode = 0, .task = 38, .keywords = 0x10000,
      .symbol = "ThreadPoolMinMaxThreads", .name = "ThreadPoolMinMaxThreads", .task_name = "ThreadPoolMinMaxThreads", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_ThreadPoolMinMaxThreads, .line = 1687},
+     .message = "", .payload = &kRecord_ThreadPoolMinMaxThreads, .line = 1718},
     {.id = 60, .version = 0, .level = 5, .opcode = 1, .task = 22, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkingThreadCount", .name = "ThreadPoolWorkingThreadCount/Start", .task_name = "ThreadPoolWorkingThreadCount", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkingThreadCount, .line = 1688},
+     .message = "", .payload = &kRecord_ThreadPoolWorkingThreadCount, .line = 1719},
     {.id = 61, .version = 0, .level = 5, .opcode = 11, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolEnqueue", .name = "ThreadPool/Enqueue", .task_name = "ThreadPool", .opcode_name = "Enqueue",
-     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1689},
+     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1720},
     {.id = 62, .version = 0, .level = 5, .opcode = 12, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolDequeue", .name = "ThreadPool/Dequeue", .task_name = "ThreadPool", .opcode_name = "Dequeue",
-     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1690},
+     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1721},
     {.id = 63, .version = 0, .level = 5, .opcode = 13, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolIOEnqueue", .name = "ThreadPool/IOEnqueue", .task_name = "ThreadPool", .opcode_name = "IOEnqueue",
-     .message = "", .payload = &kRecord_ThreadPoolIOWorkEnqueue, .line = 1691},
+     .message = "", .payload = &kRecord_ThreadPoolIOWorkEnqueue, .line = 1722},
     {.id = 64, .version = 0, .level = 5, .opcode = 14, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolIODequeue", .name = "ThreadPool/IODequeue", .task_name = "ThreadPool", .opcode_name = "IODequeue",
-     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1692},
+     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1723},
     {.id = 65, .version = 0, .level = 5, .opcode = 15, .task = 23, .keywords = 0x10000,
      .symbol = "ThreadPoolIOPack", .name = "ThreadPool/IOPack", .task_name = "ThreadPool", .opcode_name = "IOPack",
-     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1693},
+     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1724},
     {.id = 70, .version = 0, .level = 4, .opcode = 11, .task = 24, .keywords = 0x80010000,
      .symbol = "ThreadCreating", .name = "Thread/Creating", .task_name = "Thread", .opcode_name = "Creating",
-     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1694},
+     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1725},
     {.id = 71, .version = 0, .level = 4, .opcode = 12, .task = 24, .keywords = 0x80010000,
      .symbol = "ThreadRunning", .name = "Thread/Running", .task_name = "Thread", .opcode_name = "Running",
-     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1695},
+     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1726},
     {.id = 72, .version = 0, .level = 4, .opcode = 43, .task = 9, .keywords = 0x4000000000,
      .symbol = "MethodDetails", .name = "Method/MethodDetails", .task_name = "CLRMethod", .opcode_name = "MethodDetails",
-     .message = "", .payload = &kRecord_MethodDetails, .line = 1696},
+     .message = "", .payload = &kRecord_MethodDetails, .line = 1727},
     {.id = 73, .version = 0, .level = 4, .opcode = 1, .task = 33, .keywords = 0x8000000000,
      .symbol = "TypeLoadStart", .name = "TypeLoad/Start", .task_name = "TypeLoad", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_TypeLoadStart, .line = 1697},
+     .message = "", .payload = &kRecord_TypeLoadStart, .line = 1728},
     {.id = 74, .version = 0, .level = 4, .opcode = 2, .task = 33, .keywords = 0x8000000000,
      .symbol = "TypeLoadStop", .name = "TypeLoad/Stop", .task_name = "TypeLoad", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_TypeLoadStop, .line = 1698},
+     .message = "", .payload = &kRecord_TypeLoadStop, .line = 1729},
     {.id = 80, .version = 0, .level = 4, .opcode = 1, .task = 7, .keywords = 0x0,
      .symbol = "ExceptionThrown", .name = "Exception/Start", .task_name = "Exception", .opcode_name = "win:Start",
-     .message = "", .line = 1699},
+     .message = "", .line = 1730},
     {.id = 80, .version = 1, .level = 2, .opcode = 1, .task = 7, .keywords = 0x200008000,
      .symbol = "ExceptionThrown_V1", .name = "Exception/Start", .task_name = "Exception", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Exception, .line = 1700},
+     .message = "", .payload = &kRecord_Exception, .line = 1731},
     {.id = 81, .version = 0, .level = 4, .opcode = 1, .task = 8, .keywords = 0x0,
      .symbol = "Contention", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .line = 1708},
+     .message = "", .line = 1739},
     {.id = 81, .version = 1, .level = 4, .opcode = 1, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStart_V1", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Contention, .line = 1709},
+     .message = "", .payload = &kRecord_Contention, .line = 1740},
     {.id = 81, .version = 2, .level = 4, .opcode = 1, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStart_V2", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ContentionStart_V2, .line = 1710},
+     .message = "", .payload = &kRecord_ContentionStart_V2, .line = 1741},
     {.id = 82, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalk", .name = "ClrStack/Walk", .task_name = "CLRStack", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 1714},
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 1745},
     {.id = 83, .version = 0, .level = 4, .opcode = 48, .task = 14, .keywords = 0x800,
      .symbol = "AppDomainMemAllocated", .name = "AppDomainResourceManagement/MemAllocated", .task_name = "AppDomainResourceManagement", .opcode_name = "AppDomainMemAllocated",
-     .message = "", .payload = &kRecord_AppDomainMemAllocated, .line = 1715},
+     .message = "", .payload = &kRecord_AppDomainMemAllocated, .line = 1746},
     {.id = 84, .version = 0, .level = 4, .opcode = 49, .task = 14, .keywords = 0x800,
      .symbol = "AppDomainMemSurvived", .name = "AppDomainResourceManagement/MemSurvived", .task_name = "AppDomainResourceManagement", .opcode_name = "AppDomainMemSurvived",
-     .message = "", .payload = &kRecord_AppDomainMemSurvived, .line = 1716},
+     .message = "", .payload = &kRecord_AppDomainMemSurvived, .line = 1747},
     {.id = 85, .version = 0, .level = 4, .opcode = 50, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadCreated", .name = "AppDomainResourceManagement/ThreadCreated", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadCreated",
-     .message = "", .payload = &kRecord_ThreadCreated, .line = 1717},
+     .message = "", .payload = &kRecord_ThreadCreated, .line = 1748},
     {.id = 86, .version = 0, .level = 4, .opcode = 51, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadTerminated", .name = "AppDomainResourceManagement/ThreadTerminated", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadTerminated",
-     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1718},
+     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1749},
     {.id = 87, .version = 0, .level = 4, .opcode = 52, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadDomainEnter", .name = "AppDomainResourceManagement/DomainEnter", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadDomainEnter",
-     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1719},
+     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1750},
     {.id = 88, .version = 0, .level = 4, .opcode = 88, .task = 15, .keywords = 0x2000,
      .symbol = "ILStubGenerated", .name = "ILStub/StubGenerated", .task_name = "CLRILStub", .opcode_name = "ILStubGenerated",
-     .message = "", .payload = &kRecord_ILStubGenerated, .line = 1720},
+     .message = "", .payload = &kRecord_ILStubGenerated, .line = 1751},
     {.id = 89, .version = 0, .level = 4, .opcode = 89, .task = 15, .keywords = 0x2000,
      .symbol = "ILStubCacheHit", .name = "ILStub/StubCacheHit", .task_name = "CLRILStub", .opcode_name = "ILStubCacheHit",
-     .message = "", .payload = &kRecord_ILStubCacheHit, .line = 1721},
+     .message = "", .payload = &kRecord_ILStubCacheHit, .line = 1752},
     {.id = 90, .version = 0, .level = 4, .opcode = 0, .task = 8, .keywords = 0x4000,
      .symbol = "LockCreated", .name = "Contention", .task_name = "Contention", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_LockCreated, .line = 1713},
+     .message = "", .payload = &kRecord_LockCreated, .line = 1744},
     {.id = 91, .version = 0, .level = 4, .opcode = 2, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStop", .name = "Contention/Stop", .task_name = "Contention", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Contention, .line = 1711},
+     .message = "", .payload = &kRecord_Contention, .line = 1742},
     {.id = 91, .version = 1, .level = 4, .opcode = 2, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStop_V1", .name = "Contention/Stop", .task_name = "Contention", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ContentionStop_V1, .line = 1712},
+     .message = "", .payload = &kRecord_ContentionStop_V1, .line = 1743},
     {.id = 135, .version = 0, .level = 4, .opcode = 14, .task = 9, .keywords = 0x30,
      .symbol = "DCStartCompleteV2", .name = "Method/DCStartCompleteV2", .task_name = "CLRMethod", .opcode_name = "DCStartComplete",
-     .message = "", .line = 1722},
+     .message = "", .line = 1753},
     {.id = 136, .version = 0, .level = 4, .opcode = 15, .task = 9, .keywords = 0x30,
      .symbol = "DCEndCompleteV2", .name = "Method/DCEndCompleteV2", .task_name = "CLRMethod", .opcode_name = "DCEndComplete",
-     .message = "", .line = 1723},
+     .message = "", .line = 1754},
     {.id = 137, .version = 0, .level = 4, .opcode = 35, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCStartV2", .name = "Method/DCStartV2", .task_name = "CLRMethod", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1724},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1755},
     {.id = 138, .version = 0, .level = 4, .opcode = 36, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCEndV2", .name = "Method/DCStopV2", .task_name = "CLRMethod", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1725},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1756},
     {.id = 139, .version = 0, .level = 4, .opcode = 39, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCStartVerboseV2", .name = "Method/DCStartVerboseV2", .task_name = "CLRMethod", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1726},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1757},
     {.id = 140, .version = 0, .level = 4, .opcode = 40, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCEndVerboseV2", .name = "Method/DCStopVerboseV2", .task_name = "CLRMethod", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1727},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1758},
     {.id = 141, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1728},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1759},
     {.id = 141, .version = 1, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad_V1", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1729},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1760},
     {.id = 141, .version = 2, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad_V2", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1730},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1761},
     {.id = 142, .version = 0, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnload", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1733},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1764},
     {.id = 142, .version = 1, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnload_V1", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1734},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1765},
     {.id = 142, .version = 2, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnload_V2", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1735},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1766},
     {.id = 143, .version = 0, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1736},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1767},
     {.id = 143, .version = 1, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose_V1", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1737},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1768},
     {.id = 143, .version = 2, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose_V2", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1738},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1769},
     {.id = 144, .version = 0, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnloadVerbose", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1739},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1770},
     {.id = 144, .version = 1, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnloadVerbose_V1", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1740},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1771},
     {.id = 144, .version = 2, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnloadVerbose_V2", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1741},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1772},
     {.id = 145, .version = 0, .level = 5, .opcode = 42, .task = 9, .keywords = 0x10,
      .symbol = "MethodJittingStarted", .name = "Method/JittingStarted", .task_name = "CLRMethod", .opcode_name = "MethodJittingStarted",
-     .message = "", .payload = &kRecord_MethodJittingStarted, .line = 1742},
+     .message = "", .payload = &kRecord_MethodJittingStarted, .line = 1773},
     {.id = 145, .version = 1, .level = 5, .opcode = 42, .task = 9, .keywords = 0x10,
      .symbol = "MethodJittingStarted_V1", .name = "Method/JittingStarted", .task_name = "CLRMethod", .opcode_name = "MethodJittingStarted",
-     .message = "", .payload = &kRecord_MethodJittingStarted_V1, .line = 1743},
+     .message = "", .payload = &kRecord_MethodJittingStarted_V1, .line = 1774},
     {.id = 146, .version = 0, .level = 5, .opcode = 103, .task = 9, .keywords = 0x10,
      .symbol = "MethodJitMemoryAllocatedForCode", .name = "Method/MemoryAllocatedForJitCode", .task_name = "CLRMethod", .opcode_name = "MemoryAllocatedForJitCode",
-     .message = "", .payload = &kRecord_MethodJitMemoryAllocatedForCode, .line = 1744},
+     .message = "", .payload = &kRecord_MethodJitMemoryAllocatedForCode, .line = 1775},
     {.id = 149, .version = 0, .level = 4, .opcode = 35, .task = 10, .keywords = 0x8,
      .symbol = "ModuleDCStartV2", .name = "Loader/ModuleDCStartV2", .task_name = "CLRLoader", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1753},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1784},
     {.id = 150, .version = 0, .level = 4, .opcode = 36, .task = 10, .keywords = 0x8,
      .symbol = "ModuleDCEndV2", .name = "Loader/ModuleDCStopV2", .task_name = "CLRLoader", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1754},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1785},
     {.id = 151, .version = 0, .level = 4, .opcode = 45, .task = 10, .keywords = 0x8,
      .symbol = "DomainModuleLoad", .name = "Loader/DomainModuleLoad", .task_name = "CLRLoader", .opcode_name = "DomainModuleLoad",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1755},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1786},
     {.id = 151, .version = 1, .level = 4, .opcode = 45, .task = 10, .keywords = 0x8,
      .symbol = "DomainModuleLoad_V1", .name = "Loader/DomainModuleLoad", .task_name = "CLRLoader", .opcode_name = "DomainModuleLoad",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1756},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1787},
     {.id = 152, .version = 0, .level = 4, .opcode = 33, .task = 10, .keywords = 0x8,
      .symbol = "ModuleLoad", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1757},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1788},
     {.id = 152, .version = 1, .level = 4, .opcode = 33, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleLoad_V1", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1758},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1789},
     {.id = 152, .version = 2, .level = 4, .opcode = 33, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleLoad_V2", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1759},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1790},
     {.id = 153, .version = 0, .level = 4, .opcode = 34, .task = 10, .keywords = 0x8,
      .symbol = "ModuleUnload", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1760},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1791},
     {.id = 153, .version = 1, .level = 4, .opcode = 34, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleUnload_V1", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1761},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1792},
     {.id = 153, .version = 2, .level = 4, .opcode = 34, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleUnload_V2", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1762},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1793},
     {.id = 154, .version = 0, .level = 4, .opcode = 37, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyLoad", .name = "Loader/AssemblyLoad", .task_name = "CLRLoader", .opcode_name = "AssemblyLoad",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1763},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1794},
     {.id = 154, .version = 1, .level = 4, .opcode = 37, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyLoad_V1", .name = "Loader/AssemblyLoad", .task_name = "CLRLoader", .opcode_name = "AssemblyLoad",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1764},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1795},
     {.id = 155, .version = 0, .level = 4, .opcode = 38, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyUnload", .name = "Loader/AssemblyUnload", .task_name = "CLRLoader", .opcode_name = "AssemblyUnload",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1765},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1796},
     {.id = 155, .version = 1, .level = 4, .opcode = 38, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyUnload_V1", .name = "Loader/AssemblyUnload", .task_name = "CLRLoader", .opcode_name = "AssemblyUnload",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1766},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1797},
     {.id = 156, .version = 0, .level = 4, .opcode = 41, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainLoad", .name = "Loader/AppDomainLoad", .task_name = "CLRLoader", .opcode_name = "AppDomainLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1767},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1798},
     {.id = 156, .version = 1, .level = 4, .opcode = 41, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainLoad_V1", .name = "Loader/AppDomainLoad", .task_name = "CLRLoader", .opcode_name = "AppDomainLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1768},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1799},
     {.id = 157, .version = 0, .level = 4, .opcode = 42, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainUnload", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnload",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1769},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1800},
     {.id = 157, .version = 1, .level = 4, .opcode = 42, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainUnload_V1", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnload",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1770},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1801},
     {.id = 158, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeLoad", .name = "ClrPerfTrack/ModuleRangeLoad", .task_name = "CLRPerfTrack", .opcode_name = "ModuleRangeLoad",
-     .message = "", .payload = &kRecord_ModuleRange, .line = 1771},
+     .message = "", .payload = &kRecord_ModuleRange, .line = 1802},
     {.id = 159, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x2000000000,
      .symbol = "R2RGetEntryPoint", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_R2RGetEntryPoint, .line = 1731},
+     .message = "", .payload = &kRecord_R2RGetEntryPoint, .line = 1762},
     {.id = 160, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x2000000000,
      .symbol = "R2RGetEntryPointStart", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_R2RGetEntryPointStart, .line = 1732},
+     .message = "", .payload = &kRecord_R2RGetEntryPointStart, .line = 1763},
     {.id = 181, .version = 0, .level = 5, .opcode = 1, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStart", .name = "StrongNameVerification/Start", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1772},
+     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1803},
     {.id = 181, .version = 1, .level = 5, .opcode = 1, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStart_V1", .name = "StrongNameVerification/Start", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1773},
+     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1804},
     {.id = 182, .version = 0, .level = 4, .opcode = 2, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStop", .name = "StrongNameVerification/Stop", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1774},
+     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1805},
     {.id = 182, .version = 1, .level = 4, .opcode = 2, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStop_V1", .name = "StrongNameVerification/Stop", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1775},
+     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1806},
     {.id = 183, .version = 0, .level = 5, .opcode = 1, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStart", .name = "AuthenticodeVerification/Start", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1776},
+     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1807},
     {.id = 183, .version = 1, .level = 5, .opcode = 1, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStart_V1", .name = "AuthenticodeVerification/Start", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1777},
+     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1808},
     {.id = 184, .version = 0, .level = 4, .opcode = 2, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStop", .name = "AuthenticodeVerification/Stop", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1778},
+     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1809},
     {.id = 184, .version = 1, .level = 4, .opcode = 2, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStop_V1", .name = "AuthenticodeVerification/Stop", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1779},
+     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1810},
     {.id = 185, .version = 0, .level = 5, .opcode = 83, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitInliningSucceeded", .name = "Method/InliningSucceeded", .task_name = "CLRMethod", .opcode_name = "JitInliningSucceeded",
-     .message = "", .payload = &kRecord_MethodJitInliningSucceeded, .line = 1745},
+     .message = "", .payload = &kRecord_MethodJitInliningSucceeded, .line = 1776},
     {.id = 186, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitInliningFailedAnsi", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "JitInliningFailed",
-     .message = "", .payload = &kRecord_MethodJitInliningFailedAnsi, .line = 1746},
+     .message = "", .payload = &kRecord_MethodJitInliningFailedAnsi, .line = 1777},
     {.id = 187, .version = 0, .level = 4, .opcode = 1, .task = 19, .keywords = 0x0,
      .symbol = "RuntimeInformationStart", .name = "Runtime/Start", .task_name = "CLRRuntimeInformation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_RuntimeInformation, .line = 1780},
+     .message = "", .payload = &kRecord_RuntimeInformation, .line = 1811},
     {.id = 188, .version = 0, .level = 5, .opcode = 85, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitTailCallSucceeded", .name = "Method/TailCallSucceeded", .task_name = "CLRMethod", .opcode_name = "JitTailCallSucceeded",
-     .message = "", .payload = &kRecord_MethodJitTailCallSucceeded, .line = 1747},
+     .message = "", .payload = &kRecord_MethodJitTailCallSucceeded, .line = 1778},
     {.id = 189, .version = 0, .level = 5, .opcode = 86, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitTailCallFailedAnsi", .name = "Method/TailCallFailed", .task_name = "CLRMethod", .opcode_name = "JitTailCallFailed",
-     .message = "", .payload = &kRecord_MethodJitTailCallFailedAnsi, .line = 1748},
+     .message = "", .payload = &kRecord_MethodJitTailCallFailedAnsi, .line = 1779},
     {.id = 190, .version = 0, .level = 5, .opcode = 87, .task = 9, .keywords = 0x20000,
      .symbol = "MethodILToNativeMap", .name = "Method/MethodILToNativeMap", .task_name = "CLRMethod", .opcode_name = "MethodILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMap, .line = 1749},
+     .message = "", .payload = &kRecord_MethodILToNativeMap, .line = 1780},
     {.id = 190, .version = 1, .level = 5, .opcode = 87, .task = 9, .keywords = 0x20000,
      .symbol = "MethodILToNativeMap_V1", .name = "Method/MethodILToNativeMap", .task_name = "CLRMethod", .opcode_name = "MethodILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMap_V1, .line = 1750},
+     .message = "", .payload = &kRecord_MethodILToNativeMap_V1, .line = 1781},
     {.id = 191, .version = 0, .level = 5, .opcode = 86, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitTailCallFailed", .name = "Method/TailCallFailed", .task_name = "CLRMethod", .opcode_name = "JitTailCallFailed",
-     .message = "", .payload = &kRecord_MethodJitTailCallFailed, .line = 1751},
+     .message = "", .payload = &kRecord_MethodJitTailCallFailed, .line = 1782},
     {.id = 192, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitInliningFailed", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "JitInliningFailed",
-     .message = "", .payload = &kRecord_MethodJitInliningFailed, .line = 1752},
+     .message = "", .payload = &kRecord_MethodJitInliningFailed, .line = 1783},
     {.id = 200, .version = 0, .level = 5, .opcode = 200, .task = 1, .keywords = 0x1,
      .symbol = "IncreaseMemoryPressure", .name = "GC/IncreaseMemoryPressure", .task_name = "GarbageCollection", .opcode_name = "IncreaseMemoryPressure",
-     .message = "", .payload = &kRecord_IncreaseMemoryPressure, .line = 1781},
+     .message = "", .payload = &kRecord_IncreaseMemoryPressure, .line = 1812},
     {.id = 201, .version = 0, .level = 5, .opcode = 201, .task = 1, .keywords = 0x1,
      .symbol = "DecreaseMemoryPressure", .name = "GC/DecreaseMemoryPressure", .task_name = "GarbageCollection", .opcode_name = "DecreaseMemoryPressure",
-     .message = "", .payload = &kRecord_DecreaseMemoryPressure, .line = 1782},
+     .message = "", .payload = &kRecord_DecreaseMemoryPressure, .line = 1813},
     {.id = 202, .version = 0, .level = 4, .opcode = 202, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkWithType", .name = "GC/Mark", .task_name = "GarbageCollection", .opcode_name = "GCMarkWithType",
-     .message = "", .payload = &kRecord_GCMarkWithType, .line = 1783},
+     .message = "", .payload = &kRecord_GCMarkWithType, .line = 1814},
     {.id = 203, .version = 2, .level = 5, .opcode = 203, .task = 1, .keywords = 0x1,
      .symbol = "GCJoin_V2", .name = "GC/GCJoin", .task_name = "GarbageCollection", .opcode_name = "GCJoin",
-     .message = "", .payload = &kRecord_GCJoin_V2, .line = 1784},
+     .message = "", .payload = &kRecord_GCJoin_V2, .line = 1815},
     {.id = 204, .version = 3, .level = 4, .opcode = 204, .task = 1, .keywords = 0x1,
      .symbol = "GCPerHeapHistory_V3", .name = "GC/PerHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCPerHeapHistory",
-     .message = "", .payload = &kRecord_GCPerHeapHistory_V3, .line = 1785},
+     .message = "", .payload = &kRecord_GCPerHeapHistory_V3, .line = 1816},
     {.id = 205, .version = 2, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V2", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V2, .line = 1786},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V2, .line = 1817},
     {.id = 205, .version = 3, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V3", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V3, .line = 1787},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V3, .line = 1818},
     {.id = 205, .version = 4, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V4", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V4, .line = 1788},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V4, .line = 1819},
     {.id = 206, .version = 0, .level = 4, .opcode = 206, .task = 1, .keywords = 0x100000,
      .symbol = "GenAwareBegin", .name = "GC/GenAwareBegin", .task_name = "GarbageCollection", .opcode_name = "GenAwareBegin",
-     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1789},
+     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1820},
     {.id = 207, .version = 0, .level = 4, .opcode = 207, .task = 1, .keywords = 0x100000,
      .symbol = "GenAwareEnd", .name = "GC/GenAwareEnd", .task_name = "GarbageCollection", .opcode_name = "GenAwareEnd",
-     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1790},
+     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1821},
     {.id = 208, .version = 0, .level = 4, .opcode = 208, .task = 1, .keywords = 0x1,
      .symbol = "GCLOHCompact", .name = "GC/GCLOHCompact", .task_name = "GarbageCollection", .opcode_name = "GCLOHCompact",
-     .message = "", .payload = &kRecord_GCLOHCompact, .line = 1791},
+     .message = "", .payload = &kRecord_GCLOHCompact, .line = 1822},
     {.id = 209, .version = 0, .level = 5, .opcode = 209, .task = 1, .keywords = 0x1,
      .symbol = "GCFitBucketInfo", .name = "GC/GCFitBucketInfo", .task_name = "GarbageCollection", .opcode_name = "GCFitBucketInfo",
-     .message = "", .payload = &kRecord_GCFitBucketInfo, .line = 1792},
+     .message = "", .payload = &kRecord_GCFitBucketInfo, .line = 1823},
     {.id = 240, .version = 0, .level = 4, .opcode = 1, .task = 25, .keywords = 0x100000000,
      .symbol = "DebugIPCEventStart", .name = "DebugIPCEvent/Start", .task_name = "DebugIPCEvent", .opcode_name = "win:Start",
-     .message = "", .line = 1793},
+     .message = "", .line = 1824},
     {.id = 241, .version = 0, .level = 4, .opcode = 2, .task = 25, .keywords = 0x100000000,
      .symbol = "DebugIPCEventEnd", .name = "DebugIPCEvent/Stop", .task_name = "DebugIPCEvent", .opcode_name = "win:Stop",
-     .message = "", .line = 1794},
+     .message = "", .line = 1825},
     {.id = 242, .version = 0, .level = 4, .opcode = 1, .task = 26, .keywords = 0x100000000,
      .symbol = "DebugExceptionProcessingStart", .name = "DebugExceptionProcessing/Start", .task_name = "DebugExceptionProcessing", .opcode_name = "win:Start",
-     .message = "", .line = 1795},
+     .message = "", .line = 1826},
     {.id = 243, .version = 0, .level = 4, .opcode = 2, .task = 26, .keywords = 0x100000000,
      .symbol = "DebugExceptionProcessingEnd", .name = "DebugExceptionProcessing/Stop", .task_name = "DebugExceptionProcessing", .opcode_name = "win:Stop",
-     .message = "", .line = 1796},
+     .message = "", .line = 1827},
     {.id = 250, .version = 0, .level = 4, .opcode = 1, .task = 27, .keywords = 0x8000,
      .symbol = "ExceptionCatchStart", .name = "ExceptionCatch/Start", .task_name = "ExceptionCatch", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1701},
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1732},
     {.id = 251, .version = 0, .level = 4, .opcode = 2, .task = 27, .keywords = 0x8000,
      .symbol = "ExceptionCatchStop", .name = "ExceptionCatch/Stop", .task_name = "ExceptionCatch", .opcode_name = "win:Stop",
-     .message = "", .line = 1702},
+     .message = "", .line = 1733},
     {.id = 252, .version = 0, .level = 4, .opcode = 1, .task = 28, .keywords = 0x8000,
      .symbol = "ExceptionFinallyStart", .name = "ExceptionFinally/Start", .task_name = "ExceptionFinally", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1703},
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1734},
     {.id = 253, .version = 0, .level = 4, .opcode = 2, .task = 28, .keywords = 0x8000,
      .symbol = "ExceptionFinallyStop", .name = "ExceptionFinally/Stop", .task_name = "ExceptionFinally", .opcode_name = "win:Stop",
-     .message = "", .line = 1704},
+     .message = "", .line = 1735},
     {.id = 254, .version = 0, .level = 4, .opcode = 1, .task = 29, .keywords = 0x8000,
      .symbol = "ExceptionFilterStart", .name = "ExceptionFilter/Start", .task_name = "ExceptionFilter", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1705},
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1736},
     {.id = 255, .version = 0, .level = 4, .opcode = 2, .task = 29, .keywords = 0x8000,
      .symbol = "ExceptionFilterStop", .name = "ExceptionFilter/Stop", .task_name = "ExceptionFilter", .opcode_name = "win:Stop",
-     .message = "", .line = 1706},
+     .message = "", .line = 1737},
     {.id = 256, .version = 0, .level = 4, .opcode = 2, .task = 7, .keywords = 0x8000,
      .symbol = "ExceptionThrownStop", .name = "Exception/Stop", .task_name = "Exception", .opcode_name = "win:Stop",
-     .message = "", .line = 1707},
+     .message = "", .line = 1738},
     {.id = 260, .version = 0, .level = 5, .opcode = 1, .task = 30, .keywords = 0x400000000,
      .symbol = "CodeSymbols", .name = "CodeSymbols/Start", .task_name = "CodeSymbols", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_CodeSymbols, .line = 1797},
+     .message = "", .payload = &kRecord_CodeSymbols, .line = 1828},
     {.id = 270, .version = 0, .level = 4, .opcode = 0, .task = 0, .keywords = 0x800000000,
      .symbol = "EventSource", .name = "EventSource", .task_name = "", .opcode_name = "",
-     .message = "", .payload = &kRecord_EventSource, .line = 1798},
+     .message = "", .payload = &kRecord_EventSource, .line = 1829},
     {.id = 280, .version = 0, .level = 4, .opcode = 11, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationSettings", .name = "TieredCompilation/Settings", .task_name = "TieredCompilation", .opcode_name = "Settings",
-     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 1799},
+     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 1830},
     {.id = 281, .version = 0, .level = 4, .opcode = 12, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationPause", .name = "TieredCompilation/Pause", .task_name = "TieredCompilation", .opcode_name = "Pause",
-     .message = "", .payload = &kRecord_TieredCompilationEmpty, .line = 1800},
+     .message = "", .payload = &kRecord_TieredCompilationEmpty, .line = 1831},
     {.id = 282, .version = 0, .level = 4, .opcode = 13, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationResume", .name = "TieredCompilation/Resume", .task_name = "TieredCompilation", .opcode_name = "Resume",
-     .message = "", .payload = &kRecord_TieredCompilationResume, .line = 1801},
+     .message = "", .payload = &kRecord_TieredCompilationResume, .line = 1832},
     {.id = 283, .version = 0, .level = 4, .opcode = 1, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationBackgroundJitStart", .name = "TieredCompilation/Start", .task_name = "TieredCompilation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStart, .line = 1802},
+     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStart, .line = 1833},
     {.id = 284, .version = 0, .level = 4, .opcode = 2, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationBackgroundJitStop", .name = "TieredCompilation/Stop", .task_name = "TieredCompilation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStop, .line = 1803},
+     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStop, .line = 1834},
     {.id = 290, .version = 0, .level = 4, .opcode = 1, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadStart", .name = "AssemblyLoader/Start", .task_name = "AssemblyLoader", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AssemblyLoadStart, .line = 1804},
+     .message = "", .payload = &kRecord_AssemblyLoadStart, .line = 1835},
     {.id = 291, .version = 0, .level = 4, .opcode = 2, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadStop", .name = "AssemblyLoader/Stop", .task_name = "AssemblyLoader", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AssemblyLoadStop, .line = 1805},
+     .message = "", .payload = &kRecord_AssemblyLoadStop, .line = 1836},
     {.id = 292, .version = 0, .level = 4, .opcode = 11, .task = 32, .keywords = 0x4,
      .symbol = "ResolutionAttempted", .name = "AssemblyLoader/ResolutionAttempted", .task_name = "AssemblyLoader", .opcode_name = "ResolutionAttempted",
-     .message = "", .payload = &kRecord_ResolutionAttempted, .line = 1806},
+     .message = "", .payload = &kRecord_ResolutionAttempted, .line = 1837},
     {.id = 293, .version = 0, .level = 4, .opcode = 12, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadContextResolvingHandlerInvoked", .name = "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AssemblyLoadContextResolvingHandlerInvoked",
-     .message = "", .payload = &kRecord_AssemblyLoadContextResolvingHandlerInvoked, .line = 1807},
+     .message = "", .payload = &kRecord_AssemblyLoadContextResolvingHandlerInvoked, .line = 1838},
     {.id = 294, .version = 0, .level = 4, .opcode = 13, .task = 32, .keywords = 0x4,
      .symbol = "AppDomainAssemblyResolveHandlerInvoked", .name = "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AppDomainAssemblyResolveHandlerInvoked",
-     .message = "", .payload = &kRecord_AppDomainAssemblyResolveHandlerInvoked, .line = 1808},
+     .message = "", .payload = &kRecord_AppDomainAssemblyResolveHandlerInvoked, .line = 1839},
     {.id = 295, .version = 0, .level = 4, .opcode = 14, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadFromResolveHandlerInvoked", .name = "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AssemblyLoadFromResolveHandlerInvoked",
-     .message = "", .payload = &kRecord_AssemblyLoadFromResolveHandlerInvoked, .line = 1809},
+     .message = "", .payload = &kRecord_AssemblyLoadFromResolveHandlerInvoked, .line = 1840},
     {.id = 296, .version = 0, .level = 4, .opcode = 15, .task = 32, .keywords = 0x4,
      .symbol = "KnownPathProbed", .name = "AssemblyLoader/KnownPathProbed", .task_name = "AssemblyLoader", .opcode_name = "KnownPathProbed",
-     .message = "", .payload = &kRecord_KnownPathProbed, .line = 1810},
+     .message = "", .payload = &kRecord_KnownPathProbed, .line = 1841},
     {.id = 297, .version = 0, .level = 4, .opcode = 11, .task = 34, .keywords = 0x10000000000,
      .symbol = "JitInstrumentationData", .name = "JitInstrumentationData/InstrumentationData", .task_name = "JitInstrumentationData", .opcode_name = "InstrumentationData",
-     .message = "", .payload = &kRecord_JitInstrumentationData, .line = 1811},
+     .message = "", .payload = &kRecord_JitInstrumentationData, .line = 1842},
     {.id = 298, .version = 0, .level = 4, .opcode = 12, .task = 34, .keywords = 0x10000000000,
      .symbol = "JitInstrumentationDataVerbose", .name = "JitInstrumentationData/InstrumentationData", .task_name = "JitInstrumentationData", .opcode_name = "InstrumentationDataVerbose",
-     .message = "", .payload = &kRecord_JitInstrumentationDataVerbose, .line = 1812},
+     .message = "", .payload = &kRecord_JitInstrumentationDataVerbose, .line = 1843},
     {.id = 299, .version = 0, .level = 4, .opcode = 11, .task = 36, .keywords = 0x20000000000,
      .symbol = "ProfilerMessage", .name = "Profiler/ProfilerMessage", .task_name = "Profiler", .opcode_name = "Profiler",
-     .message = "", .payload = &kRecord_ProfilerMessage, .line = 1813},
+     .message = "", .payload = &kRecord_ProfilerMessage, .line = 1844},
     {.id = 300, .version = 0, .level = 4, .opcode = 11, .task = 35, .keywords = 0x20000000,
      .symbol = "ExecutionCheckpoint", .name = "ExecutionCheckpoint/ExecutionCheckpoint", .task_name = "ExecutionCheckpoint", .opcode_name = "ExecutionCheckpoint",
-     .message = "", .payload = &kRecord_ExecutionCheckpoint, .line = 1814},
+     .message = "", .payload = &kRecord_ExecutionCheckpoint, .line = 1845},
+    {.id = 301, .version = 0, .level = 5, .opcode = 1, .task = 39, .keywords = 0x40000000000,
+     .symbol = "WaitHandleWaitStart", .name = "WaitHandleWait/Start", .task_name = "WaitHandleWait", .opcode_name = "win:Start",
+     .message = "", .payload = &kRecord_WaitHandleWaitStart, .line = 1847},
+    {.id = 302, .version = 0, .level = 5, .opcode = 2, .task = 39, .keywords = 0x40000000000,
+     .symbol = "WaitHandleWaitStop", .name = "WaitHandleWait/Stop", .task_name = "WaitHandleWait", .opcode_name = "win:Stop",
+     .message = "", .payload = &kRecord_WaitHandleWaitStop, .line = 1849},
+    {.id = 303, .version = 0, .level = 4, .opcode = 0, .task = 0, .keywords = 0x80000000000,
+     .symbol = "AllocationSampled", .name = "AllocationSampled", .task_name = "", .opcode_name = "",
+     .message = "", .payload = &kRecord_AllocationSampled, .line = 1851},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -4153,7 +4228,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     178, 179, 180, 181, kNone, kNone, kNone, kNone, kNone, kNone, 182, 183, 184, 185, 186, 187,
     188, kNone, kNone, kNone, 189, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 190, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 191, 192, 193, 194, 195, kNone, kNone, kNone,
-    kNone, kNone, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206,
+    kNone, kNone, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207, 208, 209,
 };
 
 }  // namespace
@@ -4340,6 +4415,9 @@ constexpr ::clretw::ProviderDesc provider{
 
 ::std::string_view to_string(GCHeapExpandMechanismMap value) noexcept { return kMap_GCHeapExpandMechanismMap.find(static_cast<::std::uint64_t>(value)); }
 
+
+::std::string_view to_string(WaitHandleWaitSourceMap value) noexcept { return kMap_WaitHandleWaitSourceMap.find(static_cast<::std::uint64_t>(value)); }
+
 // ---------------------------------------------------------------------------
 // Payload struct descriptors
 const ::clretw::RecordDesc& templates::EventSource::record() noexcept { return ::clretw::dotnet_runtime::kRecord_EventSource; }
@@ -4493,6 +4571,9 @@ const ::clretw::RecordDesc& templates::ExecutionCheckpoint::record() noexcept { 
 const ::clretw::RecordDesc& templates::ProfilerMessage::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ProfilerMessage; }
 const ::clretw::RecordDesc& templates::YieldProcessorMeasurement::record() noexcept { return ::clretw::dotnet_runtime::kRecord_YieldProcessorMeasurement; }
 const ::clretw::RecordDesc& templates::LockCreated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_LockCreated; }
+const ::clretw::RecordDesc& templates::WaitHandleWaitStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_WaitHandleWaitStart; }
+const ::clretw::RecordDesc& templates::WaitHandleWaitStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_WaitHandleWaitStop; }
+const ::clretw::RecordDesc& templates::AllocationSampled::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AllocationSampled; }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.
@@ -6480,6 +6561,42 @@ constexpr ::clretw::ViewVersion kVersions_ExecutionCheckpointView[] = {{0, &kRec
 ::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from(const ::clretw::EventRecord& record) noexcept {
   return make<ExecutionCheckpointView>(::clretw::dotnet_runtime::kVersions_ExecutionCheckpointView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExecutionCheckpoint::id,
                          ::clretw::dotnet_runtime::ExecutionCheckpoint::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_WaitHandleWaitStartView[] = {{0, &kRecord_WaitHandleWaitStart}, };
+}  // namespace
+::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WaitHandleWaitStartView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStartView, payload, version, pointer_size);
+}
+::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WaitHandleWaitStartView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStart::id,
+                         ::clretw::dotnet_runtime::WaitHandleWaitStart::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_WaitHandleWaitStopView[] = {{0, &kRecord_WaitHandleWaitStop}, };
+}  // namespace
+::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WaitHandleWaitStopView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStopView, payload, version, pointer_size);
+}
+::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<WaitHandleWaitStopView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStop::id,
+                         ::clretw::dotnet_runtime::WaitHandleWaitStop::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_AllocationSampledView[] = {{0, &kRecord_AllocationSampled}, };
+}  // namespace
+::clretw::Result<AllocationSampledView> AllocationSampledView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllocationSampledView>(::clretw::dotnet_runtime::kVersions_AllocationSampledView, payload, version, pointer_size);
+}
+::clretw::Result<AllocationSampledView> AllocationSampledView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<AllocationSampledView>(::clretw::dotnet_runtime::kVersions_AllocationSampledView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AllocationSampled::id,
+                         ::clretw::dotnet_runtime::AllocationSampled::name);
 }
 
 

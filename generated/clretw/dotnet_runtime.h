@@ -72,6 +72,8 @@ enum class Keywords : ::std::uint64_t {
   TypeDiagnosticKeyword = 0x8000000000,
   JitInstrumentationDataKeyword = 0x10000000000,
   ProfilerKeyword = 0x20000000000,
+  WaitHandleKeyword = 0x40000000000,
+  AllocationSamplingKeyword = 0x80000000000,
 };
 constexpr bool clretw_flag_enum(Keywords) noexcept { return true; }
 
@@ -124,6 +126,7 @@ enum class Task : ::std::uint16_t {
   Profiler = 36,
   YieldProcessorMeasurement = 37,
   ThreadPoolMinMaxThreads = 38,
+  WaitHandleWait = 39,
 };
 
 // Standard and provider-wide opcodes.
@@ -315,7 +318,7 @@ enum class ProfilerOpcode : ::std::uint8_t {
 // ---------------------------------------------------------------------------
 // Maps
 
-/// Value map GCSegmentTypeMap (ClrEtwBuiltin.man:256).
+/// Value map GCSegmentTypeMap (ClrEtwBuiltin.man:262).
 enum class GCSegmentTypeMap : ::std::uint32_t {
   SmallObjectHeap = 0x0,
   LargeObjectHeap = 0x1,
@@ -326,7 +329,7 @@ enum class GCSegmentTypeMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCSegmentTypeMap value) noexcept;
 
-/// Value map GCAllocationKindMap (ClrEtwBuiltin.man:262).
+/// Value map GCAllocationKindMap (ClrEtwBuiltin.man:268).
 enum class GCAllocationKindMap : ::std::uint32_t {
   Small = 0x0,
   Large = 0x1,
@@ -336,7 +339,7 @@ enum class GCAllocationKindMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCAllocationKindMap value) noexcept;
 
-/// Value map GCBucketKindMap (ClrEtwBuiltin.man:267).
+/// Value map GCBucketKindMap (ClrEtwBuiltin.man:273).
 enum class GCBucketKindMap : ::std::uint32_t {
   FLItem = 0x0,
   Plug = 0x1,
@@ -345,7 +348,7 @@ enum class GCBucketKindMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCBucketKindMap value) noexcept;
 
-/// Value map GCTypeMap (ClrEtwBuiltin.man:271).
+/// Value map GCTypeMap (ClrEtwBuiltin.man:277).
 enum class GCTypeMap : ::std::uint32_t {
   NonConcurrentGC = 0x0,
   BackgroundGC = 0x1,
@@ -355,7 +358,7 @@ enum class GCTypeMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCTypeMap value) noexcept;
 
-/// Value map GCReasonMap (ClrEtwBuiltin.man:276).
+/// Value map GCReasonMap (ClrEtwBuiltin.man:282).
 enum class GCReasonMap : ::std::uint32_t {
   AllocSmall = 0x0,
   Induced = 0x1,
@@ -372,7 +375,7 @@ enum class GCReasonMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCReasonMap value) noexcept;
 
-/// Value map GCSuspendEEReasonMap (ClrEtwBuiltin.man:288).
+/// Value map GCSuspendEEReasonMap (ClrEtwBuiltin.man:294).
 enum class GCSuspendEEReasonMap : ::std::uint32_t {
   SuspendOther = 0x0,
   SuspendForGC = 0x1,
@@ -387,7 +390,7 @@ enum class GCSuspendEEReasonMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCSuspendEEReasonMap value) noexcept;
 
-/// Value map ContentionFlagsMap (ClrEtwBuiltin.man:298).
+/// Value map ContentionFlagsMap (ClrEtwBuiltin.man:304).
 enum class ContentionFlagsMap : ::std::uint32_t {
   Managed = 0x0,
   Native = 0x1,
@@ -396,7 +399,7 @@ enum class ContentionFlagsMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ContentionFlagsMap value) noexcept;
 
-/// Value map TailCallTypeMap (ClrEtwBuiltin.man:302).
+/// Value map TailCallTypeMap (ClrEtwBuiltin.man:308).
 enum class TailCallTypeMap : ::std::uint32_t {
   OptimizedTailCall = 0x0,
   RecursiveLoop = 0x1,
@@ -406,7 +409,7 @@ enum class TailCallTypeMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(TailCallTypeMap value) noexcept;
 
-/// Value map ThreadAdjustmentReasonMap (ClrEtwBuiltin.man:307).
+/// Value map ThreadAdjustmentReasonMap (ClrEtwBuiltin.man:313).
 enum class ThreadAdjustmentReasonMap : ::std::uint32_t {
   Warmup = 0x0,
   Initializing = 0x1,
@@ -421,7 +424,7 @@ enum class ThreadAdjustmentReasonMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ThreadAdjustmentReasonMap value) noexcept;
 
-/// Value map GCRootKindMap (ClrEtwBuiltin.man:317).
+/// Value map GCRootKindMap (ClrEtwBuiltin.man:323).
 enum class GCRootKindMap : ::std::uint32_t {
   Stack = 0x0,
   Finalizer = 0x1,
@@ -438,7 +441,7 @@ enum class GCRootKindMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCRootKindMap value) noexcept;
 
-/// Value map GCHandleKindMap (ClrEtwBuiltin.man:329).
+/// Value map GCHandleKindMap (ClrEtwBuiltin.man:335).
 enum class GCHandleKindMap : ::std::uint32_t {
   WeakShort = 0x0,
   WeakLong = 0x1,
@@ -454,7 +457,7 @@ enum class GCHandleKindMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHandleKindMap value) noexcept;
 
-/// Value map KnownPathSourceMap (ClrEtwBuiltin.man:340).
+/// Value map KnownPathSourceMap (ClrEtwBuiltin.man:346).
 enum class KnownPathSourceMap : ::std::uint32_t {
   ApplicationAssemblies = 0x0,
   Unused = 0x1,
@@ -466,7 +469,7 @@ enum class KnownPathSourceMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(KnownPathSourceMap value) noexcept;
 
-/// Value map ResolutionAttemptedStageMap (ClrEtwBuiltin.man:347).
+/// Value map ResolutionAttemptedStageMap (ClrEtwBuiltin.man:353).
 enum class ResolutionAttemptedStageMap : ::std::uint32_t {
   FindInLoadContext = 0x0,
   AssemblyLoadContextLoad = 0x1,
@@ -480,7 +483,7 @@ enum class ResolutionAttemptedStageMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ResolutionAttemptedStageMap value) noexcept;
 
-/// Value map ResolutionAttemptedResultMap (ClrEtwBuiltin.man:356).
+/// Value map ResolutionAttemptedResultMap (ClrEtwBuiltin.man:362).
 enum class ResolutionAttemptedResultMap : ::std::uint32_t {
   Success = 0x0,
   AssemblyNotFound = 0x1,
@@ -493,7 +496,7 @@ enum class ResolutionAttemptedResultMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ResolutionAttemptedResultMap value) noexcept;
 
-/// Bit map ModuleRangeTypeMap (ClrEtwBuiltin.man:364).
+/// Bit map ModuleRangeTypeMap (ClrEtwBuiltin.man:370).
 enum class ModuleRangeTypeMap : ::std::uint32_t {
   ColdRange = 0x4,
 };
@@ -502,7 +505,7 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 ::std::string to_string(ModuleRangeTypeMap value);
 
 
-/// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:367).
+/// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:373).
 enum class AppDomainFlagsMap : ::std::uint32_t {
   Default = 0x1,
   Executable = 0x2,
@@ -513,7 +516,7 @@ constexpr bool clretw_flag_enum(AppDomainFlagsMap) noexcept { return true; }
 ::std::string to_string(AppDomainFlagsMap value);
 
 
-/// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:372).
+/// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:378).
 enum class AssemblyFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Dynamic = 0x2,
@@ -526,7 +529,7 @@ constexpr bool clretw_flag_enum(AssemblyFlagsMap) noexcept { return true; }
 ::std::string to_string(AssemblyFlagsMap value);
 
 
-/// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:380).
+/// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:386).
 enum class ModuleFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Native = 0x2,
@@ -541,7 +544,7 @@ constexpr bool clretw_flag_enum(ModuleFlagsMap) noexcept { return true; }
 ::std::string to_string(ModuleFlagsMap value);
 
 
-/// Bit map MethodFlagsMap (ClrEtwBuiltin.man:389).
+/// Bit map MethodFlagsMap (ClrEtwBuiltin.man:395).
 enum class MethodFlagsMap : ::std::uint32_t {
   Dynamic = 0x1,
   Generic = 0x2,
@@ -564,7 +567,7 @@ constexpr bool clretw_flag_enum(MethodFlagsMap) noexcept { return true; }
 ::std::string to_string(MethodFlagsMap value);
 
 
-/// Bit map StartupModeMap (ClrEtwBuiltin.man:412).
+/// Bit map StartupModeMap (ClrEtwBuiltin.man:418).
 enum class StartupModeMap : ::std::uint32_t {
   ManagedExe = 0x1,
   HostedClr = 0x2,
@@ -577,7 +580,7 @@ constexpr bool clretw_flag_enum(StartupModeMap) noexcept { return true; }
 ::std::string to_string(StartupModeMap value);
 
 
-/// Bit map RuntimeSkuMap (ClrEtwBuiltin.man:419).
+/// Bit map RuntimeSkuMap (ClrEtwBuiltin.man:425).
 enum class RuntimeSkuMap : ::std::uint32_t {
   DesktopClr = 0x1,
   CoreClr = 0x2,
@@ -588,7 +591,7 @@ constexpr bool clretw_flag_enum(RuntimeSkuMap) noexcept { return true; }
 ::std::string to_string(RuntimeSkuMap value);
 
 
-/// Bit map ExceptionThrownFlagsMap (ClrEtwBuiltin.man:424).
+/// Bit map ExceptionThrownFlagsMap (ClrEtwBuiltin.man:430).
 enum class ExceptionThrownFlagsMap : ::std::uint32_t {
   HasInnerException = 0x1,
   Nested = 0x2,
@@ -601,7 +604,7 @@ constexpr bool clretw_flag_enum(ExceptionThrownFlagsMap) noexcept { return true;
 ::std::string to_string(ExceptionThrownFlagsMap value);
 
 
-/// Bit map ILStubGeneratedFlagsMap (ClrEtwBuiltin.man:431).
+/// Bit map ILStubGeneratedFlagsMap (ClrEtwBuiltin.man:437).
 enum class ILStubGeneratedFlagsMap : ::std::uint32_t {
   ReverseInterop = 0x1,
   ComInterop = 0x2,
@@ -616,7 +619,7 @@ constexpr bool clretw_flag_enum(ILStubGeneratedFlagsMap) noexcept { return true;
 ::std::string to_string(ILStubGeneratedFlagsMap value);
 
 
-/// Bit map StartupFlagsMap (ClrEtwBuiltin.man:440).
+/// Bit map StartupFlagsMap (ClrEtwBuiltin.man:446).
 enum class StartupFlagsMap : ::std::uint32_t {
   CONCURRENT_GC = 0x1,
   LOADER_OPTIMIZATION_SINGLE_DOMAIN = 0x2,
@@ -639,7 +642,7 @@ constexpr bool clretw_flag_enum(StartupFlagsMap) noexcept { return true; }
 ::std::string to_string(StartupFlagsMap value);
 
 
-/// Bit map TypeFlagsMap (ClrEtwBuiltin.man:457).
+/// Bit map TypeFlagsMap (ClrEtwBuiltin.man:463).
 enum class TypeFlagsMap : ::std::uint32_t {
   Delegate = 0x1,
   Finalizable = 0x2,
@@ -657,7 +660,7 @@ constexpr bool clretw_flag_enum(TypeFlagsMap) noexcept { return true; }
 ::std::string to_string(TypeFlagsMap value);
 
 
-/// Bit map GCRootFlagsMap (ClrEtwBuiltin.man:469).
+/// Bit map GCRootFlagsMap (ClrEtwBuiltin.man:475).
 enum class GCRootFlagsMap : ::std::uint32_t {
   Pinning = 0x1,
   WeakRef = 0x2,
@@ -669,7 +672,7 @@ constexpr bool clretw_flag_enum(GCRootFlagsMap) noexcept { return true; }
 ::std::string to_string(GCRootFlagsMap value);
 
 
-/// Bit map GCRootStaticVarFlagsMap (ClrEtwBuiltin.man:475).
+/// Bit map GCRootStaticVarFlagsMap (ClrEtwBuiltin.man:481).
 enum class GCRootStaticVarFlagsMap : ::std::uint32_t {
   ThreadLocal = 0x1,
 };
@@ -678,7 +681,7 @@ constexpr bool clretw_flag_enum(GCRootStaticVarFlagsMap) noexcept { return true;
 ::std::string to_string(GCRootStaticVarFlagsMap value);
 
 
-/// Bit map GCRootCCWFlagsMap (ClrEtwBuiltin.man:478).
+/// Bit map GCRootCCWFlagsMap (ClrEtwBuiltin.man:484).
 enum class GCRootCCWFlagsMap : ::std::uint32_t {
   Strong = 0x1,
   Pegged = 0x2,
@@ -688,7 +691,7 @@ constexpr bool clretw_flag_enum(GCRootCCWFlagsMap) noexcept { return true; }
 ::std::string to_string(GCRootCCWFlagsMap value);
 
 
-/// Bit map ThreadFlagsMap (ClrEtwBuiltin.man:482).
+/// Bit map ThreadFlagsMap (ClrEtwBuiltin.man:488).
 enum class ThreadFlagsMap : ::std::uint32_t {
   GCSpecial = 0x1,
   Finalizer = 0x2,
@@ -699,7 +702,7 @@ constexpr bool clretw_flag_enum(ThreadFlagsMap) noexcept { return true; }
 ::std::string to_string(ThreadFlagsMap value);
 
 
-/// Bit map TieredCompilationSettingsFlagsMap (ClrEtwBuiltin.man:487).
+/// Bit map TieredCompilationSettingsFlagsMap (ClrEtwBuiltin.man:493).
 enum class TieredCompilationSettingsFlagsMap : ::std::uint32_t {
   None = 0x0,
   QuickJit = 0x1,
@@ -712,7 +715,7 @@ constexpr bool clretw_flag_enum(TieredCompilationSettingsFlagsMap) noexcept { re
 ::std::string to_string(TieredCompilationSettingsFlagsMap value);
 
 
-/// Bit map GCGlobalMechanismsMap (ClrEtwBuiltin.man:495).
+/// Bit map GCGlobalMechanismsMap (ClrEtwBuiltin.man:501).
 enum class GCGlobalMechanismsMap : ::std::uint32_t {
   Concurrent = 0x1,
   Compaction = 0x2,
@@ -726,7 +729,7 @@ constexpr bool clretw_flag_enum(GCGlobalMechanismsMap) noexcept { return true; }
 ::std::string to_string(GCGlobalMechanismsMap value);
 
 
-/// Value map GCHeapCompactMechanismMap (ClrEtwBuiltin.man:507).
+/// Value map GCHeapCompactMechanismMap (ClrEtwBuiltin.man:513).
 enum class GCHeapCompactMechanismMap : ::std::uint32_t {
   not_specified = 0x0,
   compact_low_ephemeral = 0x80000001,
@@ -746,7 +749,7 @@ enum class GCHeapCompactMechanismMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHeapCompactMechanismMap value) noexcept;
 
-/// Value map GCHeapExpandMechanismMap (ClrEtwBuiltin.man:523).
+/// Value map GCHeapExpandMechanismMap (ClrEtwBuiltin.man:529).
 enum class GCHeapExpandMechanismMap : ::std::uint32_t {
   not_specified = 0x0,
   expand_reuse_normal = 0x80000001,
@@ -760,6 +763,15 @@ enum class GCHeapExpandMechanismMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHeapExpandMechanismMap value) noexcept;
 
+/// Value map WaitHandleWaitSourceMap (ClrEtwBuiltin.man:539).
+enum class WaitHandleWaitSourceMap : ::std::uint32_t {
+  Unknown = 0x0,
+  MonitorWait = 0x1,
+};
+
+/// The entry's name; empty for a value the map does not name.
+::std::string_view to_string(WaitHandleWaitSourceMap value) noexcept;
+
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
 // encode() writes the exact wire bytes. Count and length fields must match
@@ -767,7 +779,7 @@ enum class GCHeapExpandMechanismMap : ::std::uint32_t {
 
 namespace templates {
 
-/// Template EventSource (ClrEtwBuiltin.man:534).
+/// Template EventSource (ClrEtwBuiltin.man:545).
 struct EventSource {
   ::std::int32_t EventID{};  // win:Int32
   ::std::string EventName{};  // win:UnicodeString
@@ -803,7 +815,7 @@ struct EventSource {
   }
 };
 
-/// Template StrongNameVerification (ClrEtwBuiltin.man:540).
+/// Template StrongNameVerification (ClrEtwBuiltin.man:551).
 struct StrongNameVerification {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -837,7 +849,7 @@ struct StrongNameVerification {
   }
 };
 
-/// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:545).
+/// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:556).
 struct StrongNameVerification_V1 {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -873,7 +885,7 @@ struct StrongNameVerification_V1 {
   }
 };
 
-/// Template AuthenticodeVerification (ClrEtwBuiltin.man:551).
+/// Template AuthenticodeVerification (ClrEtwBuiltin.man:562).
 struct AuthenticodeVerification {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -907,7 +919,7 @@ struct AuthenticodeVerification {
   }
 };
 
-/// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:556).
+/// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:567).
 struct AuthenticodeVerification_V1 {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -943,7 +955,7 @@ struct AuthenticodeVerification_V1 {
   }
 };
 
-/// Template RuntimeInformation (ClrEtwBuiltin.man:562).
+/// Template RuntimeInformation (ClrEtwBuiltin.man:573).
 struct RuntimeInformation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::RuntimeSkuMap Sku{};  // win:UInt16, map RuntimeSkuMap
@@ -1001,7 +1013,7 @@ struct RuntimeInformation {
   }
 };
 
-/// Template GCStart (ClrEtwBuiltin.man:579).
+/// Template GCStart (ClrEtwBuiltin.man:590).
 struct GCStart {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
@@ -1033,7 +1045,7 @@ struct GCStart {
   }
 };
 
-/// Template GCStart_V1 (ClrEtwBuiltin.man:583).
+/// Template GCStart_V1 (ClrEtwBuiltin.man:594).
 struct GCStart_V1 {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Depth{};  // win:UInt32 -> xs:unsignedInt
@@ -1071,7 +1083,7 @@ struct GCStart_V1 {
   }
 };
 
-/// Template GCStart_V2 (ClrEtwBuiltin.man:590).
+/// Template GCStart_V2 (ClrEtwBuiltin.man:601).
 struct GCStart_V2 {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Depth{};  // win:UInt32 -> xs:unsignedInt
@@ -1111,7 +1123,7 @@ struct GCStart_V2 {
   }
 };
 
-/// Template GCEnd (ClrEtwBuiltin.man:598).
+/// Template GCEnd (ClrEtwBuiltin.man:609).
 struct GCEnd {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t Depth{};  // win:UInt16
@@ -1143,7 +1155,7 @@ struct GCEnd {
   }
 };
 
-/// Template GCEnd_V1 (ClrEtwBuiltin.man:602).
+/// Template GCEnd_V1 (ClrEtwBuiltin.man:613).
 struct GCEnd_V1 {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint32_t Depth{};  // win:UInt32
@@ -1177,7 +1189,7 @@ struct GCEnd_V1 {
   }
 };
 
-/// Template GCHeapStats (ClrEtwBuiltin.man:607).
+/// Template GCHeapStats (ClrEtwBuiltin.man:618).
 struct GCHeapStats {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1231,7 +1243,7 @@ struct GCHeapStats {
   }
 };
 
-/// Template GCHeapStats_V1 (ClrEtwBuiltin.man:622).
+/// Template GCHeapStats_V1 (ClrEtwBuiltin.man:633).
 struct GCHeapStats_V1 {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1287,7 +1299,7 @@ struct GCHeapStats_V1 {
   }
 };
 
-/// Template GCHeapStats_V2 (ClrEtwBuiltin.man:638).
+/// Template GCHeapStats_V2 (ClrEtwBuiltin.man:649).
 struct GCHeapStats_V2 {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1347,7 +1359,7 @@ struct GCHeapStats_V2 {
   }
 };
 
-/// Template GCCreateSegment (ClrEtwBuiltin.man:656).
+/// Template GCCreateSegment (ClrEtwBuiltin.man:667).
 struct GCCreateSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Size{};  // win:UInt64 -> win:HexInt64
@@ -1381,7 +1393,7 @@ struct GCCreateSegment {
   }
 };
 
-/// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:661).
+/// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:672).
 struct GCCreateSegment_V1 {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Size{};  // win:UInt64 -> win:HexInt64
@@ -1417,7 +1429,7 @@ struct GCCreateSegment_V1 {
   }
 };
 
-/// Template GCFreeSegment (ClrEtwBuiltin.man:667).
+/// Template GCFreeSegment (ClrEtwBuiltin.man:678).
 struct GCFreeSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
 
@@ -1447,7 +1459,7 @@ struct GCFreeSegment {
   }
 };
 
-/// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:670).
+/// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:681).
 struct GCFreeSegment_V1 {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1479,7 +1491,7 @@ struct GCFreeSegment_V1 {
   }
 };
 
-/// Template GCNoUserData (ClrEtwBuiltin.man:674).
+/// Template GCNoUserData (ClrEtwBuiltin.man:685).
 struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1509,7 +1521,7 @@ struct GCNoUserData {
   }
 };
 
-/// Template GenAwareTemplate (ClrEtwBuiltin.man:677).
+/// Template GenAwareTemplate (ClrEtwBuiltin.man:688).
 struct GenAwareTemplate {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1541,7 +1553,7 @@ struct GenAwareTemplate {
   }
 };
 
-/// Template GCSuspendEE (ClrEtwBuiltin.man:681).
+/// Template GCSuspendEE (ClrEtwBuiltin.man:692).
 struct GCSuspendEE {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt16, map GCSuspendEEReasonMap
 
@@ -1571,7 +1583,7 @@ struct GCSuspendEE {
   }
 };
 
-/// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:684).
+/// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:695).
 struct GCSuspendEE_V1 {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt32, map GCSuspendEEReasonMap
   ::std::uint32_t Count{};  // win:UInt32
@@ -1605,7 +1617,7 @@ struct GCSuspendEE_V1 {
   }
 };
 
-/// Template GCAllocationTick (ClrEtwBuiltin.man:689).
+/// Template GCAllocationTick (ClrEtwBuiltin.man:700).
 struct GCAllocationTick {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1637,7 +1649,7 @@ struct GCAllocationTick {
   }
 };
 
-/// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:693).
+/// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:704).
 struct GCAllocationTick_V1 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1671,7 +1683,7 @@ struct GCAllocationTick_V1 {
   }
 };
 
-/// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:698).
+/// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:709).
 struct GCAllocationTick_V2 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1713,7 +1725,7 @@ struct GCAllocationTick_V2 {
   }
 };
 
-/// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:707).
+/// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:718).
 struct GCAllocationTick_V3 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1757,7 +1769,7 @@ struct GCAllocationTick_V3 {
   }
 };
 
-/// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:717).
+/// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:728).
 struct GCAllocationTick_V4 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1803,7 +1815,7 @@ struct GCAllocationTick_V4 {
   }
 };
 
-/// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:728).
+/// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:739).
 struct GCCreateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1833,7 +1845,7 @@ struct GCCreateConcurrentThread {
   }
 };
 
-/// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:731).
+/// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:742).
 struct GCTerminateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1863,7 +1875,7 @@ struct GCTerminateConcurrentThread {
   }
 };
 
-/// Template GCFinalizersEnd (ClrEtwBuiltin.man:734).
+/// Template GCFinalizersEnd (ClrEtwBuiltin.man:745).
 struct GCFinalizersEnd {
   ::std::uint32_t Count{};  // win:UInt32
 
@@ -1893,7 +1905,7 @@ struct GCFinalizersEnd {
   }
 };
 
-/// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:737).
+/// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:748).
 struct GCFinalizersEnd_V1 {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1925,7 +1937,7 @@ struct GCFinalizersEnd_V1 {
   }
 };
 
-/// Template GCMark (ClrEtwBuiltin.man:741).
+/// Template GCMark (ClrEtwBuiltin.man:752).
 struct GCMark {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1957,7 +1969,7 @@ struct GCMark {
   }
 };
 
-/// Template GCMarkWithType (ClrEtwBuiltin.man:745).
+/// Template GCMarkWithType (ClrEtwBuiltin.man:756).
 struct GCMarkWithType {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1993,7 +2005,7 @@ struct GCMarkWithType {
   }
 };
 
-/// Template GCJoin_V2 (ClrEtwBuiltin.man:751).
+/// Template GCJoin_V2 (ClrEtwBuiltin.man:762).
 struct GCJoin_V2 {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -2031,7 +2043,7 @@ struct GCJoin_V2 {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:774).
+/// Element of struct Values (ClrEtwBuiltin.man:785).
 struct GCPerHeapHistory_V3_Values {
   ::std::uint64_t SizeBefore{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t FreeListBefore{};  // win:Pointer -> win:HexInt64
@@ -2079,7 +2091,7 @@ struct GCPerHeapHistory_V3_Values {
   }
 };
 
-/// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:758).
+/// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:769).
 struct GCPerHeapHistory_V3 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t FreeListAllocated{};  // win:Pointer -> win:HexInt64
@@ -2139,7 +2151,7 @@ struct GCPerHeapHistory_V3 {
   }
 };
 
-/// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:787).
+/// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:798).
 struct GCGlobalHeap_V2 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -2185,7 +2197,7 @@ struct GCGlobalHeap_V2 {
   }
 };
 
-/// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:798).
+/// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:809).
 struct GCGlobalHeap_V3 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -2235,7 +2247,7 @@ struct GCGlobalHeap_V3 {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:824).
+/// Element of struct Values (ClrEtwBuiltin.man:835).
 struct GCGlobalHeap_V4_Values {
   ::std::uint32_t Time{};  // win:UInt32
 
@@ -2265,7 +2277,7 @@ struct GCGlobalHeap_V4_Values {
   }
 };
 
-/// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:811).
+/// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:822).
 struct GCGlobalHeap_V4 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -2319,11 +2331,12 @@ struct GCGlobalHeap_V4 {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:831).
+/// Element of struct Values (ClrEtwBuiltin.man:842).
 struct GCLOHCompact_Values {
   ::std::uint32_t TimePlan{};  // win:UInt32
   ::std::uint32_t TimeCompact{};  // win:UInt32
   ::std::uint32_t TimeRelocate{};  // win:UInt32
+  ::std::uint32_t Padding{};  // win:UInt32
   ::std::uint64_t TotalRefs{};  // win:Pointer
   ::std::uint64_t ZeroRefs{};  // win:Pointer
 
@@ -2352,12 +2365,13 @@ struct GCLOHCompact_Values {
     f(d[0], s.TimePlan);
     f(d[1], s.TimeCompact);
     f(d[2], s.TimeRelocate);
-    f(d[3], s.TotalRefs);
-    f(d[4], s.ZeroRefs);
+    f(d[3], s.Padding);
+    f(d[4], s.TotalRefs);
+    f(d[5], s.ZeroRefs);
   }
 };
 
-/// Template GCLOHCompact (ClrEtwBuiltin.man:828).
+/// Template GCLOHCompact (ClrEtwBuiltin.man:839).
 struct GCLOHCompact {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint16_t Count{};  // win:UInt16
@@ -2391,9 +2405,10 @@ struct GCLOHCompact {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:844).
+/// Element of struct Values (ClrEtwBuiltin.man:855).
 struct GCFitBucketInfo_Values {
   ::std::uint16_t Index{};  // win:UInt16
+  ::std::uint16_t Padding{};  // win:UInt16
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint64_t Size{};  // win:Pointer -> win:HexInt64
 
@@ -2420,12 +2435,13 @@ struct GCFitBucketInfo_Values {
   static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
-    f(d[1], s.Count);
-    f(d[2], s.Size);
+    f(d[1], s.Padding);
+    f(d[2], s.Count);
+    f(d[3], s.Size);
   }
 };
 
-/// Template GCFitBucketInfo (ClrEtwBuiltin.man:839).
+/// Template GCFitBucketInfo (ClrEtwBuiltin.man:850).
 struct GCFitBucketInfo {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::GCBucketKindMap BucketKind{};  // win:UInt16, map GCBucketKindMap
@@ -2463,7 +2479,7 @@ struct GCFitBucketInfo {
   }
 };
 
-/// Template FinalizeObject (ClrEtwBuiltin.man:850).
+/// Template FinalizeObject (ClrEtwBuiltin.man:861).
 struct FinalizeObject {
   ::std::uint64_t TypeID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2497,7 +2513,7 @@ struct FinalizeObject {
   }
 };
 
-/// Template DestroyGCHandle (ClrEtwBuiltin.man:855).
+/// Template DestroyGCHandle (ClrEtwBuiltin.man:866).
 struct DestroyGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2529,7 +2545,7 @@ struct DestroyGCHandle {
   }
 };
 
-/// Template SetGCHandle (ClrEtwBuiltin.man:859).
+/// Template SetGCHandle (ClrEtwBuiltin.man:870).
 struct SetGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2569,7 +2585,7 @@ struct SetGCHandle {
   }
 };
 
-/// Template GCTriggered (ClrEtwBuiltin.man:867).
+/// Template GCTriggered (ClrEtwBuiltin.man:878).
 struct GCTriggered {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2601,7 +2617,7 @@ struct GCTriggered {
   }
 };
 
-/// Template PinObjectAtGCTime (ClrEtwBuiltin.man:871).
+/// Template PinObjectAtGCTime (ClrEtwBuiltin.man:882).
 struct PinObjectAtGCTime {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2639,7 +2655,7 @@ struct PinObjectAtGCTime {
   }
 };
 
-/// Template GCDynamicEvent (ClrEtwBuiltin.man:878).
+/// Template GCDynamicEvent (ClrEtwBuiltin.man:889).
 struct GCDynamicEvent {
   ::std::string Name{};  // win:UnicodeString
   ::std::uint32_t DataSize{};  // win:UInt32
@@ -2675,7 +2691,7 @@ struct GCDynamicEvent {
   }
 };
 
-/// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:884).
+/// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:895).
 struct IncreaseMemoryPressure {
   ::std::uint64_t BytesAllocated{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2707,7 +2723,7 @@ struct IncreaseMemoryPressure {
   }
 };
 
-/// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:888).
+/// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:899).
 struct DecreaseMemoryPressure {
   ::std::uint64_t BytesFreed{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2739,7 +2755,7 @@ struct DecreaseMemoryPressure {
   }
 };
 
-/// Template ClrWorkerThread (ClrEtwBuiltin.man:892).
+/// Template ClrWorkerThread (ClrEtwBuiltin.man:903).
 struct ClrWorkerThread {
   ::std::uint32_t WorkerThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredWorkerThreads{};  // win:UInt32
@@ -2771,7 +2787,7 @@ struct ClrWorkerThread {
   }
 };
 
-/// Template IOThread (ClrEtwBuiltin.man:896).
+/// Template IOThread (ClrEtwBuiltin.man:907).
 struct IOThread {
   ::std::uint32_t IOThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
@@ -2803,7 +2819,7 @@ struct IOThread {
   }
 };
 
-/// Template IOThread_V1 (ClrEtwBuiltin.man:900).
+/// Template IOThread_V1 (ClrEtwBuiltin.man:911).
 struct IOThread_V1 {
   ::std::uint32_t IOThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
@@ -2837,7 +2853,7 @@ struct IOThread_V1 {
   }
 };
 
-/// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:905).
+/// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:916).
 struct ClrThreadPoolSuspend {
   ::std::uint32_t ClrThreadID{};  // win:UInt32
   ::std::uint32_t CpuUtilization{};  // win:UInt32
@@ -2869,7 +2885,7 @@ struct ClrThreadPoolSuspend {
   }
 };
 
-/// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:909).
+/// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:920).
 struct ThreadPoolWorkerThread {
   ::std::uint32_t ActiveWorkerThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredWorkerThreadCount{};  // win:UInt32
@@ -2903,7 +2919,7 @@ struct ThreadPoolWorkerThread {
   }
 };
 
-/// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:914).
+/// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:925).
 struct ThreadPoolMinMaxThreads {
   ::std::uint16_t MinWorkerThreads{};  // win:UInt16
   ::std::uint16_t MaxWorkerThreads{};  // win:UInt16
@@ -2941,7 +2957,7 @@ struct ThreadPoolMinMaxThreads {
   }
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:921).
+/// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:932).
 struct ThreadPoolWorkerThreadAdjustmentSample {
   double Throughput{};  // win:Double
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2973,7 +2989,7 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
   }
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:925).
+/// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:936).
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   double AverageThroughput{};  // win:Double
   ::std::uint32_t NewWorkerThreadCount{};  // win:UInt32
@@ -3009,7 +3025,7 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   }
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:931).
+/// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:942).
 struct ThreadPoolWorkerThreadAdjustmentStats {
   double Duration{};  // win:Double
   double Throughput{};  // win:Double
@@ -3059,7 +3075,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
   }
 };
 
-/// Template ThreadPoolWork (ClrEtwBuiltin.man:944).
+/// Template ThreadPoolWork (ClrEtwBuiltin.man:955).
 struct ThreadPoolWork {
   ::std::uint64_t WorkID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3091,7 +3107,7 @@ struct ThreadPoolWork {
   }
 };
 
-/// Template ThreadPoolIOWork (ClrEtwBuiltin.man:948).
+/// Template ThreadPoolIOWork (ClrEtwBuiltin.man:959).
 struct ThreadPoolIOWork {
   ::std::uint64_t NativeOverlapped{};  // win:Pointer
   ::std::uint64_t Overlapped{};  // win:Pointer
@@ -3125,7 +3141,7 @@ struct ThreadPoolIOWork {
   }
 };
 
-/// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:953).
+/// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:964).
 struct ThreadPoolIOWorkEnqueue {
   ::std::uint64_t NativeOverlapped{};  // win:Pointer
   ::std::uint64_t Overlapped{};  // win:Pointer
@@ -3161,7 +3177,7 @@ struct ThreadPoolIOWorkEnqueue {
   }
 };
 
-/// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:959).
+/// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:970).
 struct ThreadPoolWorkingThreadCount {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3193,7 +3209,7 @@ struct ThreadPoolWorkingThreadCount {
   }
 };
 
-/// Template ThreadStartWork (ClrEtwBuiltin.man:963).
+/// Template ThreadStartWork (ClrEtwBuiltin.man:974).
 struct ThreadStartWork {
   ::std::uint64_t ID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3225,7 +3241,7 @@ struct ThreadStartWork {
   }
 };
 
-/// Template Exception (ClrEtwBuiltin.man:967).
+/// Template Exception (ClrEtwBuiltin.man:978).
 struct Exception {
   ::std::string ExceptionType{};  // win:UnicodeString
   ::std::string ExceptionMessage{};  // win:UnicodeString
@@ -3265,7 +3281,7 @@ struct Exception {
   }
 };
 
-/// Template ExceptionHandling (ClrEtwBuiltin.man:975).
+/// Template ExceptionHandling (ClrEtwBuiltin.man:986).
 struct ExceptionHandling {
   ::std::uint64_t EntryEIP{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
@@ -3301,7 +3317,7 @@ struct ExceptionHandling {
   }
 };
 
-/// Template Contention (ClrEtwBuiltin.man:981).
+/// Template Contention (ClrEtwBuiltin.man:992).
 struct Contention {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3333,7 +3349,7 @@ struct Contention {
   }
 };
 
-/// Template ContentionStart_V2 (ClrEtwBuiltin.man:985).
+/// Template ContentionStart_V2 (ClrEtwBuiltin.man:996).
 struct ContentionStart_V2 {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3371,7 +3387,7 @@ struct ContentionStart_V2 {
   }
 };
 
-/// Template ContentionStop_V1 (ClrEtwBuiltin.man:992).
+/// Template ContentionStop_V1 (ClrEtwBuiltin.man:1003).
 struct ContentionStop_V1 {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3405,7 +3421,7 @@ struct ContentionStop_V1 {
   }
 };
 
-/// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:997).
+/// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1008).
 struct DomainModuleLoadUnload {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3447,7 +3463,7 @@ struct DomainModuleLoadUnload {
   }
 };
 
-/// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1006).
+/// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1017).
 struct DomainModuleLoadUnload_V1 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3491,7 +3507,7 @@ struct DomainModuleLoadUnload_V1 {
   }
 };
 
-/// Template ModuleLoadUnload (ClrEtwBuiltin.man:1016).
+/// Template ModuleLoadUnload (ClrEtwBuiltin.man:1027).
 struct ModuleLoadUnload {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3531,7 +3547,7 @@ struct ModuleLoadUnload {
   }
 };
 
-/// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1024).
+/// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1035).
 struct ModuleLoadUnload_V1 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3573,7 +3589,7 @@ struct ModuleLoadUnload_V1 {
   }
 };
 
-/// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1033).
+/// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1044).
 struct ModuleLoadUnload_V2 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3627,7 +3643,7 @@ struct ModuleLoadUnload_V2 {
   }
 };
 
-/// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1048).
+/// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1059).
 struct AssemblyLoadUnload {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3663,7 +3679,7 @@ struct AssemblyLoadUnload {
   }
 };
 
-/// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1054).
+/// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1065).
 struct AssemblyLoadUnload_V1 {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3703,7 +3719,7 @@ struct AssemblyLoadUnload_V1 {
   }
 };
 
-/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1062).
+/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1073).
 struct AppDomainLoadUnload {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
@@ -3737,7 +3753,7 @@ struct AppDomainLoadUnload {
   }
 };
 
-/// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1067).
+/// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1078).
 struct AppDomainLoadUnload_V1 {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
@@ -3775,7 +3791,7 @@ struct AppDomainLoadUnload_V1 {
   }
 };
 
-/// Template AssemblyLoadStart (ClrEtwBuiltin.man:1074).
+/// Template AssemblyLoadStart (ClrEtwBuiltin.man:1085).
 struct AssemblyLoadStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3815,7 +3831,7 @@ struct AssemblyLoadStart {
   }
 };
 
-/// Template AssemblyLoadStop (ClrEtwBuiltin.man:1082).
+/// Template AssemblyLoadStop (ClrEtwBuiltin.man:1093).
 struct AssemblyLoadStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3863,7 +3879,7 @@ struct AssemblyLoadStop {
   }
 };
 
-/// Template ResolutionAttempted (ClrEtwBuiltin.man:1094).
+/// Template ResolutionAttempted (ClrEtwBuiltin.man:1105).
 struct ResolutionAttempted {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3907,7 +3923,7 @@ struct ResolutionAttempted {
   }
 };
 
-/// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1104).
+/// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1115).
 struct AssemblyLoadContextResolvingHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3947,7 +3963,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
   }
 };
 
-/// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1112).
+/// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1123).
 struct AppDomainAssemblyResolveHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3985,7 +4001,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
   }
 };
 
-/// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1119).
+/// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1130).
 struct AssemblyLoadFromResolveHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -4023,7 +4039,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
   }
 };
 
-/// Template KnownPathProbed (ClrEtwBuiltin.man:1126).
+/// Template KnownPathProbed (ClrEtwBuiltin.man:1137).
 struct KnownPathProbed {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string FilePath{};  // win:UnicodeString
@@ -4059,7 +4075,7 @@ struct KnownPathProbed {
   }
 };
 
-/// Template MethodDetails (ClrEtwBuiltin.man:1132).
+/// Template MethodDetails (ClrEtwBuiltin.man:1143).
 struct MethodDetails {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
@@ -4099,7 +4115,7 @@ struct MethodDetails {
   }
 };
 
-/// Template TypeLoadStart (ClrEtwBuiltin.man:1140).
+/// Template TypeLoadStart (ClrEtwBuiltin.man:1151).
 struct TypeLoadStart {
   ::std::uint32_t TypeLoadStartID{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4131,7 +4147,7 @@ struct TypeLoadStart {
   }
 };
 
-/// Template TypeLoadStop (ClrEtwBuiltin.man:1144).
+/// Template TypeLoadStop (ClrEtwBuiltin.man:1155).
 struct TypeLoadStop {
   ::std::uint32_t TypeLoadStartID{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4169,7 +4185,7 @@ struct TypeLoadStop {
   }
 };
 
-/// Template MethodLoadUnload (ClrEtwBuiltin.man:1151).
+/// Template MethodLoadUnload (ClrEtwBuiltin.man:1162).
 struct MethodLoadUnload {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4209,7 +4225,7 @@ struct MethodLoadUnload {
   }
 };
 
-/// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1159).
+/// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1170).
 struct MethodLoadUnload_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4251,7 +4267,7 @@ struct MethodLoadUnload_V1 {
   }
 };
 
-/// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1168).
+/// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1179).
 struct MethodLoadUnload_V2 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4295,7 +4311,7 @@ struct MethodLoadUnload_V2 {
   }
 };
 
-/// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1178).
+/// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1189).
 struct R2RGetEntryPoint {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::string MethodNamespace{};  // win:UnicodeString
@@ -4335,7 +4351,7 @@ struct R2RGetEntryPoint {
   }
 };
 
-/// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1186).
+/// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1197).
 struct R2RGetEntryPointStart {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4367,7 +4383,7 @@ struct R2RGetEntryPointStart {
   }
 };
 
-/// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1190).
+/// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1201).
 struct MethodLoadUnloadVerbose {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4413,7 +4429,7 @@ struct MethodLoadUnloadVerbose {
   }
 };
 
-/// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1201).
+/// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1212).
 struct MethodLoadUnloadVerbose_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4461,7 +4477,7 @@ struct MethodLoadUnloadVerbose_V1 {
   }
 };
 
-/// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1213).
+/// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1224).
 struct MethodLoadUnloadVerbose_V2 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4511,7 +4527,7 @@ struct MethodLoadUnloadVerbose_V2 {
   }
 };
 
-/// Template MethodJittingStarted (ClrEtwBuiltin.man:1226).
+/// Template MethodJittingStarted (ClrEtwBuiltin.man:1237).
 struct MethodJittingStarted {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4553,7 +4569,7 @@ struct MethodJittingStarted {
   }
 };
 
-/// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1235).
+/// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1246).
 struct MethodJittingStarted_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4597,7 +4613,7 @@ struct MethodJittingStarted_V1 {
   }
 };
 
-/// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1245).
+/// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1256).
 struct MethodJitInliningSucceeded {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4645,7 +4661,7 @@ struct MethodJitInliningSucceeded {
   }
 };
 
-/// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1257).
+/// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1268).
 struct MethodJitInliningFailed {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4697,7 +4713,7 @@ struct MethodJitInliningFailed {
   }
 };
 
-/// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1271).
+/// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1282).
 struct MethodJitInliningFailedAnsi {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4749,7 +4765,7 @@ struct MethodJitInliningFailedAnsi {
   }
 };
 
-/// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1285).
+/// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1296).
 struct MethodJitTailCallSucceeded {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4801,7 +4817,7 @@ struct MethodJitTailCallSucceeded {
   }
 };
 
-/// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1299).
+/// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1310).
 struct MethodJitTailCallFailed {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4853,7 +4869,7 @@ struct MethodJitTailCallFailed {
   }
 };
 
-/// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1313).
+/// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1324).
 struct MethodJitTailCallFailedAnsi {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4905,7 +4921,7 @@ struct MethodJitTailCallFailedAnsi {
   }
 };
 
-/// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1327).
+/// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1338).
 struct MethodJitMemoryAllocatedForCode {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4947,7 +4963,7 @@ struct MethodJitMemoryAllocatedForCode {
   }
 };
 
-/// Template MethodILToNativeMap (ClrEtwBuiltin.man:1336).
+/// Template MethodILToNativeMap (ClrEtwBuiltin.man:1347).
 struct MethodILToNativeMap {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
@@ -4989,7 +5005,7 @@ struct MethodILToNativeMap {
   }
 };
 
-/// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1345).
+/// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1356).
 struct MethodILToNativeMap_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
@@ -5033,7 +5049,7 @@ struct MethodILToNativeMap_V1 {
   }
 };
 
-/// Template ClrStackWalk (ClrEtwBuiltin.man:1355).
+/// Template ClrStackWalk (ClrEtwBuiltin.man:1366).
 struct ClrStackWalk {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint8_t Reserved1{};  // win:UInt8
@@ -5071,7 +5087,7 @@ struct ClrStackWalk {
   }
 };
 
-/// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1362).
+/// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1373).
 struct AppDomainMemAllocated {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Allocated{};  // win:UInt64 -> win:HexInt64
@@ -5105,7 +5121,7 @@ struct AppDomainMemAllocated {
   }
 };
 
-/// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1367).
+/// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1378).
 struct AppDomainMemSurvived {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Survived{};  // win:UInt64 -> win:HexInt64
@@ -5141,7 +5157,7 @@ struct AppDomainMemSurvived {
   }
 };
 
-/// Template ThreadCreated (ClrEtwBuiltin.man:1373).
+/// Template ThreadCreated (ClrEtwBuiltin.man:1384).
 struct ThreadCreated {
   ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -5181,7 +5197,7 @@ struct ThreadCreated {
   }
 };
 
-/// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1381).
+/// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1392).
 struct ThreadTerminatedOrTransition {
   ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -5215,7 +5231,7 @@ struct ThreadTerminatedOrTransition {
   }
 };
 
-/// Template ILStubGenerated (ClrEtwBuiltin.man:1386).
+/// Template ILStubGenerated (ClrEtwBuiltin.man:1397).
 struct ILStubGenerated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5265,7 +5281,7 @@ struct ILStubGenerated {
   }
 };
 
-/// Template ILStubCacheHit (ClrEtwBuiltin.man:1399).
+/// Template ILStubCacheHit (ClrEtwBuiltin.man:1410).
 struct ILStubCacheHit {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5307,7 +5323,7 @@ struct ILStubCacheHit {
   }
 };
 
-/// Template ModuleRange (ClrEtwBuiltin.man:1408).
+/// Template ModuleRange (ClrEtwBuiltin.man:1419).
 struct ModuleRange {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5345,7 +5361,7 @@ struct ModuleRange {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1418).
+/// Element of struct Values (ClrEtwBuiltin.man:1429).
 struct BulkType_Values {
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5389,7 +5405,7 @@ struct BulkType_Values {
   }
 };
 
-/// Template BulkType (ClrEtwBuiltin.man:1415).
+/// Template BulkType (ClrEtwBuiltin.man:1426).
 struct BulkType {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -5423,7 +5439,7 @@ struct BulkType {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1433).
+/// Element of struct Values (ClrEtwBuiltin.man:1444).
 struct GCBulkRootEdge_Values {
   ::std::uint64_t RootedNodeAddress{};  // win:Pointer
   ::clretw::dotnet_runtime::GCRootKindMap GCRootKind{};  // win:UInt8, map GCRootKindMap
@@ -5459,7 +5475,7 @@ struct GCBulkRootEdge_Values {
   }
 };
 
-/// Template GCBulkRootEdge (ClrEtwBuiltin.man:1429).
+/// Template GCBulkRootEdge (ClrEtwBuiltin.man:1440).
 struct GCBulkRootEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5495,7 +5511,7 @@ struct GCBulkRootEdge {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1443).
+/// Element of struct Values (ClrEtwBuiltin.man:1454).
 struct GCBulkRootCCW_Values {
   ::std::uint64_t GCRootID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
@@ -5537,7 +5553,7 @@ struct GCBulkRootCCW_Values {
   }
 };
 
-/// Template GCBulkRootCCW (ClrEtwBuiltin.man:1440).
+/// Template GCBulkRootCCW (ClrEtwBuiltin.man:1451).
 struct GCBulkRootCCW {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -5571,7 +5587,7 @@ struct GCBulkRootCCW {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1456).
+/// Element of struct Values (ClrEtwBuiltin.man:1467).
 struct GCBulkRCW_Values {
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
@@ -5611,7 +5627,7 @@ struct GCBulkRCW_Values {
   }
 };
 
-/// Template GCBulkRCW (ClrEtwBuiltin.man:1453).
+/// Template GCBulkRCW (ClrEtwBuiltin.man:1464).
 struct GCBulkRCW {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -5645,7 +5661,7 @@ struct GCBulkRCW {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1469).
+/// Element of struct Values (ClrEtwBuiltin.man:1480).
 struct GCBulkRootStaticVar_Values {
   ::std::uint64_t GCRootID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
@@ -5683,7 +5699,7 @@ struct GCBulkRootStaticVar_Values {
   }
 };
 
-/// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1465).
+/// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1476).
 struct GCBulkRootStaticVar {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -5719,7 +5735,7 @@ struct GCBulkRootStaticVar {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1481).
+/// Element of struct Values (ClrEtwBuiltin.man:1492).
 struct GCBulkRootConditionalWeakTableElementEdge_Values {
   ::std::uint64_t GCKeyNodeID{};  // win:Pointer
   ::std::uint64_t GCValueNodeID{};  // win:Pointer
@@ -5753,7 +5769,7 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
   }
 };
 
-/// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1477).
+/// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1488).
 struct GCBulkRootConditionalWeakTableElementEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5789,7 +5805,7 @@ struct GCBulkRootConditionalWeakTableElementEdge {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1491).
+/// Element of struct Values (ClrEtwBuiltin.man:1502).
 struct GCBulkNode_Values {
   ::std::uint64_t Address{};  // win:Pointer
   ::std::uint64_t Size{};  // win:UInt64
@@ -5825,7 +5841,7 @@ struct GCBulkNode_Values {
   }
 };
 
-/// Template GCBulkNode (ClrEtwBuiltin.man:1487).
+/// Template GCBulkNode (ClrEtwBuiltin.man:1498).
 struct GCBulkNode {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5861,7 +5877,7 @@ struct GCBulkNode {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1502).
+/// Element of struct Values (ClrEtwBuiltin.man:1513).
 struct GCBulkEdge_Values {
   ::std::uint64_t Value{};  // win:Pointer -> win:HexInt64
   ::std::uint32_t ReferencingFieldID{};  // win:UInt32
@@ -5893,7 +5909,7 @@ struct GCBulkEdge_Values {
   }
 };
 
-/// Template GCBulkEdge (ClrEtwBuiltin.man:1498).
+/// Template GCBulkEdge (ClrEtwBuiltin.man:1509).
 struct GCBulkEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5929,7 +5945,7 @@ struct GCBulkEdge {
   }
 };
 
-/// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1507).
+/// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1518).
 struct GCSampledObjectAllocation {
   ::std::uint64_t Address{};  // win:Pointer
   ::std::uint64_t TypeID{};  // win:Pointer
@@ -5967,7 +5983,7 @@ struct GCSampledObjectAllocation {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1518).
+/// Element of struct Values (ClrEtwBuiltin.man:1529).
 struct GCBulkSurvivingObjectRanges_Values {
   ::std::uint64_t RangeBase{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t RangeLength{};  // win:UInt64
@@ -5999,7 +6015,7 @@ struct GCBulkSurvivingObjectRanges_Values {
   }
 };
 
-/// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1514).
+/// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1525).
 struct GCBulkSurvivingObjectRanges {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -6035,7 +6051,7 @@ struct GCBulkSurvivingObjectRanges {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1527).
+/// Element of struct Values (ClrEtwBuiltin.man:1538).
 struct GCBulkMovedObjectRanges_Values {
   ::std::uint64_t OldRangeBase{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t NewRangeBase{};  // win:Pointer -> win:HexInt64
@@ -6069,7 +6085,7 @@ struct GCBulkMovedObjectRanges_Values {
   }
 };
 
-/// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1523).
+/// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1534).
 struct GCBulkMovedObjectRanges {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -6105,7 +6121,7 @@ struct GCBulkMovedObjectRanges {
   }
 };
 
-/// Template GCGenerationRange (ClrEtwBuiltin.man:1533).
+/// Template GCGenerationRange (ClrEtwBuiltin.man:1544).
 struct GCGenerationRange {
   ::std::uint8_t Generation{};  // win:UInt8
   ::std::uint64_t RangeStart{};  // win:Pointer -> win:HexInt64
@@ -6143,7 +6159,7 @@ struct GCGenerationRange {
   }
 };
 
-/// Template CodeSymbols (ClrEtwBuiltin.man:1540).
+/// Template CodeSymbols (ClrEtwBuiltin.man:1551).
 struct CodeSymbols {
   ::std::uint64_t ModuleId{};  // win:UInt64
   ::std::uint16_t TotalChunks{};  // win:UInt16
@@ -6183,7 +6199,7 @@ struct CodeSymbols {
   }
 };
 
-/// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1548).
+/// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1559).
 struct TieredCompilationEmpty {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -6213,7 +6229,7 @@ struct TieredCompilationEmpty {
   }
 };
 
-/// Template TieredCompilationSettings (ClrEtwBuiltin.man:1551).
+/// Template TieredCompilationSettings (ClrEtwBuiltin.man:1562).
 struct TieredCompilationSettings {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
@@ -6245,7 +6261,7 @@ struct TieredCompilationSettings {
   }
 };
 
-/// Template TieredCompilationResume (ClrEtwBuiltin.man:1555).
+/// Template TieredCompilationResume (ClrEtwBuiltin.man:1566).
 struct TieredCompilationResume {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t NewMethodCount{};  // win:UInt32
@@ -6277,7 +6293,7 @@ struct TieredCompilationResume {
   }
 };
 
-/// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1559).
+/// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1570).
 struct TieredCompilationBackgroundJitStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
@@ -6309,7 +6325,7 @@ struct TieredCompilationBackgroundJitStart {
   }
 };
 
-/// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1563).
+/// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1574).
 struct TieredCompilationBackgroundJitStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
@@ -6343,7 +6359,7 @@ struct TieredCompilationBackgroundJitStop {
   }
 };
 
-/// Template JitInstrumentationData (ClrEtwBuiltin.man:1568).
+/// Template JitInstrumentationData (ClrEtwBuiltin.man:1579).
 struct JitInstrumentationData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t MethodFlags{};  // win:UInt32
@@ -6381,7 +6397,7 @@ struct JitInstrumentationData {
   }
 };
 
-/// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1575).
+/// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1586).
 struct JitInstrumentationDataVerbose {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t MethodFlags{};  // win:UInt32
@@ -6429,7 +6445,7 @@ struct JitInstrumentationDataVerbose {
   }
 };
 
-/// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1587).
+/// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1598).
 struct ExecutionCheckpoint {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string Name{};  // win:UnicodeString
@@ -6463,7 +6479,7 @@ struct ExecutionCheckpoint {
   }
 };
 
-/// Template ProfilerMessage (ClrEtwBuiltin.man:1592).
+/// Template ProfilerMessage (ClrEtwBuiltin.man:1603).
 struct ProfilerMessage {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string Message{};  // win:UnicodeString
@@ -6495,7 +6511,7 @@ struct ProfilerMessage {
   }
 };
 
-/// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1596).
+/// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1607).
 struct YieldProcessorMeasurement {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   double NsPerYield{};  // win:Double
@@ -6529,7 +6545,7 @@ struct YieldProcessorMeasurement {
   }
 };
 
-/// Template LockCreated (ClrEtwBuiltin.man:1601).
+/// Template LockCreated (ClrEtwBuiltin.man:1612).
 struct LockCreated {
   ::std::uint64_t LockID{};  // win:Pointer
   ::std::uint64_t AssociatedObjectID{};  // win:Pointer
@@ -6560,6 +6576,112 @@ struct LockCreated {
     f(d[0], s.LockID);
     f(d[1], s.AssociatedObjectID);
     f(d[2], s.ClrInstanceID);
+  }
+};
+
+/// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1618).
+struct WaitHandleWaitStart {
+  ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource{};  // win:UInt8, map WaitHandleWaitSourceMap
+  ::std::uint64_t AssociatedObjectID{};  // win:Pointer
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<WaitHandleWaitStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<WaitHandleWaitStart>(payload, pointer_size);
+  }
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
+  }
+  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
+  template <class F>
+  void for_each_field(F&& f) {
+    visit(*this, f);
+  }
+  template <class F>
+  void for_each_field(F&& f) const {
+    visit(*this, f);
+  }
+  friend bool operator==(const WaitHandleWaitStart&, const WaitHandleWaitStart&) = default;
+
+ private:
+  template <class S, class F>
+  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+    const auto& d = record().fields;
+    f(d[0], s.WaitSource);
+    f(d[1], s.AssociatedObjectID);
+    f(d[2], s.ClrInstanceID);
+  }
+};
+
+/// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1624).
+struct WaitHandleWaitStop {
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<WaitHandleWaitStop> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<WaitHandleWaitStop>(payload, pointer_size);
+  }
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
+  }
+  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
+  template <class F>
+  void for_each_field(F&& f) {
+    visit(*this, f);
+  }
+  template <class F>
+  void for_each_field(F&& f) const {
+    visit(*this, f);
+  }
+  friend bool operator==(const WaitHandleWaitStop&, const WaitHandleWaitStop&) = default;
+
+ private:
+  template <class S, class F>
+  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+    const auto& d = record().fields;
+    f(d[0], s.ClrInstanceID);
+  }
+};
+
+/// Template AllocationSampled (ClrEtwBuiltin.man:1628).
+struct AllocationSampled {
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
+  ::std::uint16_t ClrInstanceID{};  // win:UInt16
+  ::std::uint64_t TypeID{};  // win:Pointer
+  ::std::string TypeName{};  // win:UnicodeString
+  ::std::uint64_t Address{};  // win:Pointer
+  ::std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t SampledByteOffset{};  // win:UInt64 -> win:HexInt64
+
+  static const ::clretw::RecordDesc& record() noexcept;
+  static ::clretw::Result<AllocationSampled> decode(::clretw::Bytes payload, unsigned pointer_size) {
+    return ::clretw::decode_payload<AllocationSampled>(payload, pointer_size);
+  }
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
+    return ::clretw::encode_payload(*this, pointer_size);
+  }
+  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
+  template <class F>
+  void for_each_field(F&& f) {
+    visit(*this, f);
+  }
+  template <class F>
+  void for_each_field(F&& f) const {
+    visit(*this, f);
+  }
+  friend bool operator==(const AllocationSampled&, const AllocationSampled&) = default;
+
+ private:
+  template <class S, class F>
+  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+    const auto& d = record().fields;
+    f(d[0], s.AllocationKind);
+    f(d[1], s.ClrInstanceID);
+    f(d[2], s.TypeID);
+    f(d[3], s.TypeName);
+    f(d[4], s.Address);
+    f(d[5], s.ObjectSize);
+    f(d[6], s.SampledByteOffset);
   }
 };
 
@@ -6774,6 +6896,9 @@ using JitInstrumentationData = ::clretw::dotnet_runtime::templates::JitInstrumen
 using JitInstrumentationDataVerbose = ::clretw::dotnet_runtime::templates::JitInstrumentationDataVerbose;  // JitInstrumentationDataVerbose v0
 using ProfilerMessage = ::clretw::dotnet_runtime::templates::ProfilerMessage;  // ProfilerMessage v0
 using ExecutionCheckpoint = ::clretw::dotnet_runtime::templates::ExecutionCheckpoint;  // ExecutionCheckpoint v0
+using WaitHandleWaitStart = ::clretw::dotnet_runtime::templates::WaitHandleWaitStart;  // WaitHandleWaitStart v0
+using WaitHandleWaitStop = ::clretw::dotnet_runtime::templates::WaitHandleWaitStop;  // WaitHandleWaitStop v0
+using AllocationSampled = ::clretw::dotnet_runtime::templates::AllocationSampled;  // AllocationSampled v0
 }  // namespace payload
 
 // ---------------------------------------------------------------------------
@@ -6782,9 +6907,9 @@ using ExecutionCheckpoint = ::clretw::dotnet_runtime::templates::ExecutionCheckp
 // event's version are std::optional.
 
 /// GCStart: event 1 of Microsoft-Windows-DotNETRuntime ("GC/Start"), versions 0, 1, 2.
-///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1608)
-///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1609)
-///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1610)
+///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1639)
+///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1640)
+///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1641)
 class GCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6849,8 +6974,8 @@ class GCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
-///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1611)
-///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1612)
+///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1642)
+///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1643)
 class GCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6889,8 +7014,8 @@ class GCEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
-///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1613)
-///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1614)
+///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1644)
+///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1645)
 class GCRestartEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6918,9 +7043,9 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
-///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1615)
-///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1616)
-///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1617)
+///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1646)
+///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1647)
+///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1648)
 class GCHeapStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7017,8 +7142,8 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
-///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1618)
-///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1619)
+///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1649)
+///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1650)
 class GCCreateSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7058,8 +7183,8 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
-///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1620)
-///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1621)
+///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1651)
+///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1652)
 class GCFreeSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7091,8 +7216,8 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
-///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1622)
-///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1623)
+///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1653)
+///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1654)
 class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7120,8 +7245,8 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
-///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1624)
-///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1625)
+///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1655)
+///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1656)
 class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7149,8 +7274,8 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
-///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1626)
-///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1627)
+///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1657)
+///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1658)
 class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7192,11 +7317,11 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
-///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1628)
-///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1629)
-///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1630)
-///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1631)
-///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1632)
+///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1659)
+///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1660)
+///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1661)
+///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1662)
+///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1663)
 class GCAllocationTickView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7295,8 +7420,8 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
-///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1633)
-///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1634)
+///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1664)
+///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1665)
 class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7324,8 +7449,8 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
-///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1635)
-///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1636)
+///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1666)
+///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1667)
 class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7353,8 +7478,8 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
-///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1637)
-///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1638)
+///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1668)
+///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1669)
 class GCFinalizersEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7386,8 +7511,8 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
-///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1639)
-///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1640)
+///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1670)
+///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1671)
 class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7465,7 +7590,7 @@ class BulkTypeView_Values : public ::clretw::ViewBase<3> {
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
-///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1641)
+///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1672)
 class BulkTypeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7532,7 +7657,7 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRootEdge: event 16 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootEdge"), version 0.
-///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1642)
+///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1673)
 class GCBulkRootEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7599,7 +7724,7 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
 };
 
 /// GCBulkRootConditionalWeakTableElementEdge: event 17 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootConditionalWeakTableElementEdge"), version 0.
-///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1643)
+///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1674)
 class GCBulkRootConditionalWeakTableElementEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7670,7 +7795,7 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkNode: event 18 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkNode"), version 0.
-///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1644)
+///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1675)
 class GCBulkNodeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7733,7 +7858,7 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkEdge: event 19 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkEdge"), version 0.
-///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1645)
+///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1676)
 class GCBulkEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7770,7 +7895,7 @@ class GCBulkEdgeView : public ::clretw::ViewBase<2> {
 };
 
 /// GCSampledObjectAllocationHigh: event 20 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1646)
+///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1677)
 class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7837,7 +7962,7 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkSurvivingObjectRanges: event 21 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkSurvivingObjectRanges"), version 0.
-///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1647)
+///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1678)
 class GCBulkSurvivingObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7904,7 +8029,7 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkMovedObjectRanges: event 22 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkMovedObjectRanges"), version 0.
-///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1648)
+///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1679)
 class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7941,7 +8066,7 @@ class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
 };
 
 /// GCGenerationRange: event 23 of Microsoft-Windows-DotNETRuntime ("GC/GCGenerationRange"), version 0.
-///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1649)
+///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1680)
 class GCGenerationRangeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7982,7 +8107,7 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkStackRoots: event 25 of Microsoft-Windows-DotNETRuntime ("GC/MarkStackRoots"), version 0.
-///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1650)
+///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1681)
 class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8011,7 +8136,7 @@ class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkFinalizeQueueRoots: event 26 of Microsoft-Windows-DotNETRuntime ("GC/MarkFinalizeQueueRoots"), version 0.
-///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1651)
+///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1682)
 class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8040,7 +8165,7 @@ class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkHandles: event 27 of Microsoft-Windows-DotNETRuntime ("GC/MarkHandles"), version 0.
-///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1652)
+///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1683)
 class GCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8069,7 +8194,7 @@ class GCMarkHandlesView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkOlderGenerationRoots: event 28 of Microsoft-Windows-DotNETRuntime ("GC/MarkCards"), version 0.
-///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1653)
+///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1684)
 class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8098,7 +8223,7 @@ class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// FinalizeObject: event 29 of Microsoft-Windows-DotNETRuntime ("GC/FinalizeObject"), version 0.
-///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1654)
+///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1685)
 class FinalizeObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8131,7 +8256,7 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
 };
 
 /// SetGCHandle: event 30 of Microsoft-Windows-DotNETRuntime ("GC/SetGCHandle"), version 0.
-///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1655)
+///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1686)
 class SetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8176,7 +8301,7 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// DestroyGCHandle: event 31 of Microsoft-Windows-DotNETRuntime ("GC/DestoryGCHandle"), version 0.
-///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1656)
+///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1687)
 class DestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8205,7 +8330,7 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSampledObjectAllocationLow: event 32 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1657)
+///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1688)
 class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8246,7 +8371,7 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
 };
 
 /// PinObjectAtGCTime: event 33 of Microsoft-Windows-DotNETRuntime ("GC/PinObjectAtGCTime"), version 0.
-///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1658)
+///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1689)
 class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8287,7 +8412,7 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
 };
 
 /// GCTriggered: event 35 of Microsoft-Windows-DotNETRuntime ("GC/Triggered"), version 0.
-///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1659)
+///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1690)
 class GCTriggeredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8362,7 +8487,7 @@ class GCBulkRootCCWView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRootCCW: event 36 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootCCW"), version 0.
-///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1660)
+///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1691)
 class GCBulkRootCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8437,7 +8562,7 @@ class GCBulkRCWView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRCW: event 37 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRCW"), version 0.
-///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1661)
+///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1692)
 class GCBulkRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8508,7 +8633,7 @@ class GCBulkRootStaticVarView_Values : public ::clretw::ViewBase<2> {
 };
 
 /// GCBulkRootStaticVar: event 38 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootStaticVar"), version 0.
-///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1662)
+///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1693)
 class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8545,7 +8670,7 @@ class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
 };
 
 /// GCDynamicEvent: event 39 of Microsoft-Windows-DotNETRuntime ("GC/GCDynamicEvent"), version 0.
-///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1663)
+///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1694)
 class GCDynamicEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8582,7 +8707,7 @@ class GCDynamicEventView : public ::clretw::ViewBase<3> {
 };
 
 /// WorkerThreadCreate: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Start"), version 0.
-///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1664)
+///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1695)
 class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8611,7 +8736,7 @@ class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadTerminate: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Stop"), version 0.
-///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1665)
+///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1696)
 class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8640,7 +8765,7 @@ class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadRetire: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Start"), version 0.
-///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1666)
+///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1697)
 class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8669,7 +8794,7 @@ class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadUnretire: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Stop"), version 0.
-///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1667)
+///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1698)
 class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8698,8 +8823,8 @@ class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadCreate: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), versions 0, 1.
-///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1668)
-///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1669)
+///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1699)
+///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1700)
 class IOThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8735,8 +8860,8 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
-///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1670)
-///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1671)
+///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1701)
+///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1702)
 class IOThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8772,8 +8897,8 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
-///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1672)
-///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1673)
+///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1703)
+///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1704)
 class IOThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8809,8 +8934,8 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
-///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1674)
-///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1675)
+///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1705)
+///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1706)
 class IOThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8846,7 +8971,7 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
-///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1676)
+///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1707)
 class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8875,7 +9000,7 @@ class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Stop"), version 0.
-///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1677)
+///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1708)
 class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8904,7 +9029,7 @@ class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1678)
+///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1709)
 class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8937,7 +9062,7 @@ class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1679)
+///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1710)
 class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8970,7 +9095,7 @@ class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1680)
+///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1711)
 class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9003,7 +9128,7 @@ class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1681)
+///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1712)
 class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9036,7 +9161,7 @@ class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1682)
+///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1713)
 class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9065,7 +9190,7 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> 
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1683)
+///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1714)
 class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9102,7 +9227,7 @@ class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase
 };
 
 /// ThreadPoolWorkerThreadAdjustmentStats: event 56 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Stats"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1684)
+///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1715)
 class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9167,7 +9292,7 @@ class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadWait: event 57 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Wait"), version 0.
-///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1685)
+///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
 class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9200,7 +9325,7 @@ class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
 };
 
 /// YieldProcessorMeasurement: event 58 of Microsoft-Windows-DotNETRuntime ("YieldProcessorMeasurement"), version 0.
-///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1686)
+///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1717)
 class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9233,7 +9358,7 @@ class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolMinMaxThreads: event 59 of Microsoft-Windows-DotNETRuntime ("ThreadPoolMinMaxThreads"), version 0.
-///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1687)
+///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1718)
 class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9274,7 +9399,7 @@ class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkingThreadCount: event 60 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkingThreadCount/Start"), version 0.
-///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1688)
+///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1719)
 class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9303,7 +9428,7 @@ class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolEnqueue: event 61 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Enqueue"), version 0.
-///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1689)
+///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1720)
 class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9332,7 +9457,7 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolDequeue: event 62 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Dequeue"), version 0.
-///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1690)
+///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1721)
 class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9361,7 +9486,7 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIOEnqueue: event 63 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOEnqueue"), version 0.
-///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1691)
+///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1722)
 class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9398,7 +9523,7 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIODequeue: event 64 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IODequeue"), version 0.
-///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1692)
+///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1723)
 class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9431,7 +9556,7 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIOPack: event 65 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOPack"), version 0.
-///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1693)
+///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1724)
 class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9464,7 +9589,7 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadCreating: event 70 of Microsoft-Windows-DotNETRuntime ("Thread/Creating"), version 0.
-///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1694)
+///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1725)
 class ThreadCreatingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9493,7 +9618,7 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadRunning: event 71 of Microsoft-Windows-DotNETRuntime ("Thread/Running"), version 0.
-///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1695)
+///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1726)
 class ThreadRunningView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9522,7 +9647,7 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDetails: event 72 of Microsoft-Windows-DotNETRuntime ("Method/MethodDetails"), version 0.
-///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1696)
+///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1727)
 class MethodDetailsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9567,7 +9692,7 @@ class MethodDetailsView : public ::clretw::ViewBase<2> {
 };
 
 /// TypeLoadStart: event 73 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Start"), version 0.
-///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1697)
+///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1728)
 class TypeLoadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9596,7 +9721,7 @@ class TypeLoadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// TypeLoadStop: event 74 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Stop"), version 0.
-///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1698)
+///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1729)
 class TypeLoadStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9637,8 +9762,8 @@ class TypeLoadStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), versions 0, 1.
-///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1699)
-///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1700)
+///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1730)
+///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1731)
 class ExceptionThrownView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9701,9 +9826,9 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
-///   v0 Contention: no payload (ClrEtwBuiltin.man:1708)
-///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1709)
-///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1710)
+///   v0 Contention: no payload (ClrEtwBuiltin.man:1739)
+///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1740)
+///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1741)
 class ContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9764,7 +9889,7 @@ class ContentionView : public ::clretw::ViewBase<1> {
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1714)
+///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1745)
 class CLRStackWalkView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9805,7 +9930,7 @@ class CLRStackWalkView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
-///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1715)
+///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1746)
 class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9838,7 +9963,7 @@ class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
-///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1716)
+///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1747)
 class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9875,7 +10000,7 @@ class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
-///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1717)
+///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1748)
 class ThreadCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9920,7 +10045,7 @@ class ThreadCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
-///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1718)
+///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1749)
 class ThreadTerminatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9953,7 +10078,7 @@ class ThreadTerminatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/DomainEnter"), version 0.
-///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1719)
+///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1750)
 class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9986,7 +10111,7 @@ class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
-///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1720)
+///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1751)
 class ILStubGeneratedView : public ::clretw::ViewBase<7> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10051,7 +10176,7 @@ class ILStubGeneratedView : public ::clretw::ViewBase<7> {
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
-///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1721)
+///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1752)
 class ILStubCacheHitView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10100,7 +10225,7 @@ class ILStubCacheHitView : public ::clretw::ViewBase<4> {
 };
 
 /// LockCreated: event 90 of Microsoft-Windows-DotNETRuntime ("Contention"), version 0.
-///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1713)
+///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1744)
 class LockCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10133,8 +10258,8 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), versions 0, 1.
-///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1711)
-///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1712)
+///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1742)
+///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1743)
 class ContentionStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10170,7 +10295,7 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
-///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1722)
+///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1753)
 class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10194,7 +10319,7 @@ class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
 };
 
 /// DCEndCompleteV2: event 136 of Microsoft-Windows-DotNETRuntime ("Method/DCEndCompleteV2"), version 0.
-///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1723)
+///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1754)
 class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10218,7 +10343,7 @@ class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCStartV2: event 137 of Microsoft-Windows-DotNETRuntime ("Method/DCStartV2"), version 0.
-///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1724)
+///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1755)
 class MethodDCStartV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10263,7 +10388,7 @@ class MethodDCStartV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCEndV2: event 138 of Microsoft-Windows-DotNETRuntime ("Method/DCStopV2"), version 0.
-///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1725)
+///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1756)
 class MethodDCEndV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10308,7 +10433,7 @@ class MethodDCEndV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCStartVerboseV2: event 139 of Microsoft-Windows-DotNETRuntime ("Method/DCStartVerboseV2"), version 0.
-///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1726)
+///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1757)
 class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10365,7 +10490,7 @@ class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
 };
 
 /// MethodDCEndVerboseV2: event 140 of Microsoft-Windows-DotNETRuntime ("Method/DCStopVerboseV2"), version 0.
-///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1727)
+///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1758)
 class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10422,9 +10547,9 @@ class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
 };
 
 /// MethodLoad: event 141 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1, 2.
-///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1728)
-///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1729)
-///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1730)
+///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1759)
+///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1760)
+///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1761)
 class MethodLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10485,9 +10610,9 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
-///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1733)
-///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1734)
-///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1735)
+///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
+///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
+///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
 class MethodUnloadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10548,9 +10673,9 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
-///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1736)
-///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1737)
-///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1738)
+///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1767)
+///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1768)
+///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1769)
 class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10623,9 +10748,9 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
-///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1739)
-///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1740)
-///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1741)
+///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1770)
+///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1771)
+///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1772)
 class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10698,8 +10823,8 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
-///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1742)
-///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1743)
+///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1773)
+///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1774)
 class MethodJittingStartedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10755,7 +10880,7 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
-///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1744)
+///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1775)
 class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10804,7 +10929,7 @@ class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
 };
 
 /// ModuleDCStartV2: event 149 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStartV2"), version 0.
-///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1753)
+///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1784)
 class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10849,7 +10974,7 @@ class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
 };
 
 /// ModuleDCEndV2: event 150 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStopV2"), version 0.
-///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1754)
+///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1785)
 class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10894,8 +11019,8 @@ class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
-///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1755)
-///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1756)
+///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1786)
+///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1787)
 class DomainModuleLoadView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10951,9 +11076,9 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
-///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1757)
-///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1758)
-///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1759)
+///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1788)
+///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1789)
+///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1790)
 class ModuleLoadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11054,9 +11179,9 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
-///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1760)
-///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1761)
-///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1762)
+///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1791)
+///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
+///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1793)
 class ModuleUnloadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11157,8 +11282,8 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
-///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1763)
-///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1764)
+///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1794)
+///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1795)
 class AssemblyLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11215,8 +11340,8 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
-///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1765)
-///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1766)
+///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1796)
+///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1797)
 class AssemblyUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11273,8 +11398,8 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
-///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1767)
-///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1768)
+///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1798)
+///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1799)
 class AppDomainLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11321,8 +11446,8 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
-///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1769)
-///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1770)
+///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1800)
+///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1801)
 class AppDomainUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11369,7 +11494,7 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1771)
+///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1802)
 class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11410,7 +11535,7 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
 };
 
 /// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1731)
+///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1762)
 class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11455,7 +11580,7 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
 };
 
 /// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1732)
+///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1763)
 class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11484,8 +11609,8 @@ class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), versions 0, 1.
-///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1772)
-///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1773)
+///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1803)
+///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1804)
 class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11525,8 +11650,8 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
-///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1774)
-///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1775)
+///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1805)
+///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1806)
 class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11566,8 +11691,8 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
-///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1776)
-///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1777)
+///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1807)
+///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1808)
 class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11607,8 +11732,8 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
-///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1778)
-///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1779)
+///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1809)
+///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1810)
 class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11648,7 +11773,7 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
-///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1745)
+///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1776)
 class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11709,7 +11834,7 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
 };
 
 /// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1746)
+///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1777)
 class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11778,7 +11903,7 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
 };
 
 /// RuntimeInformationStart: event 187 of Microsoft-Windows-DotNETRuntime ("Runtime/Start"), version 0.
-///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1780)
+///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1811)
 class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11859,7 +11984,7 @@ class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodJitTailCallSucceeded: event 188 of Microsoft-Windows-DotNETRuntime ("Method/TailCallSucceeded"), version 0.
-///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1747)
+///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1778)
 class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11928,7 +12053,7 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
 };
 
 /// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1748)
+///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1779)
 class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11997,8 +12122,8 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
 };
 
 /// MethodILToNativeMap: event 190 of Microsoft-Windows-DotNETRuntime ("Method/MethodILToNativeMap"), versions 0, 1.
-///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1749)
-///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1750)
+///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1780)
+///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1781)
 class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12054,7 +12179,7 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1751)
+///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1782)
 class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12123,7 +12248,7 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
 };
 
 /// MethodJitInliningFailed: event 192 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1752)
+///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1783)
 class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12192,7 +12317,7 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
 };
 
 /// IncreaseMemoryPressure: event 200 of Microsoft-Windows-DotNETRuntime ("GC/IncreaseMemoryPressure"), version 0.
-///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1781)
+///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1812)
 class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12221,7 +12346,7 @@ class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 };
 
 /// DecreaseMemoryPressure: event 201 of Microsoft-Windows-DotNETRuntime ("GC/DecreaseMemoryPressure"), version 0.
-///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1782)
+///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1813)
 class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12250,7 +12375,7 @@ class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkWithType: event 202 of Microsoft-Windows-DotNETRuntime ("GC/Mark"), version 0.
-///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1783)
+///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1814)
 class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12287,7 +12412,7 @@ class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
 };
 
 /// GCJoin: event 203 of Microsoft-Windows-DotNETRuntime ("GC/GCJoin"), version 2.
-///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1784)
+///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1815)
 class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12386,7 +12511,7 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCPerHeapHistory: event 204 of Microsoft-Windows-DotNETRuntime ("GC/PerHeapHistory"), version 3.
-///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1785)
+///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1816)
 class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12497,9 +12622,9 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
-///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1786)
-///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1787)
-///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1788)
+///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1817)
+///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1818)
+///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1819)
 class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12588,7 +12713,7 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
-///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1789)
+///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1820)
 class GenAwareBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12617,7 +12742,7 @@ class GenAwareBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GenAwareEnd: event 207 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareEnd"), version 0.
-///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1790)
+///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1821)
 class GenAwareEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12658,6 +12783,8 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
   ::std::uint32_t TimeCompact() const noexcept { return get<::std::uint32_t>(k_TimeCompact); }
   // win:UInt32
   ::std::uint32_t TimeRelocate() const noexcept { return get<::std::uint32_t>(k_TimeRelocate); }
+  // win:UInt32
+  ::std::uint32_t Padding() const noexcept { return get<::std::uint32_t>(k_Padding); }
   // win:Pointer
   ::std::uint64_t TotalRefs() const noexcept { return get<::std::uint64_t>(k_TotalRefs[ps8_]); }
   // win:Pointer
@@ -12669,6 +12796,7 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
     f("TimePlan", this->TimePlan());
     f("TimeCompact", this->TimeCompact());
     f("TimeRelocate", this->TimeRelocate());
+    f("Padding", this->Padding());
     f("TotalRefs", this->TotalRefs());
     f("ZeroRefs", this->ZeroRefs());
   }
@@ -12679,12 +12807,13 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
   static constexpr ::clretw::FieldLoc k_TimePlan = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_TimeCompact = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_TimeRelocate = ::clretw::loc(2, 0, 8, 4, 4);
-  static constexpr ::clretw::FieldLoc k_TotalRefs[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 12, 8, 8)};
-  static constexpr ::clretw::FieldLoc k_ZeroRefs[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 20, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Padding = ::clretw::loc(3, 0, 12, 4, 4);
+  static constexpr ::clretw::FieldLoc k_TotalRefs[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 16, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ZeroRefs[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 24, 8, 8)};
 };
 
 /// GCLOHCompact: event 208 of Microsoft-Windows-DotNETRuntime ("GC/GCLOHCompact"), version 0.
-///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1791)
+///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1822)
 class GCLOHCompactView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12713,7 +12842,7 @@ class GCLOHCompactView : public ::clretw::ViewBase<2> {
   GCLOHCompactView() = default;
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 2, 2, 2);
-  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(2, 0, 4, ::clretw::kVariable, 20), ::clretw::loc(2, 0, 4, ::clretw::kVariable, 28)};
+  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(2, 0, 4, ::clretw::kVariable, 24), ::clretw::loc(2, 0, 4, ::clretw::kVariable, 32)};
 };
 
 /// An element of GCFitBucketInfoView::Values() (struct Values).
@@ -12725,6 +12854,8 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
       unsigned pointer_size) noexcept;
   // win:UInt16
   ::std::uint16_t Index() const noexcept { return get<::std::uint16_t>(k_Index); }
+  // win:UInt16
+  ::std::uint16_t Padding() const noexcept { return get<::std::uint16_t>(k_Padding); }
   // win:UInt32
   ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
   // win:Pointer -> win:HexInt64
@@ -12734,6 +12865,7 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
   template <class F>
   void for_each_field([[maybe_unused]] F&& f) const {
     f("Index", this->Index());
+    f("Padding", this->Padding());
     f("Count", this->Count());
     f("Size", this->Size());
   }
@@ -12742,12 +12874,13 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
   friend class ::clretw::ViewBase<1>;
   GCFitBucketInfoView_Values() = default;
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 2, 2);
-  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 2, 4, 4);
-  static constexpr ::clretw::FieldLoc k_Size[2] = {::clretw::loc(2, 0, 6, 4, 4), ::clretw::loc(2, 0, 6, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Padding = ::clretw::loc(1, 0, 2, 2, 2);
+  static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(2, 0, 4, 4, 4);
+  static constexpr ::clretw::FieldLoc k_Size[2] = {::clretw::loc(3, 0, 8, 4, 4), ::clretw::loc(3, 0, 8, 8, 8)};
 };
 
 /// GCFitBucketInfo: event 209 of Microsoft-Windows-DotNETRuntime ("GC/GCFitBucketInfo"), version 0.
-///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1792)
+///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1823)
 class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12784,11 +12917,11 @@ class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_BucketKind = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_TotalSize = ::clretw::loc(2, 0, 4, 8, 8);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(3, 0, 12, 2, 2);
-  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(4, 0, 14, ::clretw::kVariable, 10), ::clretw::loc(4, 0, 14, ::clretw::kVariable, 14)};
+  static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(4, 0, 14, ::clretw::kVariable, 12), ::clretw::loc(4, 0, 14, ::clretw::kVariable, 16)};
 };
 
 /// DebugIPCEventStart: event 240 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Start"), version 0.
-///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1793)
+///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1824)
 class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12812,7 +12945,7 @@ class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugIPCEventEnd: event 241 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Stop"), version 0.
-///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1794)
+///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1825)
 class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12836,7 +12969,7 @@ class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugExceptionProcessingStart: event 242 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Start"), version 0.
-///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1795)
+///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1826)
 class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12860,7 +12993,7 @@ class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugExceptionProcessingEnd: event 243 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Stop"), version 0.
-///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1796)
+///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1827)
 class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12884,7 +13017,7 @@ class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionCatchStart: event 250 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Start"), version 0.
-///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1701)
+///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1732)
 class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12921,7 +13054,7 @@ class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionCatchStop: event 251 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Stop"), version 0.
-///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1702)
+///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1733)
 class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12945,7 +13078,7 @@ class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionFinallyStart: event 252 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Start"), version 0.
-///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1703)
+///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1734)
 class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12982,7 +13115,7 @@ class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionFinallyStop: event 253 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Stop"), version 0.
-///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1704)
+///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1735)
 class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13006,7 +13139,7 @@ class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionFilterStart: event 254 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Start"), version 0.
-///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1705)
+///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1736)
 class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13043,7 +13176,7 @@ class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionFilterStop: event 255 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Stop"), version 0.
-///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1706)
+///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1737)
 class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13067,7 +13200,7 @@ class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionThrownStop: event 256 of Microsoft-Windows-DotNETRuntime ("Exception/Stop"), version 0.
-///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1707)
+///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1738)
 class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13091,7 +13224,7 @@ class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
 };
 
 /// CodeSymbols: event 260 of Microsoft-Windows-DotNETRuntime ("CodeSymbols/Start"), version 0.
-///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1797)
+///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1828)
 class CodeSymbolsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13136,7 +13269,7 @@ class CodeSymbolsView : public ::clretw::ViewBase<2> {
 };
 
 /// EventSource: event 270 of Microsoft-Windows-DotNETRuntime ("EventSource"), version 0.
-///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1798)
+///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1829)
 class EventSourceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13173,7 +13306,7 @@ class EventSourceView : public ::clretw::ViewBase<4> {
 };
 
 /// TieredCompilationSettings: event 280 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Settings"), version 0.
-///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1799)
+///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1830)
 class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13202,7 +13335,7 @@ class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationPause: event 281 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Pause"), version 0.
-///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1800)
+///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1831)
 class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13227,7 +13360,7 @@ class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationResume: event 282 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Resume"), version 0.
-///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1801)
+///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1832)
 class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13256,7 +13389,7 @@ class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationBackgroundJitStart: event 283 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Start"), version 0.
-///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1802)
+///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1833)
 class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13285,7 +13418,7 @@ class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationBackgroundJitStop: event 284 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Stop"), version 0.
-///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1803)
+///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1834)
 class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13318,7 +13451,7 @@ class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
 };
 
 /// AssemblyLoadStart: event 290 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Start"), version 0.
-///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1804)
+///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1835)
 class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13363,7 +13496,7 @@ class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
 };
 
 /// AssemblyLoadStop: event 291 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Stop"), version 0.
-///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1805)
+///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1836)
 class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13424,7 +13557,7 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
 };
 
 /// ResolutionAttempted: event 292 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/ResolutionAttempted"), version 0.
-///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1806)
+///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1837)
 class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13477,7 +13610,7 @@ class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
 };
 
 /// AssemblyLoadContextResolvingHandlerInvoked: event 293 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked"), version 0.
-///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1807)
+///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1838)
 class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13522,7 +13655,7 @@ class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase
 };
 
 /// AppDomainAssemblyResolveHandlerInvoked: event 294 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked"), version 0.
-///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1808)
+///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1839)
 class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13563,7 +13696,7 @@ class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> 
 };
 
 /// AssemblyLoadFromResolveHandlerInvoked: event 295 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked"), version 0.
-///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1809)
+///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1840)
 class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13604,7 +13737,7 @@ class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
 };
 
 /// KnownPathProbed: event 296 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/KnownPathProbed"), version 0.
-///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1810)
+///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1841)
 class KnownPathProbedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13641,7 +13774,7 @@ class KnownPathProbedView : public ::clretw::ViewBase<2> {
 };
 
 /// JitInstrumentationData: event 297 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1811)
+///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1842)
 class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13682,7 +13815,7 @@ class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
 };
 
 /// JitInstrumentationDataVerbose: event 298 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1812)
+///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1843)
 class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13743,7 +13876,7 @@ class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
 };
 
 /// ProfilerMessage: event 299 of Microsoft-Windows-DotNETRuntime ("Profiler/ProfilerMessage"), version 0.
-///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1813)
+///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1844)
 class ProfilerMessageView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13772,7 +13905,7 @@ class ProfilerMessageView : public ::clretw::ViewBase<2> {
 };
 
 /// ExecutionCheckpoint: event 300 of Microsoft-Windows-DotNETRuntime ("ExecutionCheckpoint/ExecutionCheckpoint"), version 0.
-///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1814)
+///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1845)
 class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13804,13 +13937,120 @@ class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
   static constexpr ::clretw::FieldLoc k_Timestamp = ::clretw::loc(2, 1, 0, 8, 8);
 };
 
+/// WaitHandleWaitStart: event 301 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Start"), version 0.
+///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1847)
+class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<WaitHandleWaitStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<WaitHandleWaitStartView> from(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt8, map WaitHandleWaitSourceMap
+  ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource() const noexcept { return get<::clretw::dotnet_runtime::WaitHandleWaitSourceMap>(k_WaitSource); }
+  // win:Pointer
+  ::std::uint64_t AssociatedObjectID() const noexcept { return get<::std::uint64_t>(k_AssociatedObjectID[ps8_]); }
+  // win:UInt16
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("WaitSource", this->WaitSource());
+    f("AssociatedObjectID", this->AssociatedObjectID());
+    f("ClrInstanceID", this->ClrInstanceID());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  WaitHandleWaitStartView() = default;
+  static constexpr ::clretw::FieldLoc k_WaitSource = ::clretw::loc(0, 0, 0, 1, 1);
+  static constexpr ::clretw::FieldLoc k_AssociatedObjectID[2] = {::clretw::loc(1, 0, 1, 4, 4), ::clretw::loc(1, 0, 1, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 5, 2, 2), ::clretw::loc(2, 0, 9, 2, 2)};
+};
+
+/// WaitHandleWaitStop: event 302 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Stop"), version 0.
+///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1849)
+class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<WaitHandleWaitStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<WaitHandleWaitStopView> from(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt16
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ClrInstanceID", this->ClrInstanceID());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<1>;
+  WaitHandleWaitStopView() = default;
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
+};
+
+/// AllocationSampled: event 303 of Microsoft-Windows-DotNETRuntime ("AllocationSampled"), version 0.
+///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1851)
+class AllocationSampledView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<AllocationSampledView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<AllocationSampledView> from(const ::clretw::EventRecord& record) noexcept;
+
+  // win:UInt32, map GCAllocationKindMap
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return get<::clretw::dotnet_runtime::GCAllocationKindMap>(k_AllocationKind); }
+  // win:UInt16
+  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  // win:Pointer
+  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  // win:UnicodeString
+  ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName[ps8_]); }
+  // win:Pointer
+  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
+  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
+  // win:UInt64 -> win:HexInt64
+  ::std::uint64_t SampledByteOffset() const noexcept { return get<::std::uint64_t>(k_SampledByteOffset[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("AllocationKind", this->AllocationKind());
+    f("ClrInstanceID", this->ClrInstanceID());
+    f("TypeID", this->TypeID());
+    f("TypeName", this->TypeName());
+    f("Address", this->Address());
+    f("ObjectSize", this->ObjectSize());
+    f("SampledByteOffset", this->SampledByteOffset());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  AllocationSampledView() = default;
+  static constexpr ::clretw::FieldLoc k_AllocationKind = ::clretw::loc(0, 0, 0, 4, 4);
+  static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
+  static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(2, 0, 6, 4, 4), ::clretw::loc(2, 0, 6, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_TypeName[2] = {::clretw::loc(3, 0, 10, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(3, 0, 14, ::clretw::kVariable, 0, ::clretw::kTerminated)};
+  static constexpr ::clretw::FieldLoc k_Address[2] = {::clretw::loc(4, 1, 0, 4, 4), ::clretw::loc(4, 1, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(5, 1, 4, 8, 8), ::clretw::loc(5, 1, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_SampledByteOffset[2] = {::clretw::loc(6, 1, 12, 8, 8), ::clretw::loc(6, 1, 16, 8, 8)};
+};
+
 // ---------------------------------------------------------------------------
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// GCStart: event 1 of Microsoft-Windows-DotNETRuntime ("GC/Start"), versions 0, 1, 2.
-///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1608)
-///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1609)
-///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1610)
+///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1639)
+///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1640)
+///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1641)
 struct GCStart {
   static constexpr ::std::uint16_t id = 1;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13821,8 +14061,8 @@ struct GCStart {
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
-///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1611)
-///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1612)
+///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1642)
+///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1643)
 struct GCEnd {
   static constexpr ::std::uint16_t id = 2;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13833,8 +14073,8 @@ struct GCEnd {
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
-///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1613)
-///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1614)
+///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1644)
+///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1645)
 struct GCRestartEEEnd {
   static constexpr ::std::uint16_t id = 3;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13845,9 +14085,9 @@ struct GCRestartEEEnd {
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
-///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1615)
-///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1616)
-///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1617)
+///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1646)
+///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1647)
+///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1648)
 struct GCHeapStats {
   static constexpr ::std::uint16_t id = 4;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13858,8 +14098,8 @@ struct GCHeapStats {
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
-///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1618)
-///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1619)
+///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1649)
+///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1650)
 struct GCCreateSegment {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13870,8 +14110,8 @@ struct GCCreateSegment {
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
-///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1620)
-///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1621)
+///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1651)
+///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1652)
 struct GCFreeSegment {
   static constexpr ::std::uint16_t id = 6;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13882,8 +14122,8 @@ struct GCFreeSegment {
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
-///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1622)
-///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1623)
+///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1653)
+///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1654)
 struct GCRestartEEBegin {
   static constexpr ::std::uint16_t id = 7;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13894,8 +14134,8 @@ struct GCRestartEEBegin {
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
-///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1624)
-///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1625)
+///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1655)
+///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1656)
 struct GCSuspendEEEnd {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13906,8 +14146,8 @@ struct GCSuspendEEEnd {
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
-///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1626)
-///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1627)
+///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1657)
+///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1658)
 struct GCSuspendEEBegin {
   static constexpr ::std::uint16_t id = 9;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13918,11 +14158,11 @@ struct GCSuspendEEBegin {
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
-///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1628)
-///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1629)
-///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1630)
-///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1631)
-///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1632)
+///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1659)
+///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1660)
+///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1661)
+///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1662)
+///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1663)
 struct GCAllocationTick {
   static constexpr ::std::uint16_t id = 10;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13933,8 +14173,8 @@ struct GCAllocationTick {
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
-///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1633)
-///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1634)
+///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1664)
+///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1665)
 struct GCCreateConcurrentThread {
   static constexpr ::std::uint16_t id = 11;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13945,8 +14185,8 @@ struct GCCreateConcurrentThread {
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
-///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1635)
-///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1636)
+///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1666)
+///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1667)
 struct GCTerminateConcurrentThread {
   static constexpr ::std::uint16_t id = 12;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13957,8 +14197,8 @@ struct GCTerminateConcurrentThread {
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
-///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1637)
-///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1638)
+///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1668)
+///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1669)
 struct GCFinalizersEnd {
   static constexpr ::std::uint16_t id = 13;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13969,8 +14209,8 @@ struct GCFinalizersEnd {
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
-///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1639)
-///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1640)
+///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1670)
+///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1671)
 struct GCFinalizersBegin {
   static constexpr ::std::uint16_t id = 14;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13981,7 +14221,7 @@ struct GCFinalizersBegin {
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
-///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1641)
+///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1672)
 struct BulkType {
   static constexpr ::std::uint16_t id = 15;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13992,7 +14232,7 @@ struct BulkType {
 };
 
 /// GCBulkRootEdge: event 16 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootEdge"), version 0.
-///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1642)
+///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1673)
 struct GCBulkRootEdge {
   static constexpr ::std::uint16_t id = 16;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14003,7 +14243,7 @@ struct GCBulkRootEdge {
 };
 
 /// GCBulkRootConditionalWeakTableElementEdge: event 17 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootConditionalWeakTableElementEdge"), version 0.
-///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1643)
+///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1674)
 struct GCBulkRootConditionalWeakTableElementEdge {
   static constexpr ::std::uint16_t id = 17;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14014,7 +14254,7 @@ struct GCBulkRootConditionalWeakTableElementEdge {
 };
 
 /// GCBulkNode: event 18 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkNode"), version 0.
-///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1644)
+///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1675)
 struct GCBulkNode {
   static constexpr ::std::uint16_t id = 18;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14025,7 +14265,7 @@ struct GCBulkNode {
 };
 
 /// GCBulkEdge: event 19 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkEdge"), version 0.
-///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1645)
+///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1676)
 struct GCBulkEdge {
   static constexpr ::std::uint16_t id = 19;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14036,7 +14276,7 @@ struct GCBulkEdge {
 };
 
 /// GCSampledObjectAllocationHigh: event 20 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1646)
+///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1677)
 struct GCSampledObjectAllocationHigh {
   static constexpr ::std::uint16_t id = 20;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14047,7 +14287,7 @@ struct GCSampledObjectAllocationHigh {
 };
 
 /// GCBulkSurvivingObjectRanges: event 21 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkSurvivingObjectRanges"), version 0.
-///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1647)
+///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1678)
 struct GCBulkSurvivingObjectRanges {
   static constexpr ::std::uint16_t id = 21;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14058,7 +14298,7 @@ struct GCBulkSurvivingObjectRanges {
 };
 
 /// GCBulkMovedObjectRanges: event 22 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkMovedObjectRanges"), version 0.
-///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1648)
+///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1679)
 struct GCBulkMovedObjectRanges {
   static constexpr ::std::uint16_t id = 22;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14069,7 +14309,7 @@ struct GCBulkMovedObjectRanges {
 };
 
 /// GCGenerationRange: event 23 of Microsoft-Windows-DotNETRuntime ("GC/GCGenerationRange"), version 0.
-///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1649)
+///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1680)
 struct GCGenerationRange {
   static constexpr ::std::uint16_t id = 23;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14080,7 +14320,7 @@ struct GCGenerationRange {
 };
 
 /// GCMarkStackRoots: event 25 of Microsoft-Windows-DotNETRuntime ("GC/MarkStackRoots"), version 0.
-///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1650)
+///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1681)
 struct GCMarkStackRoots {
   static constexpr ::std::uint16_t id = 25;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14091,7 +14331,7 @@ struct GCMarkStackRoots {
 };
 
 /// GCMarkFinalizeQueueRoots: event 26 of Microsoft-Windows-DotNETRuntime ("GC/MarkFinalizeQueueRoots"), version 0.
-///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1651)
+///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1682)
 struct GCMarkFinalizeQueueRoots {
   static constexpr ::std::uint16_t id = 26;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14102,7 +14342,7 @@ struct GCMarkFinalizeQueueRoots {
 };
 
 /// GCMarkHandles: event 27 of Microsoft-Windows-DotNETRuntime ("GC/MarkHandles"), version 0.
-///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1652)
+///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1683)
 struct GCMarkHandles {
   static constexpr ::std::uint16_t id = 27;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14113,7 +14353,7 @@ struct GCMarkHandles {
 };
 
 /// GCMarkOlderGenerationRoots: event 28 of Microsoft-Windows-DotNETRuntime ("GC/MarkCards"), version 0.
-///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1653)
+///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1684)
 struct GCMarkOlderGenerationRoots {
   static constexpr ::std::uint16_t id = 28;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14124,7 +14364,7 @@ struct GCMarkOlderGenerationRoots {
 };
 
 /// FinalizeObject: event 29 of Microsoft-Windows-DotNETRuntime ("GC/FinalizeObject"), version 0.
-///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1654)
+///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1685)
 struct FinalizeObject {
   static constexpr ::std::uint16_t id = 29;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14135,7 +14375,7 @@ struct FinalizeObject {
 };
 
 /// SetGCHandle: event 30 of Microsoft-Windows-DotNETRuntime ("GC/SetGCHandle"), version 0.
-///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1655)
+///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1686)
 struct SetGCHandle {
   static constexpr ::std::uint16_t id = 30;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14146,7 +14386,7 @@ struct SetGCHandle {
 };
 
 /// DestroyGCHandle: event 31 of Microsoft-Windows-DotNETRuntime ("GC/DestoryGCHandle"), version 0.
-///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1656)
+///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1687)
 struct DestroyGCHandle {
   static constexpr ::std::uint16_t id = 31;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14157,7 +14397,7 @@ struct DestroyGCHandle {
 };
 
 /// GCSampledObjectAllocationLow: event 32 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1657)
+///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1688)
 struct GCSampledObjectAllocationLow {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14168,7 +14408,7 @@ struct GCSampledObjectAllocationLow {
 };
 
 /// PinObjectAtGCTime: event 33 of Microsoft-Windows-DotNETRuntime ("GC/PinObjectAtGCTime"), version 0.
-///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1658)
+///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1689)
 struct PinObjectAtGCTime {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14179,7 +14419,7 @@ struct PinObjectAtGCTime {
 };
 
 /// GCTriggered: event 35 of Microsoft-Windows-DotNETRuntime ("GC/Triggered"), version 0.
-///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1659)
+///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1690)
 struct GCTriggered {
   static constexpr ::std::uint16_t id = 35;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14190,7 +14430,7 @@ struct GCTriggered {
 };
 
 /// GCBulkRootCCW: event 36 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootCCW"), version 0.
-///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1660)
+///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1691)
 struct GCBulkRootCCW {
   static constexpr ::std::uint16_t id = 36;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14201,7 +14441,7 @@ struct GCBulkRootCCW {
 };
 
 /// GCBulkRCW: event 37 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRCW"), version 0.
-///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1661)
+///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1692)
 struct GCBulkRCW {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14212,7 +14452,7 @@ struct GCBulkRCW {
 };
 
 /// GCBulkRootStaticVar: event 38 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootStaticVar"), version 0.
-///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1662)
+///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1693)
 struct GCBulkRootStaticVar {
   static constexpr ::std::uint16_t id = 38;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14223,7 +14463,7 @@ struct GCBulkRootStaticVar {
 };
 
 /// GCDynamicEvent: event 39 of Microsoft-Windows-DotNETRuntime ("GC/GCDynamicEvent"), version 0.
-///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1663)
+///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1694)
 struct GCDynamicEvent {
   static constexpr ::std::uint16_t id = 39;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14234,7 +14474,7 @@ struct GCDynamicEvent {
 };
 
 /// WorkerThreadCreate: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Start"), version 0.
-///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1664)
+///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1695)
 struct WorkerThreadCreate {
   static constexpr ::std::uint16_t id = 40;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14245,7 +14485,7 @@ struct WorkerThreadCreate {
 };
 
 /// WorkerThreadTerminate: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Stop"), version 0.
-///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1665)
+///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1696)
 struct WorkerThreadTerminate {
   static constexpr ::std::uint16_t id = 41;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14256,7 +14496,7 @@ struct WorkerThreadTerminate {
 };
 
 /// WorkerThreadRetire: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Start"), version 0.
-///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1666)
+///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1697)
 struct WorkerThreadRetire {
   static constexpr ::std::uint16_t id = 42;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14267,7 +14507,7 @@ struct WorkerThreadRetire {
 };
 
 /// WorkerThreadUnretire: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Stop"), version 0.
-///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1667)
+///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1698)
 struct WorkerThreadUnretire {
   static constexpr ::std::uint16_t id = 43;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14278,8 +14518,8 @@ struct WorkerThreadUnretire {
 };
 
 /// IOThreadCreate: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), versions 0, 1.
-///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1668)
-///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1669)
+///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1699)
+///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1700)
 struct IOThreadCreate {
   static constexpr ::std::uint16_t id = 44;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14290,8 +14530,8 @@ struct IOThreadCreate {
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
-///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1670)
-///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1671)
+///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1701)
+///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1702)
 struct IOThreadTerminate {
   static constexpr ::std::uint16_t id = 45;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14302,8 +14542,8 @@ struct IOThreadTerminate {
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
-///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1672)
-///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1673)
+///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1703)
+///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1704)
 struct IOThreadRetire {
   static constexpr ::std::uint16_t id = 46;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14314,8 +14554,8 @@ struct IOThreadRetire {
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
-///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1674)
-///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1675)
+///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1705)
+///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1706)
 struct IOThreadUnretire {
   static constexpr ::std::uint16_t id = 47;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14326,7 +14566,7 @@ struct IOThreadUnretire {
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
-///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1676)
+///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1707)
 struct ThreadpoolSuspensionSuspendThread {
   static constexpr ::std::uint16_t id = 48;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14337,7 +14577,7 @@ struct ThreadpoolSuspensionSuspendThread {
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Stop"), version 0.
-///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1677)
+///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1708)
 struct ThreadpoolSuspensionResumeThread {
   static constexpr ::std::uint16_t id = 49;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14348,7 +14588,7 @@ struct ThreadpoolSuspensionResumeThread {
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1678)
+///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1709)
 struct ThreadPoolWorkerThreadStart {
   static constexpr ::std::uint16_t id = 50;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14359,7 +14599,7 @@ struct ThreadPoolWorkerThreadStart {
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1679)
+///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1710)
 struct ThreadPoolWorkerThreadStop {
   static constexpr ::std::uint16_t id = 51;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14370,7 +14610,7 @@ struct ThreadPoolWorkerThreadStop {
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1680)
+///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1711)
 struct ThreadPoolWorkerThreadRetirementStart {
   static constexpr ::std::uint16_t id = 52;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14381,7 +14621,7 @@ struct ThreadPoolWorkerThreadRetirementStart {
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1681)
+///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1712)
 struct ThreadPoolWorkerThreadRetirementStop {
   static constexpr ::std::uint16_t id = 53;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14392,7 +14632,7 @@ struct ThreadPoolWorkerThreadRetirementStop {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1682)
+///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1713)
 struct ThreadPoolWorkerThreadAdjustmentSample {
   static constexpr ::std::uint16_t id = 54;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14403,7 +14643,7 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1683)
+///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1714)
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   static constexpr ::std::uint16_t id = 55;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14414,7 +14654,7 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentStats: event 56 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Stats"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1684)
+///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1715)
 struct ThreadPoolWorkerThreadAdjustmentStats {
   static constexpr ::std::uint16_t id = 56;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14425,7 +14665,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
 };
 
 /// ThreadPoolWorkerThreadWait: event 57 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Wait"), version 0.
-///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1685)
+///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
 struct ThreadPoolWorkerThreadWait {
   static constexpr ::std::uint16_t id = 57;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14436,7 +14676,7 @@ struct ThreadPoolWorkerThreadWait {
 };
 
 /// YieldProcessorMeasurement: event 58 of Microsoft-Windows-DotNETRuntime ("YieldProcessorMeasurement"), version 0.
-///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1686)
+///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1717)
 struct YieldProcessorMeasurement {
   static constexpr ::std::uint16_t id = 58;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14447,7 +14687,7 @@ struct YieldProcessorMeasurement {
 };
 
 /// ThreadPoolMinMaxThreads: event 59 of Microsoft-Windows-DotNETRuntime ("ThreadPoolMinMaxThreads"), version 0.
-///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1687)
+///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1718)
 struct ThreadPoolMinMaxThreads {
   static constexpr ::std::uint16_t id = 59;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14458,7 +14698,7 @@ struct ThreadPoolMinMaxThreads {
 };
 
 /// ThreadPoolWorkingThreadCount: event 60 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkingThreadCount/Start"), version 0.
-///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1688)
+///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1719)
 struct ThreadPoolWorkingThreadCount {
   static constexpr ::std::uint16_t id = 60;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14469,7 +14709,7 @@ struct ThreadPoolWorkingThreadCount {
 };
 
 /// ThreadPoolEnqueue: event 61 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Enqueue"), version 0.
-///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1689)
+///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1720)
 struct ThreadPoolEnqueue {
   static constexpr ::std::uint16_t id = 61;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14480,7 +14720,7 @@ struct ThreadPoolEnqueue {
 };
 
 /// ThreadPoolDequeue: event 62 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Dequeue"), version 0.
-///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1690)
+///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1721)
 struct ThreadPoolDequeue {
   static constexpr ::std::uint16_t id = 62;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14491,7 +14731,7 @@ struct ThreadPoolDequeue {
 };
 
 /// ThreadPoolIOEnqueue: event 63 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOEnqueue"), version 0.
-///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1691)
+///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1722)
 struct ThreadPoolIOEnqueue {
   static constexpr ::std::uint16_t id = 63;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14502,7 +14742,7 @@ struct ThreadPoolIOEnqueue {
 };
 
 /// ThreadPoolIODequeue: event 64 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IODequeue"), version 0.
-///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1692)
+///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1723)
 struct ThreadPoolIODequeue {
   static constexpr ::std::uint16_t id = 64;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14513,7 +14753,7 @@ struct ThreadPoolIODequeue {
 };
 
 /// ThreadPoolIOPack: event 65 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOPack"), version 0.
-///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1693)
+///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1724)
 struct ThreadPoolIOPack {
   static constexpr ::std::uint16_t id = 65;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14524,7 +14764,7 @@ struct ThreadPoolIOPack {
 };
 
 /// ThreadCreating: event 70 of Microsoft-Windows-DotNETRuntime ("Thread/Creating"), version 0.
-///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1694)
+///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1725)
 struct ThreadCreating {
   static constexpr ::std::uint16_t id = 70;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14535,7 +14775,7 @@ struct ThreadCreating {
 };
 
 /// ThreadRunning: event 71 of Microsoft-Windows-DotNETRuntime ("Thread/Running"), version 0.
-///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1695)
+///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1726)
 struct ThreadRunning {
   static constexpr ::std::uint16_t id = 71;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14546,7 +14786,7 @@ struct ThreadRunning {
 };
 
 /// MethodDetails: event 72 of Microsoft-Windows-DotNETRuntime ("Method/MethodDetails"), version 0.
-///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1696)
+///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1727)
 struct MethodDetails {
   static constexpr ::std::uint16_t id = 72;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14557,7 +14797,7 @@ struct MethodDetails {
 };
 
 /// TypeLoadStart: event 73 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Start"), version 0.
-///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1697)
+///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1728)
 struct TypeLoadStart {
   static constexpr ::std::uint16_t id = 73;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14568,7 +14808,7 @@ struct TypeLoadStart {
 };
 
 /// TypeLoadStop: event 74 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Stop"), version 0.
-///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1698)
+///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1729)
 struct TypeLoadStop {
   static constexpr ::std::uint16_t id = 74;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14579,8 +14819,8 @@ struct TypeLoadStop {
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), versions 0, 1.
-///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1699)
-///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1700)
+///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1730)
+///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1731)
 struct ExceptionThrown {
   static constexpr ::std::uint16_t id = 80;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14591,9 +14831,9 @@ struct ExceptionThrown {
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
-///   v0 Contention: no payload (ClrEtwBuiltin.man:1708)
-///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1709)
-///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1710)
+///   v0 Contention: no payload (ClrEtwBuiltin.man:1739)
+///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1740)
+///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1741)
 struct Contention {
   static constexpr ::std::uint16_t id = 81;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14604,7 +14844,7 @@ struct Contention {
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1714)
+///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1745)
 struct CLRStackWalk {
   static constexpr ::std::uint16_t id = 82;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14615,7 +14855,7 @@ struct CLRStackWalk {
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
-///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1715)
+///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1746)
 struct AppDomainMemAllocated {
   static constexpr ::std::uint16_t id = 83;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14626,7 +14866,7 @@ struct AppDomainMemAllocated {
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
-///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1716)
+///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1747)
 struct AppDomainMemSurvived {
   static constexpr ::std::uint16_t id = 84;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14637,7 +14877,7 @@ struct AppDomainMemSurvived {
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
-///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1717)
+///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1748)
 struct ThreadCreated {
   static constexpr ::std::uint16_t id = 85;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14648,7 +14888,7 @@ struct ThreadCreated {
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
-///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1718)
+///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1749)
 struct ThreadTerminated {
   static constexpr ::std::uint16_t id = 86;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14659,7 +14899,7 @@ struct ThreadTerminated {
 };
 
 /// ThreadDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/DomainEnter"), version 0.
-///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1719)
+///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1750)
 struct ThreadDomainEnter {
   static constexpr ::std::uint16_t id = 87;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14670,7 +14910,7 @@ struct ThreadDomainEnter {
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
-///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1720)
+///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1751)
 struct ILStubGenerated {
   static constexpr ::std::uint16_t id = 88;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14681,7 +14921,7 @@ struct ILStubGenerated {
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
-///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1721)
+///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1752)
 struct ILStubCacheHit {
   static constexpr ::std::uint16_t id = 89;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14692,7 +14932,7 @@ struct ILStubCacheHit {
 };
 
 /// LockCreated: event 90 of Microsoft-Windows-DotNETRuntime ("Contention"), version 0.
-///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1713)
+///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1744)
 struct LockCreated {
   static constexpr ::std::uint16_t id = 90;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14703,8 +14943,8 @@ struct LockCreated {
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), versions 0, 1.
-///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1711)
-///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1712)
+///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1742)
+///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1743)
 struct ContentionStop {
   static constexpr ::std::uint16_t id = 91;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14715,7 +14955,7 @@ struct ContentionStop {
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
-///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1722)
+///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1753)
 struct DCStartCompleteV2 {
   static constexpr ::std::uint16_t id = 135;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14726,7 +14966,7 @@ struct DCStartCompleteV2 {
 };
 
 /// DCEndCompleteV2: event 136 of Microsoft-Windows-DotNETRuntime ("Method/DCEndCompleteV2"), version 0.
-///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1723)
+///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1754)
 struct DCEndCompleteV2 {
   static constexpr ::std::uint16_t id = 136;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14737,7 +14977,7 @@ struct DCEndCompleteV2 {
 };
 
 /// MethodDCStartV2: event 137 of Microsoft-Windows-DotNETRuntime ("Method/DCStartV2"), version 0.
-///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1724)
+///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1755)
 struct MethodDCStartV2 {
   static constexpr ::std::uint16_t id = 137;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14748,7 +14988,7 @@ struct MethodDCStartV2 {
 };
 
 /// MethodDCEndV2: event 138 of Microsoft-Windows-DotNETRuntime ("Method/DCStopV2"), version 0.
-///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1725)
+///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1756)
 struct MethodDCEndV2 {
   static constexpr ::std::uint16_t id = 138;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14759,7 +14999,7 @@ struct MethodDCEndV2 {
 };
 
 /// MethodDCStartVerboseV2: event 139 of Microsoft-Windows-DotNETRuntime ("Method/DCStartVerboseV2"), version 0.
-///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1726)
+///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1757)
 struct MethodDCStartVerboseV2 {
   static constexpr ::std::uint16_t id = 139;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14770,7 +15010,7 @@ struct MethodDCStartVerboseV2 {
 };
 
 /// MethodDCEndVerboseV2: event 140 of Microsoft-Windows-DotNETRuntime ("Method/DCStopVerboseV2"), version 0.
-///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1727)
+///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1758)
 struct MethodDCEndVerboseV2 {
   static constexpr ::std::uint16_t id = 140;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14781,9 +15021,9 @@ struct MethodDCEndVerboseV2 {
 };
 
 /// MethodLoad: event 141 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1, 2.
-///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1728)
-///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1729)
-///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1730)
+///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1759)
+///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1760)
+///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1761)
 struct MethodLoad {
   static constexpr ::std::uint16_t id = 141;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14794,9 +15034,9 @@ struct MethodLoad {
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
-///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1733)
-///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1734)
-///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1735)
+///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
+///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
+///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
 struct MethodUnload {
   static constexpr ::std::uint16_t id = 142;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14807,9 +15047,9 @@ struct MethodUnload {
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
-///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1736)
-///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1737)
-///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1738)
+///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1767)
+///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1768)
+///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1769)
 struct MethodLoadVerbose {
   static constexpr ::std::uint16_t id = 143;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14820,9 +15060,9 @@ struct MethodLoadVerbose {
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
-///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1739)
-///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1740)
-///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1741)
+///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1770)
+///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1771)
+///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1772)
 struct MethodUnloadVerbose {
   static constexpr ::std::uint16_t id = 144;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14833,8 +15073,8 @@ struct MethodUnloadVerbose {
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
-///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1742)
-///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1743)
+///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1773)
+///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1774)
 struct MethodJittingStarted {
   static constexpr ::std::uint16_t id = 145;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14845,7 +15085,7 @@ struct MethodJittingStarted {
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
-///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1744)
+///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1775)
 struct MethodJitMemoryAllocatedForCode {
   static constexpr ::std::uint16_t id = 146;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14856,7 +15096,7 @@ struct MethodJitMemoryAllocatedForCode {
 };
 
 /// ModuleDCStartV2: event 149 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStartV2"), version 0.
-///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1753)
+///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1784)
 struct ModuleDCStartV2 {
   static constexpr ::std::uint16_t id = 149;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14867,7 +15107,7 @@ struct ModuleDCStartV2 {
 };
 
 /// ModuleDCEndV2: event 150 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStopV2"), version 0.
-///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1754)
+///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1785)
 struct ModuleDCEndV2 {
   static constexpr ::std::uint16_t id = 150;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14878,8 +15118,8 @@ struct ModuleDCEndV2 {
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
-///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1755)
-///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1756)
+///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1786)
+///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1787)
 struct DomainModuleLoad {
   static constexpr ::std::uint16_t id = 151;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14890,9 +15130,9 @@ struct DomainModuleLoad {
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
-///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1757)
-///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1758)
-///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1759)
+///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1788)
+///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1789)
+///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1790)
 struct ModuleLoad {
   static constexpr ::std::uint16_t id = 152;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14903,9 +15143,9 @@ struct ModuleLoad {
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
-///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1760)
-///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1761)
-///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1762)
+///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1791)
+///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
+///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1793)
 struct ModuleUnload {
   static constexpr ::std::uint16_t id = 153;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14916,8 +15156,8 @@ struct ModuleUnload {
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
-///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1763)
-///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1764)
+///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1794)
+///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1795)
 struct AssemblyLoad {
   static constexpr ::std::uint16_t id = 154;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14928,8 +15168,8 @@ struct AssemblyLoad {
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
-///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1765)
-///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1766)
+///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1796)
+///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1797)
 struct AssemblyUnload {
   static constexpr ::std::uint16_t id = 155;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14940,8 +15180,8 @@ struct AssemblyUnload {
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
-///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1767)
-///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1768)
+///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1798)
+///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1799)
 struct AppDomainLoad {
   static constexpr ::std::uint16_t id = 156;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14952,8 +15192,8 @@ struct AppDomainLoad {
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
-///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1769)
-///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1770)
+///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1800)
+///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1801)
 struct AppDomainUnload {
   static constexpr ::std::uint16_t id = 157;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14964,7 +15204,7 @@ struct AppDomainUnload {
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1771)
+///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1802)
 struct ModuleRangeLoad {
   static constexpr ::std::uint16_t id = 158;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14975,7 +15215,7 @@ struct ModuleRangeLoad {
 };
 
 /// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1731)
+///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1762)
 struct R2RGetEntryPoint {
   static constexpr ::std::uint16_t id = 159;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14986,7 +15226,7 @@ struct R2RGetEntryPoint {
 };
 
 /// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1732)
+///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1763)
 struct R2RGetEntryPointStart {
   static constexpr ::std::uint16_t id = 160;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14997,8 +15237,8 @@ struct R2RGetEntryPointStart {
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), versions 0, 1.
-///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1772)
-///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1773)
+///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1803)
+///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1804)
 struct StrongNameVerificationStart {
   static constexpr ::std::uint16_t id = 181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15009,8 +15249,8 @@ struct StrongNameVerificationStart {
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
-///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1774)
-///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1775)
+///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1805)
+///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1806)
 struct StrongNameVerificationStop {
   static constexpr ::std::uint16_t id = 182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15021,8 +15261,8 @@ struct StrongNameVerificationStop {
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
-///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1776)
-///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1777)
+///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1807)
+///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1808)
 struct AuthenticodeVerificationStart {
   static constexpr ::std::uint16_t id = 183;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15033,8 +15273,8 @@ struct AuthenticodeVerificationStart {
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
-///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1778)
-///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1779)
+///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1809)
+///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1810)
 struct AuthenticodeVerificationStop {
   static constexpr ::std::uint16_t id = 184;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15045,7 +15285,7 @@ struct AuthenticodeVerificationStop {
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
-///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1745)
+///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1776)
 struct MethodJitInliningSucceeded {
   static constexpr ::std::uint16_t id = 185;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15056,7 +15296,7 @@ struct MethodJitInliningSucceeded {
 };
 
 /// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1746)
+///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1777)
 struct MethodJitInliningFailedAnsi {
   static constexpr ::std::uint16_t id = 186;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15067,7 +15307,7 @@ struct MethodJitInliningFailedAnsi {
 };
 
 /// RuntimeInformationStart: event 187 of Microsoft-Windows-DotNETRuntime ("Runtime/Start"), version 0.
-///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1780)
+///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1811)
 struct RuntimeInformationStart {
   static constexpr ::std::uint16_t id = 187;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15078,7 +15318,7 @@ struct RuntimeInformationStart {
 };
 
 /// MethodJitTailCallSucceeded: event 188 of Microsoft-Windows-DotNETRuntime ("Method/TailCallSucceeded"), version 0.
-///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1747)
+///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1778)
 struct MethodJitTailCallSucceeded {
   static constexpr ::std::uint16_t id = 188;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15089,7 +15329,7 @@ struct MethodJitTailCallSucceeded {
 };
 
 /// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1748)
+///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1779)
 struct MethodJitTailCallFailedAnsi {
   static constexpr ::std::uint16_t id = 189;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15100,8 +15340,8 @@ struct MethodJitTailCallFailedAnsi {
 };
 
 /// MethodILToNativeMap: event 190 of Microsoft-Windows-DotNETRuntime ("Method/MethodILToNativeMap"), versions 0, 1.
-///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1749)
-///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1750)
+///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1780)
+///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1781)
 struct MethodILToNativeMap {
   static constexpr ::std::uint16_t id = 190;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15112,7 +15352,7 @@ struct MethodILToNativeMap {
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1751)
+///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1782)
 struct MethodJitTailCallFailed {
   static constexpr ::std::uint16_t id = 191;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15123,7 +15363,7 @@ struct MethodJitTailCallFailed {
 };
 
 /// MethodJitInliningFailed: event 192 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1752)
+///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1783)
 struct MethodJitInliningFailed {
   static constexpr ::std::uint16_t id = 192;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15134,7 +15374,7 @@ struct MethodJitInliningFailed {
 };
 
 /// IncreaseMemoryPressure: event 200 of Microsoft-Windows-DotNETRuntime ("GC/IncreaseMemoryPressure"), version 0.
-///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1781)
+///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1812)
 struct IncreaseMemoryPressure {
   static constexpr ::std::uint16_t id = 200;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15145,7 +15385,7 @@ struct IncreaseMemoryPressure {
 };
 
 /// DecreaseMemoryPressure: event 201 of Microsoft-Windows-DotNETRuntime ("GC/DecreaseMemoryPressure"), version 0.
-///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1782)
+///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1813)
 struct DecreaseMemoryPressure {
   static constexpr ::std::uint16_t id = 201;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15156,7 +15396,7 @@ struct DecreaseMemoryPressure {
 };
 
 /// GCMarkWithType: event 202 of Microsoft-Windows-DotNETRuntime ("GC/Mark"), version 0.
-///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1783)
+///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1814)
 struct GCMarkWithType {
   static constexpr ::std::uint16_t id = 202;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15167,7 +15407,7 @@ struct GCMarkWithType {
 };
 
 /// GCJoin: event 203 of Microsoft-Windows-DotNETRuntime ("GC/GCJoin"), version 2.
-///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1784)
+///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1815)
 struct GCJoin {
   static constexpr ::std::uint16_t id = 203;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15178,7 +15418,7 @@ struct GCJoin {
 };
 
 /// GCPerHeapHistory: event 204 of Microsoft-Windows-DotNETRuntime ("GC/PerHeapHistory"), version 3.
-///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1785)
+///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1816)
 struct GCPerHeapHistory {
   static constexpr ::std::uint16_t id = 204;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15189,9 +15429,9 @@ struct GCPerHeapHistory {
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
-///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1786)
-///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1787)
-///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1788)
+///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1817)
+///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1818)
+///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1819)
 struct GCGlobalHeapHistory {
   static constexpr ::std::uint16_t id = 205;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15202,7 +15442,7 @@ struct GCGlobalHeapHistory {
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
-///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1789)
+///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1820)
 struct GenAwareBegin {
   static constexpr ::std::uint16_t id = 206;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15213,7 +15453,7 @@ struct GenAwareBegin {
 };
 
 /// GenAwareEnd: event 207 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareEnd"), version 0.
-///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1790)
+///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1821)
 struct GenAwareEnd {
   static constexpr ::std::uint16_t id = 207;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15224,7 +15464,7 @@ struct GenAwareEnd {
 };
 
 /// GCLOHCompact: event 208 of Microsoft-Windows-DotNETRuntime ("GC/GCLOHCompact"), version 0.
-///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1791)
+///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1822)
 struct GCLOHCompact {
   static constexpr ::std::uint16_t id = 208;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15235,7 +15475,7 @@ struct GCLOHCompact {
 };
 
 /// GCFitBucketInfo: event 209 of Microsoft-Windows-DotNETRuntime ("GC/GCFitBucketInfo"), version 0.
-///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1792)
+///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1823)
 struct GCFitBucketInfo {
   static constexpr ::std::uint16_t id = 209;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15246,7 +15486,7 @@ struct GCFitBucketInfo {
 };
 
 /// DebugIPCEventStart: event 240 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Start"), version 0.
-///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1793)
+///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1824)
 struct DebugIPCEventStart {
   static constexpr ::std::uint16_t id = 240;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15257,7 +15497,7 @@ struct DebugIPCEventStart {
 };
 
 /// DebugIPCEventEnd: event 241 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Stop"), version 0.
-///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1794)
+///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1825)
 struct DebugIPCEventEnd {
   static constexpr ::std::uint16_t id = 241;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15268,7 +15508,7 @@ struct DebugIPCEventEnd {
 };
 
 /// DebugExceptionProcessingStart: event 242 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Start"), version 0.
-///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1795)
+///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1826)
 struct DebugExceptionProcessingStart {
   static constexpr ::std::uint16_t id = 242;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15279,7 +15519,7 @@ struct DebugExceptionProcessingStart {
 };
 
 /// DebugExceptionProcessingEnd: event 243 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Stop"), version 0.
-///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1796)
+///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1827)
 struct DebugExceptionProcessingEnd {
   static constexpr ::std::uint16_t id = 243;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15290,7 +15530,7 @@ struct DebugExceptionProcessingEnd {
 };
 
 /// ExceptionCatchStart: event 250 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Start"), version 0.
-///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1701)
+///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1732)
 struct ExceptionCatchStart {
   static constexpr ::std::uint16_t id = 250;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15301,7 +15541,7 @@ struct ExceptionCatchStart {
 };
 
 /// ExceptionCatchStop: event 251 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Stop"), version 0.
-///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1702)
+///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1733)
 struct ExceptionCatchStop {
   static constexpr ::std::uint16_t id = 251;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15312,7 +15552,7 @@ struct ExceptionCatchStop {
 };
 
 /// ExceptionFinallyStart: event 252 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Start"), version 0.
-///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1703)
+///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1734)
 struct ExceptionFinallyStart {
   static constexpr ::std::uint16_t id = 252;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15323,7 +15563,7 @@ struct ExceptionFinallyStart {
 };
 
 /// ExceptionFinallyStop: event 253 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Stop"), version 0.
-///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1704)
+///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1735)
 struct ExceptionFinallyStop {
   static constexpr ::std::uint16_t id = 253;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15334,7 +15574,7 @@ struct ExceptionFinallyStop {
 };
 
 /// ExceptionFilterStart: event 254 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Start"), version 0.
-///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1705)
+///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1736)
 struct ExceptionFilterStart {
   static constexpr ::std::uint16_t id = 254;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15345,7 +15585,7 @@ struct ExceptionFilterStart {
 };
 
 /// ExceptionFilterStop: event 255 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Stop"), version 0.
-///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1706)
+///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1737)
 struct ExceptionFilterStop {
   static constexpr ::std::uint16_t id = 255;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15356,7 +15596,7 @@ struct ExceptionFilterStop {
 };
 
 /// ExceptionThrownStop: event 256 of Microsoft-Windows-DotNETRuntime ("Exception/Stop"), version 0.
-///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1707)
+///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1738)
 struct ExceptionThrownStop {
   static constexpr ::std::uint16_t id = 256;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15367,7 +15607,7 @@ struct ExceptionThrownStop {
 };
 
 /// CodeSymbols: event 260 of Microsoft-Windows-DotNETRuntime ("CodeSymbols/Start"), version 0.
-///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1797)
+///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1828)
 struct CodeSymbols {
   static constexpr ::std::uint16_t id = 260;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15378,7 +15618,7 @@ struct CodeSymbols {
 };
 
 /// EventSource: event 270 of Microsoft-Windows-DotNETRuntime ("EventSource"), version 0.
-///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1798)
+///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1829)
 struct EventSource {
   static constexpr ::std::uint16_t id = 270;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15389,7 +15629,7 @@ struct EventSource {
 };
 
 /// TieredCompilationSettings: event 280 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Settings"), version 0.
-///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1799)
+///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1830)
 struct TieredCompilationSettings {
   static constexpr ::std::uint16_t id = 280;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15400,7 +15640,7 @@ struct TieredCompilationSettings {
 };
 
 /// TieredCompilationPause: event 281 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Pause"), version 0.
-///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1800)
+///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1831)
 struct TieredCompilationPause {
   static constexpr ::std::uint16_t id = 281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15411,7 +15651,7 @@ struct TieredCompilationPause {
 };
 
 /// TieredCompilationResume: event 282 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Resume"), version 0.
-///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1801)
+///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1832)
 struct TieredCompilationResume {
   static constexpr ::std::uint16_t id = 282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15422,7 +15662,7 @@ struct TieredCompilationResume {
 };
 
 /// TieredCompilationBackgroundJitStart: event 283 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Start"), version 0.
-///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1802)
+///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1833)
 struct TieredCompilationBackgroundJitStart {
   static constexpr ::std::uint16_t id = 283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15433,7 +15673,7 @@ struct TieredCompilationBackgroundJitStart {
 };
 
 /// TieredCompilationBackgroundJitStop: event 284 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Stop"), version 0.
-///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1803)
+///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1834)
 struct TieredCompilationBackgroundJitStop {
   static constexpr ::std::uint16_t id = 284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15444,7 +15684,7 @@ struct TieredCompilationBackgroundJitStop {
 };
 
 /// AssemblyLoadStart: event 290 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Start"), version 0.
-///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1804)
+///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1835)
 struct AssemblyLoadStart {
   static constexpr ::std::uint16_t id = 290;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15455,7 +15695,7 @@ struct AssemblyLoadStart {
 };
 
 /// AssemblyLoadStop: event 291 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Stop"), version 0.
-///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1805)
+///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1836)
 struct AssemblyLoadStop {
   static constexpr ::std::uint16_t id = 291;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15466,7 +15706,7 @@ struct AssemblyLoadStop {
 };
 
 /// ResolutionAttempted: event 292 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/ResolutionAttempted"), version 0.
-///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1806)
+///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1837)
 struct ResolutionAttempted {
   static constexpr ::std::uint16_t id = 292;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15477,7 +15717,7 @@ struct ResolutionAttempted {
 };
 
 /// AssemblyLoadContextResolvingHandlerInvoked: event 293 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked"), version 0.
-///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1807)
+///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1838)
 struct AssemblyLoadContextResolvingHandlerInvoked {
   static constexpr ::std::uint16_t id = 293;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15488,7 +15728,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
 };
 
 /// AppDomainAssemblyResolveHandlerInvoked: event 294 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked"), version 0.
-///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1808)
+///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1839)
 struct AppDomainAssemblyResolveHandlerInvoked {
   static constexpr ::std::uint16_t id = 294;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15499,7 +15739,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
 };
 
 /// AssemblyLoadFromResolveHandlerInvoked: event 295 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked"), version 0.
-///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1809)
+///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1840)
 struct AssemblyLoadFromResolveHandlerInvoked {
   static constexpr ::std::uint16_t id = 295;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15510,7 +15750,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
 };
 
 /// KnownPathProbed: event 296 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/KnownPathProbed"), version 0.
-///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1810)
+///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1841)
 struct KnownPathProbed {
   static constexpr ::std::uint16_t id = 296;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15521,7 +15761,7 @@ struct KnownPathProbed {
 };
 
 /// JitInstrumentationData: event 297 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1811)
+///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1842)
 struct JitInstrumentationData {
   static constexpr ::std::uint16_t id = 297;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15532,7 +15772,7 @@ struct JitInstrumentationData {
 };
 
 /// JitInstrumentationDataVerbose: event 298 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1812)
+///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1843)
 struct JitInstrumentationDataVerbose {
   static constexpr ::std::uint16_t id = 298;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15543,7 +15783,7 @@ struct JitInstrumentationDataVerbose {
 };
 
 /// ProfilerMessage: event 299 of Microsoft-Windows-DotNETRuntime ("Profiler/ProfilerMessage"), version 0.
-///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1813)
+///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1844)
 struct ProfilerMessage {
   static constexpr ::std::uint16_t id = 299;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15554,7 +15794,7 @@ struct ProfilerMessage {
 };
 
 /// ExecutionCheckpoint: event 300 of Microsoft-Windows-DotNETRuntime ("ExecutionCheckpoint/ExecutionCheckpoint"), version 0.
-///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1814)
+///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1845)
 struct ExecutionCheckpoint {
   static constexpr ::std::uint16_t id = 300;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15562,6 +15802,39 @@ struct ExecutionCheckpoint {
   static constexpr ::std::uint8_t latest_version = 0;
   using View = ::clretw::dotnet_runtime::ExecutionCheckpointView;
   using Payload = ::clretw::dotnet_runtime::payload::ExecutionCheckpoint;  // the payload struct of latest_version
+};
+
+/// WaitHandleWaitStart: event 301 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Start"), version 0.
+///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1847)
+struct WaitHandleWaitStart {
+  static constexpr ::std::uint16_t id = 301;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "WaitHandleWait/Start";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::WaitHandleWaitStartView;
+  using Payload = ::clretw::dotnet_runtime::payload::WaitHandleWaitStart;  // the payload struct of latest_version
+};
+
+/// WaitHandleWaitStop: event 302 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Stop"), version 0.
+///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1849)
+struct WaitHandleWaitStop {
+  static constexpr ::std::uint16_t id = 302;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "WaitHandleWait/Stop";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::WaitHandleWaitStopView;
+  using Payload = ::clretw::dotnet_runtime::payload::WaitHandleWaitStop;  // the payload struct of latest_version
+};
+
+/// AllocationSampled: event 303 of Microsoft-Windows-DotNETRuntime ("AllocationSampled"), version 0.
+///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1851)
+struct AllocationSampled {
+  static constexpr ::std::uint16_t id = 303;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
+  static constexpr ::std::string_view name = "AllocationSampled";
+  static constexpr ::std::uint8_t latest_version = 0;
+  using View = ::clretw::dotnet_runtime::AllocationSampledView;
+  using Payload = ::clretw::dotnet_runtime::payload::AllocationSampled;  // the payload struct of latest_version
 };
 
 // Calls f.template operator()<Event, Payload>(version) for every event version.
@@ -15774,6 +16047,9 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::dotnet_runtime::JitInstrumentationDataVerbose, ::clretw::dotnet_runtime::payload::JitInstrumentationDataVerbose>(0);
   f.template operator()<::clretw::dotnet_runtime::ProfilerMessage, ::clretw::dotnet_runtime::payload::ProfilerMessage>(0);
   f.template operator()<::clretw::dotnet_runtime::ExecutionCheckpoint, ::clretw::dotnet_runtime::payload::ExecutionCheckpoint>(0);
+  f.template operator()<::clretw::dotnet_runtime::WaitHandleWaitStart, ::clretw::dotnet_runtime::payload::WaitHandleWaitStart>(0);
+  f.template operator()<::clretw::dotnet_runtime::WaitHandleWaitStop, ::clretw::dotnet_runtime::payload::WaitHandleWaitStop>(0);
+  f.template operator()<::clretw::dotnet_runtime::AllocationSampled, ::clretw::dotnet_runtime::payload::AllocationSampled>(0);
 }
 
 }  // namespace clretw::dotnet_runtime

@@ -63,10 +63,25 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
         else report(diags, "M004", path, loc, "attribute '" + std::string(name) + "' of <fixup> is not known; ignored");
       }
     }
+    for (pugi::xml_node c : n.children()) {
+      if (c.type() != pugi::node_element) continue;
+      Field inserted;
+      inserted.loc = loc_at(text, c.offset_debug() - 1);
+      inserted.name = c.attribute("name").as_string();
+      inserted.in_type_text = c.attribute("inType").as_string();
+      InType it;
+      if (std::string_view(c.name()) != "data" || inserted.name.empty() || !parse_intype(inserted.in_type_text, it)) {
+        report(diags, "M003", path, inserted.loc, "a <fixup> inserts <data name=\"...\" inType=\"win:...\"/> fields only");
+        continue;
+      }
+      inserted.in_type = it;
+      f.insert.push_back(std::move(inserted));
+    }
     for (const char* required : {"provider", "template", "field", "reason"})
       if (!n.attribute(required))
         report(diags, "M005", path, loc, std::string("<fixup> has no '") + required + "' attribute");
-    if (f.set.empty()) report(diags, "M005", path, loc, "<fixup> sets nothing (give count, length, inType, outType or map)");
+    if (f.set.empty() && f.insert.empty())
+      report(diags, "M005", path, loc, "<fixup> changes nothing (set count, length, inType, outType or map, or insert <data>)");
     set.fixups.push_back(std::move(f));
   }
   return set;
@@ -105,15 +120,18 @@ bool is_clr_manifest(const Manifest& m) {
 
 namespace {
 
-Field* find_field(std::vector<Field>& fields, std::string_view path) {
+// The list holding the field at `path` ("Struct.Member" for members), and its index there.
+std::pair<std::vector<Field>*, std::size_t> find_field(std::vector<Field>& fields, std::string_view path) {
   auto dot = path.find('.');
   std::string_view head = path.substr(0, dot);
-  for (Field& f : fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    Field& f = fields[i];
     if (f.name != head) continue;
-    if (dot == std::string_view::npos) return &f;
-    return f.is_struct ? find_field(f.members, path.substr(dot + 1)) : nullptr;
+    if (dot == std::string_view::npos) return {&fields, i};
+    if (f.is_struct) return find_field(f.members, path.substr(dot + 1));
+    return {nullptr, 0};
   }
-  return nullptr;
+  return {nullptr, 0};
 }
 
 std::string* attribute_text(Field& f, const std::string& name) {
@@ -129,14 +147,16 @@ std::string* attribute_text(Field& f, const std::string& name) {
 
 void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
   for (const Fixup& fx : set.fixups) {
-    int matched = 0;
+    int matched = 0, templates = 0;
     for (Provider& p : m.providers) {
       if (!glob_match(fx.provider, p.name)) continue;
       for (Template& t : p.templates) {
         if (t.tid != fx.tid) continue;
-        Field* f = find_field(t.fields, fx.field);
-        if (!f) continue;
+        ++templates;
+        auto [list, index] = find_field(t.fields, fx.field);
+        if (!list) continue;
         ++matched;
+        Field* f = &(*list)[index];
         for (const auto& [name, value] : fx.set) {
           std::string* text = attribute_text(*f, name);
           const std::string before = text->empty() ? "(none)" : *text;
@@ -153,13 +173,24 @@ void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
                                " '" + before + "' -> '" + value + "'");
           d.related.push_back({set.path, fx.loc, fx.reason});
         }
+        const Loc at = f->loc;
+        for (std::size_t k = 0; k < fx.insert.size(); ++k) {
+          Field inserted = fx.insert[k];
+          inserted.loc = at;
+          auto& d = report(diags, "M706", m.path, at,
+                           "fix-up: provider '" + p.name + "' template '" + t.tid + "': field '" + inserted.name + "' (" +
+                               inserted.in_type_text + ") inserted after '" + fx.field + "'");
+          d.related.push_back({set.path, fx.loc, fx.reason});
+          list->insert(list->begin() + static_cast<std::ptrdiff_t>(index + 1 + k), std::move(inserted));
+        }
       }
     }
-    if (matched == 0)
+    // A manifest from before the template existed is fine; a template without the field is not.
+    if (templates > 0 && matched == 0)
       report(diags, "M705", set.path, fx.loc,
              "fix-up for template '" + fx.tid + "' field '" + fx.field + "' (provider '" + fx.provider +
                  "') matches nothing in " + m.path)
-          .hint = "the manifest may have renamed the template or field; update the fix-up or pass --no-fixups";
+          .hint = "the manifest may have renamed the field; update the fix-up or pass --no-fixups";
   }
 }
 

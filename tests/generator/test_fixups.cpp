@@ -31,7 +31,7 @@ TEST_CASE("the built-in CLR overlay parses and fixes StackWalk") {
   CHECK(d.error_count() == 0);
   std::size_t applied = 0;
   for (const Diagnostic& x : d.items()) {
-    if (x.code != "M706") continue;
+    if (x.code != "M706" || x.message.find("'ClrStackWalk'") == std::string::npos) continue;
     ++applied;
     CHECK(x.message.find("count '2' -> 'FrameCount'") != std::string::npos);
     REQUIRE(x.related.size() == 1);
@@ -60,13 +60,16 @@ TEST_CASE("StackWalk is fixed in every provider of the real manifests") {
   REQUIRE(m);
   apply_fixups(*m, clr_fixups(), d);
   CHECK(d.error_count() == 0);
-  CHECK(d.items().size() == 4);  // Runtime, Rundown, Stress, Private
+  // StackWalk in Runtime, Rundown, Stress and Private; padding in GCFitBucketInfo and GCLOHCompact.
+  CHECK(d.items().size() == 6);
 }
 
-TEST_CASE("a fix-up that matches nothing is an error") {
+TEST_CASE("a fix-up whose template lacks its field is an error; one for a template the manifest lacks is not") {
   Diagnostics d;
   auto set = load_fixups_text(
-      "<fixups>\n  <fixup provider=\"X*\" template=\"Gone\" field=\"F\" count=\"N\" reason=\"r\"/>\n</fixups>", "f.xml", d);
+      "<fixups>\n  <fixup provider=\"Contoso-*\" template=\"Nested\" field=\"Gone\" count=\"N\" reason=\"r\"/>\n"
+      "  <fixup provider=\"Contoso-*\" template=\"NotInThisRelease\" field=\"F\" count=\"N\" reason=\"r\"/>\n</fixups>",
+      "f.xml", d);
   REQUIRE(set);
   CHECK(d.items().empty());
   auto m = load_manifest(std::string(CLRETW_TESTS_DIR) + "/manifests/features.man", d);
@@ -93,6 +96,36 @@ TEST_CASE("fix-ups can set types and reach struct members") {
   const Field& key = m->providers[0].templates[3].fields[2].members[0];
   CHECK(key.in_type == clretw::InType::UInt32);
   CHECK(key.out_type == clretw::OutType::HexInt32);
+}
+
+TEST_CASE("fix-ups insert fields: the padding the runtime writes inside struct elements") {
+  Diagnostics d;
+  auto set = load_fixups_text(
+      "<fixups><fixup provider=\"Contoso-*\" template=\"Nested\" field=\"Items.Key\" reason=\"alignment\">"
+      "<data name=\"Padding\" inType=\"win:UInt32\"/></fixup></fixups>",
+      "f.xml", d);
+  REQUIRE(set);
+  REQUIRE(set->fixups.size() == 1);
+  CHECK(set->fixups[0].insert.size() == 1);
+  auto m = load_manifest(std::string(CLRETW_TESTS_DIR) + "/manifests/features.man", d);
+  REQUIRE(m);
+  const std::size_t before = m->providers[0].templates[3].fields[2].members.size();
+  apply_fixups(*m, *set, d);
+  CHECK(d.error_count() == 0);
+  const auto& members = m->providers[0].templates[3].fields[2].members;
+  REQUIRE(members.size() == before + 1);
+  CHECK(members[0].name == "Key");
+  CHECK(members[1].name == "Padding");
+  CHECK(members[1].in_type == clretw::InType::UInt32);
+  bool reported = false;
+  for (const Diagnostic& x : d.items()) reported |= x.code == "M706" && x.message.find("'Padding'") != std::string::npos;
+  CHECK(reported);
+  // Only <data> with a known inType can be inserted.
+  Diagnostics bad;
+  CHECK(load_fixups_text("<fixups><fixup provider=\"P\" template=\"T\" field=\"F\" reason=\"r\"><data name=\"X\" "
+                         "inType=\"win:Int33\"/></fixup></fixups>",
+                         "f.xml", bad));
+  CHECK(bad.error_count() >= 1);
 }
 
 TEST_CASE("malformed fix-up files are located") {

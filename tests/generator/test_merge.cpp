@@ -106,7 +106,10 @@ TEST_CASE("the built-in manifest is the runtime's newest manifest plus additions
   for (const auto& [kind, n] : kinds) counted += kind + "=" + std::to_string(n) + " ";
   CAPTURE(counted);
   CHECK(kinds == std::map<std::string, std::size_t>{{"provider-added", 1},     // SampleProfiler
-                                                    {"map-added", 3},          // GC global, compact, expand mechanisms
+                                                    {"event-added", 3},        // .NET 9/10: WaitHandleWait Start/Stop, AllocationSampled
+                                                    {"keyword-added", 2},      // their keywords
+                                                    {"task-added", 1},         // WaitHandleWait
+                                                    {"map-added", 4},          // GC global, compact, expand mechanisms; wait source
                                                     {"map-entry-added", 18},   // ReadyToRun, tiers, ColdSection x2
                                                     {"field-map-added", 8}});  // GlobalHeapHistory v2-v4 Reason and
                                                                                 // GlobalMechanisms, PerHeapHistory v3 mechanisms

@@ -20,6 +20,7 @@ struct Fixup {
   std::string tid;       // template
   std::string field;     // field, or "Struct.Member"
   std::vector<std::pair<std::string, std::string>> set;  // attribute -> new value
+  std::vector<Field> insert;  // <data> children: fields inserted after `field` (padding the runtime writes)
   std::string reason;
   Loc loc;
 };
