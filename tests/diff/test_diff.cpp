@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "clretw/gen/diff.h"
+#include "files.h"
 #include "reference.h"
 
 namespace fs = std::filesystem;
@@ -19,21 +20,10 @@ using namespace clretw::gen;
 
 namespace {
 
+using clretw::test::check_golden;
+using clretw::test::slurp;
+
 const fs::path kCases = fs::path(CLRETW_TESTS_DIR) / "diff";
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void check_golden(const fs::path& expected, const std::string& actual) {
-  if (std::getenv("CLRETW_UPDATE_GOLDEN")) std::ofstream(expected, std::ios::binary) << actual;
-  CHECK_MESSAGE(slurp(expected) == actual, "output differs from " << expected.string()
-                                                                  << "; run with CLRETW_UPDATE_GOLDEN=1 to accept it:\n"
-                                                                  << actual);
-}
 
 DiffRun run_case(const std::string& name) {
   DiffRun run = diff_files((kCases / name / "old.man").string(), (kCases / name / "new.man").string());

@@ -13,18 +13,15 @@
 
 #include "clretw/gen/emit_cpp.h"
 #include "clretw/gen/frontend.h"
+#include "files.h"
 
 namespace fs = std::filesystem;
 using namespace clretw::gen;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using clretw::test::check_golden;
+using clretw::test::slurp;
 
 EmitResult generate(const std::vector<std::string>& paths, const std::string& ns) {
   Diagnostics d;

@@ -6,18 +6,15 @@
 
 #include "clretw/gen/loader.h"
 #include "clretw/text.h"
+#include "files.h"
 #include "reference.h"
 
 using namespace clretw::gen;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using clretw::test::check_golden;
+using clretw::test::slurp;
 
 const std::string kFeatures = std::string(CLRETW_TESTS_DIR) + "/manifests/features.man";
 

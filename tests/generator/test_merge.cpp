@@ -14,6 +14,7 @@
 #include "clretw/gen/loader.h"
 #include "clretw/gen/merge.h"
 #include "clretw/gen/writer.h"
+#include "files.h"
 #include "reference.h"
 
 namespace fs = std::filesystem;
@@ -21,20 +22,11 @@ using namespace clretw::gen;
 
 namespace {
 
+using clretw::test::check_golden;
+using clretw::test::slurp;
+
 const fs::path kMerge = fs::path(CLRETW_TESTS_DIR) / "merge";
 const fs::path kBuiltin = fs::path(CLRETW_SOURCE_DIR) / "manifest" / "ClrEtwBuiltin.man";
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void check_golden(const fs::path& expected, const std::string& actual) {
-  if (std::getenv("CLRETW_UPDATE_GOLDEN")) std::ofstream(expected, std::ios::binary) << actual;
-  CHECK_MESSAGE(slurp(expected) == actual, "output differs from " << expected.string());
-}
 
 Manifest load(const std::string& text, const std::string& name) {
   Diagnostics d;

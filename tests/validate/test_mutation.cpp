@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "clretw/gen/validate.h"
+#include "files.h"
 #include "reference.h"
 
 namespace fs = std::filesystem;
@@ -26,12 +27,8 @@ using namespace clretw::gen;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using clretw::test::check_golden;
+using clretw::test::slurp;
 
 struct Attribute {
   std::size_t name, value, value_end;  // offsets: name start, value start (after the quote), closing quote

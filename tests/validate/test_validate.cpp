@@ -20,6 +20,7 @@
 #include "clretw/gen/report_formats.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/validate.h"
+#include "files.h"
 #include "reference.h"
 
 namespace fs = std::filesystem;
@@ -27,14 +28,10 @@ using namespace clretw::gen;
 
 namespace {
 
-const fs::path kInvalid = fs::path(CLRETW_TESTS_DIR) / "validate" / "invalid";
+using clretw::test::check_golden;
+using clretw::test::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+const fs::path kInvalid = fs::path(CLRETW_TESTS_DIR) / "validate" / "invalid";
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
