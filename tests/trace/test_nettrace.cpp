@@ -21,7 +21,8 @@
 #include "clretw/events.h"
 #include "clretw/format.h"
 #include "clretw/nettrace.h"
-#include "../../runtime/nettrace/src/nettrace_format.h"  // the cursor, tested directly below
+#include "../../runtime/nettrace/src/nettrace_format.h"    // the cursor, tested directly below
+#include "../../runtime/nettrace/src/nettrace_metadata.h"  // metadata records, likewise
 
 using namespace clretw;
 using namespace clretw::nettrace;
@@ -428,4 +429,29 @@ TEST_CASE("variable-length integers: limits and overlong encodings") {
   CHECK_FALSE(ok);
   read({0x80}, 64, ok);  // ends inside the number
   CHECK_FALSE(ok);
+}
+
+TEST_CASE("a malformed metadata record says what is wrong and where") {
+  Metadata m;
+  m.id = 7;
+  m.provider_name = "Shop-Api";
+  m.event_id = 1;
+  m.event_name = "OrderPlaced";
+  m.describes_fields = true;
+  m.fields = {{"OrderId", TypeCode::Int64, {}, {}, 0}};
+  for (unsigned format : {5u, 6u}) {
+    CAPTURE(format);
+    const std::vector<std::uint8_t> whole =
+        format == 6 ? nettrace::detail::encode_metadata_v6(m) : nettrace::detail::encode_metadata_v5(m, format);
+    Metadata back;
+    CHECK((format == 6 ? nettrace::detail::parse_metadata_v6(whole, back) : nettrace::detail::parse_metadata_v5(whole, back)).empty());
+    CHECK(back.event_name == "OrderPlaced");
+    // Cut inside the event name: the message names the part and the byte.
+    const std::size_t cut = format == 6 ? 14 : 30;
+    const std::vector<std::uint8_t> shorter(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut));
+    Metadata broken;
+    const std::string why = format == 6 ? nettrace::detail::parse_metadata_v6(shorter, broken) : nettrace::detail::parse_metadata_v5(shorter, broken);
+    CHECK(why.find("name") != std::string::npos);
+    CHECK(why.find("of the " + std::to_string(cut) + "-byte record") != std::string::npos);
+  }
 }

@@ -161,53 +161,70 @@ void put_v6_type(ByteWriter& w, const MetaField& f) {
 
 }  // namespace
 
-bool parse_metadata_v5(Bytes payload, Metadata& m) {
+namespace {
+
+// "<what> at byte N of the M-byte record"
+std::string problem(std::string_view what, std::size_t at, std::size_t size) {
+  return std::string(what) + " at byte " + std::to_string(at) + " of the " + std::to_string(size) + "-byte record";
+}
+
+}  // namespace
+
+std::string parse_metadata_v5(Bytes payload, Metadata& m) {
   Cursor c(payload);
   m.id = c.u32();
   m.provider_name = c.utf16z();
+  if (!c.ok) return problem("the record ends in its metadata id or provider name", c.pos(), payload.size());
   m.event_id = c.u32();
   m.event_name = c.utf16z();
+  if (!c.ok) return problem("the record ends in the event id or name", c.pos(), payload.size());
   m.keywords = c.u64();
   m.version = static_cast<std::uint8_t>(c.u32());
   m.level = static_cast<std::uint8_t>(c.u32());
-  if (!c.ok) return false;
+  if (!c.ok) return problem("the record ends in the keywords, version or level", c.pos(), payload.size());
   m.provider_guid = provider_guid_for(m.provider_name);
-  if (c.at_end()) return true;
+  if (c.at_end()) return {};
   m.describes_fields = true;
-  if (!parse_v1_fields(c, m.fields, 0)) return false;
+  const std::size_t fields_at = c.pos();
+  if (!parse_v1_fields(c, m.fields, 0)) return problem("the field list is malformed", fields_at, payload.size());
   while (!c.at_end()) {  // V5 tags
+    const std::size_t tag_at = c.pos();
     const std::uint32_t size = c.u32();
     const std::uint8_t kind = c.u8();
     Bytes tag = c.bytes(size);
-    if (!c.ok) return false;
+    if (!c.ok) return problem("a tag runs past the end", tag_at, payload.size());
     Cursor t(tag);
     if (kind == kTagOpcode) {
       m.opcode = t.u8();
       m.has_opcode = true;
     } else if (kind == kTagV2Params) {
       m.fields.clear();
-      if (!parse_v2_fields(t, m.fields)) return false;
+      if (!parse_v2_fields(t, m.fields)) return problem("the V2 parameter tag is malformed", tag_at, payload.size());
     }
-    if (!t.ok) return false;
+    if (!t.ok) return problem("tag " + std::to_string(kind) + " is shorter than its content", tag_at, payload.size());
   }
-  return true;
+  return {};
 }
 
-bool parse_metadata_v6(Bytes row, Metadata& m) {
+std::string parse_metadata_v6(Bytes row, Metadata& m) {
   Cursor c(row);
   m.id = c.varuint32();
   m.provider_name = c.utf8();
   m.event_id = c.varuint32();
   m.event_name = c.utf8();
-  if (!c.ok) return false;
+  if (!c.ok) return problem("the row ends in its ids or names", c.pos(), row.size());
   m.provider_guid = provider_guid_for(m.provider_name);
   m.describes_fields = true;
-  if (!parse_v6_fields(c, m.fields, 0)) return false;
+  const std::size_t fields_at = c.pos();
+  if (!parse_v6_fields(c, m.fields, 0)) return problem("the field list is malformed", fields_at, row.size());
+  const std::size_t optional_at = c.pos();
   const std::uint16_t size = c.u16();
   Cursor o(c.bytes(size));
-  if (!c.ok) return false;
+  if (!c.ok) return problem("the optional metadata runs past the end", optional_at, row.size());
   while (!o.at_end() && o.ok) {
-    switch (static_cast<OptionalKind>(o.u8())) {
+    const std::size_t at = optional_at + 2 + o.pos();
+    const auto kind = o.u8();
+    switch (static_cast<OptionalKind>(kind)) {
       case OptionalKind::OpCode: m.opcode = o.u8(), m.has_opcode = true; break;
       case OptionalKind::Keyword: m.keywords = o.u64(); break;
       case OptionalKind::MessageTemplate: case OptionalKind::Description: o.utf8(); break;
@@ -215,10 +232,12 @@ bool parse_metadata_v6(Bytes row, Metadata& m) {
       case OptionalKind::ProviderGuid: m.provider_guid = o.guid(); break;
       case OptionalKind::Level: m.level = o.u8(); break;
       case OptionalKind::Version: m.version = o.u8(); break;
-      default: return false;  // unknown kinds cannot be skipped: their size is not encoded
+      default:  // unknown kinds cannot be skipped: their size is not encoded
+        return problem("unknown optional metadata kind " + std::to_string(kind), at, row.size());
     }
   }
-  return o.ok;
+  if (!o.ok) return problem("the optional metadata is shorter than its content", optional_at, row.size());
+  return {};
 }
 
 std::vector<std::uint8_t> encode_metadata_v5(const Metadata& m, unsigned format) {

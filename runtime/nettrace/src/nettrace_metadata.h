@@ -1,6 +1,7 @@
 // Internal: metadata encodings shared by the nettrace reader and writer.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "clretw/nettrace.h"
@@ -9,8 +10,9 @@
 namespace clretw::nettrace::detail {
 
 // V4/V5: the payload of a metadata event blob. V6: a metadata row (after its size).
-bool parse_metadata_v5(Bytes payload, Metadata& m);
-bool parse_metadata_v6(Bytes row, Metadata& m);
+// Each returns what is wrong with the record, and where in it; empty when it parsed.
+std::string parse_metadata_v5(Bytes payload, Metadata& m);
+std::string parse_metadata_v6(Bytes row, Metadata& m);
 std::vector<std::uint8_t> encode_metadata_v5(const Metadata& m, unsigned format);
 std::vector<std::uint8_t> encode_metadata_v6(const Metadata& m);
 

@@ -506,8 +506,8 @@ struct Reader::Impl {
     block_pos = c.pos();
     Metadata m;
     m.format = 6;
-    if (!detail::parse_metadata_v6(row, m)) {
-      err = block_damage("malformed metadata row");
+    if (std::string why = detail::parse_metadata_v6(row, m); !why.empty()) {
+      err = block_damage("malformed metadata row: " + why);
       return false;
     }
     add_metadata(std::move(m));
@@ -740,7 +740,8 @@ struct Reader::Impl {
         if (block_kind == BlockKind::Metadata) {
           Metadata m;
           m.format = info.format;
-          if (!detail::parse_metadata_v5(payload, m)) return block_damage("malformed metadata record");
+          if (std::string why = detail::parse_metadata_v5(payload, m); !why.empty())
+            return block_damage("malformed metadata record: " + why);
           add_metadata(std::move(m));
           continue;
         }
