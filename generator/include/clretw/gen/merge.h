@@ -15,8 +15,9 @@
 //   - the map a base field names where update's field of the same name names
 //     none (the project names values the runtime leaves unnamed).
 // A kept event whose template, task, opcode or keywords no longer resolve is
-// dropped, and so is a base-only template no event uses. Every such choice is
-// reported, one line each, so an update can be reviewed.
+// dropped; declarations only the base has (tasks, opcodes, maps, templates)
+// stay while something kept uses them. Every such choice is reported, one
+// line each, so an update can be reviewed.
 #pragma once
 
 #include <string>
@@ -32,8 +33,9 @@ struct MergeResult {
   std::vector<std::string> dropped;  // base-only facts that collide or no longer resolve
 };
 
-// Both inputs must have been resolved. The result is resolved too (messages
-// are copied as text); it has no string table, so write it with write_manifest.
+// Both inputs must have been resolved. The result carries messages as text and
+// has no string table or resolved indices: write it with write_manifest (and
+// load that to use it).
 MergeResult merge_manifests(const Manifest& base, const Manifest& update);
 
 }  // namespace clretw::gen
