@@ -370,12 +370,16 @@ enum class GCReasonMap : ::std::uint32_t {
   InducedNoForce = 0x7,
   Stress = 0x8,
   InducedLowMemory = 0x9,
+  InducedCompacting = 0xa,
+  LowMemoryHost = 0xb,
+  PMFullGC = 0xc,
+  LowMemoryHostBlocking = 0xd,
 };
 
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCReasonMap value) noexcept;
 
-/// Value map GCSuspendEEReasonMap (ClrEtwBuiltin.man:294).
+/// Value map GCSuspendEEReasonMap (ClrEtwBuiltin.man:299).
 enum class GCSuspendEEReasonMap : ::std::uint32_t {
   SuspendOther = 0x0,
   SuspendForGC = 0x1,
@@ -390,7 +394,7 @@ enum class GCSuspendEEReasonMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCSuspendEEReasonMap value) noexcept;
 
-/// Value map ContentionFlagsMap (ClrEtwBuiltin.man:304).
+/// Value map ContentionFlagsMap (ClrEtwBuiltin.man:309).
 enum class ContentionFlagsMap : ::std::uint32_t {
   Managed = 0x0,
   Native = 0x1,
@@ -399,7 +403,7 @@ enum class ContentionFlagsMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ContentionFlagsMap value) noexcept;
 
-/// Value map TailCallTypeMap (ClrEtwBuiltin.man:308).
+/// Value map TailCallTypeMap (ClrEtwBuiltin.man:313).
 enum class TailCallTypeMap : ::std::uint32_t {
   OptimizedTailCall = 0x0,
   RecursiveLoop = 0x1,
@@ -409,7 +413,7 @@ enum class TailCallTypeMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(TailCallTypeMap value) noexcept;
 
-/// Value map ThreadAdjustmentReasonMap (ClrEtwBuiltin.man:313).
+/// Value map ThreadAdjustmentReasonMap (ClrEtwBuiltin.man:318).
 enum class ThreadAdjustmentReasonMap : ::std::uint32_t {
   Warmup = 0x0,
   Initializing = 0x1,
@@ -424,7 +428,7 @@ enum class ThreadAdjustmentReasonMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ThreadAdjustmentReasonMap value) noexcept;
 
-/// Value map GCRootKindMap (ClrEtwBuiltin.man:323).
+/// Value map GCRootKindMap (ClrEtwBuiltin.man:328).
 enum class GCRootKindMap : ::std::uint32_t {
   Stack = 0x0,
   Finalizer = 0x1,
@@ -441,7 +445,7 @@ enum class GCRootKindMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCRootKindMap value) noexcept;
 
-/// Value map GCHandleKindMap (ClrEtwBuiltin.man:335).
+/// Value map GCHandleKindMap (ClrEtwBuiltin.man:340).
 enum class GCHandleKindMap : ::std::uint32_t {
   WeakShort = 0x0,
   WeakLong = 0x1,
@@ -457,7 +461,7 @@ enum class GCHandleKindMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHandleKindMap value) noexcept;
 
-/// Value map KnownPathSourceMap (ClrEtwBuiltin.man:346).
+/// Value map KnownPathSourceMap (ClrEtwBuiltin.man:351).
 enum class KnownPathSourceMap : ::std::uint32_t {
   ApplicationAssemblies = 0x0,
   Unused = 0x1,
@@ -469,7 +473,7 @@ enum class KnownPathSourceMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(KnownPathSourceMap value) noexcept;
 
-/// Value map ResolutionAttemptedStageMap (ClrEtwBuiltin.man:353).
+/// Value map ResolutionAttemptedStageMap (ClrEtwBuiltin.man:358).
 enum class ResolutionAttemptedStageMap : ::std::uint32_t {
   FindInLoadContext = 0x0,
   AssemblyLoadContextLoad = 0x1,
@@ -483,7 +487,7 @@ enum class ResolutionAttemptedStageMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ResolutionAttemptedStageMap value) noexcept;
 
-/// Value map ResolutionAttemptedResultMap (ClrEtwBuiltin.man:362).
+/// Value map ResolutionAttemptedResultMap (ClrEtwBuiltin.man:367).
 enum class ResolutionAttemptedResultMap : ::std::uint32_t {
   Success = 0x0,
   AssemblyNotFound = 0x1,
@@ -496,7 +500,7 @@ enum class ResolutionAttemptedResultMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(ResolutionAttemptedResultMap value) noexcept;
 
-/// Bit map ModuleRangeTypeMap (ClrEtwBuiltin.man:370).
+/// Bit map ModuleRangeTypeMap (ClrEtwBuiltin.man:375).
 enum class ModuleRangeTypeMap : ::std::uint32_t {
   ColdRange = 0x4,
 };
@@ -505,7 +509,7 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 ::std::string to_string(ModuleRangeTypeMap value);
 
 
-/// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:373).
+/// Bit map AppDomainFlagsMap (ClrEtwBuiltin.man:378).
 enum class AppDomainFlagsMap : ::std::uint32_t {
   Default = 0x1,
   Executable = 0x2,
@@ -516,7 +520,7 @@ constexpr bool clretw_flag_enum(AppDomainFlagsMap) noexcept { return true; }
 ::std::string to_string(AppDomainFlagsMap value);
 
 
-/// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:378).
+/// Bit map AssemblyFlagsMap (ClrEtwBuiltin.man:383).
 enum class AssemblyFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Dynamic = 0x2,
@@ -529,7 +533,7 @@ constexpr bool clretw_flag_enum(AssemblyFlagsMap) noexcept { return true; }
 ::std::string to_string(AssemblyFlagsMap value);
 
 
-/// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:386).
+/// Bit map ModuleFlagsMap (ClrEtwBuiltin.man:391).
 enum class ModuleFlagsMap : ::std::uint32_t {
   DomainNeutral = 0x1,
   Native = 0x2,
@@ -544,7 +548,7 @@ constexpr bool clretw_flag_enum(ModuleFlagsMap) noexcept { return true; }
 ::std::string to_string(ModuleFlagsMap value);
 
 
-/// Bit map MethodFlagsMap (ClrEtwBuiltin.man:395).
+/// Bit map MethodFlagsMap (ClrEtwBuiltin.man:400).
 enum class MethodFlagsMap : ::std::uint32_t {
   Dynamic = 0x1,
   Generic = 0x2,
@@ -567,7 +571,7 @@ constexpr bool clretw_flag_enum(MethodFlagsMap) noexcept { return true; }
 ::std::string to_string(MethodFlagsMap value);
 
 
-/// Bit map StartupModeMap (ClrEtwBuiltin.man:418).
+/// Bit map StartupModeMap (ClrEtwBuiltin.man:423).
 enum class StartupModeMap : ::std::uint32_t {
   ManagedExe = 0x1,
   HostedClr = 0x2,
@@ -580,7 +584,7 @@ constexpr bool clretw_flag_enum(StartupModeMap) noexcept { return true; }
 ::std::string to_string(StartupModeMap value);
 
 
-/// Bit map RuntimeSkuMap (ClrEtwBuiltin.man:425).
+/// Bit map RuntimeSkuMap (ClrEtwBuiltin.man:430).
 enum class RuntimeSkuMap : ::std::uint32_t {
   DesktopClr = 0x1,
   CoreClr = 0x2,
@@ -591,7 +595,7 @@ constexpr bool clretw_flag_enum(RuntimeSkuMap) noexcept { return true; }
 ::std::string to_string(RuntimeSkuMap value);
 
 
-/// Bit map ExceptionThrownFlagsMap (ClrEtwBuiltin.man:430).
+/// Bit map ExceptionThrownFlagsMap (ClrEtwBuiltin.man:435).
 enum class ExceptionThrownFlagsMap : ::std::uint32_t {
   HasInnerException = 0x1,
   Nested = 0x2,
@@ -604,7 +608,7 @@ constexpr bool clretw_flag_enum(ExceptionThrownFlagsMap) noexcept { return true;
 ::std::string to_string(ExceptionThrownFlagsMap value);
 
 
-/// Bit map ILStubGeneratedFlagsMap (ClrEtwBuiltin.man:437).
+/// Bit map ILStubGeneratedFlagsMap (ClrEtwBuiltin.man:442).
 enum class ILStubGeneratedFlagsMap : ::std::uint32_t {
   ReverseInterop = 0x1,
   ComInterop = 0x2,
@@ -619,7 +623,7 @@ constexpr bool clretw_flag_enum(ILStubGeneratedFlagsMap) noexcept { return true;
 ::std::string to_string(ILStubGeneratedFlagsMap value);
 
 
-/// Bit map StartupFlagsMap (ClrEtwBuiltin.man:446).
+/// Bit map StartupFlagsMap (ClrEtwBuiltin.man:451).
 enum class StartupFlagsMap : ::std::uint32_t {
   CONCURRENT_GC = 0x1,
   LOADER_OPTIMIZATION_SINGLE_DOMAIN = 0x2,
@@ -642,7 +646,7 @@ constexpr bool clretw_flag_enum(StartupFlagsMap) noexcept { return true; }
 ::std::string to_string(StartupFlagsMap value);
 
 
-/// Bit map TypeFlagsMap (ClrEtwBuiltin.man:463).
+/// Bit map TypeFlagsMap (ClrEtwBuiltin.man:468).
 enum class TypeFlagsMap : ::std::uint32_t {
   Delegate = 0x1,
   Finalizable = 0x2,
@@ -660,7 +664,7 @@ constexpr bool clretw_flag_enum(TypeFlagsMap) noexcept { return true; }
 ::std::string to_string(TypeFlagsMap value);
 
 
-/// Bit map GCRootFlagsMap (ClrEtwBuiltin.man:475).
+/// Bit map GCRootFlagsMap (ClrEtwBuiltin.man:480).
 enum class GCRootFlagsMap : ::std::uint32_t {
   Pinning = 0x1,
   WeakRef = 0x2,
@@ -672,7 +676,7 @@ constexpr bool clretw_flag_enum(GCRootFlagsMap) noexcept { return true; }
 ::std::string to_string(GCRootFlagsMap value);
 
 
-/// Bit map GCRootStaticVarFlagsMap (ClrEtwBuiltin.man:481).
+/// Bit map GCRootStaticVarFlagsMap (ClrEtwBuiltin.man:486).
 enum class GCRootStaticVarFlagsMap : ::std::uint32_t {
   ThreadLocal = 0x1,
 };
@@ -681,7 +685,7 @@ constexpr bool clretw_flag_enum(GCRootStaticVarFlagsMap) noexcept { return true;
 ::std::string to_string(GCRootStaticVarFlagsMap value);
 
 
-/// Bit map GCRootCCWFlagsMap (ClrEtwBuiltin.man:484).
+/// Bit map GCRootCCWFlagsMap (ClrEtwBuiltin.man:489).
 enum class GCRootCCWFlagsMap : ::std::uint32_t {
   Strong = 0x1,
   Pegged = 0x2,
@@ -691,7 +695,7 @@ constexpr bool clretw_flag_enum(GCRootCCWFlagsMap) noexcept { return true; }
 ::std::string to_string(GCRootCCWFlagsMap value);
 
 
-/// Bit map ThreadFlagsMap (ClrEtwBuiltin.man:488).
+/// Bit map ThreadFlagsMap (ClrEtwBuiltin.man:493).
 enum class ThreadFlagsMap : ::std::uint32_t {
   GCSpecial = 0x1,
   Finalizer = 0x2,
@@ -702,7 +706,7 @@ constexpr bool clretw_flag_enum(ThreadFlagsMap) noexcept { return true; }
 ::std::string to_string(ThreadFlagsMap value);
 
 
-/// Bit map TieredCompilationSettingsFlagsMap (ClrEtwBuiltin.man:493).
+/// Bit map TieredCompilationSettingsFlagsMap (ClrEtwBuiltin.man:498).
 enum class TieredCompilationSettingsFlagsMap : ::std::uint32_t {
   None = 0x0,
   QuickJit = 0x1,
@@ -715,7 +719,7 @@ constexpr bool clretw_flag_enum(TieredCompilationSettingsFlagsMap) noexcept { re
 ::std::string to_string(TieredCompilationSettingsFlagsMap value);
 
 
-/// Bit map GCGlobalMechanismsMap (ClrEtwBuiltin.man:501).
+/// Bit map GCGlobalMechanismsMap (ClrEtwBuiltin.man:506).
 enum class GCGlobalMechanismsMap : ::std::uint32_t {
   Concurrent = 0x1,
   Compaction = 0x2,
@@ -729,7 +733,7 @@ constexpr bool clretw_flag_enum(GCGlobalMechanismsMap) noexcept { return true; }
 ::std::string to_string(GCGlobalMechanismsMap value);
 
 
-/// Value map GCHeapCompactMechanismMap (ClrEtwBuiltin.man:513).
+/// Value map GCHeapCompactMechanismMap (ClrEtwBuiltin.man:518).
 enum class GCHeapCompactMechanismMap : ::std::uint32_t {
   not_specified = 0x0,
   compact_low_ephemeral = 0x80000001,
@@ -749,7 +753,7 @@ enum class GCHeapCompactMechanismMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHeapCompactMechanismMap value) noexcept;
 
-/// Value map GCHeapExpandMechanismMap (ClrEtwBuiltin.man:529).
+/// Value map GCHeapExpandMechanismMap (ClrEtwBuiltin.man:534).
 enum class GCHeapExpandMechanismMap : ::std::uint32_t {
   not_specified = 0x0,
   expand_reuse_normal = 0x80000001,
@@ -763,7 +767,7 @@ enum class GCHeapExpandMechanismMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHeapExpandMechanismMap value) noexcept;
 
-/// Value map WaitHandleWaitSourceMap (ClrEtwBuiltin.man:539).
+/// Value map WaitHandleWaitSourceMap (ClrEtwBuiltin.man:544).
 enum class WaitHandleWaitSourceMap : ::std::uint32_t {
   Unknown = 0x0,
   MonitorWait = 0x1,
@@ -779,7 +783,7 @@ enum class WaitHandleWaitSourceMap : ::std::uint32_t {
 
 namespace templates {
 
-/// Template EventSource (ClrEtwBuiltin.man:545).
+/// Template EventSource (ClrEtwBuiltin.man:550).
 struct EventSource {
   ::std::int32_t EventID{};  // win:Int32
   ::std::string EventName{};  // win:UnicodeString
@@ -815,7 +819,7 @@ struct EventSource {
   }
 };
 
-/// Template StrongNameVerification (ClrEtwBuiltin.man:551).
+/// Template StrongNameVerification (ClrEtwBuiltin.man:556).
 struct StrongNameVerification {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -849,7 +853,7 @@ struct StrongNameVerification {
   }
 };
 
-/// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:556).
+/// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:561).
 struct StrongNameVerification_V1 {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -885,7 +889,7 @@ struct StrongNameVerification_V1 {
   }
 };
 
-/// Template AuthenticodeVerification (ClrEtwBuiltin.man:562).
+/// Template AuthenticodeVerification (ClrEtwBuiltin.man:567).
 struct AuthenticodeVerification {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -919,7 +923,7 @@ struct AuthenticodeVerification {
   }
 };
 
-/// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:567).
+/// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:572).
 struct AuthenticodeVerification_V1 {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -955,7 +959,7 @@ struct AuthenticodeVerification_V1 {
   }
 };
 
-/// Template RuntimeInformation (ClrEtwBuiltin.man:573).
+/// Template RuntimeInformation (ClrEtwBuiltin.man:578).
 struct RuntimeInformation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::RuntimeSkuMap Sku{};  // win:UInt16, map RuntimeSkuMap
@@ -1013,7 +1017,7 @@ struct RuntimeInformation {
   }
 };
 
-/// Template GCStart (ClrEtwBuiltin.man:590).
+/// Template GCStart (ClrEtwBuiltin.man:595).
 struct GCStart {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
@@ -1045,7 +1049,7 @@ struct GCStart {
   }
 };
 
-/// Template GCStart_V1 (ClrEtwBuiltin.man:594).
+/// Template GCStart_V1 (ClrEtwBuiltin.man:599).
 struct GCStart_V1 {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Depth{};  // win:UInt32 -> xs:unsignedInt
@@ -1083,7 +1087,7 @@ struct GCStart_V1 {
   }
 };
 
-/// Template GCStart_V2 (ClrEtwBuiltin.man:601).
+/// Template GCStart_V2 (ClrEtwBuiltin.man:606).
 struct GCStart_V2 {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Depth{};  // win:UInt32 -> xs:unsignedInt
@@ -1123,7 +1127,7 @@ struct GCStart_V2 {
   }
 };
 
-/// Template GCEnd (ClrEtwBuiltin.man:609).
+/// Template GCEnd (ClrEtwBuiltin.man:614).
 struct GCEnd {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t Depth{};  // win:UInt16
@@ -1155,7 +1159,7 @@ struct GCEnd {
   }
 };
 
-/// Template GCEnd_V1 (ClrEtwBuiltin.man:613).
+/// Template GCEnd_V1 (ClrEtwBuiltin.man:618).
 struct GCEnd_V1 {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint32_t Depth{};  // win:UInt32
@@ -1189,7 +1193,7 @@ struct GCEnd_V1 {
   }
 };
 
-/// Template GCHeapStats (ClrEtwBuiltin.man:618).
+/// Template GCHeapStats (ClrEtwBuiltin.man:623).
 struct GCHeapStats {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1243,7 +1247,7 @@ struct GCHeapStats {
   }
 };
 
-/// Template GCHeapStats_V1 (ClrEtwBuiltin.man:633).
+/// Template GCHeapStats_V1 (ClrEtwBuiltin.man:638).
 struct GCHeapStats_V1 {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1299,7 +1303,7 @@ struct GCHeapStats_V1 {
   }
 };
 
-/// Template GCHeapStats_V2 (ClrEtwBuiltin.man:649).
+/// Template GCHeapStats_V2 (ClrEtwBuiltin.man:654).
 struct GCHeapStats_V2 {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1359,7 +1363,7 @@ struct GCHeapStats_V2 {
   }
 };
 
-/// Template GCCreateSegment (ClrEtwBuiltin.man:667).
+/// Template GCCreateSegment (ClrEtwBuiltin.man:672).
 struct GCCreateSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Size{};  // win:UInt64 -> win:HexInt64
@@ -1393,7 +1397,7 @@ struct GCCreateSegment {
   }
 };
 
-/// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:672).
+/// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:677).
 struct GCCreateSegment_V1 {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Size{};  // win:UInt64 -> win:HexInt64
@@ -1429,7 +1433,7 @@ struct GCCreateSegment_V1 {
   }
 };
 
-/// Template GCFreeSegment (ClrEtwBuiltin.man:678).
+/// Template GCFreeSegment (ClrEtwBuiltin.man:683).
 struct GCFreeSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
 
@@ -1459,7 +1463,7 @@ struct GCFreeSegment {
   }
 };
 
-/// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:681).
+/// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:686).
 struct GCFreeSegment_V1 {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1491,7 +1495,7 @@ struct GCFreeSegment_V1 {
   }
 };
 
-/// Template GCNoUserData (ClrEtwBuiltin.man:685).
+/// Template GCNoUserData (ClrEtwBuiltin.man:690).
 struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1521,7 +1525,7 @@ struct GCNoUserData {
   }
 };
 
-/// Template GenAwareTemplate (ClrEtwBuiltin.man:688).
+/// Template GenAwareTemplate (ClrEtwBuiltin.man:693).
 struct GenAwareTemplate {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1553,7 +1557,7 @@ struct GenAwareTemplate {
   }
 };
 
-/// Template GCSuspendEE (ClrEtwBuiltin.man:692).
+/// Template GCSuspendEE (ClrEtwBuiltin.man:697).
 struct GCSuspendEE {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt16, map GCSuspendEEReasonMap
 
@@ -1583,7 +1587,7 @@ struct GCSuspendEE {
   }
 };
 
-/// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:695).
+/// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:700).
 struct GCSuspendEE_V1 {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt32, map GCSuspendEEReasonMap
   ::std::uint32_t Count{};  // win:UInt32
@@ -1617,7 +1621,7 @@ struct GCSuspendEE_V1 {
   }
 };
 
-/// Template GCAllocationTick (ClrEtwBuiltin.man:700).
+/// Template GCAllocationTick (ClrEtwBuiltin.man:705).
 struct GCAllocationTick {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1649,7 +1653,7 @@ struct GCAllocationTick {
   }
 };
 
-/// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:704).
+/// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:709).
 struct GCAllocationTick_V1 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1683,7 +1687,7 @@ struct GCAllocationTick_V1 {
   }
 };
 
-/// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:709).
+/// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:714).
 struct GCAllocationTick_V2 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1725,7 +1729,7 @@ struct GCAllocationTick_V2 {
   }
 };
 
-/// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:718).
+/// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:723).
 struct GCAllocationTick_V3 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1769,7 +1773,7 @@ struct GCAllocationTick_V3 {
   }
 };
 
-/// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:728).
+/// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:733).
 struct GCAllocationTick_V4 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1815,7 +1819,7 @@ struct GCAllocationTick_V4 {
   }
 };
 
-/// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:739).
+/// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:744).
 struct GCCreateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1845,7 +1849,7 @@ struct GCCreateConcurrentThread {
   }
 };
 
-/// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:742).
+/// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:747).
 struct GCTerminateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1875,7 +1879,7 @@ struct GCTerminateConcurrentThread {
   }
 };
 
-/// Template GCFinalizersEnd (ClrEtwBuiltin.man:745).
+/// Template GCFinalizersEnd (ClrEtwBuiltin.man:750).
 struct GCFinalizersEnd {
   ::std::uint32_t Count{};  // win:UInt32
 
@@ -1905,7 +1909,7 @@ struct GCFinalizersEnd {
   }
 };
 
-/// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:748).
+/// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:753).
 struct GCFinalizersEnd_V1 {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1937,7 +1941,7 @@ struct GCFinalizersEnd_V1 {
   }
 };
 
-/// Template GCMark (ClrEtwBuiltin.man:752).
+/// Template GCMark (ClrEtwBuiltin.man:757).
 struct GCMark {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1969,7 +1973,7 @@ struct GCMark {
   }
 };
 
-/// Template GCMarkWithType (ClrEtwBuiltin.man:756).
+/// Template GCMarkWithType (ClrEtwBuiltin.man:761).
 struct GCMarkWithType {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2005,7 +2009,7 @@ struct GCMarkWithType {
   }
 };
 
-/// Template GCJoin_V2 (ClrEtwBuiltin.man:762).
+/// Template GCJoin_V2 (ClrEtwBuiltin.man:767).
 struct GCJoin_V2 {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -2043,7 +2047,7 @@ struct GCJoin_V2 {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:785).
+/// Element of struct Values (ClrEtwBuiltin.man:790).
 struct GCPerHeapHistory_V3_Values {
   ::std::uint64_t SizeBefore{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t FreeListBefore{};  // win:Pointer -> win:HexInt64
@@ -2091,7 +2095,7 @@ struct GCPerHeapHistory_V3_Values {
   }
 };
 
-/// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:769).
+/// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:774).
 struct GCPerHeapHistory_V3 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t FreeListAllocated{};  // win:Pointer -> win:HexInt64
@@ -2151,7 +2155,7 @@ struct GCPerHeapHistory_V3 {
   }
 };
 
-/// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:798).
+/// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:803).
 struct GCGlobalHeap_V2 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -2197,7 +2201,7 @@ struct GCGlobalHeap_V2 {
   }
 };
 
-/// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:809).
+/// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:814).
 struct GCGlobalHeap_V3 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -2247,7 +2251,7 @@ struct GCGlobalHeap_V3 {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:835).
+/// Element of struct Values (ClrEtwBuiltin.man:840).
 struct GCGlobalHeap_V4_Values {
   ::std::uint32_t Time{};  // win:UInt32
 
@@ -2277,7 +2281,7 @@ struct GCGlobalHeap_V4_Values {
   }
 };
 
-/// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:822).
+/// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:827).
 struct GCGlobalHeap_V4 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -2331,7 +2335,7 @@ struct GCGlobalHeap_V4 {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:842).
+/// Element of struct Values (ClrEtwBuiltin.man:847).
 struct GCLOHCompact_Values {
   ::std::uint32_t TimePlan{};  // win:UInt32
   ::std::uint32_t TimeCompact{};  // win:UInt32
@@ -2371,7 +2375,7 @@ struct GCLOHCompact_Values {
   }
 };
 
-/// Template GCLOHCompact (ClrEtwBuiltin.man:839).
+/// Template GCLOHCompact (ClrEtwBuiltin.man:844).
 struct GCLOHCompact {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint16_t Count{};  // win:UInt16
@@ -2405,7 +2409,7 @@ struct GCLOHCompact {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:855).
+/// Element of struct Values (ClrEtwBuiltin.man:860).
 struct GCFitBucketInfo_Values {
   ::std::uint16_t Index{};  // win:UInt16
   ::std::uint16_t Padding{};  // win:UInt16
@@ -2441,7 +2445,7 @@ struct GCFitBucketInfo_Values {
   }
 };
 
-/// Template GCFitBucketInfo (ClrEtwBuiltin.man:850).
+/// Template GCFitBucketInfo (ClrEtwBuiltin.man:855).
 struct GCFitBucketInfo {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::GCBucketKindMap BucketKind{};  // win:UInt16, map GCBucketKindMap
@@ -2479,7 +2483,7 @@ struct GCFitBucketInfo {
   }
 };
 
-/// Template FinalizeObject (ClrEtwBuiltin.man:861).
+/// Template FinalizeObject (ClrEtwBuiltin.man:866).
 struct FinalizeObject {
   ::std::uint64_t TypeID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2513,7 +2517,7 @@ struct FinalizeObject {
   }
 };
 
-/// Template DestroyGCHandle (ClrEtwBuiltin.man:866).
+/// Template DestroyGCHandle (ClrEtwBuiltin.man:871).
 struct DestroyGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2545,7 +2549,7 @@ struct DestroyGCHandle {
   }
 };
 
-/// Template SetGCHandle (ClrEtwBuiltin.man:870).
+/// Template SetGCHandle (ClrEtwBuiltin.man:875).
 struct SetGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2585,7 +2589,7 @@ struct SetGCHandle {
   }
 };
 
-/// Template GCTriggered (ClrEtwBuiltin.man:878).
+/// Template GCTriggered (ClrEtwBuiltin.man:883).
 struct GCTriggered {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2617,7 +2621,7 @@ struct GCTriggered {
   }
 };
 
-/// Template PinObjectAtGCTime (ClrEtwBuiltin.man:882).
+/// Template PinObjectAtGCTime (ClrEtwBuiltin.man:887).
 struct PinObjectAtGCTime {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -2655,7 +2659,7 @@ struct PinObjectAtGCTime {
   }
 };
 
-/// Template GCDynamicEvent (ClrEtwBuiltin.man:889).
+/// Template GCDynamicEvent (ClrEtwBuiltin.man:894).
 struct GCDynamicEvent {
   ::std::string Name{};  // win:UnicodeString
   ::std::uint32_t DataSize{};  // win:UInt32
@@ -2691,7 +2695,7 @@ struct GCDynamicEvent {
   }
 };
 
-/// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:895).
+/// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:900).
 struct IncreaseMemoryPressure {
   ::std::uint64_t BytesAllocated{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2723,7 +2727,7 @@ struct IncreaseMemoryPressure {
   }
 };
 
-/// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:899).
+/// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:904).
 struct DecreaseMemoryPressure {
   ::std::uint64_t BytesFreed{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2755,7 +2759,7 @@ struct DecreaseMemoryPressure {
   }
 };
 
-/// Template ClrWorkerThread (ClrEtwBuiltin.man:903).
+/// Template ClrWorkerThread (ClrEtwBuiltin.man:908).
 struct ClrWorkerThread {
   ::std::uint32_t WorkerThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredWorkerThreads{};  // win:UInt32
@@ -2787,7 +2791,7 @@ struct ClrWorkerThread {
   }
 };
 
-/// Template IOThread (ClrEtwBuiltin.man:907).
+/// Template IOThread (ClrEtwBuiltin.man:912).
 struct IOThread {
   ::std::uint32_t IOThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
@@ -2819,7 +2823,7 @@ struct IOThread {
   }
 };
 
-/// Template IOThread_V1 (ClrEtwBuiltin.man:911).
+/// Template IOThread_V1 (ClrEtwBuiltin.man:916).
 struct IOThread_V1 {
   ::std::uint32_t IOThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
@@ -2853,7 +2857,7 @@ struct IOThread_V1 {
   }
 };
 
-/// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:916).
+/// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:921).
 struct ClrThreadPoolSuspend {
   ::std::uint32_t ClrThreadID{};  // win:UInt32
   ::std::uint32_t CpuUtilization{};  // win:UInt32
@@ -2885,7 +2889,7 @@ struct ClrThreadPoolSuspend {
   }
 };
 
-/// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:920).
+/// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:925).
 struct ThreadPoolWorkerThread {
   ::std::uint32_t ActiveWorkerThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredWorkerThreadCount{};  // win:UInt32
@@ -2919,7 +2923,7 @@ struct ThreadPoolWorkerThread {
   }
 };
 
-/// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:925).
+/// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:930).
 struct ThreadPoolMinMaxThreads {
   ::std::uint16_t MinWorkerThreads{};  // win:UInt16
   ::std::uint16_t MaxWorkerThreads{};  // win:UInt16
@@ -2957,7 +2961,7 @@ struct ThreadPoolMinMaxThreads {
   }
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:932).
+/// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:937).
 struct ThreadPoolWorkerThreadAdjustmentSample {
   double Throughput{};  // win:Double
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2989,7 +2993,7 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
   }
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:936).
+/// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:941).
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   double AverageThroughput{};  // win:Double
   ::std::uint32_t NewWorkerThreadCount{};  // win:UInt32
@@ -3025,7 +3029,7 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   }
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:942).
+/// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:947).
 struct ThreadPoolWorkerThreadAdjustmentStats {
   double Duration{};  // win:Double
   double Throughput{};  // win:Double
@@ -3075,7 +3079,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
   }
 };
 
-/// Template ThreadPoolWork (ClrEtwBuiltin.man:955).
+/// Template ThreadPoolWork (ClrEtwBuiltin.man:960).
 struct ThreadPoolWork {
   ::std::uint64_t WorkID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3107,7 +3111,7 @@ struct ThreadPoolWork {
   }
 };
 
-/// Template ThreadPoolIOWork (ClrEtwBuiltin.man:959).
+/// Template ThreadPoolIOWork (ClrEtwBuiltin.man:964).
 struct ThreadPoolIOWork {
   ::std::uint64_t NativeOverlapped{};  // win:Pointer
   ::std::uint64_t Overlapped{};  // win:Pointer
@@ -3141,7 +3145,7 @@ struct ThreadPoolIOWork {
   }
 };
 
-/// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:964).
+/// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:969).
 struct ThreadPoolIOWorkEnqueue {
   ::std::uint64_t NativeOverlapped{};  // win:Pointer
   ::std::uint64_t Overlapped{};  // win:Pointer
@@ -3177,7 +3181,7 @@ struct ThreadPoolIOWorkEnqueue {
   }
 };
 
-/// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:970).
+/// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:975).
 struct ThreadPoolWorkingThreadCount {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3209,7 +3213,7 @@ struct ThreadPoolWorkingThreadCount {
   }
 };
 
-/// Template ThreadStartWork (ClrEtwBuiltin.man:974).
+/// Template ThreadStartWork (ClrEtwBuiltin.man:979).
 struct ThreadStartWork {
   ::std::uint64_t ID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3241,7 +3245,7 @@ struct ThreadStartWork {
   }
 };
 
-/// Template Exception (ClrEtwBuiltin.man:978).
+/// Template Exception (ClrEtwBuiltin.man:983).
 struct Exception {
   ::std::string ExceptionType{};  // win:UnicodeString
   ::std::string ExceptionMessage{};  // win:UnicodeString
@@ -3281,7 +3285,7 @@ struct Exception {
   }
 };
 
-/// Template ExceptionHandling (ClrEtwBuiltin.man:986).
+/// Template ExceptionHandling (ClrEtwBuiltin.man:991).
 struct ExceptionHandling {
   ::std::uint64_t EntryEIP{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
@@ -3317,7 +3321,7 @@ struct ExceptionHandling {
   }
 };
 
-/// Template Contention (ClrEtwBuiltin.man:992).
+/// Template Contention (ClrEtwBuiltin.man:997).
 struct Contention {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3349,7 +3353,7 @@ struct Contention {
   }
 };
 
-/// Template ContentionStart_V2 (ClrEtwBuiltin.man:996).
+/// Template ContentionStart_V2 (ClrEtwBuiltin.man:1001).
 struct ContentionStart_V2 {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3387,7 +3391,7 @@ struct ContentionStart_V2 {
   }
 };
 
-/// Template ContentionStop_V1 (ClrEtwBuiltin.man:1003).
+/// Template ContentionStop_V1 (ClrEtwBuiltin.man:1008).
 struct ContentionStop_V1 {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3421,7 +3425,7 @@ struct ContentionStop_V1 {
   }
 };
 
-/// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1008).
+/// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1013).
 struct DomainModuleLoadUnload {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3463,7 +3467,7 @@ struct DomainModuleLoadUnload {
   }
 };
 
-/// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1017).
+/// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1022).
 struct DomainModuleLoadUnload_V1 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3507,7 +3511,7 @@ struct DomainModuleLoadUnload_V1 {
   }
 };
 
-/// Template ModuleLoadUnload (ClrEtwBuiltin.man:1027).
+/// Template ModuleLoadUnload (ClrEtwBuiltin.man:1032).
 struct ModuleLoadUnload {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3547,7 +3551,7 @@ struct ModuleLoadUnload {
   }
 };
 
-/// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1035).
+/// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1040).
 struct ModuleLoadUnload_V1 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3589,7 +3593,7 @@ struct ModuleLoadUnload_V1 {
   }
 };
 
-/// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1044).
+/// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1049).
 struct ModuleLoadUnload_V2 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -3643,7 +3647,7 @@ struct ModuleLoadUnload_V2 {
   }
 };
 
-/// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1059).
+/// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1064).
 struct AssemblyLoadUnload {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3679,7 +3683,7 @@ struct AssemblyLoadUnload {
   }
 };
 
-/// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1065).
+/// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1070).
 struct AssemblyLoadUnload_V1 {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3719,7 +3723,7 @@ struct AssemblyLoadUnload_V1 {
   }
 };
 
-/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1073).
+/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1078).
 struct AppDomainLoadUnload {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
@@ -3753,7 +3757,7 @@ struct AppDomainLoadUnload {
   }
 };
 
-/// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1078).
+/// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1083).
 struct AppDomainLoadUnload_V1 {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
@@ -3791,7 +3795,7 @@ struct AppDomainLoadUnload_V1 {
   }
 };
 
-/// Template AssemblyLoadStart (ClrEtwBuiltin.man:1085).
+/// Template AssemblyLoadStart (ClrEtwBuiltin.man:1090).
 struct AssemblyLoadStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3831,7 +3835,7 @@ struct AssemblyLoadStart {
   }
 };
 
-/// Template AssemblyLoadStop (ClrEtwBuiltin.man:1093).
+/// Template AssemblyLoadStop (ClrEtwBuiltin.man:1098).
 struct AssemblyLoadStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3879,7 +3883,7 @@ struct AssemblyLoadStop {
   }
 };
 
-/// Template ResolutionAttempted (ClrEtwBuiltin.man:1105).
+/// Template ResolutionAttempted (ClrEtwBuiltin.man:1110).
 struct ResolutionAttempted {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3923,7 +3927,7 @@ struct ResolutionAttempted {
   }
 };
 
-/// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1115).
+/// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1120).
 struct AssemblyLoadContextResolvingHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -3963,7 +3967,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
   }
 };
 
-/// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1123).
+/// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1128).
 struct AppDomainAssemblyResolveHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -4001,7 +4005,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
   }
 };
 
-/// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1130).
+/// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1135).
 struct AssemblyLoadFromResolveHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -4039,7 +4043,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
   }
 };
 
-/// Template KnownPathProbed (ClrEtwBuiltin.man:1137).
+/// Template KnownPathProbed (ClrEtwBuiltin.man:1142).
 struct KnownPathProbed {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string FilePath{};  // win:UnicodeString
@@ -4075,7 +4079,7 @@ struct KnownPathProbed {
   }
 };
 
-/// Template MethodDetails (ClrEtwBuiltin.man:1143).
+/// Template MethodDetails (ClrEtwBuiltin.man:1148).
 struct MethodDetails {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
@@ -4115,7 +4119,7 @@ struct MethodDetails {
   }
 };
 
-/// Template TypeLoadStart (ClrEtwBuiltin.man:1151).
+/// Template TypeLoadStart (ClrEtwBuiltin.man:1156).
 struct TypeLoadStart {
   ::std::uint32_t TypeLoadStartID{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4147,7 +4151,7 @@ struct TypeLoadStart {
   }
 };
 
-/// Template TypeLoadStop (ClrEtwBuiltin.man:1155).
+/// Template TypeLoadStop (ClrEtwBuiltin.man:1160).
 struct TypeLoadStop {
   ::std::uint32_t TypeLoadStartID{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4185,7 +4189,7 @@ struct TypeLoadStop {
   }
 };
 
-/// Template MethodLoadUnload (ClrEtwBuiltin.man:1162).
+/// Template MethodLoadUnload (ClrEtwBuiltin.man:1167).
 struct MethodLoadUnload {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4225,7 +4229,7 @@ struct MethodLoadUnload {
   }
 };
 
-/// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1170).
+/// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1175).
 struct MethodLoadUnload_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4267,7 +4271,7 @@ struct MethodLoadUnload_V1 {
   }
 };
 
-/// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1179).
+/// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1184).
 struct MethodLoadUnload_V2 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4311,7 +4315,7 @@ struct MethodLoadUnload_V2 {
   }
 };
 
-/// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1189).
+/// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1194).
 struct R2RGetEntryPoint {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::string MethodNamespace{};  // win:UnicodeString
@@ -4351,7 +4355,7 @@ struct R2RGetEntryPoint {
   }
 };
 
-/// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1197).
+/// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1202).
 struct R2RGetEntryPointStart {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4383,7 +4387,7 @@ struct R2RGetEntryPointStart {
   }
 };
 
-/// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1201).
+/// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1206).
 struct MethodLoadUnloadVerbose {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4429,7 +4433,7 @@ struct MethodLoadUnloadVerbose {
   }
 };
 
-/// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1212).
+/// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1217).
 struct MethodLoadUnloadVerbose_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4477,7 +4481,7 @@ struct MethodLoadUnloadVerbose_V1 {
   }
 };
 
-/// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1224).
+/// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1229).
 struct MethodLoadUnloadVerbose_V2 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4527,7 +4531,7 @@ struct MethodLoadUnloadVerbose_V2 {
   }
 };
 
-/// Template MethodJittingStarted (ClrEtwBuiltin.man:1237).
+/// Template MethodJittingStarted (ClrEtwBuiltin.man:1242).
 struct MethodJittingStarted {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4569,7 +4573,7 @@ struct MethodJittingStarted {
   }
 };
 
-/// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1246).
+/// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1251).
 struct MethodJittingStarted_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4613,7 +4617,7 @@ struct MethodJittingStarted_V1 {
   }
 };
 
-/// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1256).
+/// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1261).
 struct MethodJitInliningSucceeded {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4661,7 +4665,7 @@ struct MethodJitInliningSucceeded {
   }
 };
 
-/// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1268).
+/// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1273).
 struct MethodJitInliningFailed {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4713,7 +4717,7 @@ struct MethodJitInliningFailed {
   }
 };
 
-/// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1282).
+/// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1287).
 struct MethodJitInliningFailedAnsi {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4765,7 +4769,7 @@ struct MethodJitInliningFailedAnsi {
   }
 };
 
-/// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1296).
+/// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1301).
 struct MethodJitTailCallSucceeded {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4817,7 +4821,7 @@ struct MethodJitTailCallSucceeded {
   }
 };
 
-/// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1310).
+/// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1315).
 struct MethodJitTailCallFailed {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4869,7 +4873,7 @@ struct MethodJitTailCallFailed {
   }
 };
 
-/// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1324).
+/// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1329).
 struct MethodJitTailCallFailedAnsi {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -4921,7 +4925,7 @@ struct MethodJitTailCallFailedAnsi {
   }
 };
 
-/// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1338).
+/// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1343).
 struct MethodJitMemoryAllocatedForCode {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -4963,7 +4967,7 @@ struct MethodJitMemoryAllocatedForCode {
   }
 };
 
-/// Template MethodILToNativeMap (ClrEtwBuiltin.man:1347).
+/// Template MethodILToNativeMap (ClrEtwBuiltin.man:1352).
 struct MethodILToNativeMap {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
@@ -5005,7 +5009,7 @@ struct MethodILToNativeMap {
   }
 };
 
-/// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1356).
+/// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1361).
 struct MethodILToNativeMap_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
@@ -5049,7 +5053,7 @@ struct MethodILToNativeMap_V1 {
   }
 };
 
-/// Template ClrStackWalk (ClrEtwBuiltin.man:1366).
+/// Template ClrStackWalk (ClrEtwBuiltin.man:1371).
 struct ClrStackWalk {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint8_t Reserved1{};  // win:UInt8
@@ -5087,7 +5091,7 @@ struct ClrStackWalk {
   }
 };
 
-/// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1373).
+/// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1378).
 struct AppDomainMemAllocated {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Allocated{};  // win:UInt64 -> win:HexInt64
@@ -5121,7 +5125,7 @@ struct AppDomainMemAllocated {
   }
 };
 
-/// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1378).
+/// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1383).
 struct AppDomainMemSurvived {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Survived{};  // win:UInt64 -> win:HexInt64
@@ -5157,7 +5161,7 @@ struct AppDomainMemSurvived {
   }
 };
 
-/// Template ThreadCreated (ClrEtwBuiltin.man:1384).
+/// Template ThreadCreated (ClrEtwBuiltin.man:1389).
 struct ThreadCreated {
   ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -5197,7 +5201,7 @@ struct ThreadCreated {
   }
 };
 
-/// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1392).
+/// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1397).
 struct ThreadTerminatedOrTransition {
   ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -5231,7 +5235,7 @@ struct ThreadTerminatedOrTransition {
   }
 };
 
-/// Template ILStubGenerated (ClrEtwBuiltin.man:1397).
+/// Template ILStubGenerated (ClrEtwBuiltin.man:1402).
 struct ILStubGenerated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5281,7 +5285,7 @@ struct ILStubGenerated {
   }
 };
 
-/// Template ILStubCacheHit (ClrEtwBuiltin.man:1410).
+/// Template ILStubCacheHit (ClrEtwBuiltin.man:1415).
 struct ILStubCacheHit {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5323,7 +5327,7 @@ struct ILStubCacheHit {
   }
 };
 
-/// Template ModuleRange (ClrEtwBuiltin.man:1419).
+/// Template ModuleRange (ClrEtwBuiltin.man:1424).
 struct ModuleRange {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5361,7 +5365,7 @@ struct ModuleRange {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1429).
+/// Element of struct Values (ClrEtwBuiltin.man:1434).
 struct BulkType_Values {
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -5405,7 +5409,7 @@ struct BulkType_Values {
   }
 };
 
-/// Template BulkType (ClrEtwBuiltin.man:1426).
+/// Template BulkType (ClrEtwBuiltin.man:1431).
 struct BulkType {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -5439,7 +5443,7 @@ struct BulkType {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1444).
+/// Element of struct Values (ClrEtwBuiltin.man:1449).
 struct GCBulkRootEdge_Values {
   ::std::uint64_t RootedNodeAddress{};  // win:Pointer
   ::clretw::dotnet_runtime::GCRootKindMap GCRootKind{};  // win:UInt8, map GCRootKindMap
@@ -5475,7 +5479,7 @@ struct GCBulkRootEdge_Values {
   }
 };
 
-/// Template GCBulkRootEdge (ClrEtwBuiltin.man:1440).
+/// Template GCBulkRootEdge (ClrEtwBuiltin.man:1445).
 struct GCBulkRootEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5511,7 +5515,7 @@ struct GCBulkRootEdge {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1454).
+/// Element of struct Values (ClrEtwBuiltin.man:1459).
 struct GCBulkRootCCW_Values {
   ::std::uint64_t GCRootID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
@@ -5553,7 +5557,7 @@ struct GCBulkRootCCW_Values {
   }
 };
 
-/// Template GCBulkRootCCW (ClrEtwBuiltin.man:1451).
+/// Template GCBulkRootCCW (ClrEtwBuiltin.man:1456).
 struct GCBulkRootCCW {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -5587,7 +5591,7 @@ struct GCBulkRootCCW {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1467).
+/// Element of struct Values (ClrEtwBuiltin.man:1472).
 struct GCBulkRCW_Values {
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
@@ -5627,7 +5631,7 @@ struct GCBulkRCW_Values {
   }
 };
 
-/// Template GCBulkRCW (ClrEtwBuiltin.man:1464).
+/// Template GCBulkRCW (ClrEtwBuiltin.man:1469).
 struct GCBulkRCW {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -5661,7 +5665,7 @@ struct GCBulkRCW {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1480).
+/// Element of struct Values (ClrEtwBuiltin.man:1485).
 struct GCBulkRootStaticVar_Values {
   ::std::uint64_t GCRootID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
@@ -5699,7 +5703,7 @@ struct GCBulkRootStaticVar_Values {
   }
 };
 
-/// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1476).
+/// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1481).
 struct GCBulkRootStaticVar {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -5735,7 +5739,7 @@ struct GCBulkRootStaticVar {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1492).
+/// Element of struct Values (ClrEtwBuiltin.man:1497).
 struct GCBulkRootConditionalWeakTableElementEdge_Values {
   ::std::uint64_t GCKeyNodeID{};  // win:Pointer
   ::std::uint64_t GCValueNodeID{};  // win:Pointer
@@ -5769,7 +5773,7 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
   }
 };
 
-/// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1488).
+/// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1493).
 struct GCBulkRootConditionalWeakTableElementEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5805,7 +5809,7 @@ struct GCBulkRootConditionalWeakTableElementEdge {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1502).
+/// Element of struct Values (ClrEtwBuiltin.man:1507).
 struct GCBulkNode_Values {
   ::std::uint64_t Address{};  // win:Pointer
   ::std::uint64_t Size{};  // win:UInt64
@@ -5841,7 +5845,7 @@ struct GCBulkNode_Values {
   }
 };
 
-/// Template GCBulkNode (ClrEtwBuiltin.man:1498).
+/// Template GCBulkNode (ClrEtwBuiltin.man:1503).
 struct GCBulkNode {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5877,7 +5881,7 @@ struct GCBulkNode {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1513).
+/// Element of struct Values (ClrEtwBuiltin.man:1518).
 struct GCBulkEdge_Values {
   ::std::uint64_t Value{};  // win:Pointer -> win:HexInt64
   ::std::uint32_t ReferencingFieldID{};  // win:UInt32
@@ -5909,7 +5913,7 @@ struct GCBulkEdge_Values {
   }
 };
 
-/// Template GCBulkEdge (ClrEtwBuiltin.man:1509).
+/// Template GCBulkEdge (ClrEtwBuiltin.man:1514).
 struct GCBulkEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -5945,7 +5949,7 @@ struct GCBulkEdge {
   }
 };
 
-/// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1518).
+/// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1523).
 struct GCSampledObjectAllocation {
   ::std::uint64_t Address{};  // win:Pointer
   ::std::uint64_t TypeID{};  // win:Pointer
@@ -5983,7 +5987,7 @@ struct GCSampledObjectAllocation {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1529).
+/// Element of struct Values (ClrEtwBuiltin.man:1534).
 struct GCBulkSurvivingObjectRanges_Values {
   ::std::uint64_t RangeBase{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t RangeLength{};  // win:UInt64
@@ -6015,7 +6019,7 @@ struct GCBulkSurvivingObjectRanges_Values {
   }
 };
 
-/// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1525).
+/// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1530).
 struct GCBulkSurvivingObjectRanges {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -6051,7 +6055,7 @@ struct GCBulkSurvivingObjectRanges {
   }
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1538).
+/// Element of struct Values (ClrEtwBuiltin.man:1543).
 struct GCBulkMovedObjectRanges_Values {
   ::std::uint64_t OldRangeBase{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t NewRangeBase{};  // win:Pointer -> win:HexInt64
@@ -6085,7 +6089,7 @@ struct GCBulkMovedObjectRanges_Values {
   }
 };
 
-/// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1534).
+/// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1539).
 struct GCBulkMovedObjectRanges {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -6121,7 +6125,7 @@ struct GCBulkMovedObjectRanges {
   }
 };
 
-/// Template GCGenerationRange (ClrEtwBuiltin.man:1544).
+/// Template GCGenerationRange (ClrEtwBuiltin.man:1549).
 struct GCGenerationRange {
   ::std::uint8_t Generation{};  // win:UInt8
   ::std::uint64_t RangeStart{};  // win:Pointer -> win:HexInt64
@@ -6159,7 +6163,7 @@ struct GCGenerationRange {
   }
 };
 
-/// Template CodeSymbols (ClrEtwBuiltin.man:1551).
+/// Template CodeSymbols (ClrEtwBuiltin.man:1556).
 struct CodeSymbols {
   ::std::uint64_t ModuleId{};  // win:UInt64
   ::std::uint16_t TotalChunks{};  // win:UInt16
@@ -6199,7 +6203,7 @@ struct CodeSymbols {
   }
 };
 
-/// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1559).
+/// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1564).
 struct TieredCompilationEmpty {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -6229,7 +6233,7 @@ struct TieredCompilationEmpty {
   }
 };
 
-/// Template TieredCompilationSettings (ClrEtwBuiltin.man:1562).
+/// Template TieredCompilationSettings (ClrEtwBuiltin.man:1567).
 struct TieredCompilationSettings {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
@@ -6261,7 +6265,7 @@ struct TieredCompilationSettings {
   }
 };
 
-/// Template TieredCompilationResume (ClrEtwBuiltin.man:1566).
+/// Template TieredCompilationResume (ClrEtwBuiltin.man:1571).
 struct TieredCompilationResume {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t NewMethodCount{};  // win:UInt32
@@ -6293,7 +6297,7 @@ struct TieredCompilationResume {
   }
 };
 
-/// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1570).
+/// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1575).
 struct TieredCompilationBackgroundJitStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
@@ -6325,7 +6329,7 @@ struct TieredCompilationBackgroundJitStart {
   }
 };
 
-/// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1574).
+/// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1579).
 struct TieredCompilationBackgroundJitStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
@@ -6359,7 +6363,7 @@ struct TieredCompilationBackgroundJitStop {
   }
 };
 
-/// Template JitInstrumentationData (ClrEtwBuiltin.man:1579).
+/// Template JitInstrumentationData (ClrEtwBuiltin.man:1584).
 struct JitInstrumentationData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t MethodFlags{};  // win:UInt32
@@ -6397,7 +6401,7 @@ struct JitInstrumentationData {
   }
 };
 
-/// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1586).
+/// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1591).
 struct JitInstrumentationDataVerbose {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t MethodFlags{};  // win:UInt32
@@ -6445,7 +6449,7 @@ struct JitInstrumentationDataVerbose {
   }
 };
 
-/// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1598).
+/// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1603).
 struct ExecutionCheckpoint {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string Name{};  // win:UnicodeString
@@ -6479,7 +6483,7 @@ struct ExecutionCheckpoint {
   }
 };
 
-/// Template ProfilerMessage (ClrEtwBuiltin.man:1603).
+/// Template ProfilerMessage (ClrEtwBuiltin.man:1608).
 struct ProfilerMessage {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string Message{};  // win:UnicodeString
@@ -6511,7 +6515,7 @@ struct ProfilerMessage {
   }
 };
 
-/// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1607).
+/// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1612).
 struct YieldProcessorMeasurement {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   double NsPerYield{};  // win:Double
@@ -6545,7 +6549,7 @@ struct YieldProcessorMeasurement {
   }
 };
 
-/// Template LockCreated (ClrEtwBuiltin.man:1612).
+/// Template LockCreated (ClrEtwBuiltin.man:1617).
 struct LockCreated {
   ::std::uint64_t LockID{};  // win:Pointer
   ::std::uint64_t AssociatedObjectID{};  // win:Pointer
@@ -6579,7 +6583,7 @@ struct LockCreated {
   }
 };
 
-/// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1618).
+/// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1623).
 struct WaitHandleWaitStart {
   ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource{};  // win:UInt8, map WaitHandleWaitSourceMap
   ::std::uint64_t AssociatedObjectID{};  // win:Pointer
@@ -6613,7 +6617,7 @@ struct WaitHandleWaitStart {
   }
 };
 
-/// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1624).
+/// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1629).
 struct WaitHandleWaitStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -6643,7 +6647,7 @@ struct WaitHandleWaitStop {
   }
 };
 
-/// Template AllocationSampled (ClrEtwBuiltin.man:1628).
+/// Template AllocationSampled (ClrEtwBuiltin.man:1633).
 struct AllocationSampled {
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -6907,9 +6911,9 @@ using AllocationSampled = ::clretw::dotnet_runtime::templates::AllocationSampled
 // event's version are std::optional.
 
 /// GCStart: event 1 of Microsoft-Windows-DotNETRuntime ("GC/Start"), versions 0, 1, 2.
-///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1639)
-///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1640)
-///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1641)
+///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1644)
+///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1645)
+///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1646)
 class GCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6974,8 +6978,8 @@ class GCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
-///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1642)
-///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1643)
+///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1647)
+///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1648)
 class GCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7014,8 +7018,8 @@ class GCEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
-///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1644)
-///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1645)
+///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1649)
+///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1650)
 class GCRestartEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7043,9 +7047,9 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
-///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1646)
-///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1647)
-///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1648)
+///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1651)
+///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1652)
+///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1653)
 class GCHeapStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7142,8 +7146,8 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
-///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1649)
-///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1650)
+///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1654)
+///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1655)
 class GCCreateSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7183,8 +7187,8 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
-///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1651)
-///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1652)
+///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1656)
+///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1657)
 class GCFreeSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7216,8 +7220,8 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
-///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1653)
-///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1654)
+///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1658)
+///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1659)
 class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7245,8 +7249,8 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
-///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1655)
-///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1656)
+///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1660)
+///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1661)
 class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7274,8 +7278,8 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
-///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1657)
-///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1658)
+///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1662)
+///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1663)
 class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7317,11 +7321,11 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
-///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1659)
-///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1660)
-///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1661)
-///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1662)
-///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1663)
+///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1664)
+///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1665)
+///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1666)
+///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1667)
+///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1668)
 class GCAllocationTickView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7420,8 +7424,8 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
-///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1664)
-///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1665)
+///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1669)
+///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1670)
 class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7449,8 +7453,8 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
-///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1666)
-///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1667)
+///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1671)
+///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1672)
 class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7478,8 +7482,8 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
-///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1668)
-///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1669)
+///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1673)
+///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1674)
 class GCFinalizersEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7511,8 +7515,8 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
-///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1670)
-///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1671)
+///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1675)
+///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1676)
 class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7590,7 +7594,7 @@ class BulkTypeView_Values : public ::clretw::ViewBase<3> {
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
-///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1672)
+///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1677)
 class BulkTypeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7657,7 +7661,7 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRootEdge: event 16 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootEdge"), version 0.
-///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1673)
+///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1678)
 class GCBulkRootEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7724,7 +7728,7 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
 };
 
 /// GCBulkRootConditionalWeakTableElementEdge: event 17 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootConditionalWeakTableElementEdge"), version 0.
-///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1674)
+///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1679)
 class GCBulkRootConditionalWeakTableElementEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7795,7 +7799,7 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkNode: event 18 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkNode"), version 0.
-///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1675)
+///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1680)
 class GCBulkNodeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7858,7 +7862,7 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkEdge: event 19 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkEdge"), version 0.
-///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1676)
+///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1681)
 class GCBulkEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7895,7 +7899,7 @@ class GCBulkEdgeView : public ::clretw::ViewBase<2> {
 };
 
 /// GCSampledObjectAllocationHigh: event 20 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1677)
+///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1682)
 class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7962,7 +7966,7 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkSurvivingObjectRanges: event 21 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkSurvivingObjectRanges"), version 0.
-///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1678)
+///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1683)
 class GCBulkSurvivingObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8029,7 +8033,7 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkMovedObjectRanges: event 22 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkMovedObjectRanges"), version 0.
-///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1679)
+///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1684)
 class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8066,7 +8070,7 @@ class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
 };
 
 /// GCGenerationRange: event 23 of Microsoft-Windows-DotNETRuntime ("GC/GCGenerationRange"), version 0.
-///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1680)
+///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1685)
 class GCGenerationRangeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8107,7 +8111,7 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkStackRoots: event 25 of Microsoft-Windows-DotNETRuntime ("GC/MarkStackRoots"), version 0.
-///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1681)
+///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1686)
 class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8136,7 +8140,7 @@ class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkFinalizeQueueRoots: event 26 of Microsoft-Windows-DotNETRuntime ("GC/MarkFinalizeQueueRoots"), version 0.
-///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1682)
+///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1687)
 class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8165,7 +8169,7 @@ class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkHandles: event 27 of Microsoft-Windows-DotNETRuntime ("GC/MarkHandles"), version 0.
-///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1683)
+///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1688)
 class GCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8194,7 +8198,7 @@ class GCMarkHandlesView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkOlderGenerationRoots: event 28 of Microsoft-Windows-DotNETRuntime ("GC/MarkCards"), version 0.
-///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1684)
+///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1689)
 class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8223,7 +8227,7 @@ class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// FinalizeObject: event 29 of Microsoft-Windows-DotNETRuntime ("GC/FinalizeObject"), version 0.
-///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1685)
+///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1690)
 class FinalizeObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8256,7 +8260,7 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
 };
 
 /// SetGCHandle: event 30 of Microsoft-Windows-DotNETRuntime ("GC/SetGCHandle"), version 0.
-///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1686)
+///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1691)
 class SetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8301,7 +8305,7 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// DestroyGCHandle: event 31 of Microsoft-Windows-DotNETRuntime ("GC/DestoryGCHandle"), version 0.
-///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1687)
+///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1692)
 class DestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8330,7 +8334,7 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSampledObjectAllocationLow: event 32 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1688)
+///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1693)
 class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8371,7 +8375,7 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
 };
 
 /// PinObjectAtGCTime: event 33 of Microsoft-Windows-DotNETRuntime ("GC/PinObjectAtGCTime"), version 0.
-///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1689)
+///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1694)
 class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8412,7 +8416,7 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
 };
 
 /// GCTriggered: event 35 of Microsoft-Windows-DotNETRuntime ("GC/Triggered"), version 0.
-///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1690)
+///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1695)
 class GCTriggeredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8487,7 +8491,7 @@ class GCBulkRootCCWView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRootCCW: event 36 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootCCW"), version 0.
-///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1691)
+///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1696)
 class GCBulkRootCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8562,7 +8566,7 @@ class GCBulkRCWView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRCW: event 37 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRCW"), version 0.
-///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1692)
+///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1697)
 class GCBulkRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8633,7 +8637,7 @@ class GCBulkRootStaticVarView_Values : public ::clretw::ViewBase<2> {
 };
 
 /// GCBulkRootStaticVar: event 38 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootStaticVar"), version 0.
-///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1693)
+///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1698)
 class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8670,7 +8674,7 @@ class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
 };
 
 /// GCDynamicEvent: event 39 of Microsoft-Windows-DotNETRuntime ("GC/GCDynamicEvent"), version 0.
-///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1694)
+///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1699)
 class GCDynamicEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8707,7 +8711,7 @@ class GCDynamicEventView : public ::clretw::ViewBase<3> {
 };
 
 /// WorkerThreadCreate: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Start"), version 0.
-///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1695)
+///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1700)
 class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8736,7 +8740,7 @@ class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadTerminate: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Stop"), version 0.
-///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1696)
+///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1701)
 class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8765,7 +8769,7 @@ class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadRetire: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Start"), version 0.
-///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1697)
+///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1702)
 class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8794,7 +8798,7 @@ class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadUnretire: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Stop"), version 0.
-///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1698)
+///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1703)
 class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8823,8 +8827,8 @@ class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadCreate: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), versions 0, 1.
-///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1699)
-///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1700)
+///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1704)
+///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1705)
 class IOThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8860,8 +8864,8 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
-///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1701)
-///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1702)
+///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1706)
+///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1707)
 class IOThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8897,8 +8901,8 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
-///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1703)
-///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1704)
+///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1708)
+///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1709)
 class IOThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8934,8 +8938,8 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
-///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1705)
-///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1706)
+///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1710)
+///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1711)
 class IOThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8971,7 +8975,7 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
-///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1707)
+///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1712)
 class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9000,7 +9004,7 @@ class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Stop"), version 0.
-///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1708)
+///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1713)
 class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9029,7 +9033,7 @@ class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1709)
+///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1714)
 class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9062,7 +9066,7 @@ class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1710)
+///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1715)
 class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9095,7 +9099,7 @@ class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1711)
+///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
 class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9128,7 +9132,7 @@ class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1712)
+///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1717)
 class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9161,7 +9165,7 @@ class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1713)
+///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1718)
 class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9190,7 +9194,7 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> 
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1714)
+///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1719)
 class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9227,7 +9231,7 @@ class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase
 };
 
 /// ThreadPoolWorkerThreadAdjustmentStats: event 56 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Stats"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1715)
+///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1720)
 class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9292,7 +9296,7 @@ class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadWait: event 57 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Wait"), version 0.
-///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
+///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1721)
 class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9325,7 +9329,7 @@ class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
 };
 
 /// YieldProcessorMeasurement: event 58 of Microsoft-Windows-DotNETRuntime ("YieldProcessorMeasurement"), version 0.
-///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1717)
+///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1722)
 class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9358,7 +9362,7 @@ class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolMinMaxThreads: event 59 of Microsoft-Windows-DotNETRuntime ("ThreadPoolMinMaxThreads"), version 0.
-///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1718)
+///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1723)
 class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9399,7 +9403,7 @@ class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkingThreadCount: event 60 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkingThreadCount/Start"), version 0.
-///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1719)
+///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1724)
 class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9428,7 +9432,7 @@ class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolEnqueue: event 61 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Enqueue"), version 0.
-///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1720)
+///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1725)
 class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9457,7 +9461,7 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolDequeue: event 62 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Dequeue"), version 0.
-///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1721)
+///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1726)
 class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9486,7 +9490,7 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIOEnqueue: event 63 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOEnqueue"), version 0.
-///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1722)
+///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1727)
 class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9523,7 +9527,7 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIODequeue: event 64 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IODequeue"), version 0.
-///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1723)
+///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1728)
 class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9556,7 +9560,7 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIOPack: event 65 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOPack"), version 0.
-///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1724)
+///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1729)
 class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9589,7 +9593,7 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadCreating: event 70 of Microsoft-Windows-DotNETRuntime ("Thread/Creating"), version 0.
-///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1725)
+///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1730)
 class ThreadCreatingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9618,7 +9622,7 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadRunning: event 71 of Microsoft-Windows-DotNETRuntime ("Thread/Running"), version 0.
-///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1726)
+///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1731)
 class ThreadRunningView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9647,7 +9651,7 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDetails: event 72 of Microsoft-Windows-DotNETRuntime ("Method/MethodDetails"), version 0.
-///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1727)
+///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1732)
 class MethodDetailsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9692,7 +9696,7 @@ class MethodDetailsView : public ::clretw::ViewBase<2> {
 };
 
 /// TypeLoadStart: event 73 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Start"), version 0.
-///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1728)
+///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1733)
 class TypeLoadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9721,7 +9725,7 @@ class TypeLoadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// TypeLoadStop: event 74 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Stop"), version 0.
-///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1729)
+///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1734)
 class TypeLoadStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9762,8 +9766,8 @@ class TypeLoadStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), versions 0, 1.
-///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1730)
-///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1731)
+///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1735)
+///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1736)
 class ExceptionThrownView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9826,9 +9830,9 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
-///   v0 Contention: no payload (ClrEtwBuiltin.man:1739)
-///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1740)
-///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1741)
+///   v0 Contention: no payload (ClrEtwBuiltin.man:1744)
+///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1745)
+///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1746)
 class ContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9889,7 +9893,7 @@ class ContentionView : public ::clretw::ViewBase<1> {
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1745)
+///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1750)
 class CLRStackWalkView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9930,7 +9934,7 @@ class CLRStackWalkView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
-///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1746)
+///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1751)
 class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9963,7 +9967,7 @@ class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
-///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1747)
+///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1752)
 class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10000,7 +10004,7 @@ class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
-///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1748)
+///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1753)
 class ThreadCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10045,7 +10049,7 @@ class ThreadCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
-///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1749)
+///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1754)
 class ThreadTerminatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10078,7 +10082,7 @@ class ThreadTerminatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/DomainEnter"), version 0.
-///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1750)
+///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1755)
 class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10111,7 +10115,7 @@ class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
-///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1751)
+///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1756)
 class ILStubGeneratedView : public ::clretw::ViewBase<7> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10176,7 +10180,7 @@ class ILStubGeneratedView : public ::clretw::ViewBase<7> {
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
-///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1752)
+///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1757)
 class ILStubCacheHitView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10225,7 +10229,7 @@ class ILStubCacheHitView : public ::clretw::ViewBase<4> {
 };
 
 /// LockCreated: event 90 of Microsoft-Windows-DotNETRuntime ("Contention"), version 0.
-///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1744)
+///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1749)
 class LockCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10258,8 +10262,8 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), versions 0, 1.
-///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1742)
-///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1743)
+///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1747)
+///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1748)
 class ContentionStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10295,7 +10299,7 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
-///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1753)
+///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1758)
 class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10319,7 +10323,7 @@ class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
 };
 
 /// DCEndCompleteV2: event 136 of Microsoft-Windows-DotNETRuntime ("Method/DCEndCompleteV2"), version 0.
-///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1754)
+///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1759)
 class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10343,7 +10347,7 @@ class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCStartV2: event 137 of Microsoft-Windows-DotNETRuntime ("Method/DCStartV2"), version 0.
-///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1755)
+///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1760)
 class MethodDCStartV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10388,7 +10392,7 @@ class MethodDCStartV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCEndV2: event 138 of Microsoft-Windows-DotNETRuntime ("Method/DCStopV2"), version 0.
-///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1756)
+///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1761)
 class MethodDCEndV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10433,7 +10437,7 @@ class MethodDCEndV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCStartVerboseV2: event 139 of Microsoft-Windows-DotNETRuntime ("Method/DCStartVerboseV2"), version 0.
-///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1757)
+///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1762)
 class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10490,7 +10494,7 @@ class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
 };
 
 /// MethodDCEndVerboseV2: event 140 of Microsoft-Windows-DotNETRuntime ("Method/DCStopVerboseV2"), version 0.
-///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1758)
+///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1763)
 class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10547,9 +10551,9 @@ class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
 };
 
 /// MethodLoad: event 141 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1, 2.
-///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1759)
-///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1760)
-///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1761)
+///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
+///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
+///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
 class MethodLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10610,9 +10614,9 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
-///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
-///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
-///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
+///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1769)
+///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1770)
+///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1771)
 class MethodUnloadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10673,9 +10677,9 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
-///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1767)
-///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1768)
-///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1769)
+///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1772)
+///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1773)
+///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1774)
 class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10748,9 +10752,9 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
-///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1770)
-///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1771)
-///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1772)
+///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1775)
+///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1776)
+///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1777)
 class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10823,8 +10827,8 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
-///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1773)
-///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1774)
+///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1778)
+///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1779)
 class MethodJittingStartedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10880,7 +10884,7 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
-///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1775)
+///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1780)
 class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10929,7 +10933,7 @@ class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
 };
 
 /// ModuleDCStartV2: event 149 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStartV2"), version 0.
-///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1784)
+///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1789)
 class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10974,7 +10978,7 @@ class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
 };
 
 /// ModuleDCEndV2: event 150 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStopV2"), version 0.
-///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1785)
+///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1790)
 class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11019,8 +11023,8 @@ class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
-///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1786)
-///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1787)
+///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1791)
+///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
 class DomainModuleLoadView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11076,9 +11080,9 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
-///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1788)
-///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1789)
-///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1790)
+///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1793)
+///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1794)
+///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1795)
 class ModuleLoadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11179,9 +11183,9 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
-///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1791)
-///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
-///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1793)
+///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1796)
+///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1797)
+///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1798)
 class ModuleUnloadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11282,8 +11286,8 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
-///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1794)
-///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1795)
+///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1799)
+///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1800)
 class AssemblyLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11340,8 +11344,8 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
-///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1796)
-///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1797)
+///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1801)
+///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1802)
 class AssemblyUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11398,8 +11402,8 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
-///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1798)
-///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1799)
+///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1803)
+///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1804)
 class AppDomainLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11446,8 +11450,8 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
-///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1800)
-///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1801)
+///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1805)
+///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1806)
 class AppDomainUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11494,7 +11498,7 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1802)
+///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1807)
 class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11535,7 +11539,7 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
 };
 
 /// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1762)
+///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1767)
 class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11580,7 +11584,7 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
 };
 
 /// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1763)
+///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1768)
 class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11609,8 +11613,8 @@ class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), versions 0, 1.
-///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1803)
-///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1804)
+///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1808)
+///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1809)
 class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11650,8 +11654,8 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
-///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1805)
-///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1806)
+///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1810)
+///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1811)
 class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11691,8 +11695,8 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
-///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1807)
-///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1808)
+///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1812)
+///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1813)
 class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11732,8 +11736,8 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
-///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1809)
-///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1810)
+///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1814)
+///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1815)
 class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11773,7 +11777,7 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
-///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1776)
+///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1781)
 class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11834,7 +11838,7 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
 };
 
 /// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1777)
+///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1782)
 class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11903,7 +11907,7 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
 };
 
 /// RuntimeInformationStart: event 187 of Microsoft-Windows-DotNETRuntime ("Runtime/Start"), version 0.
-///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1811)
+///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1816)
 class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11984,7 +11988,7 @@ class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodJitTailCallSucceeded: event 188 of Microsoft-Windows-DotNETRuntime ("Method/TailCallSucceeded"), version 0.
-///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1778)
+///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1783)
 class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12053,7 +12057,7 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
 };
 
 /// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1779)
+///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1784)
 class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12122,8 +12126,8 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
 };
 
 /// MethodILToNativeMap: event 190 of Microsoft-Windows-DotNETRuntime ("Method/MethodILToNativeMap"), versions 0, 1.
-///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1780)
-///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1781)
+///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1785)
+///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1786)
 class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12179,7 +12183,7 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1782)
+///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1787)
 class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12248,7 +12252,7 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
 };
 
 /// MethodJitInliningFailed: event 192 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1783)
+///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1788)
 class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12317,7 +12321,7 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
 };
 
 /// IncreaseMemoryPressure: event 200 of Microsoft-Windows-DotNETRuntime ("GC/IncreaseMemoryPressure"), version 0.
-///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1812)
+///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1817)
 class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12346,7 +12350,7 @@ class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 };
 
 /// DecreaseMemoryPressure: event 201 of Microsoft-Windows-DotNETRuntime ("GC/DecreaseMemoryPressure"), version 0.
-///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1813)
+///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1818)
 class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12375,7 +12379,7 @@ class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkWithType: event 202 of Microsoft-Windows-DotNETRuntime ("GC/Mark"), version 0.
-///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1814)
+///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1819)
 class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12412,7 +12416,7 @@ class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
 };
 
 /// GCJoin: event 203 of Microsoft-Windows-DotNETRuntime ("GC/GCJoin"), version 2.
-///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1815)
+///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1820)
 class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12511,7 +12515,7 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCPerHeapHistory: event 204 of Microsoft-Windows-DotNETRuntime ("GC/PerHeapHistory"), version 3.
-///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1816)
+///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1821)
 class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12622,9 +12626,9 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
-///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1817)
-///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1818)
-///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1819)
+///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1822)
+///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1823)
+///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1824)
 class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12713,7 +12717,7 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
-///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1820)
+///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1825)
 class GenAwareBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12742,7 +12746,7 @@ class GenAwareBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GenAwareEnd: event 207 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareEnd"), version 0.
-///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1821)
+///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1826)
 class GenAwareEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12813,7 +12817,7 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCLOHCompact: event 208 of Microsoft-Windows-DotNETRuntime ("GC/GCLOHCompact"), version 0.
-///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1822)
+///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1827)
 class GCLOHCompactView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12880,7 +12884,7 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCFitBucketInfo: event 209 of Microsoft-Windows-DotNETRuntime ("GC/GCFitBucketInfo"), version 0.
-///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1823)
+///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1828)
 class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12921,7 +12925,7 @@ class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
 };
 
 /// DebugIPCEventStart: event 240 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Start"), version 0.
-///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1824)
+///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1829)
 class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12945,7 +12949,7 @@ class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugIPCEventEnd: event 241 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Stop"), version 0.
-///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1825)
+///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1830)
 class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12969,7 +12973,7 @@ class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugExceptionProcessingStart: event 242 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Start"), version 0.
-///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1826)
+///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1831)
 class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -12993,7 +12997,7 @@ class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugExceptionProcessingEnd: event 243 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Stop"), version 0.
-///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1827)
+///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1832)
 class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13017,7 +13021,7 @@ class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionCatchStart: event 250 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Start"), version 0.
-///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1732)
+///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1737)
 class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13054,7 +13058,7 @@ class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionCatchStop: event 251 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Stop"), version 0.
-///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1733)
+///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1738)
 class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13078,7 +13082,7 @@ class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionFinallyStart: event 252 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Start"), version 0.
-///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1734)
+///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1739)
 class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13115,7 +13119,7 @@ class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionFinallyStop: event 253 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Stop"), version 0.
-///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1735)
+///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1740)
 class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13139,7 +13143,7 @@ class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionFilterStart: event 254 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Start"), version 0.
-///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1736)
+///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1741)
 class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13176,7 +13180,7 @@ class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionFilterStop: event 255 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Stop"), version 0.
-///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1737)
+///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1742)
 class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13200,7 +13204,7 @@ class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionThrownStop: event 256 of Microsoft-Windows-DotNETRuntime ("Exception/Stop"), version 0.
-///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1738)
+///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1743)
 class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13224,7 +13228,7 @@ class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
 };
 
 /// CodeSymbols: event 260 of Microsoft-Windows-DotNETRuntime ("CodeSymbols/Start"), version 0.
-///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1828)
+///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1833)
 class CodeSymbolsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13269,7 +13273,7 @@ class CodeSymbolsView : public ::clretw::ViewBase<2> {
 };
 
 /// EventSource: event 270 of Microsoft-Windows-DotNETRuntime ("EventSource"), version 0.
-///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1829)
+///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1834)
 class EventSourceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13306,7 +13310,7 @@ class EventSourceView : public ::clretw::ViewBase<4> {
 };
 
 /// TieredCompilationSettings: event 280 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Settings"), version 0.
-///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1830)
+///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1835)
 class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13335,7 +13339,7 @@ class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationPause: event 281 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Pause"), version 0.
-///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1831)
+///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1836)
 class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13360,7 +13364,7 @@ class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationResume: event 282 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Resume"), version 0.
-///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1832)
+///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1837)
 class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13389,7 +13393,7 @@ class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationBackgroundJitStart: event 283 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Start"), version 0.
-///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1833)
+///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1838)
 class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13418,7 +13422,7 @@ class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationBackgroundJitStop: event 284 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Stop"), version 0.
-///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1834)
+///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1839)
 class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13451,7 +13455,7 @@ class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
 };
 
 /// AssemblyLoadStart: event 290 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Start"), version 0.
-///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1835)
+///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1840)
 class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13496,7 +13500,7 @@ class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
 };
 
 /// AssemblyLoadStop: event 291 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Stop"), version 0.
-///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1836)
+///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1841)
 class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13557,7 +13561,7 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
 };
 
 /// ResolutionAttempted: event 292 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/ResolutionAttempted"), version 0.
-///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1837)
+///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1842)
 class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13610,7 +13614,7 @@ class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
 };
 
 /// AssemblyLoadContextResolvingHandlerInvoked: event 293 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked"), version 0.
-///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1838)
+///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1843)
 class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13655,7 +13659,7 @@ class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase
 };
 
 /// AppDomainAssemblyResolveHandlerInvoked: event 294 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked"), version 0.
-///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1839)
+///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1844)
 class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13696,7 +13700,7 @@ class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> 
 };
 
 /// AssemblyLoadFromResolveHandlerInvoked: event 295 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked"), version 0.
-///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1840)
+///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1845)
 class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13737,7 +13741,7 @@ class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
 };
 
 /// KnownPathProbed: event 296 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/KnownPathProbed"), version 0.
-///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1841)
+///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1846)
 class KnownPathProbedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13774,7 +13778,7 @@ class KnownPathProbedView : public ::clretw::ViewBase<2> {
 };
 
 /// JitInstrumentationData: event 297 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1842)
+///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1847)
 class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13815,7 +13819,7 @@ class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
 };
 
 /// JitInstrumentationDataVerbose: event 298 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1843)
+///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1848)
 class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13876,7 +13880,7 @@ class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
 };
 
 /// ProfilerMessage: event 299 of Microsoft-Windows-DotNETRuntime ("Profiler/ProfilerMessage"), version 0.
-///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1844)
+///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1849)
 class ProfilerMessageView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13905,7 +13909,7 @@ class ProfilerMessageView : public ::clretw::ViewBase<2> {
 };
 
 /// ExecutionCheckpoint: event 300 of Microsoft-Windows-DotNETRuntime ("ExecutionCheckpoint/ExecutionCheckpoint"), version 0.
-///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1845)
+///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1850)
 class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13938,7 +13942,7 @@ class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
 };
 
 /// WaitHandleWaitStart: event 301 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Start"), version 0.
-///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1847)
+///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1852)
 class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13971,7 +13975,7 @@ class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
 };
 
 /// WaitHandleWaitStop: event 302 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Stop"), version 0.
-///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1849)
+///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1854)
 class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -13996,7 +14000,7 @@ class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
 };
 
 /// AllocationSampled: event 303 of Microsoft-Windows-DotNETRuntime ("AllocationSampled"), version 0.
-///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1851)
+///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1856)
 class AllocationSampledView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -14048,9 +14052,9 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// GCStart: event 1 of Microsoft-Windows-DotNETRuntime ("GC/Start"), versions 0, 1, 2.
-///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1639)
-///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1640)
-///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1641)
+///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1644)
+///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1645)
+///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1646)
 struct GCStart {
   static constexpr ::std::uint16_t id = 1;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14061,8 +14065,8 @@ struct GCStart {
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
-///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1642)
-///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1643)
+///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1647)
+///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1648)
 struct GCEnd {
   static constexpr ::std::uint16_t id = 2;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14073,8 +14077,8 @@ struct GCEnd {
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
-///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1644)
-///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1645)
+///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1649)
+///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1650)
 struct GCRestartEEEnd {
   static constexpr ::std::uint16_t id = 3;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14085,9 +14089,9 @@ struct GCRestartEEEnd {
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
-///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1646)
-///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1647)
-///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1648)
+///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1651)
+///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1652)
+///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1653)
 struct GCHeapStats {
   static constexpr ::std::uint16_t id = 4;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14098,8 +14102,8 @@ struct GCHeapStats {
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
-///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1649)
-///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1650)
+///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1654)
+///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1655)
 struct GCCreateSegment {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14110,8 +14114,8 @@ struct GCCreateSegment {
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
-///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1651)
-///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1652)
+///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1656)
+///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1657)
 struct GCFreeSegment {
   static constexpr ::std::uint16_t id = 6;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14122,8 +14126,8 @@ struct GCFreeSegment {
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
-///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1653)
-///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1654)
+///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1658)
+///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1659)
 struct GCRestartEEBegin {
   static constexpr ::std::uint16_t id = 7;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14134,8 +14138,8 @@ struct GCRestartEEBegin {
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
-///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1655)
-///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1656)
+///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1660)
+///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1661)
 struct GCSuspendEEEnd {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14146,8 +14150,8 @@ struct GCSuspendEEEnd {
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
-///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1657)
-///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1658)
+///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1662)
+///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1663)
 struct GCSuspendEEBegin {
   static constexpr ::std::uint16_t id = 9;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14158,11 +14162,11 @@ struct GCSuspendEEBegin {
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
-///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1659)
-///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1660)
-///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1661)
-///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1662)
-///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1663)
+///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1664)
+///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1665)
+///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1666)
+///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1667)
+///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1668)
 struct GCAllocationTick {
   static constexpr ::std::uint16_t id = 10;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14173,8 +14177,8 @@ struct GCAllocationTick {
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
-///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1664)
-///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1665)
+///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1669)
+///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1670)
 struct GCCreateConcurrentThread {
   static constexpr ::std::uint16_t id = 11;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14185,8 +14189,8 @@ struct GCCreateConcurrentThread {
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
-///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1666)
-///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1667)
+///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1671)
+///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1672)
 struct GCTerminateConcurrentThread {
   static constexpr ::std::uint16_t id = 12;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14197,8 +14201,8 @@ struct GCTerminateConcurrentThread {
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
-///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1668)
-///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1669)
+///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1673)
+///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1674)
 struct GCFinalizersEnd {
   static constexpr ::std::uint16_t id = 13;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14209,8 +14213,8 @@ struct GCFinalizersEnd {
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
-///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1670)
-///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1671)
+///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1675)
+///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1676)
 struct GCFinalizersBegin {
   static constexpr ::std::uint16_t id = 14;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14221,7 +14225,7 @@ struct GCFinalizersBegin {
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
-///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1672)
+///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1677)
 struct BulkType {
   static constexpr ::std::uint16_t id = 15;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14232,7 +14236,7 @@ struct BulkType {
 };
 
 /// GCBulkRootEdge: event 16 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootEdge"), version 0.
-///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1673)
+///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1678)
 struct GCBulkRootEdge {
   static constexpr ::std::uint16_t id = 16;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14243,7 +14247,7 @@ struct GCBulkRootEdge {
 };
 
 /// GCBulkRootConditionalWeakTableElementEdge: event 17 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootConditionalWeakTableElementEdge"), version 0.
-///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1674)
+///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1679)
 struct GCBulkRootConditionalWeakTableElementEdge {
   static constexpr ::std::uint16_t id = 17;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14254,7 +14258,7 @@ struct GCBulkRootConditionalWeakTableElementEdge {
 };
 
 /// GCBulkNode: event 18 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkNode"), version 0.
-///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1675)
+///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1680)
 struct GCBulkNode {
   static constexpr ::std::uint16_t id = 18;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14265,7 +14269,7 @@ struct GCBulkNode {
 };
 
 /// GCBulkEdge: event 19 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkEdge"), version 0.
-///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1676)
+///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1681)
 struct GCBulkEdge {
   static constexpr ::std::uint16_t id = 19;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14276,7 +14280,7 @@ struct GCBulkEdge {
 };
 
 /// GCSampledObjectAllocationHigh: event 20 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1677)
+///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1682)
 struct GCSampledObjectAllocationHigh {
   static constexpr ::std::uint16_t id = 20;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14287,7 +14291,7 @@ struct GCSampledObjectAllocationHigh {
 };
 
 /// GCBulkSurvivingObjectRanges: event 21 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkSurvivingObjectRanges"), version 0.
-///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1678)
+///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1683)
 struct GCBulkSurvivingObjectRanges {
   static constexpr ::std::uint16_t id = 21;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14298,7 +14302,7 @@ struct GCBulkSurvivingObjectRanges {
 };
 
 /// GCBulkMovedObjectRanges: event 22 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkMovedObjectRanges"), version 0.
-///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1679)
+///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1684)
 struct GCBulkMovedObjectRanges {
   static constexpr ::std::uint16_t id = 22;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14309,7 +14313,7 @@ struct GCBulkMovedObjectRanges {
 };
 
 /// GCGenerationRange: event 23 of Microsoft-Windows-DotNETRuntime ("GC/GCGenerationRange"), version 0.
-///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1680)
+///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1685)
 struct GCGenerationRange {
   static constexpr ::std::uint16_t id = 23;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14320,7 +14324,7 @@ struct GCGenerationRange {
 };
 
 /// GCMarkStackRoots: event 25 of Microsoft-Windows-DotNETRuntime ("GC/MarkStackRoots"), version 0.
-///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1681)
+///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1686)
 struct GCMarkStackRoots {
   static constexpr ::std::uint16_t id = 25;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14331,7 +14335,7 @@ struct GCMarkStackRoots {
 };
 
 /// GCMarkFinalizeQueueRoots: event 26 of Microsoft-Windows-DotNETRuntime ("GC/MarkFinalizeQueueRoots"), version 0.
-///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1682)
+///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1687)
 struct GCMarkFinalizeQueueRoots {
   static constexpr ::std::uint16_t id = 26;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14342,7 +14346,7 @@ struct GCMarkFinalizeQueueRoots {
 };
 
 /// GCMarkHandles: event 27 of Microsoft-Windows-DotNETRuntime ("GC/MarkHandles"), version 0.
-///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1683)
+///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1688)
 struct GCMarkHandles {
   static constexpr ::std::uint16_t id = 27;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14353,7 +14357,7 @@ struct GCMarkHandles {
 };
 
 /// GCMarkOlderGenerationRoots: event 28 of Microsoft-Windows-DotNETRuntime ("GC/MarkCards"), version 0.
-///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1684)
+///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1689)
 struct GCMarkOlderGenerationRoots {
   static constexpr ::std::uint16_t id = 28;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14364,7 +14368,7 @@ struct GCMarkOlderGenerationRoots {
 };
 
 /// FinalizeObject: event 29 of Microsoft-Windows-DotNETRuntime ("GC/FinalizeObject"), version 0.
-///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1685)
+///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1690)
 struct FinalizeObject {
   static constexpr ::std::uint16_t id = 29;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14375,7 +14379,7 @@ struct FinalizeObject {
 };
 
 /// SetGCHandle: event 30 of Microsoft-Windows-DotNETRuntime ("GC/SetGCHandle"), version 0.
-///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1686)
+///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1691)
 struct SetGCHandle {
   static constexpr ::std::uint16_t id = 30;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14386,7 +14390,7 @@ struct SetGCHandle {
 };
 
 /// DestroyGCHandle: event 31 of Microsoft-Windows-DotNETRuntime ("GC/DestoryGCHandle"), version 0.
-///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1687)
+///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1692)
 struct DestroyGCHandle {
   static constexpr ::std::uint16_t id = 31;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14397,7 +14401,7 @@ struct DestroyGCHandle {
 };
 
 /// GCSampledObjectAllocationLow: event 32 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1688)
+///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1693)
 struct GCSampledObjectAllocationLow {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14408,7 +14412,7 @@ struct GCSampledObjectAllocationLow {
 };
 
 /// PinObjectAtGCTime: event 33 of Microsoft-Windows-DotNETRuntime ("GC/PinObjectAtGCTime"), version 0.
-///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1689)
+///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1694)
 struct PinObjectAtGCTime {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14419,7 +14423,7 @@ struct PinObjectAtGCTime {
 };
 
 /// GCTriggered: event 35 of Microsoft-Windows-DotNETRuntime ("GC/Triggered"), version 0.
-///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1690)
+///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1695)
 struct GCTriggered {
   static constexpr ::std::uint16_t id = 35;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14430,7 +14434,7 @@ struct GCTriggered {
 };
 
 /// GCBulkRootCCW: event 36 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootCCW"), version 0.
-///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1691)
+///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1696)
 struct GCBulkRootCCW {
   static constexpr ::std::uint16_t id = 36;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14441,7 +14445,7 @@ struct GCBulkRootCCW {
 };
 
 /// GCBulkRCW: event 37 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRCW"), version 0.
-///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1692)
+///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1697)
 struct GCBulkRCW {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14452,7 +14456,7 @@ struct GCBulkRCW {
 };
 
 /// GCBulkRootStaticVar: event 38 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootStaticVar"), version 0.
-///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1693)
+///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1698)
 struct GCBulkRootStaticVar {
   static constexpr ::std::uint16_t id = 38;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14463,7 +14467,7 @@ struct GCBulkRootStaticVar {
 };
 
 /// GCDynamicEvent: event 39 of Microsoft-Windows-DotNETRuntime ("GC/GCDynamicEvent"), version 0.
-///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1694)
+///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1699)
 struct GCDynamicEvent {
   static constexpr ::std::uint16_t id = 39;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14474,7 +14478,7 @@ struct GCDynamicEvent {
 };
 
 /// WorkerThreadCreate: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Start"), version 0.
-///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1695)
+///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1700)
 struct WorkerThreadCreate {
   static constexpr ::std::uint16_t id = 40;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14485,7 +14489,7 @@ struct WorkerThreadCreate {
 };
 
 /// WorkerThreadTerminate: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Stop"), version 0.
-///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1696)
+///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1701)
 struct WorkerThreadTerminate {
   static constexpr ::std::uint16_t id = 41;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14496,7 +14500,7 @@ struct WorkerThreadTerminate {
 };
 
 /// WorkerThreadRetire: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Start"), version 0.
-///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1697)
+///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1702)
 struct WorkerThreadRetire {
   static constexpr ::std::uint16_t id = 42;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14507,7 +14511,7 @@ struct WorkerThreadRetire {
 };
 
 /// WorkerThreadUnretire: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Stop"), version 0.
-///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1698)
+///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1703)
 struct WorkerThreadUnretire {
   static constexpr ::std::uint16_t id = 43;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14518,8 +14522,8 @@ struct WorkerThreadUnretire {
 };
 
 /// IOThreadCreate: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), versions 0, 1.
-///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1699)
-///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1700)
+///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1704)
+///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1705)
 struct IOThreadCreate {
   static constexpr ::std::uint16_t id = 44;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14530,8 +14534,8 @@ struct IOThreadCreate {
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
-///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1701)
-///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1702)
+///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1706)
+///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1707)
 struct IOThreadTerminate {
   static constexpr ::std::uint16_t id = 45;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14542,8 +14546,8 @@ struct IOThreadTerminate {
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
-///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1703)
-///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1704)
+///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1708)
+///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1709)
 struct IOThreadRetire {
   static constexpr ::std::uint16_t id = 46;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14554,8 +14558,8 @@ struct IOThreadRetire {
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
-///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1705)
-///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1706)
+///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1710)
+///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1711)
 struct IOThreadUnretire {
   static constexpr ::std::uint16_t id = 47;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14566,7 +14570,7 @@ struct IOThreadUnretire {
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
-///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1707)
+///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1712)
 struct ThreadpoolSuspensionSuspendThread {
   static constexpr ::std::uint16_t id = 48;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14577,7 +14581,7 @@ struct ThreadpoolSuspensionSuspendThread {
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Stop"), version 0.
-///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1708)
+///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1713)
 struct ThreadpoolSuspensionResumeThread {
   static constexpr ::std::uint16_t id = 49;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14588,7 +14592,7 @@ struct ThreadpoolSuspensionResumeThread {
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1709)
+///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1714)
 struct ThreadPoolWorkerThreadStart {
   static constexpr ::std::uint16_t id = 50;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14599,7 +14603,7 @@ struct ThreadPoolWorkerThreadStart {
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1710)
+///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1715)
 struct ThreadPoolWorkerThreadStop {
   static constexpr ::std::uint16_t id = 51;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14610,7 +14614,7 @@ struct ThreadPoolWorkerThreadStop {
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1711)
+///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
 struct ThreadPoolWorkerThreadRetirementStart {
   static constexpr ::std::uint16_t id = 52;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14621,7 +14625,7 @@ struct ThreadPoolWorkerThreadRetirementStart {
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1712)
+///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1717)
 struct ThreadPoolWorkerThreadRetirementStop {
   static constexpr ::std::uint16_t id = 53;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14632,7 +14636,7 @@ struct ThreadPoolWorkerThreadRetirementStop {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1713)
+///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1718)
 struct ThreadPoolWorkerThreadAdjustmentSample {
   static constexpr ::std::uint16_t id = 54;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14643,7 +14647,7 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1714)
+///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1719)
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   static constexpr ::std::uint16_t id = 55;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14654,7 +14658,7 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentStats: event 56 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Stats"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1715)
+///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1720)
 struct ThreadPoolWorkerThreadAdjustmentStats {
   static constexpr ::std::uint16_t id = 56;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14665,7 +14669,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
 };
 
 /// ThreadPoolWorkerThreadWait: event 57 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Wait"), version 0.
-///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
+///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1721)
 struct ThreadPoolWorkerThreadWait {
   static constexpr ::std::uint16_t id = 57;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14676,7 +14680,7 @@ struct ThreadPoolWorkerThreadWait {
 };
 
 /// YieldProcessorMeasurement: event 58 of Microsoft-Windows-DotNETRuntime ("YieldProcessorMeasurement"), version 0.
-///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1717)
+///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1722)
 struct YieldProcessorMeasurement {
   static constexpr ::std::uint16_t id = 58;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14687,7 +14691,7 @@ struct YieldProcessorMeasurement {
 };
 
 /// ThreadPoolMinMaxThreads: event 59 of Microsoft-Windows-DotNETRuntime ("ThreadPoolMinMaxThreads"), version 0.
-///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1718)
+///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1723)
 struct ThreadPoolMinMaxThreads {
   static constexpr ::std::uint16_t id = 59;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14698,7 +14702,7 @@ struct ThreadPoolMinMaxThreads {
 };
 
 /// ThreadPoolWorkingThreadCount: event 60 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkingThreadCount/Start"), version 0.
-///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1719)
+///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1724)
 struct ThreadPoolWorkingThreadCount {
   static constexpr ::std::uint16_t id = 60;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14709,7 +14713,7 @@ struct ThreadPoolWorkingThreadCount {
 };
 
 /// ThreadPoolEnqueue: event 61 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Enqueue"), version 0.
-///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1720)
+///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1725)
 struct ThreadPoolEnqueue {
   static constexpr ::std::uint16_t id = 61;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14720,7 +14724,7 @@ struct ThreadPoolEnqueue {
 };
 
 /// ThreadPoolDequeue: event 62 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Dequeue"), version 0.
-///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1721)
+///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1726)
 struct ThreadPoolDequeue {
   static constexpr ::std::uint16_t id = 62;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14731,7 +14735,7 @@ struct ThreadPoolDequeue {
 };
 
 /// ThreadPoolIOEnqueue: event 63 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOEnqueue"), version 0.
-///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1722)
+///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1727)
 struct ThreadPoolIOEnqueue {
   static constexpr ::std::uint16_t id = 63;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14742,7 +14746,7 @@ struct ThreadPoolIOEnqueue {
 };
 
 /// ThreadPoolIODequeue: event 64 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IODequeue"), version 0.
-///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1723)
+///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1728)
 struct ThreadPoolIODequeue {
   static constexpr ::std::uint16_t id = 64;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14753,7 +14757,7 @@ struct ThreadPoolIODequeue {
 };
 
 /// ThreadPoolIOPack: event 65 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOPack"), version 0.
-///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1724)
+///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1729)
 struct ThreadPoolIOPack {
   static constexpr ::std::uint16_t id = 65;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14764,7 +14768,7 @@ struct ThreadPoolIOPack {
 };
 
 /// ThreadCreating: event 70 of Microsoft-Windows-DotNETRuntime ("Thread/Creating"), version 0.
-///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1725)
+///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1730)
 struct ThreadCreating {
   static constexpr ::std::uint16_t id = 70;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14775,7 +14779,7 @@ struct ThreadCreating {
 };
 
 /// ThreadRunning: event 71 of Microsoft-Windows-DotNETRuntime ("Thread/Running"), version 0.
-///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1726)
+///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1731)
 struct ThreadRunning {
   static constexpr ::std::uint16_t id = 71;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14786,7 +14790,7 @@ struct ThreadRunning {
 };
 
 /// MethodDetails: event 72 of Microsoft-Windows-DotNETRuntime ("Method/MethodDetails"), version 0.
-///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1727)
+///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1732)
 struct MethodDetails {
   static constexpr ::std::uint16_t id = 72;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14797,7 +14801,7 @@ struct MethodDetails {
 };
 
 /// TypeLoadStart: event 73 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Start"), version 0.
-///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1728)
+///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1733)
 struct TypeLoadStart {
   static constexpr ::std::uint16_t id = 73;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14808,7 +14812,7 @@ struct TypeLoadStart {
 };
 
 /// TypeLoadStop: event 74 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Stop"), version 0.
-///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1729)
+///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1734)
 struct TypeLoadStop {
   static constexpr ::std::uint16_t id = 74;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14819,8 +14823,8 @@ struct TypeLoadStop {
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), versions 0, 1.
-///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1730)
-///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1731)
+///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1735)
+///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1736)
 struct ExceptionThrown {
   static constexpr ::std::uint16_t id = 80;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14831,9 +14835,9 @@ struct ExceptionThrown {
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
-///   v0 Contention: no payload (ClrEtwBuiltin.man:1739)
-///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1740)
-///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1741)
+///   v0 Contention: no payload (ClrEtwBuiltin.man:1744)
+///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1745)
+///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1746)
 struct Contention {
   static constexpr ::std::uint16_t id = 81;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14844,7 +14848,7 @@ struct Contention {
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1745)
+///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1750)
 struct CLRStackWalk {
   static constexpr ::std::uint16_t id = 82;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14855,7 +14859,7 @@ struct CLRStackWalk {
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
-///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1746)
+///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1751)
 struct AppDomainMemAllocated {
   static constexpr ::std::uint16_t id = 83;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14866,7 +14870,7 @@ struct AppDomainMemAllocated {
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
-///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1747)
+///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1752)
 struct AppDomainMemSurvived {
   static constexpr ::std::uint16_t id = 84;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14877,7 +14881,7 @@ struct AppDomainMemSurvived {
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
-///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1748)
+///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1753)
 struct ThreadCreated {
   static constexpr ::std::uint16_t id = 85;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14888,7 +14892,7 @@ struct ThreadCreated {
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
-///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1749)
+///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1754)
 struct ThreadTerminated {
   static constexpr ::std::uint16_t id = 86;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14899,7 +14903,7 @@ struct ThreadTerminated {
 };
 
 /// ThreadDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/DomainEnter"), version 0.
-///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1750)
+///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1755)
 struct ThreadDomainEnter {
   static constexpr ::std::uint16_t id = 87;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14910,7 +14914,7 @@ struct ThreadDomainEnter {
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
-///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1751)
+///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1756)
 struct ILStubGenerated {
   static constexpr ::std::uint16_t id = 88;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14921,7 +14925,7 @@ struct ILStubGenerated {
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
-///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1752)
+///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1757)
 struct ILStubCacheHit {
   static constexpr ::std::uint16_t id = 89;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14932,7 +14936,7 @@ struct ILStubCacheHit {
 };
 
 /// LockCreated: event 90 of Microsoft-Windows-DotNETRuntime ("Contention"), version 0.
-///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1744)
+///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1749)
 struct LockCreated {
   static constexpr ::std::uint16_t id = 90;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14943,8 +14947,8 @@ struct LockCreated {
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), versions 0, 1.
-///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1742)
-///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1743)
+///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1747)
+///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1748)
 struct ContentionStop {
   static constexpr ::std::uint16_t id = 91;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14955,7 +14959,7 @@ struct ContentionStop {
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
-///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1753)
+///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1758)
 struct DCStartCompleteV2 {
   static constexpr ::std::uint16_t id = 135;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14966,7 +14970,7 @@ struct DCStartCompleteV2 {
 };
 
 /// DCEndCompleteV2: event 136 of Microsoft-Windows-DotNETRuntime ("Method/DCEndCompleteV2"), version 0.
-///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1754)
+///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1759)
 struct DCEndCompleteV2 {
   static constexpr ::std::uint16_t id = 136;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14977,7 +14981,7 @@ struct DCEndCompleteV2 {
 };
 
 /// MethodDCStartV2: event 137 of Microsoft-Windows-DotNETRuntime ("Method/DCStartV2"), version 0.
-///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1755)
+///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1760)
 struct MethodDCStartV2 {
   static constexpr ::std::uint16_t id = 137;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14988,7 +14992,7 @@ struct MethodDCStartV2 {
 };
 
 /// MethodDCEndV2: event 138 of Microsoft-Windows-DotNETRuntime ("Method/DCStopV2"), version 0.
-///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1756)
+///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1761)
 struct MethodDCEndV2 {
   static constexpr ::std::uint16_t id = 138;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -14999,7 +15003,7 @@ struct MethodDCEndV2 {
 };
 
 /// MethodDCStartVerboseV2: event 139 of Microsoft-Windows-DotNETRuntime ("Method/DCStartVerboseV2"), version 0.
-///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1757)
+///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1762)
 struct MethodDCStartVerboseV2 {
   static constexpr ::std::uint16_t id = 139;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15010,7 +15014,7 @@ struct MethodDCStartVerboseV2 {
 };
 
 /// MethodDCEndVerboseV2: event 140 of Microsoft-Windows-DotNETRuntime ("Method/DCStopVerboseV2"), version 0.
-///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1758)
+///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1763)
 struct MethodDCEndVerboseV2 {
   static constexpr ::std::uint16_t id = 140;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15021,9 +15025,9 @@ struct MethodDCEndVerboseV2 {
 };
 
 /// MethodLoad: event 141 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1, 2.
-///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1759)
-///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1760)
-///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1761)
+///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
+///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
+///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
 struct MethodLoad {
   static constexpr ::std::uint16_t id = 141;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15034,9 +15038,9 @@ struct MethodLoad {
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
-///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
-///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
-///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
+///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1769)
+///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1770)
+///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1771)
 struct MethodUnload {
   static constexpr ::std::uint16_t id = 142;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15047,9 +15051,9 @@ struct MethodUnload {
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
-///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1767)
-///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1768)
-///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1769)
+///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1772)
+///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1773)
+///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1774)
 struct MethodLoadVerbose {
   static constexpr ::std::uint16_t id = 143;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15060,9 +15064,9 @@ struct MethodLoadVerbose {
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
-///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1770)
-///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1771)
-///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1772)
+///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1775)
+///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1776)
+///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1777)
 struct MethodUnloadVerbose {
   static constexpr ::std::uint16_t id = 144;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15073,8 +15077,8 @@ struct MethodUnloadVerbose {
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
-///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1773)
-///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1774)
+///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1778)
+///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1779)
 struct MethodJittingStarted {
   static constexpr ::std::uint16_t id = 145;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15085,7 +15089,7 @@ struct MethodJittingStarted {
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
-///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1775)
+///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1780)
 struct MethodJitMemoryAllocatedForCode {
   static constexpr ::std::uint16_t id = 146;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15096,7 +15100,7 @@ struct MethodJitMemoryAllocatedForCode {
 };
 
 /// ModuleDCStartV2: event 149 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStartV2"), version 0.
-///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1784)
+///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1789)
 struct ModuleDCStartV2 {
   static constexpr ::std::uint16_t id = 149;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15107,7 +15111,7 @@ struct ModuleDCStartV2 {
 };
 
 /// ModuleDCEndV2: event 150 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStopV2"), version 0.
-///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1785)
+///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1790)
 struct ModuleDCEndV2 {
   static constexpr ::std::uint16_t id = 150;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15118,8 +15122,8 @@ struct ModuleDCEndV2 {
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
-///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1786)
-///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1787)
+///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1791)
+///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
 struct DomainModuleLoad {
   static constexpr ::std::uint16_t id = 151;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15130,9 +15134,9 @@ struct DomainModuleLoad {
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
-///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1788)
-///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1789)
-///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1790)
+///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1793)
+///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1794)
+///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1795)
 struct ModuleLoad {
   static constexpr ::std::uint16_t id = 152;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15143,9 +15147,9 @@ struct ModuleLoad {
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
-///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1791)
-///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
-///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1793)
+///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1796)
+///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1797)
+///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1798)
 struct ModuleUnload {
   static constexpr ::std::uint16_t id = 153;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15156,8 +15160,8 @@ struct ModuleUnload {
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
-///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1794)
-///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1795)
+///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1799)
+///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1800)
 struct AssemblyLoad {
   static constexpr ::std::uint16_t id = 154;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15168,8 +15172,8 @@ struct AssemblyLoad {
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
-///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1796)
-///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1797)
+///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1801)
+///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1802)
 struct AssemblyUnload {
   static constexpr ::std::uint16_t id = 155;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15180,8 +15184,8 @@ struct AssemblyUnload {
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
-///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1798)
-///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1799)
+///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1803)
+///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1804)
 struct AppDomainLoad {
   static constexpr ::std::uint16_t id = 156;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15192,8 +15196,8 @@ struct AppDomainLoad {
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
-///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1800)
-///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1801)
+///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1805)
+///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1806)
 struct AppDomainUnload {
   static constexpr ::std::uint16_t id = 157;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15204,7 +15208,7 @@ struct AppDomainUnload {
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1802)
+///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1807)
 struct ModuleRangeLoad {
   static constexpr ::std::uint16_t id = 158;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15215,7 +15219,7 @@ struct ModuleRangeLoad {
 };
 
 /// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1762)
+///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1767)
 struct R2RGetEntryPoint {
   static constexpr ::std::uint16_t id = 159;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15226,7 +15230,7 @@ struct R2RGetEntryPoint {
 };
 
 /// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1763)
+///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1768)
 struct R2RGetEntryPointStart {
   static constexpr ::std::uint16_t id = 160;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15237,8 +15241,8 @@ struct R2RGetEntryPointStart {
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), versions 0, 1.
-///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1803)
-///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1804)
+///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1808)
+///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1809)
 struct StrongNameVerificationStart {
   static constexpr ::std::uint16_t id = 181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15249,8 +15253,8 @@ struct StrongNameVerificationStart {
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
-///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1805)
-///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1806)
+///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1810)
+///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1811)
 struct StrongNameVerificationStop {
   static constexpr ::std::uint16_t id = 182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15261,8 +15265,8 @@ struct StrongNameVerificationStop {
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
-///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1807)
-///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1808)
+///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1812)
+///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1813)
 struct AuthenticodeVerificationStart {
   static constexpr ::std::uint16_t id = 183;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15273,8 +15277,8 @@ struct AuthenticodeVerificationStart {
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
-///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1809)
-///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1810)
+///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1814)
+///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1815)
 struct AuthenticodeVerificationStop {
   static constexpr ::std::uint16_t id = 184;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15285,7 +15289,7 @@ struct AuthenticodeVerificationStop {
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
-///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1776)
+///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1781)
 struct MethodJitInliningSucceeded {
   static constexpr ::std::uint16_t id = 185;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15296,7 +15300,7 @@ struct MethodJitInliningSucceeded {
 };
 
 /// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1777)
+///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1782)
 struct MethodJitInliningFailedAnsi {
   static constexpr ::std::uint16_t id = 186;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15307,7 +15311,7 @@ struct MethodJitInliningFailedAnsi {
 };
 
 /// RuntimeInformationStart: event 187 of Microsoft-Windows-DotNETRuntime ("Runtime/Start"), version 0.
-///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1811)
+///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1816)
 struct RuntimeInformationStart {
   static constexpr ::std::uint16_t id = 187;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15318,7 +15322,7 @@ struct RuntimeInformationStart {
 };
 
 /// MethodJitTailCallSucceeded: event 188 of Microsoft-Windows-DotNETRuntime ("Method/TailCallSucceeded"), version 0.
-///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1778)
+///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1783)
 struct MethodJitTailCallSucceeded {
   static constexpr ::std::uint16_t id = 188;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15329,7 +15333,7 @@ struct MethodJitTailCallSucceeded {
 };
 
 /// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1779)
+///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1784)
 struct MethodJitTailCallFailedAnsi {
   static constexpr ::std::uint16_t id = 189;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15340,8 +15344,8 @@ struct MethodJitTailCallFailedAnsi {
 };
 
 /// MethodILToNativeMap: event 190 of Microsoft-Windows-DotNETRuntime ("Method/MethodILToNativeMap"), versions 0, 1.
-///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1780)
-///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1781)
+///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1785)
+///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1786)
 struct MethodILToNativeMap {
   static constexpr ::std::uint16_t id = 190;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15352,7 +15356,7 @@ struct MethodILToNativeMap {
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1782)
+///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1787)
 struct MethodJitTailCallFailed {
   static constexpr ::std::uint16_t id = 191;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15363,7 +15367,7 @@ struct MethodJitTailCallFailed {
 };
 
 /// MethodJitInliningFailed: event 192 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1783)
+///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1788)
 struct MethodJitInliningFailed {
   static constexpr ::std::uint16_t id = 192;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15374,7 +15378,7 @@ struct MethodJitInliningFailed {
 };
 
 /// IncreaseMemoryPressure: event 200 of Microsoft-Windows-DotNETRuntime ("GC/IncreaseMemoryPressure"), version 0.
-///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1812)
+///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1817)
 struct IncreaseMemoryPressure {
   static constexpr ::std::uint16_t id = 200;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15385,7 +15389,7 @@ struct IncreaseMemoryPressure {
 };
 
 /// DecreaseMemoryPressure: event 201 of Microsoft-Windows-DotNETRuntime ("GC/DecreaseMemoryPressure"), version 0.
-///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1813)
+///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1818)
 struct DecreaseMemoryPressure {
   static constexpr ::std::uint16_t id = 201;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15396,7 +15400,7 @@ struct DecreaseMemoryPressure {
 };
 
 /// GCMarkWithType: event 202 of Microsoft-Windows-DotNETRuntime ("GC/Mark"), version 0.
-///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1814)
+///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1819)
 struct GCMarkWithType {
   static constexpr ::std::uint16_t id = 202;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15407,7 +15411,7 @@ struct GCMarkWithType {
 };
 
 /// GCJoin: event 203 of Microsoft-Windows-DotNETRuntime ("GC/GCJoin"), version 2.
-///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1815)
+///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1820)
 struct GCJoin {
   static constexpr ::std::uint16_t id = 203;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15418,7 +15422,7 @@ struct GCJoin {
 };
 
 /// GCPerHeapHistory: event 204 of Microsoft-Windows-DotNETRuntime ("GC/PerHeapHistory"), version 3.
-///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1816)
+///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1821)
 struct GCPerHeapHistory {
   static constexpr ::std::uint16_t id = 204;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15429,9 +15433,9 @@ struct GCPerHeapHistory {
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
-///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1817)
-///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1818)
-///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1819)
+///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1822)
+///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1823)
+///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1824)
 struct GCGlobalHeapHistory {
   static constexpr ::std::uint16_t id = 205;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15442,7 +15446,7 @@ struct GCGlobalHeapHistory {
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
-///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1820)
+///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1825)
 struct GenAwareBegin {
   static constexpr ::std::uint16_t id = 206;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15453,7 +15457,7 @@ struct GenAwareBegin {
 };
 
 /// GenAwareEnd: event 207 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareEnd"), version 0.
-///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1821)
+///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1826)
 struct GenAwareEnd {
   static constexpr ::std::uint16_t id = 207;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15464,7 +15468,7 @@ struct GenAwareEnd {
 };
 
 /// GCLOHCompact: event 208 of Microsoft-Windows-DotNETRuntime ("GC/GCLOHCompact"), version 0.
-///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1822)
+///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1827)
 struct GCLOHCompact {
   static constexpr ::std::uint16_t id = 208;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15475,7 +15479,7 @@ struct GCLOHCompact {
 };
 
 /// GCFitBucketInfo: event 209 of Microsoft-Windows-DotNETRuntime ("GC/GCFitBucketInfo"), version 0.
-///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1823)
+///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1828)
 struct GCFitBucketInfo {
   static constexpr ::std::uint16_t id = 209;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15486,7 +15490,7 @@ struct GCFitBucketInfo {
 };
 
 /// DebugIPCEventStart: event 240 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Start"), version 0.
-///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1824)
+///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1829)
 struct DebugIPCEventStart {
   static constexpr ::std::uint16_t id = 240;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15497,7 +15501,7 @@ struct DebugIPCEventStart {
 };
 
 /// DebugIPCEventEnd: event 241 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Stop"), version 0.
-///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1825)
+///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1830)
 struct DebugIPCEventEnd {
   static constexpr ::std::uint16_t id = 241;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15508,7 +15512,7 @@ struct DebugIPCEventEnd {
 };
 
 /// DebugExceptionProcessingStart: event 242 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Start"), version 0.
-///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1826)
+///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1831)
 struct DebugExceptionProcessingStart {
   static constexpr ::std::uint16_t id = 242;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15519,7 +15523,7 @@ struct DebugExceptionProcessingStart {
 };
 
 /// DebugExceptionProcessingEnd: event 243 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Stop"), version 0.
-///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1827)
+///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1832)
 struct DebugExceptionProcessingEnd {
   static constexpr ::std::uint16_t id = 243;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15530,7 +15534,7 @@ struct DebugExceptionProcessingEnd {
 };
 
 /// ExceptionCatchStart: event 250 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Start"), version 0.
-///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1732)
+///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1737)
 struct ExceptionCatchStart {
   static constexpr ::std::uint16_t id = 250;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15541,7 +15545,7 @@ struct ExceptionCatchStart {
 };
 
 /// ExceptionCatchStop: event 251 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Stop"), version 0.
-///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1733)
+///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1738)
 struct ExceptionCatchStop {
   static constexpr ::std::uint16_t id = 251;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15552,7 +15556,7 @@ struct ExceptionCatchStop {
 };
 
 /// ExceptionFinallyStart: event 252 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Start"), version 0.
-///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1734)
+///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1739)
 struct ExceptionFinallyStart {
   static constexpr ::std::uint16_t id = 252;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15563,7 +15567,7 @@ struct ExceptionFinallyStart {
 };
 
 /// ExceptionFinallyStop: event 253 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Stop"), version 0.
-///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1735)
+///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1740)
 struct ExceptionFinallyStop {
   static constexpr ::std::uint16_t id = 253;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15574,7 +15578,7 @@ struct ExceptionFinallyStop {
 };
 
 /// ExceptionFilterStart: event 254 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Start"), version 0.
-///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1736)
+///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1741)
 struct ExceptionFilterStart {
   static constexpr ::std::uint16_t id = 254;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15585,7 +15589,7 @@ struct ExceptionFilterStart {
 };
 
 /// ExceptionFilterStop: event 255 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Stop"), version 0.
-///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1737)
+///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1742)
 struct ExceptionFilterStop {
   static constexpr ::std::uint16_t id = 255;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15596,7 +15600,7 @@ struct ExceptionFilterStop {
 };
 
 /// ExceptionThrownStop: event 256 of Microsoft-Windows-DotNETRuntime ("Exception/Stop"), version 0.
-///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1738)
+///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1743)
 struct ExceptionThrownStop {
   static constexpr ::std::uint16_t id = 256;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15607,7 +15611,7 @@ struct ExceptionThrownStop {
 };
 
 /// CodeSymbols: event 260 of Microsoft-Windows-DotNETRuntime ("CodeSymbols/Start"), version 0.
-///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1828)
+///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1833)
 struct CodeSymbols {
   static constexpr ::std::uint16_t id = 260;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15618,7 +15622,7 @@ struct CodeSymbols {
 };
 
 /// EventSource: event 270 of Microsoft-Windows-DotNETRuntime ("EventSource"), version 0.
-///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1829)
+///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1834)
 struct EventSource {
   static constexpr ::std::uint16_t id = 270;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15629,7 +15633,7 @@ struct EventSource {
 };
 
 /// TieredCompilationSettings: event 280 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Settings"), version 0.
-///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1830)
+///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1835)
 struct TieredCompilationSettings {
   static constexpr ::std::uint16_t id = 280;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15640,7 +15644,7 @@ struct TieredCompilationSettings {
 };
 
 /// TieredCompilationPause: event 281 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Pause"), version 0.
-///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1831)
+///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1836)
 struct TieredCompilationPause {
   static constexpr ::std::uint16_t id = 281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15651,7 +15655,7 @@ struct TieredCompilationPause {
 };
 
 /// TieredCompilationResume: event 282 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Resume"), version 0.
-///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1832)
+///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1837)
 struct TieredCompilationResume {
   static constexpr ::std::uint16_t id = 282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15662,7 +15666,7 @@ struct TieredCompilationResume {
 };
 
 /// TieredCompilationBackgroundJitStart: event 283 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Start"), version 0.
-///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1833)
+///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1838)
 struct TieredCompilationBackgroundJitStart {
   static constexpr ::std::uint16_t id = 283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15673,7 +15677,7 @@ struct TieredCompilationBackgroundJitStart {
 };
 
 /// TieredCompilationBackgroundJitStop: event 284 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Stop"), version 0.
-///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1834)
+///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1839)
 struct TieredCompilationBackgroundJitStop {
   static constexpr ::std::uint16_t id = 284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15684,7 +15688,7 @@ struct TieredCompilationBackgroundJitStop {
 };
 
 /// AssemblyLoadStart: event 290 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Start"), version 0.
-///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1835)
+///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1840)
 struct AssemblyLoadStart {
   static constexpr ::std::uint16_t id = 290;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15695,7 +15699,7 @@ struct AssemblyLoadStart {
 };
 
 /// AssemblyLoadStop: event 291 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Stop"), version 0.
-///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1836)
+///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1841)
 struct AssemblyLoadStop {
   static constexpr ::std::uint16_t id = 291;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15706,7 +15710,7 @@ struct AssemblyLoadStop {
 };
 
 /// ResolutionAttempted: event 292 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/ResolutionAttempted"), version 0.
-///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1837)
+///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1842)
 struct ResolutionAttempted {
   static constexpr ::std::uint16_t id = 292;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15717,7 +15721,7 @@ struct ResolutionAttempted {
 };
 
 /// AssemblyLoadContextResolvingHandlerInvoked: event 293 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked"), version 0.
-///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1838)
+///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1843)
 struct AssemblyLoadContextResolvingHandlerInvoked {
   static constexpr ::std::uint16_t id = 293;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15728,7 +15732,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
 };
 
 /// AppDomainAssemblyResolveHandlerInvoked: event 294 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked"), version 0.
-///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1839)
+///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1844)
 struct AppDomainAssemblyResolveHandlerInvoked {
   static constexpr ::std::uint16_t id = 294;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15739,7 +15743,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
 };
 
 /// AssemblyLoadFromResolveHandlerInvoked: event 295 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked"), version 0.
-///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1840)
+///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1845)
 struct AssemblyLoadFromResolveHandlerInvoked {
   static constexpr ::std::uint16_t id = 295;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15750,7 +15754,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
 };
 
 /// KnownPathProbed: event 296 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/KnownPathProbed"), version 0.
-///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1841)
+///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1846)
 struct KnownPathProbed {
   static constexpr ::std::uint16_t id = 296;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15761,7 +15765,7 @@ struct KnownPathProbed {
 };
 
 /// JitInstrumentationData: event 297 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1842)
+///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1847)
 struct JitInstrumentationData {
   static constexpr ::std::uint16_t id = 297;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15772,7 +15776,7 @@ struct JitInstrumentationData {
 };
 
 /// JitInstrumentationDataVerbose: event 298 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1843)
+///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1848)
 struct JitInstrumentationDataVerbose {
   static constexpr ::std::uint16_t id = 298;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15783,7 +15787,7 @@ struct JitInstrumentationDataVerbose {
 };
 
 /// ProfilerMessage: event 299 of Microsoft-Windows-DotNETRuntime ("Profiler/ProfilerMessage"), version 0.
-///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1844)
+///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1849)
 struct ProfilerMessage {
   static constexpr ::std::uint16_t id = 299;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15794,7 +15798,7 @@ struct ProfilerMessage {
 };
 
 /// ExecutionCheckpoint: event 300 of Microsoft-Windows-DotNETRuntime ("ExecutionCheckpoint/ExecutionCheckpoint"), version 0.
-///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1845)
+///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1850)
 struct ExecutionCheckpoint {
   static constexpr ::std::uint16_t id = 300;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15805,7 +15809,7 @@ struct ExecutionCheckpoint {
 };
 
 /// WaitHandleWaitStart: event 301 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Start"), version 0.
-///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1847)
+///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1852)
 struct WaitHandleWaitStart {
   static constexpr ::std::uint16_t id = 301;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15816,7 +15820,7 @@ struct WaitHandleWaitStart {
 };
 
 /// WaitHandleWaitStop: event 302 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Stop"), version 0.
-///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1849)
+///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1854)
 struct WaitHandleWaitStop {
   static constexpr ::std::uint16_t id = 302;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -15827,7 +15831,7 @@ struct WaitHandleWaitStop {
 };
 
 /// AllocationSampled: event 303 of Microsoft-Windows-DotNETRuntime ("AllocationSampled"), version 0.
-///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1851)
+///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1856)
 struct AllocationSampled {
   static constexpr ::std::uint16_t id = 303;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;

@@ -139,7 +139,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "GCSettingsRundown", line 2018
+// "GCSettingsRundown", line 2023
 constexpr ::clretw::FieldDesc kFieldsGCSettingsRundown[] = {
     {.name = "HardLimit", .type = ::clretw::InType::UInt64},
     {.name = "LOHThreshold", .type = ::clretw::InType::UInt64},
@@ -159,9 +159,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSettingsRundown{
     .fields = kFieldsGCSettingsRundown,
     .layout = {{kPlacesGCSettingsRundown[0], kSegmentsGCSettingsRundown[0], 50}, {kPlacesGCSettingsRundown[1], kSegmentsGCSettingsRundown[1], 50}},
 
-    .line = 2018};
+    .line = 2023};
 
-// "RuntimeInformationRundown", line 2028
+// "RuntimeInformationRundown", line 2033
 constexpr ::clretw::FieldDesc kFieldsRuntimeInformationRundown[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Sku", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
@@ -188,9 +188,9 @@ constexpr ::clretw::RecordDesc kRecord_RuntimeInformationRundown{
     .fields = kFieldsRuntimeInformationRundown,
     .layout = {{kPlacesRuntimeInformationRundown[0], kSegmentsRuntimeInformationRundown[0], 41}, {kPlacesRuntimeInformationRundown[1], kSegmentsRuntimeInformationRundown[1], 41}},
 
-    .line = 2028};
+    .line = 2033};
 
-// "DomainModuleLoadUnloadRundown", line 2045
+// "DomainModuleLoadUnloadRundown", line 2050
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -209,9 +209,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
     .fields = kFieldsDomainModuleLoadUnloadRundown,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown[0], kSegmentsDomainModuleLoadUnloadRundown[0], 32}, {kPlacesDomainModuleLoadUnloadRundown[1], kSegmentsDomainModuleLoadUnloadRundown[1], 32}},
 
-    .line = 2045};
+    .line = 2050};
 
-// "DomainModuleLoadUnloadRundown_V1", line 2054
+// "DomainModuleLoadUnloadRundown_V1", line 2059
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -231,9 +231,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
     .fields = kFieldsDomainModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown_V1[0], kSegmentsDomainModuleLoadUnloadRundown_V1[0], 34}, {kPlacesDomainModuleLoadUnloadRundown_V1[1], kSegmentsDomainModuleLoadUnloadRundown_V1[1], 34}},
 
-    .line = 2054};
+    .line = 2059};
 
-// "ModuleLoadUnloadRundown", line 2064
+// "ModuleLoadUnloadRundown", line 2069
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -251,9 +251,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
     .fields = kFieldsModuleLoadUnloadRundown,
     .layout = {{kPlacesModuleLoadUnloadRundown[0], kSegmentsModuleLoadUnloadRundown[0], 24}, {kPlacesModuleLoadUnloadRundown[1], kSegmentsModuleLoadUnloadRundown[1], 24}},
 
-    .line = 2064};
+    .line = 2069};
 
-// "ModuleLoadUnloadRundown_V1", line 2072
+// "ModuleLoadUnloadRundown_V1", line 2077
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -272,9 +272,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
     .fields = kFieldsModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesModuleLoadUnloadRundown_V1[0], kSegmentsModuleLoadUnloadRundown_V1[0], 26}, {kPlacesModuleLoadUnloadRundown_V1[1], kSegmentsModuleLoadUnloadRundown_V1[1], 26}},
 
-    .line = 2072};
+    .line = 2077};
 
-// "ModuleLoadUnloadRundown_V2", line 2081
+// "ModuleLoadUnloadRundown_V2", line 2086
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V2[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -299,9 +299,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
     .fields = kFieldsModuleLoadUnloadRundown_V2,
     .layout = {{kPlacesModuleLoadUnloadRundown_V2[0], kSegmentsModuleLoadUnloadRundown_V2[0], 66}, {kPlacesModuleLoadUnloadRundown_V2[1], kSegmentsModuleLoadUnloadRundown_V2[1], 66}},
 
-    .line = 2081};
+    .line = 2086};
 
-// "AssemblyLoadUnloadRundown", line 2096
+// "AssemblyLoadUnloadRundown", line 2101
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -317,9 +317,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
     .fields = kFieldsAssemblyLoadUnloadRundown,
     .layout = {{kPlacesAssemblyLoadUnloadRundown[0], kSegmentsAssemblyLoadUnloadRundown[0], 20}, {kPlacesAssemblyLoadUnloadRundown[1], kSegmentsAssemblyLoadUnloadRundown[1], 20}},
 
-    .line = 2096};
+    .line = 2101};
 
-// "AssemblyLoadUnloadRundown_V1", line 2102
+// "AssemblyLoadUnloadRundown_V1", line 2107
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown_V1[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -337,9 +337,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
     .fields = kFieldsAssemblyLoadUnloadRundown_V1,
     .layout = {{kPlacesAssemblyLoadUnloadRundown_V1[0], kSegmentsAssemblyLoadUnloadRundown_V1[0], 30}, {kPlacesAssemblyLoadUnloadRundown_V1[1], kSegmentsAssemblyLoadUnloadRundown_V1[1], 30}},
 
-    .line = 2102};
+    .line = 2107};
 
-// "AppDomainLoadUnloadRundown", line 2110
+// "AppDomainLoadUnloadRundown", line 2115
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -354,9 +354,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
     .fields = kFieldsAppDomainLoadUnloadRundown,
     .layout = {{kPlacesAppDomainLoadUnloadRundown[0], kSegmentsAppDomainLoadUnloadRundown[0], 12}, {kPlacesAppDomainLoadUnloadRundown[1], kSegmentsAppDomainLoadUnloadRundown[1], 12}},
 
-    .line = 2110};
+    .line = 2115};
 
-// "AppDomainLoadUnloadRundown_V1", line 2115
+// "AppDomainLoadUnloadRundown_V1", line 2120
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown_V1[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -373,9 +373,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
     .fields = kFieldsAppDomainLoadUnloadRundown_V1,
     .layout = {{kPlacesAppDomainLoadUnloadRundown_V1[0], kSegmentsAppDomainLoadUnloadRundown_V1[0], 18}, {kPlacesAppDomainLoadUnloadRundown_V1[1], kSegmentsAppDomainLoadUnloadRundown_V1[1], 18}},
 
-    .line = 2115};
+    .line = 2120};
 
-// "MethodLoadUnloadRundown", line 2122
+// "MethodLoadUnloadRundown", line 2127
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -393,9 +393,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown{
     .fields = kFieldsMethodLoadUnloadRundown,
     .layout = {{kPlacesMethodLoadUnloadRundown[0], kSegmentsMethodLoadUnloadRundown[0], 36}, {kPlacesMethodLoadUnloadRundown[1], kSegmentsMethodLoadUnloadRundown[1], 36}},
 
-    .line = 2122};
+    .line = 2127};
 
-// "MethodLoadUnloadRundown_V1", line 2130
+// "MethodLoadUnloadRundown_V1", line 2135
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -414,9 +414,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V1{
     .fields = kFieldsMethodLoadUnloadRundown_V1,
     .layout = {{kPlacesMethodLoadUnloadRundown_V1[0], kSegmentsMethodLoadUnloadRundown_V1[0], 38}, {kPlacesMethodLoadUnloadRundown_V1[1], kSegmentsMethodLoadUnloadRundown_V1[1], 38}},
 
-    .line = 2130};
+    .line = 2135};
 
-// "MethodLoadUnloadRundown_V2", line 2139
+// "MethodLoadUnloadRundown_V2", line 2144
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -436,9 +436,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V2{
     .fields = kFieldsMethodLoadUnloadRundown_V2,
     .layout = {{kPlacesMethodLoadUnloadRundown_V2[0], kSegmentsMethodLoadUnloadRundown_V2[0], 46}, {kPlacesMethodLoadUnloadRundown_V2[1], kSegmentsMethodLoadUnloadRundown_V2[1], 46}},
 
-    .line = 2139};
+    .line = 2144};
 
-// "MethodLoadUnloadRundownVerbose", line 2149
+// "MethodLoadUnloadRundownVerbose", line 2154
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -459,9 +459,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
     .fields = kFieldsMethodLoadUnloadRundownVerbose,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose[0], kSegmentsMethodLoadUnloadRundownVerbose[0], 36}, {kPlacesMethodLoadUnloadRundownVerbose[1], kSegmentsMethodLoadUnloadRundownVerbose[1], 36}},
 
-    .line = 2149};
+    .line = 2154};
 
-// "MethodLoadUnloadRundownVerbose_V1", line 2160
+// "MethodLoadUnloadRundownVerbose_V1", line 2165
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -483,9 +483,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V1[0], kSegmentsMethodLoadUnloadRundownVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadRundownVerbose_V1[1], kSegmentsMethodLoadUnloadRundownVerbose_V1[1], 38}},
 
-    .line = 2160};
+    .line = 2165};
 
-// "MethodLoadUnloadRundownVerbose_V2", line 2172
+// "MethodLoadUnloadRundownVerbose_V2", line 2177
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -508,9 +508,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V2[0], kSegmentsMethodLoadUnloadRundownVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadRundownVerbose_V2[1], kSegmentsMethodLoadUnloadRundownVerbose_V2[1], 46}},
 
-    .line = 2172};
+    .line = 2177};
 
-// "MethodILToNativeMapRundown", line 2185
+// "MethodILToNativeMapRundown", line 2190
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -529,9 +529,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
     .fields = kFieldsMethodILToNativeMapRundown,
     .layout = {{kPlacesMethodILToNativeMapRundown[0], kSegmentsMethodILToNativeMapRundown[0], 21}, {kPlacesMethodILToNativeMapRundown[1], kSegmentsMethodILToNativeMapRundown[1], 21}},
 
-    .line = 2185};
+    .line = 2190};
 
-// "MethodILToNativeMapRundown_V1", line 2194
+// "MethodILToNativeMapRundown_V1", line 2199
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -551,9 +551,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
     .fields = kFieldsMethodILToNativeMapRundown_V1,
     .layout = {{kPlacesMethodILToNativeMapRundown_V1[0], kSegmentsMethodILToNativeMapRundown_V1[0], 29}, {kPlacesMethodILToNativeMapRundown_V1[1], kSegmentsMethodILToNativeMapRundown_V1[1], 29}},
 
-    .line = 2194};
+    .line = 2199};
 
-// "DCStartEnd", line 2204
+// "DCStartEnd", line 2209
 constexpr ::clretw::FieldDesc kFieldsDCStartEnd[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -566,9 +566,9 @@ constexpr ::clretw::RecordDesc kRecord_DCStartEnd{
     .fields = kFieldsDCStartEnd,
     .layout = {{kPlacesDCStartEnd[0], kSegmentsDCStartEnd[0], 2}, {kPlacesDCStartEnd[1], kSegmentsDCStartEnd[1], 2}},
 
-    .line = 2204};
+    .line = 2209};
 
-// "ClrStackWalk", line 2207
+// "ClrStackWalk", line 2212
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Reserved1", .type = ::clretw::InType::UInt8},
@@ -585,9 +585,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 2207};
+    .line = 2212};
 
-// "ThreadCreatedRundown", line 2214
+// "ThreadCreatedRundown", line 2219
 constexpr ::clretw::FieldDesc kFieldsThreadCreatedRundown[] = {
     {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -605,9 +605,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadCreatedRundown{
     .fields = kFieldsThreadCreatedRundown,
     .layout = {{kPlacesThreadCreatedRundown[0], kSegmentsThreadCreatedRundown[0], 30}, {kPlacesThreadCreatedRundown[1], kSegmentsThreadCreatedRundown[1], 30}},
 
-    .line = 2214};
+    .line = 2219};
 
-// "ModuleRangeRundown", line 2222
+// "ModuleRangeRundown", line 2227
 constexpr ::clretw::FieldDesc kFieldsModuleRangeRundown[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -624,9 +624,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleRangeRundown{
     .fields = kFieldsModuleRangeRundown,
     .layout = {{kPlacesModuleRangeRundown[0], kSegmentsModuleRangeRundown[0], 19}, {kPlacesModuleRangeRundown[1], kSegmentsModuleRangeRundown[1], 19}},
 
-    .line = 2222};
+    .line = 2227};
 
-// "TieredCompilationSettings", line 2229
+// "TieredCompilationSettings", line 2234
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
@@ -640,9 +640,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationSettings{
     .fields = kFieldsTieredCompilationSettings,
     .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
 
-    .line = 2229};
+    .line = 2234};
 
-// "ExecutionCheckpointRundown", line 2233
+// "ExecutionCheckpointRundown", line 2238
 constexpr ::clretw::FieldDesc kFieldsExecutionCheckpointRundown[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Name", .type = ::clretw::InType::UnicodeString},
@@ -657,7 +657,7 @@ constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
     .fields = kFieldsExecutionCheckpointRundown,
     .layout = {{kPlacesExecutionCheckpointRundown[0], kSegmentsExecutionCheckpointRundown[0], 10}, {kPlacesExecutionCheckpointRundown[1], kSegmentsExecutionCheckpointRundown[1], 10}},
 
-    .line = 2233};
+    .line = 2238};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -729,154 +729,154 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalkDCStart", .name = "ClrStack/Walk", .task_name = "CLRStackRundown", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2240},
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2245},
     {.id = 10, .version = 0, .level = 4, .opcode = 10, .task = 40, .keywords = 0x0,
      .symbol = "GCSettingsRundown", .name = "GC/GCSettingsRundown", .task_name = "CLRGCRundown", .opcode_name = "GCSettingsRundown",
-     .message = "", .payload = &kRecord_GCSettingsRundown, .line = 2241},
+     .message = "", .payload = &kRecord_GCSettingsRundown, .line = 2246},
     {.id = 141, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStart", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2242},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2247},
     {.id = 141, .version = 1, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStart_V1", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2243},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2248},
     {.id = 141, .version = 2, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStart_V2", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2244},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2249},
     {.id = 142, .version = 0, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEnd", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2245},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2250},
     {.id = 142, .version = 1, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEnd_V1", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2246},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2251},
     {.id = 142, .version = 2, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEnd_V2", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2247},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2252},
     {.id = 143, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2248},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2253},
     {.id = 143, .version = 1, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose_V1", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2249},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2254},
     {.id = 143, .version = 2, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose_V2", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2250},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2255},
     {.id = 144, .version = 0, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEndVerbose", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2251},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2256},
     {.id = 144, .version = 1, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEndVerbose_V1", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2252},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2257},
     {.id = 144, .version = 2, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEndVerbose_V2", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2253},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2258},
     {.id = 145, .version = 0, .level = 4, .opcode = 14, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartComplete", .name = "Method/DCStartComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCStartComplete",
-     .message = "", .line = 2254},
+     .message = "", .line = 2259},
     {.id = 145, .version = 1, .level = 4, .opcode = 14, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartComplete_V1", .name = "Method/DCStartComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCStartComplete",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2255},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2260},
     {.id = 146, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndComplete", .name = "Method/DCStopComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
-     .message = "", .line = 2256},
+     .message = "", .line = 2261},
     {.id = 146, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndComplete_V1", .name = "Method/DCStopComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2257},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2262},
     {.id = 147, .version = 0, .level = 4, .opcode = 16, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartInit", .name = "Method/DCStartInit", .task_name = "CLRMethodRundown", .opcode_name = "DCStartInit",
-     .message = "", .line = 2258},
+     .message = "", .line = 2263},
     {.id = 147, .version = 1, .level = 4, .opcode = 16, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartInit_V1", .name = "Method/DCStartInit", .task_name = "CLRMethodRundown", .opcode_name = "DCStartInit",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2259},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2264},
     {.id = 148, .version = 0, .level = 4, .opcode = 17, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndInit", .name = "Method/DCStopInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
-     .message = "", .line = 2260},
+     .message = "", .line = 2265},
     {.id = 148, .version = 1, .level = 4, .opcode = 17, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndInit_V1", .name = "Method/DCStopInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2261},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2266},
     {.id = 149, .version = 0, .level = 5, .opcode = 41, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCStartILToNativeMap", .name = "Method/MethodDCStartILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2262},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2267},
     {.id = 149, .version = 1, .level = 5, .opcode = 41, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCStartILToNativeMap_V1", .name = "Method/MethodDCStartILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2263},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2268},
     {.id = 150, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCEndILToNativeMap", .name = "Method/MethodDCEndILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2264},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2269},
     {.id = 150, .version = 1, .level = 5, .opcode = 42, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCEndILToNativeMap_V1", .name = "Method/MethodDCEndILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2265},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2270},
     {.id = 151, .version = 0, .level = 4, .opcode = 46, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCStart", .name = "Loader/DomainModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCStart",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2266},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2271},
     {.id = 151, .version = 1, .level = 4, .opcode = 46, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCStart_V1", .name = "Loader/DomainModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCStart",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2267},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2272},
     {.id = 152, .version = 0, .level = 4, .opcode = 47, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCEnd", .name = "Loader/DomainModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2268},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2273},
     {.id = 152, .version = 1, .level = 4, .opcode = 47, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCEnd_V1", .name = "Loader/DomainModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2269},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2274},
     {.id = 153, .version = 0, .level = 4, .opcode = 35, .task = 2, .keywords = 0x8,
      .symbol = "ModuleDCStart", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2270},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2275},
     {.id = 153, .version = 1, .level = 4, .opcode = 35, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCStart_V1", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2271},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2276},
     {.id = 153, .version = 2, .level = 4, .opcode = 35, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCStart_V2", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2272},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2277},
     {.id = 154, .version = 0, .level = 4, .opcode = 36, .task = 2, .keywords = 0x8,
      .symbol = "ModuleDCEnd", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2273},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2278},
     {.id = 154, .version = 1, .level = 4, .opcode = 36, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCEnd_V1", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2274},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2279},
     {.id = 154, .version = 2, .level = 4, .opcode = 36, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCEnd_V2", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2275},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2280},
     {.id = 155, .version = 0, .level = 4, .opcode = 39, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCStart", .name = "Loader/AssemblyDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCStart",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2276},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2281},
     {.id = 155, .version = 1, .level = 4, .opcode = 39, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCStart_V1", .name = "Loader/AssemblyDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCStart",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2277},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2282},
     {.id = 156, .version = 0, .level = 4, .opcode = 40, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCEnd", .name = "Loader/AssemblyDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2278},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2283},
     {.id = 156, .version = 1, .level = 4, .opcode = 40, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCEnd_V1", .name = "Loader/AssemblyDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2279},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2284},
     {.id = 157, .version = 0, .level = 4, .opcode = 43, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCStart", .name = "Loader/AppDomainDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCStart",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2280},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2285},
     {.id = 157, .version = 1, .level = 4, .opcode = 43, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCStart_V1", .name = "Loader/AppDomainDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCStart",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2281},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2286},
     {.id = 158, .version = 0, .level = 4, .opcode = 44, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCEnd", .name = "Loader/AppDomainDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2282},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2287},
     {.id = 158, .version = 1, .level = 4, .opcode = 44, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCEnd_V1", .name = "Loader/AppDomainDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2283},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2288},
     {.id = 159, .version = 0, .level = 4, .opcode = 48, .task = 2, .keywords = 0x10800,
      .symbol = "ThreadDC", .name = "Loader/ThreadDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ThreadDC",
-     .message = "", .payload = &kRecord_ThreadCreatedRundown, .line = 2284},
+     .message = "", .payload = &kRecord_ThreadCreatedRundown, .line = 2289},
     {.id = 160, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeDCStart", .name = "ClrPerfTrack/ModuleRangeDCStart", .task_name = "CLRPerfTrackRundown", .opcode_name = "ModuleRangeDCStart",
-     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2285},
+     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2290},
     {.id = 161, .version = 0, .level = 4, .opcode = 11, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeDCEnd", .name = "ClrPerfTrack/ModuleRangeDCEnd", .task_name = "CLRPerfTrackRundown", .opcode_name = "ModuleRangeDCEnd",
-     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2286},
+     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2291},
     {.id = 187, .version = 0, .level = 4, .opcode = 1, .task = 19, .keywords = 0x0,
      .symbol = "RuntimeInformationDCStart", .name = "Runtime/Start", .task_name = "CLRRuntimeInformationRundown", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_RuntimeInformationRundown, .line = 2287},
+     .message = "", .payload = &kRecord_RuntimeInformationRundown, .line = 2292},
     {.id = 280, .version = 0, .level = 4, .opcode = 11, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationSettingsDCStart", .name = "TieredCompilation/SettingsDCStart", .task_name = "TieredCompilationRundown", .opcode_name = "SettingsDCStart",
-     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 2288},
+     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 2293},
     {.id = 300, .version = 0, .level = 4, .opcode = 11, .task = 35, .keywords = 0x0,
      .symbol = "ExecutionCheckpointDCEnd", .name = "ExecutionCheckpoint/ExecutionCheckpointDCEnd", .task_name = "ExecutionCheckpointRundown", .opcode_name = "ExecutionCheckpointDCEnd",
-     .message = "", .payload = &kRecord_ExecutionCheckpointRundown, .line = 2289},
+     .message = "", .payload = &kRecord_ExecutionCheckpointRundown, .line = 2294},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

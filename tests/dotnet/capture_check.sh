@@ -3,7 +3,9 @@
 # with no tools (DOTNET_EnableEventPipe, every keyword at level 5 of the runtime, rundown and
 # private providers, the sample profiler and the workload's EventSource), and checks that the
 # built-in decoders decode every event of the capture: 0 unknown, 0 malformed, 0 with bytes left
-# over, and the kinds of events the workload provokes are there.
+# over, and the kinds of events the workload provokes are there. Then TraceEvent 4.0.0, the reference
+# decoder (tests/dotnet/oracle, restored from NuGet), reads the same file, and compare.py checks event
+# by event that both decoders agree, every difference being one of tests/dotnet/known-differences.json.
 #   capture_check.sh CLRETW_DUMP WORK_DIR SOURCE_DIR
 set -u
 dump=$1 work=$2 src=$3
@@ -45,4 +47,19 @@ events=$(sed -n 's/^events: \([0-9]*\) in file.*/\1/p' "$work/stats.txt")
 kinds=$(grep -Ec '^ +[0-9]+  ' "$work/stats.txt")
 [ "$fail" -eq 0 ] || { cat "$work/stats.txt"; exit 1; }
 echo "capture_check: $events events of $kinds kinds from a .NET $(dotnet --version) process, all decoded by the built-in decoders"
-exit 0
+
+# Side by side with TraceEvent.
+mkdir -p "$work/oracle-src"
+cp "$src/tests/dotnet/oracle/oracle.csproj" "$src/tests/dotnet/oracle/Program.cs" "$work/oracle-src/"
+if ! timeout 300 dotnet build "$work/oracle-src/oracle.csproj" -c Release -o "$work/oracle" --nologo -v quiet > "$work/oracle-build.log" 2>&1; then
+  cat "$work/oracle-build.log"
+  echo "FAIL: the TraceEvent oracle does not build (NuGet restore of Microsoft.Diagnostics.Tracing.TraceEvent 4.0.0?)"
+  exit 1
+fi
+timeout 300 dotnet "$work/oracle/oracle.dll" "$trace" > "$work/traceevent.jsonl" 2> "$work/oracle.log" || { cat "$work/oracle.log"; echo "FAIL: the oracle did not run"; exit 1; }
+"$dump" --sorted --format json "$trace" > "$work/clretw.jsonl" || { echo "FAIL: clretw-dump --format json"; exit 1; }
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIPPED (part): python3 is not on the PATH; the comparison with TraceEvent did not run"
+  exit 0
+fi
+python3 "$src/tests/dotnet/compare.py" "$work/clretw.jsonl" "$work/traceevent.jsonl" "$src/tests/dotnet/known-differences.json"

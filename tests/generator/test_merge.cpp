@@ -102,7 +102,7 @@ TEST_CASE("the built-in manifest is the runtime's newest manifest plus additions
                                                     {"keyword-added", 2},      // their keywords
                                                     {"task-added", 1},         // WaitHandleWait
                                                     {"map-added", 4},          // GC global, compact, expand mechanisms; wait source
-                                                    {"map-entry-added", 18},   // ReadyToRun, tiers, ColdSection x2
+                                                    {"map-entry-added", 22},   // ReadyToRun, tiers, ColdSection x2, GC reasons 10-13
                                                     {"field-map-added", 8}});  // GlobalHeapHistory v2-v4 Reason and
                                                                                 // GlobalMechanisms, PerHeapHistory v3 mechanisms
   // And merging the runtime's manifest into the built-in one changes nothing.
