@@ -193,3 +193,67 @@ TEST_CASE("SID: eight bytes, then four per sub-authority") {
   sid.resize(12);
   CHECK(walk(rec.r, 8, sid, 0, seg).error().code == Errc::truncated);
 }
+
+TEST_CASE("locate_element: each element's size and where its text ends") {
+  const FieldDesc terminated = field("Name", InType::UnicodeString);
+  const FieldDesc counted = field("Fixed", InType::UnicodeString, {}, constant(3));
+  const FieldDesc ansi = field("Tag", InType::AnsiString);
+  const FieldDesc sid = field("Owner", InType::Sid);
+
+  // "ab" then its NUL, then another string: the element is 6 bytes, its text 4.
+  const std::vector<std::uint8_t> u = {'a', 0, 'b', 0, 0, 0, 'c', 0, 0, 0};
+  auto e = locate_element(terminated, 0, 8, u, 0);
+  REQUIRE(e);
+  CHECK(e->size == 6);
+  CHECK(e->text == 4);
+  e = locate_element(terminated, 0, 8, u, 6);
+  REQUIRE(e);
+  CHECK(e->size == 4);
+  CHECK(e->text == 2);
+  // The last string loses its NUL: unterminated, located at the string's start.
+  const std::vector<std::uint8_t> cut(u.begin(), u.end() - 2);
+  e = locate_element(terminated, 0, 8, cut, 6);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().code == Errc::unterminated_string);
+  CHECK(e.error().offset == 6);
+
+  // A counted string takes its whole length; its text stops before the NUL padding.
+  e = locate_element(counted, 3, 8, u, 0);
+  REQUIRE(e);
+  CHECK(e->size == 6);
+  CHECK(e->text == 4);
+  e = locate_element(counted, 4, 8, u, 0);  // "ab\0c": a NUL inside the text stays
+  REQUIRE(e);
+  CHECK(e->text == 8);
+  CHECK(locate_element(counted, 6, 8, u, 0).error().code == Errc::count_too_large);
+
+  const std::vector<std::uint8_t> a = {'x', 'y', 0, 'z'};
+  e = locate_element(ansi, 0, 8, a, 0);
+  REQUIRE(e);
+  CHECK(e->size == 3);
+  CHECK(e->text == 2);
+  CHECK(locate_element(ansi, 0, 8, a, 3).error().code == Errc::unterminated_string);
+
+  const std::vector<std::uint8_t> s = {1, 1, 0, 0, 0, 0, 0, 5, 7, 0, 0, 0};
+  e = locate_element(sid, 0, 8, s, 0);
+  REQUIRE(e);
+  CHECK(e->size == sid_size(1));
+  CHECK(e->size == 12);
+
+  // Scalars have their type's size; a struct is walked, never located.
+  e = locate_element(field("P", InType::Pointer), 0, 4, s, 0);
+  REQUIRE(e);
+  CHECK(e->size == 4);
+  CHECK(locate_element(field("P", InType::Pointer), 0, 8, s, 8).error().code == Errc::truncated);
+  CHECK(locate_element(field("S", InType::Struct), 0, 8, s, 0).error().code == Errc::bad_format);
+}
+
+TEST_CASE("string_text: a terminated string ends before its NUL, a counted one before its padding") {
+  const std::uint8_t p[] = {'a', 0, 0, 0, 0, 0};
+  CHECK(string_text(p, 4, 2, true) == 2);
+  CHECK(string_text(p, 6, 2, false) == 2);
+  CHECK(string_text(p, 0, 2, false) == 0);
+  const std::uint8_t z[] = {0, 0, 0};
+  CHECK(string_text(z, 3, 1, false) == 0);
+  CHECK(string_text(z, 1, 1, true) == 0);
+}

@@ -17,13 +17,13 @@ class Reporter {
       const FieldDesc& f = r.fields[i];
       const FieldPlace& p = l.places[i];
       const std::uint32_t at = seg[p.seg] + p.off;
+      const std::uint64_t length = element_length(r, ps_, payload_, seg, i);
       if (f.count.kind == Extent::Kind::none && f.type != InType::Struct) {
-        element(f, length_of(r, seg, f), at);
+        element(f, length, at);
         continue;
       }
       const std::uint64_t n = element_count(r, ps_, payload_, seg, i);
       v_.begin_array(f, n);
-      const std::uint64_t length = length_of(r, seg, f);
       std::uint32_t pos = at;
       for (std::uint64_t k = 0; k < n; ++k) {
         if (f.type == InType::Struct) v_.begin_element(k);
@@ -35,61 +35,19 @@ class Reporter {
   }
 
  private:
-  std::uint64_t length_of(const RecordDesc& r, std::span<const std::uint32_t> seg, const FieldDesc& f) const {
-    switch (f.length.kind) {
-      case Extent::Kind::none: return 0;
-      case Extent::Kind::constant: return f.length.value;
-      case Extent::Kind::field: return read_integer(r, ps_, payload_, seg, f.length.value);
-    }
-    return 0;
-  }
-
   // Reports one element of f at `at`; returns the offset after it. The
-  // payload has been walked already, so every size here is known to fit.
+  // payload has been walked already, so the layout engine cannot fail here.
   std::uint32_t element(const FieldDesc& f, std::uint64_t length, std::uint32_t at) {
-    const std::uint8_t* p = payload_.data();
-    Scalar s{&f, p + at, 0};
-    std::uint32_t next = at;
-    switch (f.type) {
-      case InType::UnicodeString:
-        if (f.length.kind == Extent::Kind::none) {
-          while (p[at + s.size] != 0 || p[at + s.size + 1] != 0) s.size += 2;
-          next = at + s.size + 2;
-        } else {
-          s.size = static_cast<std::uint32_t>(2 * length);
-          next = at + s.size;
-        }
-        break;
-      case InType::AnsiString:
-        if (f.length.kind == Extent::Kind::none) {
-          while (p[at + s.size] != 0) ++s.size;
-          next = at + s.size + 1;
-        } else {
-          s.size = static_cast<std::uint32_t>(length);
-          next = at + s.size;
-        }
-        break;
-      case InType::Binary:
-        s.size = static_cast<std::uint32_t>(length);
-        next = at + s.size;
-        break;
-      case InType::Sid:
-        s.size = 8 + 4u * p[at + 1];
-        next = at + s.size;
-        break;
-      case InType::Struct: {
-        std::uint32_t seg[kMaxSegments];
-        auto end = walk(*f.members, ps_, payload_, at, seg);  // cannot fail: verified
-        record(*f.members, std::span<const std::uint32_t>(seg, f.members->layout_for(ps_).segments.size()));
-        return end ? *end : static_cast<std::uint32_t>(payload_.size());
-      }
-      default:
-        s.size = scalar_size(f.type, ps_);
-        next = at + s.size;
-        break;
+    if (f.type == InType::Struct) {
+      std::uint32_t seg[kMaxSegments];
+      auto end = walk(*f.members, ps_, payload_, at, seg);
+      record(*f.members, std::span<const std::uint32_t>(seg, f.members->layout_for(ps_).segments.size()));
+      return end ? *end : static_cast<std::uint32_t>(payload_.size());
     }
-    v_.scalar(s);
-    return next;
+    auto e = locate_element(f, length, ps_, payload_, at);
+    if (!e) return static_cast<std::uint32_t>(payload_.size());
+    v_.scalar(Scalar{&f, payload_.data() + at, e->text});
+    return at + e->size;
   }
 
   Bytes payload_;
@@ -151,12 +109,11 @@ class TreeBuilder final : public FieldVisitor {
         break;
       case InType::UnicodeString:
         v.kind = DynValue::Kind::text;
-        v.text = trim_nuls(s.as_utf16(), s.field->length.kind != Extent::Kind::none);
+        v.text = s.as_utf16().to_utf8();
         break;
       case InType::AnsiString:
         v.kind = DynValue::Kind::text;
         v.text = std::string(s.as_ansi());
-        if (s.field->length.kind != Extent::Kind::none) v.text.erase(v.text.find_last_not_of('\0') + 1);
         break;
       case InType::Binary: case InType::Sid:
         v.kind = DynValue::Kind::bytes;
@@ -169,14 +126,6 @@ class TreeBuilder final : public FieldVisitor {
     }
     return v;
   }
-  // Counted strings are padded with NULs to their length; the value is the text before them.
-  static std::string trim_nuls(Utf16View s, bool counted) {
-    std::size_t n = s.size();
-    if (counted)
-      while (n && s[n - 1] == 0) --n;
-    return Utf16View(s.data(), n).to_utf8();
-  }
-
   std::vector<DynRecord*> records_;
   std::vector<DynValue*> arrays_;
 };

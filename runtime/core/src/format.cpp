@@ -114,20 +114,8 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
       else out += s.as_guid().to_string();
       return;
     case InType::SystemTime: append_quoted(out, systemtime_text(s.as_systemtime())); return;
-    case InType::UnicodeString: {
-      Utf16View v = s.as_utf16();
-      std::size_t n = v.size();
-      if (f.length.kind != Extent::Kind::none)
-        while (n && v[n - 1] == 0) --n;
-      append_quoted(out, Utf16View(v.data(), n).to_utf8());
-      return;
-    }
-    case InType::AnsiString: {
-      std::string_view a = s.as_ansi();
-      if (f.length.kind != Extent::Kind::none) a = a.substr(0, a.find_last_not_of('\0') + 1);
-      append_quoted(out, ansi_to_utf8(a));
-      return;
-    }
+    case InType::UnicodeString: append_quoted(out, s.as_utf16().to_utf8()); return;
+    case InType::AnsiString: append_quoted(out, ansi_to_utf8(s.as_ansi())); return;
     case InType::Binary:
       if (json) {
         out.push_back('"');

@@ -1,5 +1,6 @@
 #include "clretw/layout.h"
 
+#include <cstring>
 #include <limits>
 
 namespace clretw {
@@ -51,24 +52,83 @@ LayoutData compute_layout(std::span<const FieldDesc> fields, unsigned ps) {
 
 namespace {
 
+// Value of extent e of a record instance whose segments start at seg;
+// `if_none` when the field has no such extent.
+std::uint64_t extent_value(const Extent& e, const Layout& l, const std::uint8_t* payload, const std::uint32_t* seg,
+                           std::uint64_t if_none) noexcept {
+  switch (e.kind) {
+    case Extent::Kind::none: return if_none;
+    case Extent::Kind::constant: return e.value;
+    case Extent::Kind::field: {
+      const FieldPlace& p = l.places[e.value];
+      return load_uint(payload + seg[p.seg] + p.off, p.size);
+    }
+  }
+  return if_none;
+}
+
+Error fail(Errc code, std::uint64_t at, const FieldDesc& f) { return Error{code, at, f.name}; }
+
+}  // namespace
+
+Result<ElementExtent> locate_element(const FieldDesc& f, std::uint64_t length, unsigned ps, Bytes payload,
+                                     std::uint32_t at) noexcept {
+  const std::size_t n = payload.size();
+  const std::uint8_t* p = payload.data();
+  if (at > n) return fail(Errc::truncated, at, f);
+  const bool terminated = f.length.kind == Extent::Kind::none;
+  switch (f.type) {
+    case InType::UnicodeString: {
+      std::uint32_t size = 0;
+      if (terminated) {
+        std::size_t i = at;
+        while (i + 1 < n && (p[i] != 0 || p[i + 1] != 0)) i += 2;
+        if (i + 1 >= n) return fail(Errc::unterminated_string, at, f);
+        size = static_cast<std::uint32_t>(i + 2 - at);
+      } else {
+        if (length > (n - at) / 2) return fail(Errc::count_too_large, at, f);
+        size = static_cast<std::uint32_t>(2 * length);
+      }
+      return ElementExtent{size, string_text(p + at, size, 2, terminated)};
+    }
+    case InType::AnsiString: {
+      std::uint32_t size = 0;
+      if (terminated) {
+        const void* nul = std::memchr(p + at, 0, n - at);
+        if (!nul) return fail(Errc::unterminated_string, at, f);
+        size = static_cast<std::uint32_t>(static_cast<const std::uint8_t*>(nul) - (p + at) + 1);
+      } else {
+        if (length > n - at) return fail(Errc::count_too_large, at, f);
+        size = static_cast<std::uint32_t>(length);
+      }
+      return ElementExtent{size, string_text(p + at, size, 1, terminated)};
+    }
+    case InType::Binary: {
+      if (terminated) return fail(Errc::bad_format, at, f);
+      if (length > n - at) return fail(Errc::count_too_large, at, f);
+      const auto size = static_cast<std::uint32_t>(length);
+      return ElementExtent{size, size};
+    }
+    case InType::Sid: {
+      if (n - at < 8) return fail(Errc::truncated, at, f);
+      const std::uint32_t size = sid_size(p[at + 1]);
+      if (size > n - at) return fail(Errc::truncated, at, f);
+      return ElementExtent{size, size};
+    }
+    case InType::Struct: return fail(Errc::bad_format, at, f);  // structs are walked, not located
+    default: {
+      const unsigned size = scalar_size(f.type, ps);
+      if (size > n - at) return fail(Errc::truncated, at, f);
+      return ElementExtent{size, size};
+    }
+  }
+}
+
+namespace {
+
 struct Walker {
   Bytes payload;
   unsigned ps;
-
-  Error fail(Errc code, std::uint64_t at, const FieldDesc& f) const { return Error{code, at, f.name}; }
-
-  // Value of an extent for the record instance whose segments are in seg.
-  std::uint64_t extent(const Extent& e, const Layout& l, std::span<const std::uint32_t> seg) const {
-    switch (e.kind) {
-      case Extent::Kind::none: return 1;
-      case Extent::Kind::constant: return e.value;
-      case Extent::Kind::field: {
-        const FieldPlace& p = l.places[e.value];
-        return load_uint(payload.data() + seg[p.seg] + p.off, p.size);
-      }
-    }
-    return 0;
-  }
 
   // Smallest number of bytes one element can take (to bound loops on counts).
   std::uint32_t min_element_size(const FieldDesc& f) const {
@@ -83,56 +143,25 @@ struct Walker {
 
   // Bytes taken by one variable-size element of f starting at `at`.
   Result<std::uint32_t> element(const FieldDesc& f, std::uint64_t length, std::uint32_t at, unsigned depth) const {
-    const std::size_t n = payload.size();
-    const std::uint8_t* p = payload.data();
-    switch (f.type) {
-      case InType::UnicodeString:
-        if (f.length.kind == Extent::Kind::none) {
-          for (std::size_t i = at; i + 1 < n; i += 2)
-            if (p[i] == 0 && p[i + 1] == 0) return static_cast<std::uint32_t>(i + 2 - at);
-          return fail(Errc::unterminated_string, at, f);
-        }
-        if (length > (n - at) / 2) return fail(Errc::count_too_large, at, f);
-        return static_cast<std::uint32_t>(2 * length);
-      case InType::AnsiString:
-        if (f.length.kind == Extent::Kind::none) {
-          for (std::size_t i = at; i < n; ++i)
-            if (p[i] == 0) return static_cast<std::uint32_t>(i + 1 - at);
-          return fail(Errc::unterminated_string, at, f);
-        }
-        [[fallthrough]];
-      case InType::Binary:
-        if (f.length.kind == Extent::Kind::none) return fail(Errc::bad_format, at, f);
-        if (length > n - at) return fail(Errc::count_too_large, at, f);
-        return static_cast<std::uint32_t>(length);
-      case InType::Sid: {
-        if (n - at < 8) return fail(Errc::truncated, at, f);
-        const std::uint32_t size = 8 + 4u * p[at + 1];
-        if (size > n - at) return fail(Errc::truncated, at, f);
-        return size;
-      }
-      case InType::Struct: {
-        if (depth >= kMaxStructDepth || f.members->layout_for(ps).segments.size() > kMaxSegments)
-          return fail(Errc::too_deep, at, f);
-        std::uint32_t seg[kMaxSegments];
-        auto end = walk_record(*f.members, at, seg, depth + 1);
-        if (!end) return std::move(end).error();
-        return *end - at;
-      }
-      default: {
-        const unsigned size = scalar_size(f.type, ps);
-        if (size > n - at) return fail(Errc::truncated, at, f);
-        return size;
-      }
+    if (f.type != InType::Struct) {
+      auto e = locate_element(f, length, ps, payload, at);
+      if (!e) return std::move(e).error();
+      return e->size;
     }
+    if (depth >= kMaxStructDepth || f.members->layout_for(ps).segments.size() > kMaxSegments)
+      return fail(Errc::too_deep, at, f);
+    std::uint32_t seg[kMaxSegments];
+    auto end = walk_record(*f.members, at, seg, depth + 1);
+    if (!end) return std::move(end).error();
+    return *end - at;
   }
 
   // Bytes taken by variable-size item i of record r (all its elements).
   Result<std::uint32_t> item(const RecordDesc& r, const Layout& l, std::uint32_t i, std::uint32_t at,
                              std::span<const std::uint32_t> seg, unsigned depth) const {
     const FieldDesc& f = r.fields[i];
-    const std::uint64_t count = extent(f.count, l, seg);
-    const std::uint64_t length = f.length.kind == Extent::Kind::none ? 0 : extent(f.length, l, seg);
+    const std::uint64_t count = extent_value(f.count, l, payload.data(), seg.data(), 1);
+    const std::uint64_t length = extent_value(f.length, l, payload.data(), seg.data(), 0);
     const std::uint64_t remaining = payload.size() - at;
     const std::uint32_t elem = element_size(f, ps);
     if (elem != kVariable) {
@@ -188,26 +217,14 @@ Result<std::uint32_t> walk(const RecordDesc& record, unsigned ps, Bytes payload,
   return Walker{payload, ps}.walk_record(record, begin, seg, 0);
 }
 
-std::uint64_t read_integer(const RecordDesc& r, unsigned ps, Bytes payload, std::span<const std::uint32_t> seg,
-                           std::uint32_t index) noexcept {
-  const FieldPlace& p = r.layout_for(ps).places[index];
-  const std::uint8_t* at = payload.data() + seg[p.seg] + p.off;
-  if (is_signed(r.fields[index].type)) return static_cast<std::uint64_t>(load_int(at, p.size));
-  return load_uint(at, p.size);
-}
-
 std::uint64_t element_count(const RecordDesc& r, unsigned ps, Bytes payload, std::span<const std::uint32_t> seg,
                             std::uint32_t index) noexcept {
-  const Extent& c = r.fields[index].count;
-  switch (c.kind) {
-    case Extent::Kind::none: return 1;
-    case Extent::Kind::constant: return c.value;
-    case Extent::Kind::field: {
-      const FieldPlace& p = r.layout_for(ps).places[c.value];
-      return load_uint(payload.data() + seg[p.seg] + p.off, p.size);
-    }
-  }
-  return 0;
+  return extent_value(r.fields[index].count, r.layout_for(ps), payload.data(), seg.data(), 1);
+}
+
+std::uint64_t element_length(const RecordDesc& r, unsigned ps, Bytes payload, std::span<const std::uint32_t> seg,
+                             std::uint32_t index) noexcept {
+  return extent_value(r.fields[index].length, r.layout_for(ps), payload.data(), seg.data(), 0);
 }
 
 }  // namespace clretw

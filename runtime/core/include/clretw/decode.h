@@ -23,7 +23,8 @@
 namespace clretw {
 
 // One value in a payload: its field, and where its bytes are. For strings
-// `size` excludes the terminator.
+// `size` covers the text only (layout.h's ElementExtent::text): no terminator,
+// no NULs padding a counted string.
 struct Scalar {
   const FieldDesc* field = nullptr;
   const std::uint8_t* data = nullptr;

@@ -7,6 +7,9 @@
 // manifests loaded at run time. walk() checks a payload against a layout and
 // finds where each segment starts - it is how views verify, how decode() and
 // the dynamic decoder locate fields, and how payload sizes are validated.
+// locate_element() says how long one element is and where its text ends; it
+// is the walker's own measure, and every reader of variable-size elements
+// (views, owning decode, the dynamic decoder, the formatters) calls it.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +42,32 @@ std::uint32_t item_size(const FieldDesc& f, unsigned pointer_size) noexcept;
 // fields must already carry their layouts.
 LayoutData compute_layout(std::span<const FieldDesc> fields, unsigned pointer_size);
 
+// What the layout engine says about one element of a field.
+struct ElementExtent {
+  std::uint32_t size = 0;  // bytes from the element's start to the next element's
+  std::uint32_t text = 0;  // bytes of its value: a string ends before its terminator, or
+                           // before the NULs that pad a counted string; other types: size
+};
+
+// Bytes a SID takes, from its sub-authority count (its second byte).
+constexpr std::uint32_t sid_size(std::uint8_t sub_authorities) noexcept { return 8 + 4u * sub_authorities; }
+
+// Bytes of text in a string element of `size` bytes at p, whose code units are
+// `unit` bytes wide: a terminated string ends before its NUL, a counted one
+// before the NULs that pad it up to its length.
+inline std::uint32_t string_text(const std::uint8_t* p, std::uint32_t size, unsigned unit, bool terminated) noexcept {
+  if (terminated) return size - unit;
+  while (size >= unit && load_uint(p + size - unit, unit) == 0) size -= unit;
+  return size;
+}
+
+// Locates the element of f (not a struct) that starts at payload[at]; `length`
+// is the value of f's length extent (ignored when f has none). Fails when the
+// element does not lie within the payload. On a payload walk() accepted it
+// cannot fail.
+Result<ElementExtent> locate_element(const FieldDesc& f, std::uint64_t length, unsigned pointer_size, Bytes payload,
+                                     std::uint32_t at) noexcept;
+
 // Checks that one instance of `record` starting at payload[begin] lies within
 // the payload - every fixed part present, every string terminated, every
 // count and length within bounds, every struct element complete - and stores
@@ -48,13 +77,13 @@ Result<std::uint32_t> walk(const RecordDesc& record, unsigned pointer_size, Byte
                            std::uint32_t begin, std::span<std::uint32_t> seg) noexcept;
 
 // Number of elements of array field `index` of a record already walked
-// (seg as filled by walk()).
+// (seg as filled by walk()): 1 for a field without a count.
 std::uint64_t element_count(const RecordDesc& record, unsigned pointer_size, Bytes payload,
                             std::span<const std::uint32_t> seg, std::uint32_t index) noexcept;
 
-// Value of an integer field of a walked record, zero-extended (sign-extended
-// for signed types, then reinterpreted).
-std::uint64_t read_integer(const RecordDesc& record, unsigned pointer_size, Bytes payload,
-                           std::span<const std::uint32_t> seg, std::uint32_t index) noexcept;
+// Value of the length extent of field `index` of a walked record: the length
+// in code units (strings) or bytes (binary); 0 for a field without one.
+std::uint64_t element_length(const RecordDesc& record, unsigned pointer_size, Bytes payload,
+                             std::span<const std::uint32_t> seg, std::uint32_t index) noexcept;
 
 }  // namespace clretw

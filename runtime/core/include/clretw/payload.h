@@ -64,8 +64,7 @@ class PayloadReader {
     const FieldPlace& place = l.places[i];
     std::uint32_t at = seg[place.seg] + place.off;
     const std::span<const std::uint32_t> segs(seg, l.segments.size());
-    const std::uint64_t length = f.length.kind == Extent::Kind::field ? read_integer(r, ps_, payload_, segs, f.length.value)
-                                                                      : f.length.value;
+    const std::uint64_t length = element_length(r, ps_, payload_, segs, i);
     if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
       using E = typename M::value_type;
       const std::uint64_t n = element_count(r, ps_, payload_, segs, i);
@@ -95,37 +94,23 @@ class PayloadReader {
       record(e, *f.members, seg);
       at = end ? *end : static_cast<std::uint32_t>(payload_.size());
       return e;
-    } else if constexpr (std::is_same_v<E, std::string>) {
-      std::size_t n = 0;
-      if (f.type == InType::UnicodeString) {
-        if (f.length.kind == Extent::Kind::none) {
-          while (load_le<std::uint16_t>(p + 2 * n) != 0) ++n;
-          at += static_cast<std::uint32_t>(2 * n + 2);
-        } else {
-          at += static_cast<std::uint32_t>(2 * length);
-          n = length;
-          while (n && load_le<std::uint16_t>(p + 2 * (n - 1)) == 0) --n;
-        }
-        return Utf16View(p, n).to_utf8();
-      }
-      if (f.length.kind == Extent::Kind::none) {
-        while (p[n] != 0) ++n;
-        at += static_cast<std::uint32_t>(n + 1);
-      } else {
-        at += static_cast<std::uint32_t>(length);
-        n = length;
-        while (n && p[n - 1] == 0) --n;
-      }
-      return std::string(reinterpret_cast<const char*>(p), n);
-    } else if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) {
-      const std::size_t n = f.type == InType::Sid ? 8 + 4u * p[1] : static_cast<std::size_t>(length);
-      at += static_cast<std::uint32_t>(n);
-      return E(p, p + n);
+    } else if constexpr (std::is_same_v<E, std::string> || std::is_same_v<E, std::vector<std::uint8_t>>) {
+      const ElementExtent e = located(f, length, at);
+      at += e.size;
+      if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) return E(p, p + e.text);
+      else if (f.type == InType::UnicodeString) return Utf16View(p, e.text / 2).to_utf8();
+      else return std::string(reinterpret_cast<const char*>(p), e.text);
     } else {
       const unsigned w = scalar_size(f.type, ps_);
       at += w;
       return load_value<E>(p, w);
     }
+  }
+
+  // Where an element of a walked payload ends (it cannot fail there).
+  ElementExtent located(const FieldDesc& f, std::uint64_t length, std::uint32_t at) const {
+    auto e = locate_element(f, length, ps_, payload_, at);
+    return e ? *e : ElementExtent{};
   }
 
   Bytes payload_;
@@ -206,7 +191,7 @@ class PayloadWriter {
       return true;
     } else if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) {
       if (f.type == InType::Sid) {
-        if (e.size() < 8 || e.size() != 8 + 4u * e[1]) return fail(error, Errc::value_out_of_range, f, "not a SID");
+        if (e.size() < 8 || e.size() != sid_size(e[1])) return fail(error, Errc::value_out_of_range, f, "not a SID");
       } else if (!check_extent(f.length, e.size(), r, ints, f, error, "the binary length")) {
         return false;
       }

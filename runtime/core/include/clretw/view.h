@@ -3,7 +3,9 @@
 // A generated view merges every version of one event. Its factory walks the
 // payload once with the layout engine (layout.h); afterwards each accessor is
 // a table lookup (field location for this version and pointer size) and an
-// unaligned load. Arrays come back as ArrayView, strings as Utf16View, struct
+// unaligned load. Where a string's text ends and where the next element of a
+// string or struct array starts, the layout engine says (string_text,
+// locate_element, walk). Arrays come back as ArrayView, strings as Utf16View, struct
 // arrays as RecordRange of element views. Nothing here allocates.
 #pragma once
 
@@ -50,7 +52,8 @@ struct FieldLoc {
   std::uint32_t off = 0;    // offset from the segment start
   std::uint32_t size = 0;   // bytes, or kVariable (the item then ends where the next segment starts)
   std::uint32_t width = 0;  // scalar width; array element width (0: elements vary in size);
-                            // for arrays of counted strings, the length in units
+                            // for counted strings, their fixed length in units (informative:
+                            // string elements are located by the layout engine)
 };
 inline constexpr std::uint8_t kTerminated = 1;
 
@@ -124,14 +127,18 @@ class ArrayView {
 };
 
 // Strings of an array of strings (count on a string field): a forward range.
-// `length` is the fixed length of each element in units (0: NUL-terminated).
+// Each step asks the layout engine where the element ends.
 template <class Char>
 class StringArray {
  public:
   using value_type = std::conditional_t<std::is_same_v<Char, char16_t>, Utf16View, std::string_view>;
   StringArray() = default;
-  StringArray(const std::uint8_t* data, std::size_t count, std::size_t length) : data_(data), count_(count), length_(length) {}
+  // `length`: the value of the field's length extent (0 when it has none).
+  StringArray(const FieldDesc* field, Bytes payload, std::uint32_t begin, std::size_t count, std::uint64_t length,
+              unsigned ps)
+      : field_(field), payload_(payload), begin_(begin), count_(count), length_(length), ps_(static_cast<std::uint8_t>(ps)) {}
   std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
 
   class iterator {
    public:
@@ -141,36 +148,41 @@ class StringArray {
     using pointer = void;
     using reference = value_type;
     iterator() = default;
-    iterator(const std::uint8_t* p, std::size_t i, std::size_t length) : p_(p), i_(i), length_(length) {}
-    value_type operator*() const noexcept { return make(p_, units()); }
+    iterator(const StringArray* a, std::size_t i, std::uint32_t pos) : a_(a), i_(i), pos_(pos) { locate(); }
+    value_type operator*() const noexcept {
+      const std::uint8_t* p = a_->payload_.data() + pos_;
+      if constexpr (std::is_same_v<Char, char16_t>) return Utf16View(p, cur_.text / 2);
+      else return std::string_view(reinterpret_cast<const char*>(p), cur_.text);
+    }
     iterator& operator++() noexcept {
-      p_ += kUnit * (units() + (length_ == 0 ? 1 : 0));
+      pos_ += cur_.size;
       ++i_;
+      locate();
       return *this;
     }
     iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
     friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
    private:
-    static constexpr std::size_t kUnit = sizeof(Char);
-    std::size_t units() const noexcept {
-      if (length_) return length_;
-      std::size_t n = 0;
-      while (load_uint(p_ + kUnit * n, kUnit) != 0) ++n;  // terminated: checked by the view's factory
-      return n;
+    void locate() noexcept {  // the view's factory verified every element
+      if (i_ >= a_->count_) return;
+      auto e = locate_element(*a_->field_, a_->length_, a_->ps_, a_->payload_, pos_);
+      cur_ = e ? *e : ElementExtent{};
     }
-    static value_type make(const std::uint8_t* p, std::size_t n) {
-      if constexpr (std::is_same_v<Char, char16_t>) return Utf16View(p, n);
-      else return std::string_view(reinterpret_cast<const char*>(p), n);
-    }
-    const std::uint8_t* p_ = nullptr;
-    std::size_t i_ = 0, length_ = 0;
+    const StringArray* a_ = nullptr;
+    std::size_t i_ = 0;
+    std::uint32_t pos_ = 0;
+    ElementExtent cur_;
   };
-  iterator begin() const noexcept { return {data_, 0, length_}; }
-  iterator end() const noexcept { return {nullptr, count_, length_}; }
+  iterator begin() const noexcept { return {this, 0, begin_}; }
+  iterator end() const noexcept { return {this, count_, 0}; }
 
  private:
-  const std::uint8_t* data_ = nullptr;
-  std::size_t count_ = 0, length_ = 0;
+  const FieldDesc* field_ = nullptr;
+  Bytes payload_;
+  std::uint32_t begin_ = 0;
+  std::size_t count_ = 0;
+  std::uint64_t length_ = 0;
+  std::uint8_t ps_ = 8;
 };
 
 template <class Elem>
@@ -258,24 +270,17 @@ class ViewBase {
     return get<T>(l);
   }
 
-  // Terminated strings exclude the NUL; counted strings drop the NUL padding
-  // that fills them up to their length.
+  // The text of a string: without its terminator, or without the NULs that
+  // pad a counted string (layout.h's string_text).
   Utf16View utf16(const FieldLoc& l) const noexcept {
-    std::size_t n = bytes_of(l) / 2;
-    if (l.flags & kTerminated) return Utf16View(at(l), n - 1);
-    while (n && load_le<std::uint16_t>(at(l) + 2 * (n - 1)) == 0) --n;
-    return Utf16View(at(l), n);
+    return Utf16View(at(l), string_text(at(l), bytes_of(l), 2, l.flags & kTerminated) / 2);
   }
   std::optional<Utf16View> utf16_opt(const FieldLoc& l) const noexcept {
     if (!l.present) return std::nullopt;
     return utf16(l);
   }
   std::string_view ansi(const FieldLoc& l) const noexcept {
-    std::size_t n = bytes_of(l);
-    if (l.flags & kTerminated) --n;
-    else
-      while (n && at(l)[n - 1] == 0) --n;
-    return {reinterpret_cast<const char*>(at(l)), n};
+    return {reinterpret_cast<const char*>(at(l)), string_text(at(l), bytes_of(l), 1, l.flags & kTerminated)};
   }
   std::optional<std::string_view> ansi_opt(const FieldLoc& l) const noexcept {
     if (!l.present) return std::nullopt;
@@ -297,7 +302,8 @@ class ViewBase {
   }
   template <class Char>
   StringArray<Char> strings(const FieldLoc& l) const noexcept {
-    return StringArray<Char>(at(l), count_of(l), l.width);
+    return StringArray<Char>(&rec_->fields[l.index], payload(), seg_[l.seg] + l.off, count_of(l),
+                             element_length(*rec_, pointer_size(), payload(), seg_, l.index), pointer_size());
   }
   template <class Char>
   std::optional<StringArray<Char>> strings_opt(const FieldLoc& l) const noexcept {
@@ -358,11 +364,12 @@ class RecordRange {
     using pointer = void;
     using reference = Elem;
     iterator() = default;
-    iterator(const RecordRange* r, std::size_t i, std::uint32_t pos) : r_(r), i_(i), pos_(pos) {}
-    Elem operator*() const noexcept { return r_->make(pos_); }
-    iterator& operator++() noexcept {
-      pos_ = r_->stride_ ? pos_ + r_->stride_ : r_->make(pos_).end_;
-      ++i_;
+    iterator(const RecordRange* r, std::size_t i, std::uint32_t pos) : r_(r), i_(i) {
+      if (i_ < r_->count_) cur_ = r_->make(pos);
+    }
+    Elem operator*() const noexcept { return *cur_; }
+    iterator& operator++() noexcept {  // each element is walked once: its view knows where it ends
+      if (++i_ < r_->count_) cur_ = r_->make(r_->stride_ ? cur_->begin_ + r_->stride_ : cur_->end_);
       return *this;
     }
     iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
@@ -370,7 +377,7 @@ class RecordRange {
    private:
     const RecordRange* r_ = nullptr;
     std::size_t i_ = 0;
-    std::uint32_t pos_ = 0;
+    std::optional<Elem> cur_;  // element i_ (none at the end)
   };
   iterator begin() const noexcept { return {this, 0, begin_}; }
   iterator end() const noexcept { return {this, count_, 0}; }
