@@ -94,8 +94,10 @@ constexpr ::clretw::ProviderDesc provider{
 ::std::string_view to_string(ThreadSampleTypeMap value) noexcept { return kMap_ThreadSampleTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::ThreadSample::record() noexcept { return ::clretw::dotnet_core_sample_profiler::kRecord_ThreadSample; }
+auto templates::ThreadSample::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadSample> { return ::clretw::decode_payload<ThreadSample>(p, ps); }
+auto templates::ThreadSample::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

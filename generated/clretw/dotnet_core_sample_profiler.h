@@ -88,8 +88,10 @@ enum class ThreadSampleTypeMap : ::std::uint32_t {
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -98,29 +100,14 @@ struct ThreadSample {
   ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type{};  // win:UInt32, map ThreadSampleTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadSample> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadSample>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadSample&, const ThreadSample&) = default;
-
- private:
+  static ::clretw::Result<ThreadSample> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Type);
   }
+  friend bool operator==(const ThreadSample&, const ThreadSample&) = default;
 };
 
 }  // namespace templates

@@ -4423,161 +4423,469 @@ constexpr ::clretw::ProviderDesc provider{
 ::std::string_view to_string(WaitHandleWaitSourceMap value) noexcept { return kMap_WaitHandleWaitSourceMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::EventSource::record() noexcept { return ::clretw::dotnet_runtime::kRecord_EventSource; }
+auto templates::EventSource::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<EventSource> { return ::clretw::decode_payload<EventSource>(p, ps); }
+auto templates::EventSource::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::StrongNameVerification::record() noexcept { return ::clretw::dotnet_runtime::kRecord_StrongNameVerification; }
+auto templates::StrongNameVerification::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StrongNameVerification> { return ::clretw::decode_payload<StrongNameVerification>(p, ps); }
+auto templates::StrongNameVerification::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::StrongNameVerification_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_StrongNameVerification_V1; }
+auto templates::StrongNameVerification_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StrongNameVerification_V1> { return ::clretw::decode_payload<StrongNameVerification_V1>(p, ps); }
+auto templates::StrongNameVerification_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AuthenticodeVerification::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AuthenticodeVerification; }
+auto templates::AuthenticodeVerification::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AuthenticodeVerification> { return ::clretw::decode_payload<AuthenticodeVerification>(p, ps); }
+auto templates::AuthenticodeVerification::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AuthenticodeVerification_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AuthenticodeVerification_V1; }
+auto templates::AuthenticodeVerification_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AuthenticodeVerification_V1> { return ::clretw::decode_payload<AuthenticodeVerification_V1>(p, ps); }
+auto templates::AuthenticodeVerification_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::RuntimeInformation::record() noexcept { return ::clretw::dotnet_runtime::kRecord_RuntimeInformation; }
+auto templates::RuntimeInformation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<RuntimeInformation> { return ::clretw::decode_payload<RuntimeInformation>(p, ps); }
+auto templates::RuntimeInformation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart; }
+auto templates::GCStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCStart> { return ::clretw::decode_payload<GCStart>(p, ps); }
+auto templates::GCStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCStart_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart_V1; }
+auto templates::GCStart_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCStart_V1> { return ::clretw::decode_payload<GCStart_V1>(p, ps); }
+auto templates::GCStart_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCStart_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCStart_V2; }
+auto templates::GCStart_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCStart_V2> { return ::clretw::decode_payload<GCStart_V2>(p, ps); }
+auto templates::GCStart_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCEnd::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCEnd; }
+auto templates::GCEnd::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCEnd> { return ::clretw::decode_payload<GCEnd>(p, ps); }
+auto templates::GCEnd::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCEnd_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCEnd_V1; }
+auto templates::GCEnd_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCEnd_V1> { return ::clretw::decode_payload<GCEnd_V1>(p, ps); }
+auto templates::GCEnd_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapStats::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats; }
+auto templates::GCHeapStats::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapStats> { return ::clretw::decode_payload<GCHeapStats>(p, ps); }
+auto templates::GCHeapStats::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapStats_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats_V1; }
+auto templates::GCHeapStats_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapStats_V1> { return ::clretw::decode_payload<GCHeapStats_V1>(p, ps); }
+auto templates::GCHeapStats_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapStats_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCHeapStats_V2; }
+auto templates::GCHeapStats_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapStats_V2> { return ::clretw::decode_payload<GCHeapStats_V2>(p, ps); }
+auto templates::GCHeapStats_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCCreateSegment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateSegment; }
+auto templates::GCCreateSegment::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCCreateSegment> { return ::clretw::decode_payload<GCCreateSegment>(p, ps); }
+auto templates::GCCreateSegment::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCCreateSegment_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateSegment_V1; }
+auto templates::GCCreateSegment_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCCreateSegment_V1> { return ::clretw::decode_payload<GCCreateSegment_V1>(p, ps); }
+auto templates::GCCreateSegment_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFreeSegment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFreeSegment; }
+auto templates::GCFreeSegment::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFreeSegment> { return ::clretw::decode_payload<GCFreeSegment>(p, ps); }
+auto templates::GCFreeSegment::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFreeSegment_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFreeSegment_V1; }
+auto templates::GCFreeSegment_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFreeSegment_V1> { return ::clretw::decode_payload<GCFreeSegment_V1>(p, ps); }
+auto templates::GCFreeSegment_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCNoUserData; }
+auto templates::GCNoUserData::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCNoUserData> { return ::clretw::decode_payload<GCNoUserData>(p, ps); }
+auto templates::GCNoUserData::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GenAwareTemplate::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GenAwareTemplate; }
+auto templates::GenAwareTemplate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GenAwareTemplate> { return ::clretw::decode_payload<GenAwareTemplate>(p, ps); }
+auto templates::GenAwareTemplate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCSuspendEE::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSuspendEE; }
+auto templates::GCSuspendEE::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCSuspendEE> { return ::clretw::decode_payload<GCSuspendEE>(p, ps); }
+auto templates::GCSuspendEE::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCSuspendEE_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSuspendEE_V1; }
+auto templates::GCSuspendEE_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCSuspendEE_V1> { return ::clretw::decode_payload<GCSuspendEE_V1>(p, ps); }
+auto templates::GCSuspendEE_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCAllocationTick::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick; }
+auto templates::GCAllocationTick::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCAllocationTick> { return ::clretw::decode_payload<GCAllocationTick>(p, ps); }
+auto templates::GCAllocationTick::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCAllocationTick_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V1; }
+auto templates::GCAllocationTick_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCAllocationTick_V1> { return ::clretw::decode_payload<GCAllocationTick_V1>(p, ps); }
+auto templates::GCAllocationTick_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCAllocationTick_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V2; }
+auto templates::GCAllocationTick_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCAllocationTick_V2> { return ::clretw::decode_payload<GCAllocationTick_V2>(p, ps); }
+auto templates::GCAllocationTick_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCAllocationTick_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V3; }
+auto templates::GCAllocationTick_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCAllocationTick_V3> { return ::clretw::decode_payload<GCAllocationTick_V3>(p, ps); }
+auto templates::GCAllocationTick_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCAllocationTick_V4::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCAllocationTick_V4; }
+auto templates::GCAllocationTick_V4::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCAllocationTick_V4> { return ::clretw::decode_payload<GCAllocationTick_V4>(p, ps); }
+auto templates::GCAllocationTick_V4::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCCreateConcurrentThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCCreateConcurrentThread; }
+auto templates::GCCreateConcurrentThread::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCCreateConcurrentThread> { return ::clretw::decode_payload<GCCreateConcurrentThread>(p, ps); }
+auto templates::GCCreateConcurrentThread::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCTerminateConcurrentThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCTerminateConcurrentThread; }
+auto templates::GCTerminateConcurrentThread::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCTerminateConcurrentThread> { return ::clretw::decode_payload<GCTerminateConcurrentThread>(p, ps); }
+auto templates::GCTerminateConcurrentThread::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFinalizersEnd::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFinalizersEnd; }
+auto templates::GCFinalizersEnd::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFinalizersEnd> { return ::clretw::decode_payload<GCFinalizersEnd>(p, ps); }
+auto templates::GCFinalizersEnd::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFinalizersEnd_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFinalizersEnd_V1; }
+auto templates::GCFinalizersEnd_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFinalizersEnd_V1> { return ::clretw::decode_payload<GCFinalizersEnd_V1>(p, ps); }
+auto templates::GCFinalizersEnd_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCMark::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCMark; }
+auto templates::GCMark::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCMark> { return ::clretw::decode_payload<GCMark>(p, ps); }
+auto templates::GCMark::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCMarkWithType::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCMarkWithType; }
+auto templates::GCMarkWithType::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCMarkWithType> { return ::clretw::decode_payload<GCMarkWithType>(p, ps); }
+auto templates::GCMarkWithType::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCJoin_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCJoin_V2; }
+auto templates::GCJoin_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCJoin_V2> { return ::clretw::decode_payload<GCJoin_V2>(p, ps); }
+auto templates::GCJoin_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCPerHeapHistory_V3_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCPerHeapHistory_V3_Values; }
+auto templates::GCPerHeapHistory_V3_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCPerHeapHistory_V3_Values> { return ::clretw::decode_payload<GCPerHeapHistory_V3_Values>(p, ps); }
+auto templates::GCPerHeapHistory_V3_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCPerHeapHistory_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCPerHeapHistory_V3; }
+auto templates::GCPerHeapHistory_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCPerHeapHistory_V3> { return ::clretw::decode_payload<GCPerHeapHistory_V3>(p, ps); }
+auto templates::GCPerHeapHistory_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGlobalHeap_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V2; }
+auto templates::GCGlobalHeap_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGlobalHeap_V2> { return ::clretw::decode_payload<GCGlobalHeap_V2>(p, ps); }
+auto templates::GCGlobalHeap_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGlobalHeap_V3::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V3; }
+auto templates::GCGlobalHeap_V3::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGlobalHeap_V3> { return ::clretw::decode_payload<GCGlobalHeap_V3>(p, ps); }
+auto templates::GCGlobalHeap_V3::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGlobalHeap_V4_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V4_Values; }
+auto templates::GCGlobalHeap_V4_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGlobalHeap_V4_Values> { return ::clretw::decode_payload<GCGlobalHeap_V4_Values>(p, ps); }
+auto templates::GCGlobalHeap_V4_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGlobalHeap_V4::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V4; }
+auto templates::GCGlobalHeap_V4::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGlobalHeap_V4> { return ::clretw::decode_payload<GCGlobalHeap_V4>(p, ps); }
+auto templates::GCGlobalHeap_V4::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCLOHCompact_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCLOHCompact_Values; }
+auto templates::GCLOHCompact_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCLOHCompact_Values> { return ::clretw::decode_payload<GCLOHCompact_Values>(p, ps); }
+auto templates::GCLOHCompact_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCLOHCompact::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCLOHCompact; }
+auto templates::GCLOHCompact::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCLOHCompact> { return ::clretw::decode_payload<GCLOHCompact>(p, ps); }
+auto templates::GCLOHCompact::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFitBucketInfo_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFitBucketInfo_Values; }
+auto templates::GCFitBucketInfo_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFitBucketInfo_Values> { return ::clretw::decode_payload<GCFitBucketInfo_Values>(p, ps); }
+auto templates::GCFitBucketInfo_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFitBucketInfo::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCFitBucketInfo; }
+auto templates::GCFitBucketInfo::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFitBucketInfo> { return ::clretw::decode_payload<GCFitBucketInfo>(p, ps); }
+auto templates::GCFitBucketInfo::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::FinalizeObject::record() noexcept { return ::clretw::dotnet_runtime::kRecord_FinalizeObject; }
+auto templates::FinalizeObject::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FinalizeObject> { return ::clretw::decode_payload<FinalizeObject>(p, ps); }
+auto templates::FinalizeObject::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DestroyGCHandle::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DestroyGCHandle; }
+auto templates::DestroyGCHandle::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DestroyGCHandle> { return ::clretw::decode_payload<DestroyGCHandle>(p, ps); }
+auto templates::DestroyGCHandle::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::SetGCHandle::record() noexcept { return ::clretw::dotnet_runtime::kRecord_SetGCHandle; }
+auto templates::SetGCHandle::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<SetGCHandle> { return ::clretw::decode_payload<SetGCHandle>(p, ps); }
+auto templates::SetGCHandle::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCTriggered::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCTriggered; }
+auto templates::GCTriggered::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCTriggered> { return ::clretw::decode_payload<GCTriggered>(p, ps); }
+auto templates::GCTriggered::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PinObjectAtGCTime::record() noexcept { return ::clretw::dotnet_runtime::kRecord_PinObjectAtGCTime; }
+auto templates::PinObjectAtGCTime::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PinObjectAtGCTime> { return ::clretw::decode_payload<PinObjectAtGCTime>(p, ps); }
+auto templates::PinObjectAtGCTime::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCDynamicEvent::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCDynamicEvent; }
+auto templates::GCDynamicEvent::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCDynamicEvent> { return ::clretw::decode_payload<GCDynamicEvent>(p, ps); }
+auto templates::GCDynamicEvent::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::IncreaseMemoryPressure::record() noexcept { return ::clretw::dotnet_runtime::kRecord_IncreaseMemoryPressure; }
+auto templates::IncreaseMemoryPressure::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<IncreaseMemoryPressure> { return ::clretw::decode_payload<IncreaseMemoryPressure>(p, ps); }
+auto templates::IncreaseMemoryPressure::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DecreaseMemoryPressure::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DecreaseMemoryPressure; }
+auto templates::DecreaseMemoryPressure::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DecreaseMemoryPressure> { return ::clretw::decode_payload<DecreaseMemoryPressure>(p, ps); }
+auto templates::DecreaseMemoryPressure::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClrWorkerThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrWorkerThread; }
+auto templates::ClrWorkerThread::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClrWorkerThread> { return ::clretw::decode_payload<ClrWorkerThread>(p, ps); }
+auto templates::ClrWorkerThread::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::IOThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_IOThread; }
+auto templates::IOThread::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<IOThread> { return ::clretw::decode_payload<IOThread>(p, ps); }
+auto templates::IOThread::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::IOThread_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_IOThread_V1; }
+auto templates::IOThread_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<IOThread_V1> { return ::clretw::decode_payload<IOThread_V1>(p, ps); }
+auto templates::IOThread_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClrThreadPoolSuspend::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrThreadPoolSuspend; }
+auto templates::ClrThreadPoolSuspend::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClrThreadPoolSuspend> { return ::clretw::decode_payload<ClrThreadPoolSuspend>(p, ps); }
+auto templates::ClrThreadPoolSuspend::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolWorkerThread::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread; }
+auto templates::ThreadPoolWorkerThread::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolWorkerThread> { return ::clretw::decode_payload<ThreadPoolWorkerThread>(p, ps); }
+auto templates::ThreadPoolWorkerThread::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolMinMaxThreads::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolMinMaxThreads; }
+auto templates::ThreadPoolMinMaxThreads::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolMinMaxThreads> { return ::clretw::decode_payload<ThreadPoolMinMaxThreads>(p, ps); }
+auto templates::ThreadPoolMinMaxThreads::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentSample::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentSample; }
+auto templates::ThreadPoolWorkerThreadAdjustmentSample::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSample> { return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentSample>(p, ps); }
+auto templates::ThreadPoolWorkerThreadAdjustmentSample::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentAdjustment::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment; }
+auto templates::ThreadPoolWorkerThreadAdjustmentAdjustment::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustment> { return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentAdjustment>(p, ps); }
+auto templates::ThreadPoolWorkerThreadAdjustmentAdjustment::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolWorkerThreadAdjustmentStats::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentStats; }
+auto templates::ThreadPoolWorkerThreadAdjustmentStats::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStats> { return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentStats>(p, ps); }
+auto templates::ThreadPoolWorkerThreadAdjustmentStats::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolWork::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWork; }
+auto templates::ThreadPoolWork::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolWork> { return ::clretw::decode_payload<ThreadPoolWork>(p, ps); }
+auto templates::ThreadPoolWork::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolIOWork::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolIOWork; }
+auto templates::ThreadPoolIOWork::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolIOWork> { return ::clretw::decode_payload<ThreadPoolIOWork>(p, ps); }
+auto templates::ThreadPoolIOWork::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolIOWorkEnqueue::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolIOWorkEnqueue; }
+auto templates::ThreadPoolIOWorkEnqueue::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolIOWorkEnqueue> { return ::clretw::decode_payload<ThreadPoolIOWorkEnqueue>(p, ps); }
+auto templates::ThreadPoolIOWorkEnqueue::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadPoolWorkingThreadCount::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadPoolWorkingThreadCount; }
+auto templates::ThreadPoolWorkingThreadCount::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadPoolWorkingThreadCount> { return ::clretw::decode_payload<ThreadPoolWorkingThreadCount>(p, ps); }
+auto templates::ThreadPoolWorkingThreadCount::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadStartWork::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadStartWork; }
+auto templates::ThreadStartWork::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadStartWork> { return ::clretw::decode_payload<ThreadStartWork>(p, ps); }
+auto templates::ThreadStartWork::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Exception::record() noexcept { return ::clretw::dotnet_runtime::kRecord_Exception; }
+auto templates::Exception::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Exception> { return ::clretw::decode_payload<Exception>(p, ps); }
+auto templates::Exception::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ExceptionHandling::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ExceptionHandling; }
+auto templates::ExceptionHandling::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ExceptionHandling> { return ::clretw::decode_payload<ExceptionHandling>(p, ps); }
+auto templates::ExceptionHandling::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Contention::record() noexcept { return ::clretw::dotnet_runtime::kRecord_Contention; }
+auto templates::Contention::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Contention> { return ::clretw::decode_payload<Contention>(p, ps); }
+auto templates::Contention::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ContentionStart_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ContentionStart_V2; }
+auto templates::ContentionStart_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ContentionStart_V2> { return ::clretw::decode_payload<ContentionStart_V2>(p, ps); }
+auto templates::ContentionStart_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ContentionStop_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ContentionStop_V1; }
+auto templates::ContentionStop_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ContentionStop_V1> { return ::clretw::decode_payload<ContentionStop_V1>(p, ps); }
+auto templates::ContentionStop_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DomainModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload; }
+auto templates::DomainModuleLoadUnload::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DomainModuleLoadUnload> { return ::clretw::decode_payload<DomainModuleLoadUnload>(p, ps); }
+auto templates::DomainModuleLoadUnload::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DomainModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload_V1; }
+auto templates::DomainModuleLoadUnload_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DomainModuleLoadUnload_V1> { return ::clretw::decode_payload<DomainModuleLoadUnload_V1>(p, ps); }
+auto templates::DomainModuleLoadUnload_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload; }
+auto templates::ModuleLoadUnload::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadUnload> { return ::clretw::decode_payload<ModuleLoadUnload>(p, ps); }
+auto templates::ModuleLoadUnload::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V1; }
+auto templates::ModuleLoadUnload_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadUnload_V1> { return ::clretw::decode_payload<ModuleLoadUnload_V1>(p, ps); }
+auto templates::ModuleLoadUnload_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadUnload_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V2; }
+auto templates::ModuleLoadUnload_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadUnload_V2> { return ::clretw::decode_payload<ModuleLoadUnload_V2>(p, ps); }
+auto templates::ModuleLoadUnload_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload; }
+auto templates::AssemblyLoadUnload::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadUnload> { return ::clretw::decode_payload<AssemblyLoadUnload>(p, ps); }
+auto templates::AssemblyLoadUnload::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload_V1; }
+auto templates::AssemblyLoadUnload_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadUnload_V1> { return ::clretw::decode_payload<AssemblyLoadUnload_V1>(p, ps); }
+auto templates::AssemblyLoadUnload_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload; }
+auto templates::AppDomainLoadUnload::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainLoadUnload> { return ::clretw::decode_payload<AppDomainLoadUnload>(p, ps); }
+auto templates::AppDomainLoadUnload::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload_V1; }
+auto templates::AppDomainLoadUnload_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainLoadUnload_V1> { return ::clretw::decode_payload<AppDomainLoadUnload_V1>(p, ps); }
+auto templates::AppDomainLoadUnload_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadStart; }
+auto templates::AssemblyLoadStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadStart> { return ::clretw::decode_payload<AssemblyLoadStart>(p, ps); }
+auto templates::AssemblyLoadStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadStop; }
+auto templates::AssemblyLoadStop::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadStop> { return ::clretw::decode_payload<AssemblyLoadStop>(p, ps); }
+auto templates::AssemblyLoadStop::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ResolutionAttempted::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ResolutionAttempted; }
+auto templates::ResolutionAttempted::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ResolutionAttempted> { return ::clretw::decode_payload<ResolutionAttempted>(p, ps); }
+auto templates::ResolutionAttempted::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadContextResolvingHandlerInvoked::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadContextResolvingHandlerInvoked; }
+auto templates::AssemblyLoadContextResolvingHandlerInvoked::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadContextResolvingHandlerInvoked> { return ::clretw::decode_payload<AssemblyLoadContextResolvingHandlerInvoked>(p, ps); }
+auto templates::AssemblyLoadContextResolvingHandlerInvoked::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainAssemblyResolveHandlerInvoked::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainAssemblyResolveHandlerInvoked; }
+auto templates::AppDomainAssemblyResolveHandlerInvoked::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainAssemblyResolveHandlerInvoked> { return ::clretw::decode_payload<AppDomainAssemblyResolveHandlerInvoked>(p, ps); }
+auto templates::AppDomainAssemblyResolveHandlerInvoked::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadFromResolveHandlerInvoked::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AssemblyLoadFromResolveHandlerInvoked; }
+auto templates::AssemblyLoadFromResolveHandlerInvoked::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadFromResolveHandlerInvoked> { return ::clretw::decode_payload<AssemblyLoadFromResolveHandlerInvoked>(p, ps); }
+auto templates::AssemblyLoadFromResolveHandlerInvoked::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::KnownPathProbed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_KnownPathProbed; }
+auto templates::KnownPathProbed::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<KnownPathProbed> { return ::clretw::decode_payload<KnownPathProbed>(p, ps); }
+auto templates::KnownPathProbed::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodDetails::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodDetails; }
+auto templates::MethodDetails::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodDetails> { return ::clretw::decode_payload<MethodDetails>(p, ps); }
+auto templates::MethodDetails::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TypeLoadStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TypeLoadStart; }
+auto templates::TypeLoadStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TypeLoadStart> { return ::clretw::decode_payload<TypeLoadStart>(p, ps); }
+auto templates::TypeLoadStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TypeLoadStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TypeLoadStop; }
+auto templates::TypeLoadStop::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TypeLoadStop> { return ::clretw::decode_payload<TypeLoadStop>(p, ps); }
+auto templates::TypeLoadStop::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnload::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload; }
+auto templates::MethodLoadUnload::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnload> { return ::clretw::decode_payload<MethodLoadUnload>(p, ps); }
+auto templates::MethodLoadUnload::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnload_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V1; }
+auto templates::MethodLoadUnload_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnload_V1> { return ::clretw::decode_payload<MethodLoadUnload_V1>(p, ps); }
+auto templates::MethodLoadUnload_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnload_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V2; }
+auto templates::MethodLoadUnload_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnload_V2> { return ::clretw::decode_payload<MethodLoadUnload_V2>(p, ps); }
+auto templates::MethodLoadUnload_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::R2RGetEntryPoint::record() noexcept { return ::clretw::dotnet_runtime::kRecord_R2RGetEntryPoint; }
+auto templates::R2RGetEntryPoint::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<R2RGetEntryPoint> { return ::clretw::decode_payload<R2RGetEntryPoint>(p, ps); }
+auto templates::R2RGetEntryPoint::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::R2RGetEntryPointStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_R2RGetEntryPointStart; }
+auto templates::R2RGetEntryPointStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<R2RGetEntryPointStart> { return ::clretw::decode_payload<R2RGetEntryPointStart>(p, ps); }
+auto templates::R2RGetEntryPointStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose; }
+auto templates::MethodLoadUnloadVerbose::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadVerbose> { return ::clretw::decode_payload<MethodLoadUnloadVerbose>(p, ps); }
+auto templates::MethodLoadUnloadVerbose::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V1; }
+auto templates::MethodLoadUnloadVerbose_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadVerbose_V1> { return ::clretw::decode_payload<MethodLoadUnloadVerbose_V1>(p, ps); }
+auto templates::MethodLoadUnloadVerbose_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadVerbose_V2::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V2; }
+auto templates::MethodLoadUnloadVerbose_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadVerbose_V2> { return ::clretw::decode_payload<MethodLoadUnloadVerbose_V2>(p, ps); }
+auto templates::MethodLoadUnloadVerbose_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJittingStarted::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJittingStarted; }
+auto templates::MethodJittingStarted::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJittingStarted> { return ::clretw::decode_payload<MethodJittingStarted>(p, ps); }
+auto templates::MethodJittingStarted::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJittingStarted_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJittingStarted_V1; }
+auto templates::MethodJittingStarted_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJittingStarted_V1> { return ::clretw::decode_payload<MethodJittingStarted_V1>(p, ps); }
+auto templates::MethodJittingStarted_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitInliningSucceeded::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningSucceeded; }
+auto templates::MethodJitInliningSucceeded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitInliningSucceeded> { return ::clretw::decode_payload<MethodJitInliningSucceeded>(p, ps); }
+auto templates::MethodJitInliningSucceeded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitInliningFailed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningFailed; }
+auto templates::MethodJitInliningFailed::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitInliningFailed> { return ::clretw::decode_payload<MethodJitInliningFailed>(p, ps); }
+auto templates::MethodJitInliningFailed::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitInliningFailedAnsi::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitInliningFailedAnsi; }
+auto templates::MethodJitInliningFailedAnsi::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitInliningFailedAnsi> { return ::clretw::decode_payload<MethodJitInliningFailedAnsi>(p, ps); }
+auto templates::MethodJitInliningFailedAnsi::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitTailCallSucceeded::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitTailCallSucceeded; }
+auto templates::MethodJitTailCallSucceeded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitTailCallSucceeded> { return ::clretw::decode_payload<MethodJitTailCallSucceeded>(p, ps); }
+auto templates::MethodJitTailCallSucceeded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitTailCallFailed::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailed; }
+auto templates::MethodJitTailCallFailed::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitTailCallFailed> { return ::clretw::decode_payload<MethodJitTailCallFailed>(p, ps); }
+auto templates::MethodJitTailCallFailed::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitTailCallFailedAnsi::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailedAnsi; }
+auto templates::MethodJitTailCallFailedAnsi::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitTailCallFailedAnsi> { return ::clretw::decode_payload<MethodJitTailCallFailedAnsi>(p, ps); }
+auto templates::MethodJitTailCallFailedAnsi::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodJitMemoryAllocatedForCode::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodJitMemoryAllocatedForCode; }
+auto templates::MethodJitMemoryAllocatedForCode::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodJitMemoryAllocatedForCode> { return ::clretw::decode_payload<MethodJitMemoryAllocatedForCode>(p, ps); }
+auto templates::MethodJitMemoryAllocatedForCode::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodILToNativeMap::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodILToNativeMap; }
+auto templates::MethodILToNativeMap::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodILToNativeMap> { return ::clretw::decode_payload<MethodILToNativeMap>(p, ps); }
+auto templates::MethodILToNativeMap::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodILToNativeMap_V1::record() noexcept { return ::clretw::dotnet_runtime::kRecord_MethodILToNativeMap_V1; }
+auto templates::MethodILToNativeMap_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodILToNativeMap_V1> { return ::clretw::decode_payload<MethodILToNativeMap_V1>(p, ps); }
+auto templates::MethodILToNativeMap_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ClrStackWalk; }
+auto templates::ClrStackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClrStackWalk> { return ::clretw::decode_payload<ClrStackWalk>(p, ps); }
+auto templates::ClrStackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainMemAllocated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainMemAllocated; }
+auto templates::AppDomainMemAllocated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainMemAllocated> { return ::clretw::decode_payload<AppDomainMemAllocated>(p, ps); }
+auto templates::AppDomainMemAllocated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainMemSurvived::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AppDomainMemSurvived; }
+auto templates::AppDomainMemSurvived::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainMemSurvived> { return ::clretw::decode_payload<AppDomainMemSurvived>(p, ps); }
+auto templates::AppDomainMemSurvived::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadCreated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadCreated; }
+auto templates::ThreadCreated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadCreated> { return ::clretw::decode_payload<ThreadCreated>(p, ps); }
+auto templates::ThreadCreated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadTerminatedOrTransition::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ThreadTerminatedOrTransition; }
+auto templates::ThreadTerminatedOrTransition::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadTerminatedOrTransition> { return ::clretw::decode_payload<ThreadTerminatedOrTransition>(p, ps); }
+auto templates::ThreadTerminatedOrTransition::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ILStubGenerated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ILStubGenerated; }
+auto templates::ILStubGenerated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ILStubGenerated> { return ::clretw::decode_payload<ILStubGenerated>(p, ps); }
+auto templates::ILStubGenerated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ILStubCacheHit::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ILStubCacheHit; }
+auto templates::ILStubCacheHit::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ILStubCacheHit> { return ::clretw::decode_payload<ILStubCacheHit>(p, ps); }
+auto templates::ILStubCacheHit::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleRange::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ModuleRange; }
+auto templates::ModuleRange::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleRange> { return ::clretw::decode_payload<ModuleRange>(p, ps); }
+auto templates::ModuleRange::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BulkType_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_BulkType_Values; }
+auto templates::BulkType_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BulkType_Values> { return ::clretw::decode_payload<BulkType_Values>(p, ps); }
+auto templates::BulkType_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BulkType::record() noexcept { return ::clretw::dotnet_runtime::kRecord_BulkType; }
+auto templates::BulkType::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BulkType> { return ::clretw::decode_payload<BulkType>(p, ps); }
+auto templates::BulkType::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootEdge_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootEdge_Values; }
+auto templates::GCBulkRootEdge_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootEdge_Values> { return ::clretw::decode_payload<GCBulkRootEdge_Values>(p, ps); }
+auto templates::GCBulkRootEdge_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootEdge::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootEdge; }
+auto templates::GCBulkRootEdge::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootEdge> { return ::clretw::decode_payload<GCBulkRootEdge>(p, ps); }
+auto templates::GCBulkRootEdge::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootCCW_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootCCW_Values; }
+auto templates::GCBulkRootCCW_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootCCW_Values> { return ::clretw::decode_payload<GCBulkRootCCW_Values>(p, ps); }
+auto templates::GCBulkRootCCW_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootCCW::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootCCW; }
+auto templates::GCBulkRootCCW::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootCCW> { return ::clretw::decode_payload<GCBulkRootCCW>(p, ps); }
+auto templates::GCBulkRootCCW::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRCW_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRCW_Values; }
+auto templates::GCBulkRCW_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRCW_Values> { return ::clretw::decode_payload<GCBulkRCW_Values>(p, ps); }
+auto templates::GCBulkRCW_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRCW::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRCW; }
+auto templates::GCBulkRCW::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRCW> { return ::clretw::decode_payload<GCBulkRCW>(p, ps); }
+auto templates::GCBulkRCW::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootStaticVar_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootStaticVar_Values; }
+auto templates::GCBulkRootStaticVar_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootStaticVar_Values> { return ::clretw::decode_payload<GCBulkRootStaticVar_Values>(p, ps); }
+auto templates::GCBulkRootStaticVar_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootStaticVar::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootStaticVar; }
+auto templates::GCBulkRootStaticVar::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootStaticVar> { return ::clretw::decode_payload<GCBulkRootStaticVar>(p, ps); }
+auto templates::GCBulkRootStaticVar::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootConditionalWeakTableElementEdge_Values; }
+auto templates::GCBulkRootConditionalWeakTableElementEdge_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge_Values> { return ::clretw::decode_payload<GCBulkRootConditionalWeakTableElementEdge_Values>(p, ps); }
+auto templates::GCBulkRootConditionalWeakTableElementEdge_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkRootConditionalWeakTableElementEdge::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkRootConditionalWeakTableElementEdge; }
+auto templates::GCBulkRootConditionalWeakTableElementEdge::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge> { return ::clretw::decode_payload<GCBulkRootConditionalWeakTableElementEdge>(p, ps); }
+auto templates::GCBulkRootConditionalWeakTableElementEdge::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkNode_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkNode_Values; }
+auto templates::GCBulkNode_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkNode_Values> { return ::clretw::decode_payload<GCBulkNode_Values>(p, ps); }
+auto templates::GCBulkNode_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkNode::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkNode; }
+auto templates::GCBulkNode::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkNode> { return ::clretw::decode_payload<GCBulkNode>(p, ps); }
+auto templates::GCBulkNode::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkEdge_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkEdge_Values; }
+auto templates::GCBulkEdge_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkEdge_Values> { return ::clretw::decode_payload<GCBulkEdge_Values>(p, ps); }
+auto templates::GCBulkEdge_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkEdge::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkEdge; }
+auto templates::GCBulkEdge::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkEdge> { return ::clretw::decode_payload<GCBulkEdge>(p, ps); }
+auto templates::GCBulkEdge::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCSampledObjectAllocation::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCSampledObjectAllocation; }
+auto templates::GCSampledObjectAllocation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCSampledObjectAllocation> { return ::clretw::decode_payload<GCSampledObjectAllocation>(p, ps); }
+auto templates::GCSampledObjectAllocation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkSurvivingObjectRanges_Values; }
+auto templates::GCBulkSurvivingObjectRanges_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkSurvivingObjectRanges_Values> { return ::clretw::decode_payload<GCBulkSurvivingObjectRanges_Values>(p, ps); }
+auto templates::GCBulkSurvivingObjectRanges_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkSurvivingObjectRanges::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkSurvivingObjectRanges; }
+auto templates::GCBulkSurvivingObjectRanges::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkSurvivingObjectRanges> { return ::clretw::decode_payload<GCBulkSurvivingObjectRanges>(p, ps); }
+auto templates::GCBulkSurvivingObjectRanges::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkMovedObjectRanges_Values::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkMovedObjectRanges_Values; }
+auto templates::GCBulkMovedObjectRanges_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkMovedObjectRanges_Values> { return ::clretw::decode_payload<GCBulkMovedObjectRanges_Values>(p, ps); }
+auto templates::GCBulkMovedObjectRanges_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCBulkMovedObjectRanges::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCBulkMovedObjectRanges; }
+auto templates::GCBulkMovedObjectRanges::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCBulkMovedObjectRanges> { return ::clretw::decode_payload<GCBulkMovedObjectRanges>(p, ps); }
+auto templates::GCBulkMovedObjectRanges::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGenerationRange::record() noexcept { return ::clretw::dotnet_runtime::kRecord_GCGenerationRange; }
+auto templates::GCGenerationRange::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGenerationRange> { return ::clretw::decode_payload<GCGenerationRange>(p, ps); }
+auto templates::GCGenerationRange::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::CodeSymbols::record() noexcept { return ::clretw::dotnet_runtime::kRecord_CodeSymbols; }
+auto templates::CodeSymbols::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<CodeSymbols> { return ::clretw::decode_payload<CodeSymbols>(p, ps); }
+auto templates::CodeSymbols::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TieredCompilationEmpty::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationEmpty; }
+auto templates::TieredCompilationEmpty::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TieredCompilationEmpty> { return ::clretw::decode_payload<TieredCompilationEmpty>(p, ps); }
+auto templates::TieredCompilationEmpty::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationSettings; }
+auto templates::TieredCompilationSettings::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TieredCompilationSettings> { return ::clretw::decode_payload<TieredCompilationSettings>(p, ps); }
+auto templates::TieredCompilationSettings::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TieredCompilationResume::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationResume; }
+auto templates::TieredCompilationResume::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TieredCompilationResume> { return ::clretw::decode_payload<TieredCompilationResume>(p, ps); }
+auto templates::TieredCompilationResume::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TieredCompilationBackgroundJitStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStart; }
+auto templates::TieredCompilationBackgroundJitStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TieredCompilationBackgroundJitStart> { return ::clretw::decode_payload<TieredCompilationBackgroundJitStart>(p, ps); }
+auto templates::TieredCompilationBackgroundJitStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TieredCompilationBackgroundJitStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStop; }
+auto templates::TieredCompilationBackgroundJitStop::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TieredCompilationBackgroundJitStop> { return ::clretw::decode_payload<TieredCompilationBackgroundJitStop>(p, ps); }
+auto templates::TieredCompilationBackgroundJitStop::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitInstrumentationData::record() noexcept { return ::clretw::dotnet_runtime::kRecord_JitInstrumentationData; }
+auto templates::JitInstrumentationData::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitInstrumentationData> { return ::clretw::decode_payload<JitInstrumentationData>(p, ps); }
+auto templates::JitInstrumentationData::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitInstrumentationDataVerbose::record() noexcept { return ::clretw::dotnet_runtime::kRecord_JitInstrumentationDataVerbose; }
+auto templates::JitInstrumentationDataVerbose::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitInstrumentationDataVerbose> { return ::clretw::decode_payload<JitInstrumentationDataVerbose>(p, ps); }
+auto templates::JitInstrumentationDataVerbose::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ExecutionCheckpoint::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ExecutionCheckpoint; }
+auto templates::ExecutionCheckpoint::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ExecutionCheckpoint> { return ::clretw::decode_payload<ExecutionCheckpoint>(p, ps); }
+auto templates::ExecutionCheckpoint::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ProfilerMessage::record() noexcept { return ::clretw::dotnet_runtime::kRecord_ProfilerMessage; }
+auto templates::ProfilerMessage::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ProfilerMessage> { return ::clretw::decode_payload<ProfilerMessage>(p, ps); }
+auto templates::ProfilerMessage::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::YieldProcessorMeasurement::record() noexcept { return ::clretw::dotnet_runtime::kRecord_YieldProcessorMeasurement; }
+auto templates::YieldProcessorMeasurement::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<YieldProcessorMeasurement> { return ::clretw::decode_payload<YieldProcessorMeasurement>(p, ps); }
+auto templates::YieldProcessorMeasurement::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::LockCreated::record() noexcept { return ::clretw::dotnet_runtime::kRecord_LockCreated; }
+auto templates::LockCreated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<LockCreated> { return ::clretw::decode_payload<LockCreated>(p, ps); }
+auto templates::LockCreated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::WaitHandleWaitStart::record() noexcept { return ::clretw::dotnet_runtime::kRecord_WaitHandleWaitStart; }
+auto templates::WaitHandleWaitStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<WaitHandleWaitStart> { return ::clretw::decode_payload<WaitHandleWaitStart>(p, ps); }
+auto templates::WaitHandleWaitStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::WaitHandleWaitStop::record() noexcept { return ::clretw::dotnet_runtime::kRecord_WaitHandleWaitStop; }
+auto templates::WaitHandleWaitStop::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<WaitHandleWaitStop> { return ::clretw::decode_payload<WaitHandleWaitStop>(p, ps); }
+auto templates::WaitHandleWaitStop::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AllocationSampled::record() noexcept { return ::clretw::dotnet_runtime::kRecord_AllocationSampled; }
+auto templates::AllocationSampled::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AllocationSampled> { return ::clretw::decode_payload<AllocationSampled>(p, ps); }
+auto templates::AllocationSampled::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

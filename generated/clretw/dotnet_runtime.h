@@ -778,8 +778,10 @@ enum class WaitHandleWaitSourceMap : ::std::uint32_t {
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -791,32 +793,17 @@ struct EventSource {
   ::std::string Payload{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<EventSource> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<EventSource>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const EventSource&, const EventSource&) = default;
-
- private:
+  static ::clretw::Result<EventSource> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.EventID);
     f(d[1], s.EventName);
     f(d[2], s.EventSourceName);
     f(d[3], s.Payload);
   }
+  friend bool operator==(const EventSource&, const EventSource&) = default;
 };
 
 /// Template StrongNameVerification (ClrEtwBuiltin.man:556).
@@ -826,31 +813,16 @@ struct StrongNameVerification {
   ::std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<StrongNameVerification> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<StrongNameVerification>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const StrongNameVerification&, const StrongNameVerification&) = default;
-
- private:
+  static ::clretw::Result<StrongNameVerification> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VerificationFlags);
     f(d[1], s.ErrorCode);
     f(d[2], s.FullyQualifiedAssemblyName);
   }
+  friend bool operator==(const StrongNameVerification&, const StrongNameVerification&) = default;
 };
 
 /// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:561).
@@ -861,32 +833,17 @@ struct StrongNameVerification_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<StrongNameVerification_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<StrongNameVerification_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const StrongNameVerification_V1&, const StrongNameVerification_V1&) = default;
-
- private:
+  static ::clretw::Result<StrongNameVerification_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VerificationFlags);
     f(d[1], s.ErrorCode);
     f(d[2], s.FullyQualifiedAssemblyName);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const StrongNameVerification_V1&, const StrongNameVerification_V1&) = default;
 };
 
 /// Template AuthenticodeVerification (ClrEtwBuiltin.man:567).
@@ -896,31 +853,16 @@ struct AuthenticodeVerification {
   ::std::string ModulePath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AuthenticodeVerification> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AuthenticodeVerification>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AuthenticodeVerification&, const AuthenticodeVerification&) = default;
-
- private:
+  static ::clretw::Result<AuthenticodeVerification> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VerificationFlags);
     f(d[1], s.ErrorCode);
     f(d[2], s.ModulePath);
   }
+  friend bool operator==(const AuthenticodeVerification&, const AuthenticodeVerification&) = default;
 };
 
 /// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:572).
@@ -931,32 +873,17 @@ struct AuthenticodeVerification_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AuthenticodeVerification_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AuthenticodeVerification_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AuthenticodeVerification_V1&, const AuthenticodeVerification_V1&) = default;
-
- private:
+  static ::clretw::Result<AuthenticodeVerification_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VerificationFlags);
     f(d[1], s.ErrorCode);
     f(d[2], s.ModulePath);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const AuthenticodeVerification_V1&, const AuthenticodeVerification_V1&) = default;
 };
 
 /// Template RuntimeInformation (ClrEtwBuiltin.man:578).
@@ -978,26 +905,10 @@ struct RuntimeInformation {
   ::std::string RuntimeDllPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<RuntimeInformation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<RuntimeInformation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const RuntimeInformation&, const RuntimeInformation&) = default;
-
- private:
+  static ::clretw::Result<RuntimeInformation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Sku);
@@ -1015,6 +926,7 @@ struct RuntimeInformation {
     f(d[13], s.ComObjectGuid);
     f(d[14], s.RuntimeDllPath);
   }
+  friend bool operator==(const RuntimeInformation&, const RuntimeInformation&) = default;
 };
 
 /// Template GCStart (ClrEtwBuiltin.man:595).
@@ -1023,30 +935,15 @@ struct GCStart {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCStart&, const GCStart&) = default;
-
- private:
+  static ::clretw::Result<GCStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Reason);
   }
+  friend bool operator==(const GCStart&, const GCStart&) = default;
 };
 
 /// Template GCStart_V1 (ClrEtwBuiltin.man:599).
@@ -1058,26 +955,10 @@ struct GCStart_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCStart_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCStart_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCStart_V1&, const GCStart_V1&) = default;
-
- private:
+  static ::clretw::Result<GCStart_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Depth);
@@ -1085,6 +966,7 @@ struct GCStart_V1 {
     f(d[3], s.Type);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const GCStart_V1&, const GCStart_V1&) = default;
 };
 
 /// Template GCStart_V2 (ClrEtwBuiltin.man:606).
@@ -1097,26 +979,10 @@ struct GCStart_V2 {
   ::std::uint64_t ClientSequenceNumber{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCStart_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCStart_V2&, const GCStart_V2&) = default;
-
- private:
+  static ::clretw::Result<GCStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Depth);
@@ -1125,6 +991,7 @@ struct GCStart_V2 {
     f(d[4], s.ClrInstanceID);
     f(d[5], s.ClientSequenceNumber);
   }
+  friend bool operator==(const GCStart_V2&, const GCStart_V2&) = default;
 };
 
 /// Template GCEnd (ClrEtwBuiltin.man:614).
@@ -1133,30 +1000,15 @@ struct GCEnd {
   ::std::uint16_t Depth{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCEnd>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCEnd&, const GCEnd&) = default;
-
- private:
+  static ::clretw::Result<GCEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Depth);
   }
+  friend bool operator==(const GCEnd&, const GCEnd&) = default;
 };
 
 /// Template GCEnd_V1 (ClrEtwBuiltin.man:618).
@@ -1166,31 +1018,16 @@ struct GCEnd_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCEnd_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCEnd_V1&, const GCEnd_V1&) = default;
-
- private:
+  static ::clretw::Result<GCEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Depth);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const GCEnd_V1&, const GCEnd_V1&) = default;
 };
 
 /// Template GCHeapStats (ClrEtwBuiltin.man:623).
@@ -1210,26 +1047,10 @@ struct GCHeapStats {
   ::std::uint32_t GCHandleCount{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapStats> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapStats>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapStats&, const GCHeapStats&) = default;
-
- private:
+  static ::clretw::Result<GCHeapStats> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GenerationSize0);
     f(d[1], s.TotalPromotedSize0);
@@ -1245,6 +1066,7 @@ struct GCHeapStats {
     f(d[11], s.SinkBlockCount);
     f(d[12], s.GCHandleCount);
   }
+  friend bool operator==(const GCHeapStats&, const GCHeapStats&) = default;
 };
 
 /// Template GCHeapStats_V1 (ClrEtwBuiltin.man:638).
@@ -1265,26 +1087,10 @@ struct GCHeapStats_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapStats_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapStats_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapStats_V1&, const GCHeapStats_V1&) = default;
-
- private:
+  static ::clretw::Result<GCHeapStats_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GenerationSize0);
     f(d[1], s.TotalPromotedSize0);
@@ -1301,6 +1107,7 @@ struct GCHeapStats_V1 {
     f(d[12], s.GCHandleCount);
     f(d[13], s.ClrInstanceID);
   }
+  friend bool operator==(const GCHeapStats_V1&, const GCHeapStats_V1&) = default;
 };
 
 /// Template GCHeapStats_V2 (ClrEtwBuiltin.man:654).
@@ -1323,26 +1130,10 @@ struct GCHeapStats_V2 {
   ::std::uint64_t TotalPromotedSize4{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapStats_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapStats_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapStats_V2&, const GCHeapStats_V2&) = default;
-
- private:
+  static ::clretw::Result<GCHeapStats_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GenerationSize0);
     f(d[1], s.TotalPromotedSize0);
@@ -1361,6 +1152,7 @@ struct GCHeapStats_V2 {
     f(d[14], s.GenerationSize4);
     f(d[15], s.TotalPromotedSize4);
   }
+  friend bool operator==(const GCHeapStats_V2&, const GCHeapStats_V2&) = default;
 };
 
 /// Template GCCreateSegment (ClrEtwBuiltin.man:672).
@@ -1370,31 +1162,16 @@ struct GCCreateSegment {
   ::clretw::dotnet_runtime::GCSegmentTypeMap Type{};  // win:UInt32, map GCSegmentTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCCreateSegment> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCCreateSegment>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCCreateSegment&, const GCCreateSegment&) = default;
-
- private:
+  static ::clretw::Result<GCCreateSegment> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Address);
     f(d[1], s.Size);
     f(d[2], s.Type);
   }
+  friend bool operator==(const GCCreateSegment&, const GCCreateSegment&) = default;
 };
 
 /// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:677).
@@ -1405,32 +1182,17 @@ struct GCCreateSegment_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCCreateSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCCreateSegment_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCCreateSegment_V1&, const GCCreateSegment_V1&) = default;
-
- private:
+  static ::clretw::Result<GCCreateSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Address);
     f(d[1], s.Size);
     f(d[2], s.Type);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const GCCreateSegment_V1&, const GCCreateSegment_V1&) = default;
 };
 
 /// Template GCFreeSegment (ClrEtwBuiltin.man:683).
@@ -1438,29 +1200,14 @@ struct GCFreeSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFreeSegment> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFreeSegment>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFreeSegment&, const GCFreeSegment&) = default;
-
- private:
+  static ::clretw::Result<GCFreeSegment> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Address);
   }
+  friend bool operator==(const GCFreeSegment&, const GCFreeSegment&) = default;
 };
 
 /// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:686).
@@ -1469,30 +1216,15 @@ struct GCFreeSegment_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFreeSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFreeSegment_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFreeSegment_V1&, const GCFreeSegment_V1&) = default;
-
- private:
+  static ::clretw::Result<GCFreeSegment_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Address);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const GCFreeSegment_V1&, const GCFreeSegment_V1&) = default;
 };
 
 /// Template GCNoUserData (ClrEtwBuiltin.man:690).
@@ -1500,29 +1232,14 @@ struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCNoUserData>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
-
- private:
+  static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
 };
 
 /// Template GenAwareTemplate (ClrEtwBuiltin.man:693).
@@ -1531,30 +1248,15 @@ struct GenAwareTemplate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GenAwareTemplate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GenAwareTemplate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GenAwareTemplate&, const GenAwareTemplate&) = default;
-
- private:
+  static ::clretw::Result<GenAwareTemplate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const GenAwareTemplate&, const GenAwareTemplate&) = default;
 };
 
 /// Template GCSuspendEE (ClrEtwBuiltin.man:697).
@@ -1562,29 +1264,14 @@ struct GCSuspendEE {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt16, map GCSuspendEEReasonMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCSuspendEE> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCSuspendEE>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCSuspendEE&, const GCSuspendEE&) = default;
-
- private:
+  static ::clretw::Result<GCSuspendEE> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Reason);
   }
+  friend bool operator==(const GCSuspendEE&, const GCSuspendEE&) = default;
 };
 
 /// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:700).
@@ -1594,31 +1281,16 @@ struct GCSuspendEE_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCSuspendEE_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCSuspendEE_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCSuspendEE_V1&, const GCSuspendEE_V1&) = default;
-
- private:
+  static ::clretw::Result<GCSuspendEE_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Reason);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const GCSuspendEE_V1&, const GCSuspendEE_V1&) = default;
 };
 
 /// Template GCAllocationTick (ClrEtwBuiltin.man:705).
@@ -1627,30 +1299,15 @@ struct GCAllocationTick {
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCAllocationTick> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCAllocationTick>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCAllocationTick&, const GCAllocationTick&) = default;
-
- private:
+  static ::clretw::Result<GCAllocationTick> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AllocationAmount);
     f(d[1], s.AllocationKind);
   }
+  friend bool operator==(const GCAllocationTick&, const GCAllocationTick&) = default;
 };
 
 /// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:709).
@@ -1660,31 +1317,16 @@ struct GCAllocationTick_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCAllocationTick_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCAllocationTick_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCAllocationTick_V1&, const GCAllocationTick_V1&) = default;
-
- private:
+  static ::clretw::Result<GCAllocationTick_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AllocationAmount);
     f(d[1], s.AllocationKind);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const GCAllocationTick_V1&, const GCAllocationTick_V1&) = default;
 };
 
 /// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:714).
@@ -1698,26 +1340,10 @@ struct GCAllocationTick_V2 {
   ::std::uint32_t HeapIndex{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCAllocationTick_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCAllocationTick_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCAllocationTick_V2&, const GCAllocationTick_V2&) = default;
-
- private:
+  static ::clretw::Result<GCAllocationTick_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AllocationAmount);
     f(d[1], s.AllocationKind);
@@ -1727,6 +1353,7 @@ struct GCAllocationTick_V2 {
     f(d[5], s.TypeName);
     f(d[6], s.HeapIndex);
   }
+  friend bool operator==(const GCAllocationTick_V2&, const GCAllocationTick_V2&) = default;
 };
 
 /// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:723).
@@ -1741,26 +1368,10 @@ struct GCAllocationTick_V3 {
   ::std::uint64_t Address{};  // win:Pointer
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCAllocationTick_V3> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCAllocationTick_V3>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCAllocationTick_V3&, const GCAllocationTick_V3&) = default;
-
- private:
+  static ::clretw::Result<GCAllocationTick_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AllocationAmount);
     f(d[1], s.AllocationKind);
@@ -1771,6 +1382,7 @@ struct GCAllocationTick_V3 {
     f(d[6], s.HeapIndex);
     f(d[7], s.Address);
   }
+  friend bool operator==(const GCAllocationTick_V3&, const GCAllocationTick_V3&) = default;
 };
 
 /// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:733).
@@ -1786,26 +1398,10 @@ struct GCAllocationTick_V4 {
   ::std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCAllocationTick_V4> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCAllocationTick_V4>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCAllocationTick_V4&, const GCAllocationTick_V4&) = default;
-
- private:
+  static ::clretw::Result<GCAllocationTick_V4> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AllocationAmount);
     f(d[1], s.AllocationKind);
@@ -1817,6 +1413,7 @@ struct GCAllocationTick_V4 {
     f(d[7], s.Address);
     f(d[8], s.ObjectSize);
   }
+  friend bool operator==(const GCAllocationTick_V4&, const GCAllocationTick_V4&) = default;
 };
 
 /// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:744).
@@ -1824,29 +1421,14 @@ struct GCCreateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCCreateConcurrentThread> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCCreateConcurrentThread>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCCreateConcurrentThread&, const GCCreateConcurrentThread&) = default;
-
- private:
+  static ::clretw::Result<GCCreateConcurrentThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const GCCreateConcurrentThread&, const GCCreateConcurrentThread&) = default;
 };
 
 /// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:747).
@@ -1854,29 +1436,14 @@ struct GCTerminateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCTerminateConcurrentThread> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCTerminateConcurrentThread>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCTerminateConcurrentThread&, const GCTerminateConcurrentThread&) = default;
-
- private:
+  static ::clretw::Result<GCTerminateConcurrentThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const GCTerminateConcurrentThread&, const GCTerminateConcurrentThread&) = default;
 };
 
 /// Template GCFinalizersEnd (ClrEtwBuiltin.man:750).
@@ -1884,29 +1451,14 @@ struct GCFinalizersEnd {
   ::std::uint32_t Count{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFinalizersEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFinalizersEnd>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFinalizersEnd&, const GCFinalizersEnd&) = default;
-
- private:
+  static ::clretw::Result<GCFinalizersEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
   }
+  friend bool operator==(const GCFinalizersEnd&, const GCFinalizersEnd&) = default;
 };
 
 /// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:753).
@@ -1915,30 +1467,15 @@ struct GCFinalizersEnd_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFinalizersEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFinalizersEnd_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFinalizersEnd_V1&, const GCFinalizersEnd_V1&) = default;
-
- private:
+  static ::clretw::Result<GCFinalizersEnd_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const GCFinalizersEnd_V1&, const GCFinalizersEnd_V1&) = default;
 };
 
 /// Template GCMark (ClrEtwBuiltin.man:757).
@@ -1947,30 +1484,15 @@ struct GCMark {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCMark> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCMark>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCMark&, const GCMark&) = default;
-
- private:
+  static ::clretw::Result<GCMark> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HeapNum);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const GCMark&, const GCMark&) = default;
 };
 
 /// Template GCMarkWithType (ClrEtwBuiltin.man:761).
@@ -1981,32 +1503,17 @@ struct GCMarkWithType {
   ::std::uint64_t Bytes{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCMarkWithType> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCMarkWithType>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCMarkWithType&, const GCMarkWithType&) = default;
-
- private:
+  static ::clretw::Result<GCMarkWithType> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HeapNum);
     f(d[1], s.ClrInstanceID);
     f(d[2], s.Type);
     f(d[3], s.Bytes);
   }
+  friend bool operator==(const GCMarkWithType&, const GCMarkWithType&) = default;
 };
 
 /// Template GCJoin_V2 (ClrEtwBuiltin.man:767).
@@ -2018,26 +1525,10 @@ struct GCJoin_V2 {
   ::std::uint32_t JoinID{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCJoin_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCJoin_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCJoin_V2&, const GCJoin_V2&) = default;
-
- private:
+  static ::clretw::Result<GCJoin_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Heap);
     f(d[1], s.JoinTime);
@@ -2045,6 +1536,7 @@ struct GCJoin_V2 {
     f(d[3], s.ClrInstanceID);
     f(d[4], s.JoinID);
   }
+  friend bool operator==(const GCJoin_V2&, const GCJoin_V2&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:790).
@@ -2061,26 +1553,10 @@ struct GCPerHeapHistory_V3_Values {
   ::std::uint64_t NewAllocation{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCPerHeapHistory_V3_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCPerHeapHistory_V3_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCPerHeapHistory_V3_Values&, const GCPerHeapHistory_V3_Values&) = default;
-
- private:
+  static ::clretw::Result<GCPerHeapHistory_V3_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.SizeBefore);
     f(d[1], s.FreeListBefore);
@@ -2093,6 +1569,7 @@ struct GCPerHeapHistory_V3_Values {
     f(d[8], s.NonePinnedSurv);
     f(d[9], s.NewAllocation);
   }
+  friend bool operator==(const GCPerHeapHistory_V3_Values&, const GCPerHeapHistory_V3_Values&) = default;
 };
 
 /// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:774).
@@ -2115,26 +1592,10 @@ struct GCPerHeapHistory_V3 {
   ::std::vector<::clretw::dotnet_runtime::templates::GCPerHeapHistory_V3_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCPerHeapHistory_V3> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCPerHeapHistory_V3>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCPerHeapHistory_V3&, const GCPerHeapHistory_V3&) = default;
-
- private:
+  static ::clretw::Result<GCPerHeapHistory_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.FreeListAllocated);
@@ -2153,6 +1614,7 @@ struct GCPerHeapHistory_V3 {
     f(d[14], s.Count);
     f(d[15], s.Values);
   }
+  friend bool operator==(const GCPerHeapHistory_V3&, const GCPerHeapHistory_V3&) = default;
 };
 
 /// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:803).
@@ -2168,26 +1630,10 @@ struct GCGlobalHeap_V2 {
   ::std::uint32_t MemoryPressure{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGlobalHeap_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGlobalHeap_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGlobalHeap_V2&, const GCGlobalHeap_V2&) = default;
-
- private:
+  static ::clretw::Result<GCGlobalHeap_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.FinalYoungestDesired);
     f(d[1], s.NumHeaps);
@@ -2199,6 +1645,7 @@ struct GCGlobalHeap_V2 {
     f(d[7], s.PauseMode);
     f(d[8], s.MemoryPressure);
   }
+  friend bool operator==(const GCGlobalHeap_V2&, const GCGlobalHeap_V2&) = default;
 };
 
 /// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:814).
@@ -2216,26 +1663,10 @@ struct GCGlobalHeap_V3 {
   ::std::uint32_t CondemnReasons1{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGlobalHeap_V3> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGlobalHeap_V3>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGlobalHeap_V3&, const GCGlobalHeap_V3&) = default;
-
- private:
+  static ::clretw::Result<GCGlobalHeap_V3> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.FinalYoungestDesired);
     f(d[1], s.NumHeaps);
@@ -2249,6 +1680,7 @@ struct GCGlobalHeap_V3 {
     f(d[9], s.CondemnReasons0);
     f(d[10], s.CondemnReasons1);
   }
+  friend bool operator==(const GCGlobalHeap_V3&, const GCGlobalHeap_V3&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:840).
@@ -2256,29 +1688,14 @@ struct GCGlobalHeap_V4_Values {
   ::std::uint32_t Time{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGlobalHeap_V4_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGlobalHeap_V4_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGlobalHeap_V4_Values&, const GCGlobalHeap_V4_Values&) = default;
-
- private:
+  static ::clretw::Result<GCGlobalHeap_V4_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Time);
   }
+  friend bool operator==(const GCGlobalHeap_V4_Values&, const GCGlobalHeap_V4_Values&) = default;
 };
 
 /// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:827).
@@ -2298,26 +1715,10 @@ struct GCGlobalHeap_V4 {
   ::std::vector<::clretw::dotnet_runtime::templates::GCGlobalHeap_V4_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGlobalHeap_V4> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGlobalHeap_V4>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGlobalHeap_V4&, const GCGlobalHeap_V4&) = default;
-
- private:
+  static ::clretw::Result<GCGlobalHeap_V4> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.FinalYoungestDesired);
     f(d[1], s.NumHeaps);
@@ -2333,6 +1734,7 @@ struct GCGlobalHeap_V4 {
     f(d[11], s.Count);
     f(d[12], s.Values);
   }
+  friend bool operator==(const GCGlobalHeap_V4&, const GCGlobalHeap_V4&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:847).
@@ -2345,26 +1747,10 @@ struct GCLOHCompact_Values {
   ::std::uint64_t ZeroRefs{};  // win:Pointer
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCLOHCompact_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCLOHCompact_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCLOHCompact_Values&, const GCLOHCompact_Values&) = default;
-
- private:
+  static ::clretw::Result<GCLOHCompact_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TimePlan);
     f(d[1], s.TimeCompact);
@@ -2373,6 +1759,7 @@ struct GCLOHCompact_Values {
     f(d[4], s.TotalRefs);
     f(d[5], s.ZeroRefs);
   }
+  friend bool operator==(const GCLOHCompact_Values&, const GCLOHCompact_Values&) = default;
 };
 
 /// Template GCLOHCompact (ClrEtwBuiltin.man:844).
@@ -2382,31 +1769,16 @@ struct GCLOHCompact {
   ::std::vector<::clretw::dotnet_runtime::templates::GCLOHCompact_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCLOHCompact> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCLOHCompact>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCLOHCompact&, const GCLOHCompact&) = default;
-
- private:
+  static ::clretw::Result<GCLOHCompact> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Count);
     f(d[2], s.Values);
   }
+  friend bool operator==(const GCLOHCompact&, const GCLOHCompact&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:860).
@@ -2417,32 +1789,17 @@ struct GCFitBucketInfo_Values {
   ::std::uint64_t Size{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFitBucketInfo_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFitBucketInfo_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFitBucketInfo_Values&, const GCFitBucketInfo_Values&) = default;
-
- private:
+  static ::clretw::Result<GCFitBucketInfo_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Padding);
     f(d[2], s.Count);
     f(d[3], s.Size);
   }
+  friend bool operator==(const GCFitBucketInfo_Values&, const GCFitBucketInfo_Values&) = default;
 };
 
 /// Template GCFitBucketInfo (ClrEtwBuiltin.man:855).
@@ -2454,26 +1811,10 @@ struct GCFitBucketInfo {
   ::std::vector<::clretw::dotnet_runtime::templates::GCFitBucketInfo_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFitBucketInfo> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFitBucketInfo>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFitBucketInfo&, const GCFitBucketInfo&) = default;
-
- private:
+  static ::clretw::Result<GCFitBucketInfo> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.BucketKind);
@@ -2481,6 +1822,7 @@ struct GCFitBucketInfo {
     f(d[3], s.Count);
     f(d[4], s.Values);
   }
+  friend bool operator==(const GCFitBucketInfo&, const GCFitBucketInfo&) = default;
 };
 
 /// Template FinalizeObject (ClrEtwBuiltin.man:866).
@@ -2490,31 +1832,16 @@ struct FinalizeObject {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<FinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<FinalizeObject>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const FinalizeObject&, const FinalizeObject&) = default;
-
- private:
+  static ::clretw::Result<FinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeID);
     f(d[1], s.ObjectID);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const FinalizeObject&, const FinalizeObject&) = default;
 };
 
 /// Template DestroyGCHandle (ClrEtwBuiltin.man:871).
@@ -2523,30 +1850,15 @@ struct DestroyGCHandle {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DestroyGCHandle>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DestroyGCHandle&, const DestroyGCHandle&) = default;
-
- private:
+  static ::clretw::Result<DestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const DestroyGCHandle&, const DestroyGCHandle&) = default;
 };
 
 /// Template SetGCHandle (ClrEtwBuiltin.man:875).
@@ -2559,26 +1871,10 @@ struct SetGCHandle {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<SetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<SetGCHandle>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const SetGCHandle&, const SetGCHandle&) = default;
-
- private:
+  static ::clretw::Result<SetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ObjectID);
@@ -2587,6 +1883,7 @@ struct SetGCHandle {
     f(d[4], s.AppDomainID);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const SetGCHandle&, const SetGCHandle&) = default;
 };
 
 /// Template GCTriggered (ClrEtwBuiltin.man:883).
@@ -2595,30 +1892,15 @@ struct GCTriggered {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCTriggered> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCTriggered>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCTriggered&, const GCTriggered&) = default;
-
- private:
+  static ::clretw::Result<GCTriggered> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Reason);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const GCTriggered&, const GCTriggered&) = default;
 };
 
 /// Template PinObjectAtGCTime (ClrEtwBuiltin.man:887).
@@ -2630,26 +1912,10 @@ struct PinObjectAtGCTime {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PinObjectAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PinObjectAtGCTime>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PinObjectAtGCTime&, const PinObjectAtGCTime&) = default;
-
- private:
+  static ::clretw::Result<PinObjectAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ObjectID);
@@ -2657,6 +1923,7 @@ struct PinObjectAtGCTime {
     f(d[3], s.TypeName);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const PinObjectAtGCTime&, const PinObjectAtGCTime&) = default;
 };
 
 /// Template GCDynamicEvent (ClrEtwBuiltin.man:894).
@@ -2667,32 +1934,17 @@ struct GCDynamicEvent {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCDynamicEvent> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCDynamicEvent>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCDynamicEvent&, const GCDynamicEvent&) = default;
-
- private:
+  static ::clretw::Result<GCDynamicEvent> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Name);
     f(d[1], s.DataSize);
     f(d[2], s.Data);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const GCDynamicEvent&, const GCDynamicEvent&) = default;
 };
 
 /// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:900).
@@ -2701,30 +1953,15 @@ struct IncreaseMemoryPressure {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<IncreaseMemoryPressure> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<IncreaseMemoryPressure>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const IncreaseMemoryPressure&, const IncreaseMemoryPressure&) = default;
-
- private:
+  static ::clretw::Result<IncreaseMemoryPressure> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.BytesAllocated);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const IncreaseMemoryPressure&, const IncreaseMemoryPressure&) = default;
 };
 
 /// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:904).
@@ -2733,30 +1970,15 @@ struct DecreaseMemoryPressure {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DecreaseMemoryPressure> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DecreaseMemoryPressure>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DecreaseMemoryPressure&, const DecreaseMemoryPressure&) = default;
-
- private:
+  static ::clretw::Result<DecreaseMemoryPressure> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.BytesFreed);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const DecreaseMemoryPressure&, const DecreaseMemoryPressure&) = default;
 };
 
 /// Template ClrWorkerThread (ClrEtwBuiltin.man:908).
@@ -2765,30 +1987,15 @@ struct ClrWorkerThread {
   ::std::uint32_t RetiredWorkerThreads{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClrWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClrWorkerThread>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClrWorkerThread&, const ClrWorkerThread&) = default;
-
- private:
+  static ::clretw::Result<ClrWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.WorkerThreadCount);
     f(d[1], s.RetiredWorkerThreads);
   }
+  friend bool operator==(const ClrWorkerThread&, const ClrWorkerThread&) = default;
 };
 
 /// Template IOThread (ClrEtwBuiltin.man:912).
@@ -2797,30 +2004,15 @@ struct IOThread {
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<IOThread> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<IOThread>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const IOThread&, const IOThread&) = default;
-
- private:
+  static ::clretw::Result<IOThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.IOThreadCount);
     f(d[1], s.RetiredIOThreads);
   }
+  friend bool operator==(const IOThread&, const IOThread&) = default;
 };
 
 /// Template IOThread_V1 (ClrEtwBuiltin.man:916).
@@ -2830,31 +2022,16 @@ struct IOThread_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<IOThread_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<IOThread_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const IOThread_V1&, const IOThread_V1&) = default;
-
- private:
+  static ::clretw::Result<IOThread_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.IOThreadCount);
     f(d[1], s.RetiredIOThreads);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const IOThread_V1&, const IOThread_V1&) = default;
 };
 
 /// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:921).
@@ -2863,30 +2040,15 @@ struct ClrThreadPoolSuspend {
   ::std::uint32_t CpuUtilization{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClrThreadPoolSuspend> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClrThreadPoolSuspend>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClrThreadPoolSuspend&, const ClrThreadPoolSuspend&) = default;
-
- private:
+  static ::clretw::Result<ClrThreadPoolSuspend> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrThreadID);
     f(d[1], s.CpuUtilization);
   }
+  friend bool operator==(const ClrThreadPoolSuspend&, const ClrThreadPoolSuspend&) = default;
 };
 
 /// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:925).
@@ -2896,31 +2058,16 @@ struct ThreadPoolWorkerThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolWorkerThread>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolWorkerThread&, const ThreadPoolWorkerThread&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolWorkerThread> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ActiveWorkerThreadCount);
     f(d[1], s.RetiredWorkerThreadCount);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolWorkerThread&, const ThreadPoolWorkerThread&) = default;
 };
 
 /// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:930).
@@ -2932,26 +2079,10 @@ struct ThreadPoolMinMaxThreads {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolMinMaxThreads> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolMinMaxThreads>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolMinMaxThreads&, const ThreadPoolMinMaxThreads&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolMinMaxThreads> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MinWorkerThreads);
     f(d[1], s.MaxWorkerThreads);
@@ -2959,6 +2090,7 @@ struct ThreadPoolMinMaxThreads {
     f(d[3], s.MaxIOCompletionThreads);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolMinMaxThreads&, const ThreadPoolMinMaxThreads&) = default;
 };
 
 /// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:937).
@@ -2967,30 +2099,15 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSample> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentSample>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolWorkerThreadAdjustmentSample&, const ThreadPoolWorkerThreadAdjustmentSample&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSample> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Throughput);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolWorkerThreadAdjustmentSample&, const ThreadPoolWorkerThreadAdjustmentSample&) = default;
 };
 
 /// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:941).
@@ -3001,32 +2118,17 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustment> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentAdjustment>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolWorkerThreadAdjustmentAdjustment&, const ThreadPoolWorkerThreadAdjustmentAdjustment&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustment> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AverageThroughput);
     f(d[1], s.NewWorkerThreadCount);
     f(d[2], s.Reason);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolWorkerThreadAdjustmentAdjustment&, const ThreadPoolWorkerThreadAdjustmentAdjustment&) = default;
 };
 
 /// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:947).
@@ -3044,26 +2146,10 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStats> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolWorkerThreadAdjustmentStats>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolWorkerThreadAdjustmentStats&, const ThreadPoolWorkerThreadAdjustmentStats&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStats> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Duration);
     f(d[1], s.Throughput);
@@ -3077,6 +2163,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
     f(d[9], s.NewThreadWaveMagnitude);
     f(d[10], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolWorkerThreadAdjustmentStats&, const ThreadPoolWorkerThreadAdjustmentStats&) = default;
 };
 
 /// Template ThreadPoolWork (ClrEtwBuiltin.man:960).
@@ -3085,30 +2172,15 @@ struct ThreadPoolWork {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolWork> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolWork>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolWork&, const ThreadPoolWork&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolWork> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.WorkID);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolWork&, const ThreadPoolWork&) = default;
 };
 
 /// Template ThreadPoolIOWork (ClrEtwBuiltin.man:964).
@@ -3118,31 +2190,16 @@ struct ThreadPoolIOWork {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolIOWork> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolIOWork>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolIOWork&, const ThreadPoolIOWork&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolIOWork> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.NativeOverlapped);
     f(d[1], s.Overlapped);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolIOWork&, const ThreadPoolIOWork&) = default;
 };
 
 /// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:969).
@@ -3153,32 +2210,17 @@ struct ThreadPoolIOWorkEnqueue {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolIOWorkEnqueue> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolIOWorkEnqueue>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolIOWorkEnqueue&, const ThreadPoolIOWorkEnqueue&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolIOWorkEnqueue> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.NativeOverlapped);
     f(d[1], s.Overlapped);
     f(d[2], s.MultiDequeues);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolIOWorkEnqueue&, const ThreadPoolIOWorkEnqueue&) = default;
 };
 
 /// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:975).
@@ -3187,30 +2229,15 @@ struct ThreadPoolWorkingThreadCount {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadPoolWorkingThreadCount> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadPoolWorkingThreadCount>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadPoolWorkingThreadCount&, const ThreadPoolWorkingThreadCount&) = default;
-
- private:
+  static ::clretw::Result<ThreadPoolWorkingThreadCount> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadPoolWorkingThreadCount&, const ThreadPoolWorkingThreadCount&) = default;
 };
 
 /// Template ThreadStartWork (ClrEtwBuiltin.man:979).
@@ -3219,30 +2246,15 @@ struct ThreadStartWork {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadStartWork> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadStartWork>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadStartWork&, const ThreadStartWork&) = default;
-
- private:
+  static ::clretw::Result<ThreadStartWork> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ID);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadStartWork&, const ThreadStartWork&) = default;
 };
 
 /// Template Exception (ClrEtwBuiltin.man:983).
@@ -3255,26 +2267,10 @@ struct Exception {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Exception> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Exception>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Exception&, const Exception&) = default;
-
- private:
+  static ::clretw::Result<Exception> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ExceptionType);
     f(d[1], s.ExceptionMessage);
@@ -3283,6 +2279,7 @@ struct Exception {
     f(d[4], s.ExceptionFlags);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const Exception&, const Exception&) = default;
 };
 
 /// Template ExceptionHandling (ClrEtwBuiltin.man:991).
@@ -3293,32 +2290,17 @@ struct ExceptionHandling {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ExceptionHandling> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ExceptionHandling>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ExceptionHandling&, const ExceptionHandling&) = default;
-
- private:
+  static ::clretw::Result<ExceptionHandling> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.EntryEIP);
     f(d[1], s.MethodID);
     f(d[2], s.MethodName);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const ExceptionHandling&, const ExceptionHandling&) = default;
 };
 
 /// Template Contention (ClrEtwBuiltin.man:997).
@@ -3327,30 +2309,15 @@ struct Contention {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Contention> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Contention>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Contention&, const Contention&) = default;
-
- private:
+  static ::clretw::Result<Contention> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ContentionFlags);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const Contention&, const Contention&) = default;
 };
 
 /// Template ContentionStart_V2 (ClrEtwBuiltin.man:1001).
@@ -3362,26 +2329,10 @@ struct ContentionStart_V2 {
   ::std::uint64_t LockOwnerThreadID{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ContentionStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ContentionStart_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ContentionStart_V2&, const ContentionStart_V2&) = default;
-
- private:
+  static ::clretw::Result<ContentionStart_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ContentionFlags);
     f(d[1], s.ClrInstanceID);
@@ -3389,6 +2340,7 @@ struct ContentionStart_V2 {
     f(d[3], s.AssociatedObjectID);
     f(d[4], s.LockOwnerThreadID);
   }
+  friend bool operator==(const ContentionStart_V2&, const ContentionStart_V2&) = default;
 };
 
 /// Template ContentionStop_V1 (ClrEtwBuiltin.man:1008).
@@ -3398,31 +2350,16 @@ struct ContentionStop_V1 {
   double DurationNs{};  // win:Double
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ContentionStop_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ContentionStop_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ContentionStop_V1&, const ContentionStop_V1&) = default;
-
- private:
+  static ::clretw::Result<ContentionStop_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ContentionFlags);
     f(d[1], s.ClrInstanceID);
     f(d[2], s.DurationNs);
   }
+  friend bool operator==(const ContentionStop_V1&, const ContentionStop_V1&) = default;
 };
 
 /// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1013).
@@ -3436,26 +2373,10 @@ struct DomainModuleLoadUnload {
   ::std::string ModuleNativePath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DomainModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DomainModuleLoadUnload>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DomainModuleLoadUnload&, const DomainModuleLoadUnload&) = default;
-
- private:
+  static ::clretw::Result<DomainModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -3465,6 +2386,7 @@ struct DomainModuleLoadUnload {
     f(d[5], s.ModuleILPath);
     f(d[6], s.ModuleNativePath);
   }
+  friend bool operator==(const DomainModuleLoadUnload&, const DomainModuleLoadUnload&) = default;
 };
 
 /// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1022).
@@ -3479,26 +2401,10 @@ struct DomainModuleLoadUnload_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DomainModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DomainModuleLoadUnload_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DomainModuleLoadUnload_V1&, const DomainModuleLoadUnload_V1&) = default;
-
- private:
+  static ::clretw::Result<DomainModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -3509,6 +2415,7 @@ struct DomainModuleLoadUnload_V1 {
     f(d[6], s.ModuleNativePath);
     f(d[7], s.ClrInstanceID);
   }
+  friend bool operator==(const DomainModuleLoadUnload_V1&, const DomainModuleLoadUnload_V1&) = default;
 };
 
 /// Template ModuleLoadUnload (ClrEtwBuiltin.man:1032).
@@ -3521,26 +2428,10 @@ struct ModuleLoadUnload {
   ::std::string ModuleNativePath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadUnload>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadUnload&, const ModuleLoadUnload&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -3549,6 +2440,7 @@ struct ModuleLoadUnload {
     f(d[4], s.ModuleILPath);
     f(d[5], s.ModuleNativePath);
   }
+  friend bool operator==(const ModuleLoadUnload&, const ModuleLoadUnload&) = default;
 };
 
 /// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1040).
@@ -3562,26 +2454,10 @@ struct ModuleLoadUnload_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadUnload_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadUnload_V1&, const ModuleLoadUnload_V1&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -3591,6 +2467,7 @@ struct ModuleLoadUnload_V1 {
     f(d[5], s.ModuleNativePath);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const ModuleLoadUnload_V1&, const ModuleLoadUnload_V1&) = default;
 };
 
 /// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1049).
@@ -3610,26 +2487,10 @@ struct ModuleLoadUnload_V2 {
   ::std::string NativePdbBuildPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadUnload_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadUnload_V2&, const ModuleLoadUnload_V2&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -3645,6 +2506,7 @@ struct ModuleLoadUnload_V2 {
     f(d[11], s.NativePdbAge);
     f(d[12], s.NativePdbBuildPath);
   }
+  friend bool operator==(const ModuleLoadUnload_V2&, const ModuleLoadUnload_V2&) = default;
 };
 
 /// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1064).
@@ -3655,32 +2517,17 @@ struct AssemblyLoadUnload {
   ::std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadUnload>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadUnload&, const AssemblyLoadUnload&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AssemblyID);
     f(d[1], s.AppDomainID);
     f(d[2], s.AssemblyFlags);
     f(d[3], s.FullyQualifiedAssemblyName);
   }
+  friend bool operator==(const AssemblyLoadUnload&, const AssemblyLoadUnload&) = default;
 };
 
 /// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1070).
@@ -3693,26 +2540,10 @@ struct AssemblyLoadUnload_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadUnload_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadUnload_V1&, const AssemblyLoadUnload_V1&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AssemblyID);
     f(d[1], s.AppDomainID);
@@ -3721,6 +2552,7 @@ struct AssemblyLoadUnload_V1 {
     f(d[4], s.FullyQualifiedAssemblyName);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const AssemblyLoadUnload_V1&, const AssemblyLoadUnload_V1&) = default;
 };
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1078).
@@ -3730,31 +2562,16 @@ struct AppDomainLoadUnload {
   ::std::string AppDomainName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
-
- private:
+  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.AppDomainFlags);
     f(d[2], s.AppDomainName);
   }
+  friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
 };
 
 /// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1083).
@@ -3766,26 +2583,10 @@ struct AppDomainLoadUnload_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainLoadUnload_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainLoadUnload_V1&, const AppDomainLoadUnload_V1&) = default;
-
- private:
+  static ::clretw::Result<AppDomainLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.AppDomainFlags);
@@ -3793,6 +2594,7 @@ struct AppDomainLoadUnload_V1 {
     f(d[3], s.AppDomainIndex);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const AppDomainLoadUnload_V1&, const AppDomainLoadUnload_V1&) = default;
 };
 
 /// Template AssemblyLoadStart (ClrEtwBuiltin.man:1090).
@@ -3805,26 +2607,10 @@ struct AssemblyLoadStart {
   ::std::string RequestingAssemblyLoadContext{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadStart&, const AssemblyLoadStart&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.AssemblyName);
@@ -3833,6 +2619,7 @@ struct AssemblyLoadStart {
     f(d[4], s.AssemblyLoadContext);
     f(d[5], s.RequestingAssemblyLoadContext);
   }
+  friend bool operator==(const AssemblyLoadStart&, const AssemblyLoadStart&) = default;
 };
 
 /// Template AssemblyLoadStop (ClrEtwBuiltin.man:1098).
@@ -3849,26 +2636,10 @@ struct AssemblyLoadStop {
   bool Cached{};  // win:Boolean
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadStop> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadStop>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadStop&, const AssemblyLoadStop&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadStop> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.AssemblyName);
@@ -3881,6 +2652,7 @@ struct AssemblyLoadStop {
     f(d[8], s.ResultAssemblyPath);
     f(d[9], s.Cached);
   }
+  friend bool operator==(const AssemblyLoadStop&, const AssemblyLoadStop&) = default;
 };
 
 /// Template ResolutionAttempted (ClrEtwBuiltin.man:1110).
@@ -3895,26 +2667,10 @@ struct ResolutionAttempted {
   ::std::string ErrorMessage{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ResolutionAttempted> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ResolutionAttempted>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ResolutionAttempted&, const ResolutionAttempted&) = default;
-
- private:
+  static ::clretw::Result<ResolutionAttempted> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.AssemblyName);
@@ -3925,6 +2681,7 @@ struct ResolutionAttempted {
     f(d[6], s.ResultAssemblyPath);
     f(d[7], s.ErrorMessage);
   }
+  friend bool operator==(const ResolutionAttempted&, const ResolutionAttempted&) = default;
 };
 
 /// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1120).
@@ -3937,26 +2694,10 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
   ::std::string ResultAssemblyPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadContextResolvingHandlerInvoked>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadContextResolvingHandlerInvoked&, const AssemblyLoadContextResolvingHandlerInvoked&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.AssemblyName);
@@ -3965,6 +2706,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
     f(d[4], s.ResultAssemblyName);
     f(d[5], s.ResultAssemblyPath);
   }
+  friend bool operator==(const AssemblyLoadContextResolvingHandlerInvoked&, const AssemblyLoadContextResolvingHandlerInvoked&) = default;
 };
 
 /// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1128).
@@ -3976,26 +2718,10 @@ struct AppDomainAssemblyResolveHandlerInvoked {
   ::std::string ResultAssemblyPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainAssemblyResolveHandlerInvoked>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainAssemblyResolveHandlerInvoked&, const AppDomainAssemblyResolveHandlerInvoked&) = default;
-
- private:
+  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.AssemblyName);
@@ -4003,6 +2729,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
     f(d[3], s.ResultAssemblyName);
     f(d[4], s.ResultAssemblyPath);
   }
+  friend bool operator==(const AppDomainAssemblyResolveHandlerInvoked&, const AppDomainAssemblyResolveHandlerInvoked&) = default;
 };
 
 /// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1135).
@@ -4014,26 +2741,10 @@ struct AssemblyLoadFromResolveHandlerInvoked {
   ::std::string ComputedRequestedAssemblyPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadFromResolveHandlerInvoked>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadFromResolveHandlerInvoked&, const AssemblyLoadFromResolveHandlerInvoked&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvoked> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.AssemblyName);
@@ -4041,6 +2752,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
     f(d[3], s.RequestingAssemblyPath);
     f(d[4], s.ComputedRequestedAssemblyPath);
   }
+  friend bool operator==(const AssemblyLoadFromResolveHandlerInvoked&, const AssemblyLoadFromResolveHandlerInvoked&) = default;
 };
 
 /// Template KnownPathProbed (ClrEtwBuiltin.man:1142).
@@ -4051,32 +2763,17 @@ struct KnownPathProbed {
   ::std::int32_t Result{};  // win:Int32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<KnownPathProbed> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<KnownPathProbed>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const KnownPathProbed&, const KnownPathProbed&) = default;
-
- private:
+  static ::clretw::Result<KnownPathProbed> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.FilePath);
     f(d[2], s.Source);
     f(d[3], s.Result);
   }
+  friend bool operator==(const KnownPathProbed&, const KnownPathProbed&) = default;
 };
 
 /// Template MethodDetails (ClrEtwBuiltin.man:1148).
@@ -4089,26 +2786,10 @@ struct MethodDetails {
   ::std::vector<::std::uint64_t> TypeParameters{};  // win:UInt64 -> win:HexInt64, count TypeParameterCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodDetails> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodDetails>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodDetails&, const MethodDetails&) = default;
-
- private:
+  static ::clretw::Result<MethodDetails> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.TypeID);
@@ -4117,6 +2798,7 @@ struct MethodDetails {
     f(d[4], s.LoaderModuleID);
     f(d[5], s.TypeParameters);
   }
+  friend bool operator==(const MethodDetails&, const MethodDetails&) = default;
 };
 
 /// Template TypeLoadStart (ClrEtwBuiltin.man:1156).
@@ -4125,30 +2807,15 @@ struct TypeLoadStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TypeLoadStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TypeLoadStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TypeLoadStart&, const TypeLoadStart&) = default;
-
- private:
+  static ::clretw::Result<TypeLoadStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeLoadStartID);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const TypeLoadStart&, const TypeLoadStart&) = default;
 };
 
 /// Template TypeLoadStop (ClrEtwBuiltin.man:1160).
@@ -4160,26 +2827,10 @@ struct TypeLoadStop {
   ::std::string TypeName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TypeLoadStop> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TypeLoadStop>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TypeLoadStop&, const TypeLoadStop&) = default;
-
- private:
+  static ::clretw::Result<TypeLoadStop> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeLoadStartID);
     f(d[1], s.ClrInstanceID);
@@ -4187,6 +2838,7 @@ struct TypeLoadStop {
     f(d[3], s.TypeID);
     f(d[4], s.TypeName);
   }
+  friend bool operator==(const TypeLoadStop&, const TypeLoadStop&) = default;
 };
 
 /// Template MethodLoadUnload (ClrEtwBuiltin.man:1167).
@@ -4199,26 +2851,10 @@ struct MethodLoadUnload {
   ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnload>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnload&, const MethodLoadUnload&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4227,6 +2863,7 @@ struct MethodLoadUnload {
     f(d[4], s.MethodToken);
     f(d[5], s.MethodFlags);
   }
+  friend bool operator==(const MethodLoadUnload&, const MethodLoadUnload&) = default;
 };
 
 /// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1175).
@@ -4240,26 +2877,10 @@ struct MethodLoadUnload_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnload_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnload_V1&, const MethodLoadUnload_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnload_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4269,6 +2890,7 @@ struct MethodLoadUnload_V1 {
     f(d[5], s.MethodFlags);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodLoadUnload_V1&, const MethodLoadUnload_V1&) = default;
 };
 
 /// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1184).
@@ -4283,26 +2905,10 @@ struct MethodLoadUnload_V2 {
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnload_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnload_V2&, const MethodLoadUnload_V2&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnload_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4313,6 +2919,7 @@ struct MethodLoadUnload_V2 {
     f(d[6], s.ClrInstanceID);
     f(d[7], s.ReJITID);
   }
+  friend bool operator==(const MethodLoadUnload_V2&, const MethodLoadUnload_V2&) = default;
 };
 
 /// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1194).
@@ -4325,26 +2932,10 @@ struct R2RGetEntryPoint {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<R2RGetEntryPoint> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<R2RGetEntryPoint>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const R2RGetEntryPoint&, const R2RGetEntryPoint&) = default;
-
- private:
+  static ::clretw::Result<R2RGetEntryPoint> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.MethodNamespace);
@@ -4353,6 +2944,7 @@ struct R2RGetEntryPoint {
     f(d[4], s.EntryPoint);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const R2RGetEntryPoint&, const R2RGetEntryPoint&) = default;
 };
 
 /// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1202).
@@ -4361,30 +2953,15 @@ struct R2RGetEntryPointStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<R2RGetEntryPointStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<R2RGetEntryPointStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const R2RGetEntryPointStart&, const R2RGetEntryPointStart&) = default;
-
- private:
+  static ::clretw::Result<R2RGetEntryPointStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const R2RGetEntryPointStart&, const R2RGetEntryPointStart&) = default;
 };
 
 /// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1206).
@@ -4400,26 +2977,10 @@ struct MethodLoadUnloadVerbose {
   ::std::string MethodSignature{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadVerbose>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadVerbose&, const MethodLoadUnloadVerbose&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4431,6 +2992,7 @@ struct MethodLoadUnloadVerbose {
     f(d[7], s.MethodName);
     f(d[8], s.MethodSignature);
   }
+  friend bool operator==(const MethodLoadUnloadVerbose&, const MethodLoadUnloadVerbose&) = default;
 };
 
 /// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1217).
@@ -4447,26 +3009,10 @@ struct MethodLoadUnloadVerbose_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadVerbose_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadVerbose_V1&, const MethodLoadUnloadVerbose_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4479,6 +3025,7 @@ struct MethodLoadUnloadVerbose_V1 {
     f(d[8], s.MethodSignature);
     f(d[9], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodLoadUnloadVerbose_V1&, const MethodLoadUnloadVerbose_V1&) = default;
 };
 
 /// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1229).
@@ -4496,26 +3043,10 @@ struct MethodLoadUnloadVerbose_V2 {
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadVerbose_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadVerbose_V2&, const MethodLoadUnloadVerbose_V2&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4529,6 +3060,7 @@ struct MethodLoadUnloadVerbose_V2 {
     f(d[9], s.ClrInstanceID);
     f(d[10], s.ReJITID);
   }
+  friend bool operator==(const MethodLoadUnloadVerbose_V2&, const MethodLoadUnloadVerbose_V2&) = default;
 };
 
 /// Template MethodJittingStarted (ClrEtwBuiltin.man:1242).
@@ -4542,26 +3074,10 @@ struct MethodJittingStarted {
   ::std::string MethodSignature{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJittingStarted> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJittingStarted>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJittingStarted&, const MethodJittingStarted&) = default;
-
- private:
+  static ::clretw::Result<MethodJittingStarted> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4571,6 +3087,7 @@ struct MethodJittingStarted {
     f(d[5], s.MethodName);
     f(d[6], s.MethodSignature);
   }
+  friend bool operator==(const MethodJittingStarted&, const MethodJittingStarted&) = default;
 };
 
 /// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1251).
@@ -4585,26 +3102,10 @@ struct MethodJittingStarted_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJittingStarted_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJittingStarted_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJittingStarted_V1&, const MethodJittingStarted_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodJittingStarted_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4615,6 +3116,7 @@ struct MethodJittingStarted_V1 {
     f(d[6], s.MethodSignature);
     f(d[7], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJittingStarted_V1&, const MethodJittingStarted_V1&) = default;
 };
 
 /// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1261).
@@ -4631,26 +3133,10 @@ struct MethodJitInliningSucceeded {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitInliningSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitInliningSucceeded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitInliningSucceeded&, const MethodJitInliningSucceeded&) = default;
-
- private:
+  static ::clretw::Result<MethodJitInliningSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodBeingCompiledNamespace);
     f(d[1], s.MethodBeingCompiledName);
@@ -4663,6 +3149,7 @@ struct MethodJitInliningSucceeded {
     f(d[8], s.InlineeNameSignature);
     f(d[9], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitInliningSucceeded&, const MethodJitInliningSucceeded&) = default;
 };
 
 /// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1273).
@@ -4681,26 +3168,10 @@ struct MethodJitInliningFailed {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitInliningFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitInliningFailed>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitInliningFailed&, const MethodJitInliningFailed&) = default;
-
- private:
+  static ::clretw::Result<MethodJitInliningFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodBeingCompiledNamespace);
     f(d[1], s.MethodBeingCompiledName);
@@ -4715,6 +3186,7 @@ struct MethodJitInliningFailed {
     f(d[10], s.FailReason);
     f(d[11], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitInliningFailed&, const MethodJitInliningFailed&) = default;
 };
 
 /// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1287).
@@ -4733,26 +3205,10 @@ struct MethodJitInliningFailedAnsi {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitInliningFailedAnsi> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitInliningFailedAnsi>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitInliningFailedAnsi&, const MethodJitInliningFailedAnsi&) = default;
-
- private:
+  static ::clretw::Result<MethodJitInliningFailedAnsi> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodBeingCompiledNamespace);
     f(d[1], s.MethodBeingCompiledName);
@@ -4767,6 +3223,7 @@ struct MethodJitInliningFailedAnsi {
     f(d[10], s.FailReason);
     f(d[11], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitInliningFailedAnsi&, const MethodJitInliningFailedAnsi&) = default;
 };
 
 /// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1301).
@@ -4785,26 +3242,10 @@ struct MethodJitTailCallSucceeded {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitTailCallSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitTailCallSucceeded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitTailCallSucceeded&, const MethodJitTailCallSucceeded&) = default;
-
- private:
+  static ::clretw::Result<MethodJitTailCallSucceeded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodBeingCompiledNamespace);
     f(d[1], s.MethodBeingCompiledName);
@@ -4819,6 +3260,7 @@ struct MethodJitTailCallSucceeded {
     f(d[10], s.TailCallType);
     f(d[11], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitTailCallSucceeded&, const MethodJitTailCallSucceeded&) = default;
 };
 
 /// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1315).
@@ -4837,26 +3279,10 @@ struct MethodJitTailCallFailed {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitTailCallFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitTailCallFailed>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitTailCallFailed&, const MethodJitTailCallFailed&) = default;
-
- private:
+  static ::clretw::Result<MethodJitTailCallFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodBeingCompiledNamespace);
     f(d[1], s.MethodBeingCompiledName);
@@ -4871,6 +3297,7 @@ struct MethodJitTailCallFailed {
     f(d[10], s.FailReason);
     f(d[11], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitTailCallFailed&, const MethodJitTailCallFailed&) = default;
 };
 
 /// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1329).
@@ -4889,26 +3316,10 @@ struct MethodJitTailCallFailedAnsi {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitTailCallFailedAnsi> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitTailCallFailedAnsi>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitTailCallFailedAnsi&, const MethodJitTailCallFailedAnsi&) = default;
-
- private:
+  static ::clretw::Result<MethodJitTailCallFailedAnsi> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodBeingCompiledNamespace);
     f(d[1], s.MethodBeingCompiledName);
@@ -4923,6 +3334,7 @@ struct MethodJitTailCallFailedAnsi {
     f(d[10], s.FailReason);
     f(d[11], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitTailCallFailedAnsi&, const MethodJitTailCallFailedAnsi&) = default;
 };
 
 /// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1343).
@@ -4936,26 +3348,10 @@ struct MethodJitMemoryAllocatedForCode {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodJitMemoryAllocatedForCode> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodJitMemoryAllocatedForCode>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodJitMemoryAllocatedForCode&, const MethodJitMemoryAllocatedForCode&) = default;
-
- private:
+  static ::clretw::Result<MethodJitMemoryAllocatedForCode> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -4965,6 +3361,7 @@ struct MethodJitMemoryAllocatedForCode {
     f(d[5], s.JitAllocFlag);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodJitMemoryAllocatedForCode&, const MethodJitMemoryAllocatedForCode&) = default;
 };
 
 /// Template MethodILToNativeMap (ClrEtwBuiltin.man:1352).
@@ -4978,26 +3375,10 @@ struct MethodILToNativeMap {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodILToNativeMap> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodILToNativeMap>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodILToNativeMap&, const MethodILToNativeMap&) = default;
-
- private:
+  static ::clretw::Result<MethodILToNativeMap> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ReJITID);
@@ -5007,6 +3388,7 @@ struct MethodILToNativeMap {
     f(d[5], s.NativeOffsets);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodILToNativeMap&, const MethodILToNativeMap&) = default;
 };
 
 /// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1361).
@@ -5021,26 +3403,10 @@ struct MethodILToNativeMap_V1 {
   ::std::uint64_t ILVersionID{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodILToNativeMap_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodILToNativeMap_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodILToNativeMap_V1&, const MethodILToNativeMap_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodILToNativeMap_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ReJITID);
@@ -5051,6 +3417,7 @@ struct MethodILToNativeMap_V1 {
     f(d[6], s.ClrInstanceID);
     f(d[7], s.ILVersionID);
   }
+  friend bool operator==(const MethodILToNativeMap_V1&, const MethodILToNativeMap_V1&) = default;
 };
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:1371).
@@ -5062,26 +3429,10 @@ struct ClrStackWalk {
   ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
-
- private:
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Reserved1);
@@ -5089,6 +3440,7 @@ struct ClrStackWalk {
     f(d[3], s.FrameCount);
     f(d[4], s.Stack);
   }
+  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
 };
 
 /// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1378).
@@ -5098,31 +3450,16 @@ struct AppDomainMemAllocated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainMemAllocated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainMemAllocated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainMemAllocated&, const AppDomainMemAllocated&) = default;
-
- private:
+  static ::clretw::Result<AppDomainMemAllocated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.Allocated);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const AppDomainMemAllocated&, const AppDomainMemAllocated&) = default;
 };
 
 /// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1383).
@@ -5133,32 +3470,17 @@ struct AppDomainMemSurvived {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainMemSurvived> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainMemSurvived>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainMemSurvived&, const AppDomainMemSurvived&) = default;
-
- private:
+  static ::clretw::Result<AppDomainMemSurvived> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.Survived);
     f(d[2], s.ProcessSurvived);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const AppDomainMemSurvived&, const AppDomainMemSurvived&) = default;
 };
 
 /// Template ThreadCreated (ClrEtwBuiltin.man:1389).
@@ -5171,26 +3493,10 @@ struct ThreadCreated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadCreated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadCreated&, const ThreadCreated&) = default;
-
- private:
+  static ::clretw::Result<ThreadCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ManagedThreadID);
     f(d[1], s.AppDomainID);
@@ -5199,6 +3505,7 @@ struct ThreadCreated {
     f(d[4], s.OSThreadID);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadCreated&, const ThreadCreated&) = default;
 };
 
 /// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1397).
@@ -5208,31 +3515,16 @@ struct ThreadTerminatedOrTransition {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadTerminatedOrTransition> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadTerminatedOrTransition>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadTerminatedOrTransition&, const ThreadTerminatedOrTransition&) = default;
-
- private:
+  static ::clretw::Result<ThreadTerminatedOrTransition> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ManagedThreadID);
     f(d[1], s.AppDomainID);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadTerminatedOrTransition&, const ThreadTerminatedOrTransition&) = default;
 };
 
 /// Template ILStubGenerated (ClrEtwBuiltin.man:1402).
@@ -5250,26 +3542,10 @@ struct ILStubGenerated {
   ::std::string StubMethodILCode{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ILStubGenerated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ILStubGenerated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ILStubGenerated&, const ILStubGenerated&) = default;
-
- private:
+  static ::clretw::Result<ILStubGenerated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.ModuleID);
@@ -5283,6 +3559,7 @@ struct ILStubGenerated {
     f(d[9], s.StubMethodSignature);
     f(d[10], s.StubMethodILCode);
   }
+  friend bool operator==(const ILStubGenerated&, const ILStubGenerated&) = default;
 };
 
 /// Template ILStubCacheHit (ClrEtwBuiltin.man:1415).
@@ -5296,26 +3573,10 @@ struct ILStubCacheHit {
   ::std::string ManagedInteropMethodSignature{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ILStubCacheHit> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ILStubCacheHit>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ILStubCacheHit&, const ILStubCacheHit&) = default;
-
- private:
+  static ::clretw::Result<ILStubCacheHit> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.ModuleID);
@@ -5325,6 +3586,7 @@ struct ILStubCacheHit {
     f(d[5], s.ManagedInteropMethodName);
     f(d[6], s.ManagedInteropMethodSignature);
   }
+  friend bool operator==(const ILStubCacheHit&, const ILStubCacheHit&) = default;
 };
 
 /// Template ModuleRange (ClrEtwBuiltin.man:1424).
@@ -5336,26 +3598,10 @@ struct ModuleRange {
   ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType{};  // win:UInt8, map ModuleRangeTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleRange> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleRange>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleRange&, const ModuleRange&) = default;
-
- private:
+  static ::clretw::Result<ModuleRange> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.ModuleID);
@@ -5363,6 +3609,7 @@ struct ModuleRange {
     f(d[3], s.RangeSize);
     f(d[4], s.RangeType);
   }
+  friend bool operator==(const ModuleRange&, const ModuleRange&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1434).
@@ -5377,26 +3624,10 @@ struct BulkType_Values {
   ::std::vector<::std::uint64_t> TypeParameters{};  // win:UInt64 -> win:HexInt64, count TypeParameterCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BulkType_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BulkType_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BulkType_Values&, const BulkType_Values&) = default;
-
- private:
+  static ::clretw::Result<BulkType_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeID);
     f(d[1], s.ModuleID);
@@ -5407,6 +3638,7 @@ struct BulkType_Values {
     f(d[6], s.TypeParameterCount);
     f(d[7], s.TypeParameters);
   }
+  friend bool operator==(const BulkType_Values&, const BulkType_Values&) = default;
 };
 
 /// Template BulkType (ClrEtwBuiltin.man:1431).
@@ -5416,31 +3648,16 @@ struct BulkType {
   ::std::vector<::clretw::dotnet_runtime::templates::BulkType_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BulkType> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BulkType>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BulkType&, const BulkType&) = default;
-
- private:
+  static ::clretw::Result<BulkType> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
     f(d[2], s.Values);
   }
+  friend bool operator==(const BulkType&, const BulkType&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1449).
@@ -5451,32 +3668,17 @@ struct GCBulkRootEdge_Values {
   ::std::uint64_t GCRootID{};  // win:Pointer
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootEdge_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootEdge_Values&, const GCBulkRootEdge_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.RootedNodeAddress);
     f(d[1], s.GCRootKind);
     f(d[2], s.GCRootFlag);
     f(d[3], s.GCRootID);
   }
+  friend bool operator==(const GCBulkRootEdge_Values&, const GCBulkRootEdge_Values&) = default;
 };
 
 /// Template GCBulkRootEdge (ClrEtwBuiltin.man:1445).
@@ -5487,32 +3689,17 @@ struct GCBulkRootEdge {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkRootEdge_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootEdge> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootEdge>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootEdge&, const GCBulkRootEdge&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootEdge> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkRootEdge&, const GCBulkRootEdge&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1459).
@@ -5526,26 +3713,10 @@ struct GCBulkRootCCW_Values {
   ::clretw::dotnet_runtime::GCRootCCWFlagsMap Flags{};  // win:UInt32, map GCRootCCWFlagsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootCCW_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootCCW_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootCCW_Values&, const GCBulkRootCCW_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootCCW_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GCRootID);
     f(d[1], s.ObjectID);
@@ -5555,6 +3726,7 @@ struct GCBulkRootCCW_Values {
     f(d[5], s.PeggedRefCount);
     f(d[6], s.Flags);
   }
+  friend bool operator==(const GCBulkRootCCW_Values&, const GCBulkRootCCW_Values&) = default;
 };
 
 /// Template GCBulkRootCCW (ClrEtwBuiltin.man:1456).
@@ -5564,31 +3736,16 @@ struct GCBulkRootCCW {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkRootCCW_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootCCW> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootCCW>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootCCW&, const GCBulkRootCCW&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootCCW> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
     f(d[2], s.Values);
   }
+  friend bool operator==(const GCBulkRootCCW&, const GCBulkRootCCW&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1472).
@@ -5601,26 +3758,10 @@ struct GCBulkRCW_Values {
   ::std::uint32_t Flags{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRCW_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRCW_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRCW_Values&, const GCBulkRCW_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRCW_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
     f(d[1], s.TypeID);
@@ -5629,6 +3770,7 @@ struct GCBulkRCW_Values {
     f(d[4], s.RefCount);
     f(d[5], s.Flags);
   }
+  friend bool operator==(const GCBulkRCW_Values&, const GCBulkRCW_Values&) = default;
 };
 
 /// Template GCBulkRCW (ClrEtwBuiltin.man:1469).
@@ -5638,31 +3780,16 @@ struct GCBulkRCW {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkRCW_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRCW> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRCW>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRCW&, const GCBulkRCW&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRCW> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
     f(d[2], s.Values);
   }
+  friend bool operator==(const GCBulkRCW&, const GCBulkRCW&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1485).
@@ -5674,26 +3801,10 @@ struct GCBulkRootStaticVar_Values {
   ::std::string FieldName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootStaticVar_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootStaticVar_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootStaticVar_Values&, const GCBulkRootStaticVar_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootStaticVar_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GCRootID);
     f(d[1], s.ObjectID);
@@ -5701,6 +3812,7 @@ struct GCBulkRootStaticVar_Values {
     f(d[3], s.Flags);
     f(d[4], s.FieldName);
   }
+  friend bool operator==(const GCBulkRootStaticVar_Values&, const GCBulkRootStaticVar_Values&) = default;
 };
 
 /// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1481).
@@ -5711,32 +3823,17 @@ struct GCBulkRootStaticVar {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkRootStaticVar_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootStaticVar> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootStaticVar>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootStaticVar&, const GCBulkRootStaticVar&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootStaticVar> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.AppDomainID);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkRootStaticVar&, const GCBulkRootStaticVar&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1497).
@@ -5746,31 +3843,16 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
   ::std::uint64_t GCRootID{};  // win:Pointer
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootConditionalWeakTableElementEdge_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge_Values&, const GCBulkRootConditionalWeakTableElementEdge_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GCKeyNodeID);
     f(d[1], s.GCValueNodeID);
     f(d[2], s.GCRootID);
   }
+  friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge_Values&, const GCBulkRootConditionalWeakTableElementEdge_Values&) = default;
 };
 
 /// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1493).
@@ -5781,32 +3863,17 @@ struct GCBulkRootConditionalWeakTableElementEdge {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkRootConditionalWeakTableElementEdge_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkRootConditionalWeakTableElementEdge>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge&, const GCBulkRootConditionalWeakTableElementEdge&) = default;
-
- private:
+  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdge> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge&, const GCBulkRootConditionalWeakTableElementEdge&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1507).
@@ -5817,32 +3884,17 @@ struct GCBulkNode_Values {
   ::std::uint64_t EdgeCount{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkNode_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkNode_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkNode_Values&, const GCBulkNode_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkNode_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Address);
     f(d[1], s.Size);
     f(d[2], s.TypeID);
     f(d[3], s.EdgeCount);
   }
+  friend bool operator==(const GCBulkNode_Values&, const GCBulkNode_Values&) = default;
 };
 
 /// Template GCBulkNode (ClrEtwBuiltin.man:1503).
@@ -5853,32 +3905,17 @@ struct GCBulkNode {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkNode_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkNode> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkNode>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkNode&, const GCBulkNode&) = default;
-
- private:
+  static ::clretw::Result<GCBulkNode> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkNode&, const GCBulkNode&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1518).
@@ -5887,30 +3924,15 @@ struct GCBulkEdge_Values {
   ::std::uint32_t ReferencingFieldID{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkEdge_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkEdge_Values&, const GCBulkEdge_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkEdge_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Value);
     f(d[1], s.ReferencingFieldID);
   }
+  friend bool operator==(const GCBulkEdge_Values&, const GCBulkEdge_Values&) = default;
 };
 
 /// Template GCBulkEdge (ClrEtwBuiltin.man:1514).
@@ -5921,32 +3943,17 @@ struct GCBulkEdge {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkEdge_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkEdge> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkEdge>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkEdge&, const GCBulkEdge&) = default;
-
- private:
+  static ::clretw::Result<GCBulkEdge> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkEdge&, const GCBulkEdge&) = default;
 };
 
 /// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1523).
@@ -5958,26 +3965,10 @@ struct GCSampledObjectAllocation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCSampledObjectAllocation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCSampledObjectAllocation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCSampledObjectAllocation&, const GCSampledObjectAllocation&) = default;
-
- private:
+  static ::clretw::Result<GCSampledObjectAllocation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Address);
     f(d[1], s.TypeID);
@@ -5985,6 +3976,7 @@ struct GCSampledObjectAllocation {
     f(d[3], s.TotalSizeForTypeSample);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const GCSampledObjectAllocation&, const GCSampledObjectAllocation&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1534).
@@ -5993,30 +3985,15 @@ struct GCBulkSurvivingObjectRanges_Values {
   ::std::uint64_t RangeLength{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkSurvivingObjectRanges_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkSurvivingObjectRanges_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkSurvivingObjectRanges_Values&, const GCBulkSurvivingObjectRanges_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkSurvivingObjectRanges_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.RangeBase);
     f(d[1], s.RangeLength);
   }
+  friend bool operator==(const GCBulkSurvivingObjectRanges_Values&, const GCBulkSurvivingObjectRanges_Values&) = default;
 };
 
 /// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1530).
@@ -6027,32 +4004,17 @@ struct GCBulkSurvivingObjectRanges {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkSurvivingObjectRanges_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkSurvivingObjectRanges> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkSurvivingObjectRanges>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkSurvivingObjectRanges&, const GCBulkSurvivingObjectRanges&) = default;
-
- private:
+  static ::clretw::Result<GCBulkSurvivingObjectRanges> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkSurvivingObjectRanges&, const GCBulkSurvivingObjectRanges&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:1543).
@@ -6062,31 +4024,16 @@ struct GCBulkMovedObjectRanges_Values {
   ::std::uint64_t RangeLength{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkMovedObjectRanges_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkMovedObjectRanges_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkMovedObjectRanges_Values&, const GCBulkMovedObjectRanges_Values&) = default;
-
- private:
+  static ::clretw::Result<GCBulkMovedObjectRanges_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.OldRangeBase);
     f(d[1], s.NewRangeBase);
     f(d[2], s.RangeLength);
   }
+  friend bool operator==(const GCBulkMovedObjectRanges_Values&, const GCBulkMovedObjectRanges_Values&) = default;
 };
 
 /// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1539).
@@ -6097,32 +4044,17 @@ struct GCBulkMovedObjectRanges {
   ::std::vector<::clretw::dotnet_runtime::templates::GCBulkMovedObjectRanges_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCBulkMovedObjectRanges> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCBulkMovedObjectRanges>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCBulkMovedObjectRanges&, const GCBulkMovedObjectRanges&) = default;
-
- private:
+  static ::clretw::Result<GCBulkMovedObjectRanges> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Index);
     f(d[1], s.Count);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.Values);
   }
+  friend bool operator==(const GCBulkMovedObjectRanges&, const GCBulkMovedObjectRanges&) = default;
 };
 
 /// Template GCGenerationRange (ClrEtwBuiltin.man:1549).
@@ -6134,26 +4066,10 @@ struct GCGenerationRange {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGenerationRange> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGenerationRange>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGenerationRange&, const GCGenerationRange&) = default;
-
- private:
+  static ::clretw::Result<GCGenerationRange> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Generation);
     f(d[1], s.RangeStart);
@@ -6161,6 +4077,7 @@ struct GCGenerationRange {
     f(d[3], s.RangeReservedLength);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const GCGenerationRange&, const GCGenerationRange&) = default;
 };
 
 /// Template CodeSymbols (ClrEtwBuiltin.man:1556).
@@ -6173,26 +4090,10 @@ struct CodeSymbols {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<CodeSymbols> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<CodeSymbols>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const CodeSymbols&, const CodeSymbols&) = default;
-
- private:
+  static ::clretw::Result<CodeSymbols> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleId);
     f(d[1], s.TotalChunks);
@@ -6201,6 +4102,7 @@ struct CodeSymbols {
     f(d[4], s.Chunk);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const CodeSymbols&, const CodeSymbols&) = default;
 };
 
 /// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1564).
@@ -6208,29 +4110,14 @@ struct TieredCompilationEmpty {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TieredCompilationEmpty> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TieredCompilationEmpty>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TieredCompilationEmpty&, const TieredCompilationEmpty&) = default;
-
- private:
+  static ::clretw::Result<TieredCompilationEmpty> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const TieredCompilationEmpty&, const TieredCompilationEmpty&) = default;
 };
 
 /// Template TieredCompilationSettings (ClrEtwBuiltin.man:1567).
@@ -6239,30 +4126,15 @@ struct TieredCompilationSettings {
   ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TieredCompilationSettings>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
-
- private:
+  static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Flags);
   }
+  friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
 };
 
 /// Template TieredCompilationResume (ClrEtwBuiltin.man:1571).
@@ -6271,30 +4143,15 @@ struct TieredCompilationResume {
   ::std::uint32_t NewMethodCount{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TieredCompilationResume> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TieredCompilationResume>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TieredCompilationResume&, const TieredCompilationResume&) = default;
-
- private:
+  static ::clretw::Result<TieredCompilationResume> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.NewMethodCount);
   }
+  friend bool operator==(const TieredCompilationResume&, const TieredCompilationResume&) = default;
 };
 
 /// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1575).
@@ -6303,30 +4160,15 @@ struct TieredCompilationBackgroundJitStart {
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TieredCompilationBackgroundJitStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TieredCompilationBackgroundJitStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TieredCompilationBackgroundJitStart&, const TieredCompilationBackgroundJitStart&) = default;
-
- private:
+  static ::clretw::Result<TieredCompilationBackgroundJitStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.PendingMethodCount);
   }
+  friend bool operator==(const TieredCompilationBackgroundJitStart&, const TieredCompilationBackgroundJitStart&) = default;
 };
 
 /// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1579).
@@ -6336,31 +4178,16 @@ struct TieredCompilationBackgroundJitStop {
   ::std::uint32_t JittedMethodCount{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TieredCompilationBackgroundJitStop> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TieredCompilationBackgroundJitStop>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TieredCompilationBackgroundJitStop&, const TieredCompilationBackgroundJitStop&) = default;
-
- private:
+  static ::clretw::Result<TieredCompilationBackgroundJitStop> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.PendingMethodCount);
     f(d[2], s.JittedMethodCount);
   }
+  friend bool operator==(const TieredCompilationBackgroundJitStop&, const TieredCompilationBackgroundJitStop&) = default;
 };
 
 /// Template JitInstrumentationData (ClrEtwBuiltin.man:1584).
@@ -6372,26 +4199,10 @@ struct JitInstrumentationData {
   ::std::vector<::std::uint8_t> Data{};  // win:Binary, length DataSize
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitInstrumentationData> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitInstrumentationData>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitInstrumentationData&, const JitInstrumentationData&) = default;
-
- private:
+  static ::clretw::Result<JitInstrumentationData> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.MethodFlags);
@@ -6399,6 +4210,7 @@ struct JitInstrumentationData {
     f(d[3], s.MethodID);
     f(d[4], s.Data);
   }
+  friend bool operator==(const JitInstrumentationData&, const JitInstrumentationData&) = default;
 };
 
 /// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1591).
@@ -6415,26 +4227,10 @@ struct JitInstrumentationDataVerbose {
   ::std::vector<::std::uint8_t> Data{};  // win:Binary, length DataSize
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitInstrumentationDataVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitInstrumentationDataVerbose>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitInstrumentationDataVerbose&, const JitInstrumentationDataVerbose&) = default;
-
- private:
+  static ::clretw::Result<JitInstrumentationDataVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.MethodFlags);
@@ -6447,6 +4243,7 @@ struct JitInstrumentationDataVerbose {
     f(d[8], s.MethodSignature);
     f(d[9], s.Data);
   }
+  friend bool operator==(const JitInstrumentationDataVerbose&, const JitInstrumentationDataVerbose&) = default;
 };
 
 /// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1603).
@@ -6456,31 +4253,16 @@ struct ExecutionCheckpoint {
   ::std::int64_t Timestamp{};  // win:Int64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ExecutionCheckpoint> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ExecutionCheckpoint>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ExecutionCheckpoint&, const ExecutionCheckpoint&) = default;
-
- private:
+  static ::clretw::Result<ExecutionCheckpoint> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Name);
     f(d[2], s.Timestamp);
   }
+  friend bool operator==(const ExecutionCheckpoint&, const ExecutionCheckpoint&) = default;
 };
 
 /// Template ProfilerMessage (ClrEtwBuiltin.man:1608).
@@ -6489,30 +4271,15 @@ struct ProfilerMessage {
   ::std::string Message{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ProfilerMessage> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ProfilerMessage>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ProfilerMessage&, const ProfilerMessage&) = default;
-
- private:
+  static ::clretw::Result<ProfilerMessage> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Message);
   }
+  friend bool operator==(const ProfilerMessage&, const ProfilerMessage&) = default;
 };
 
 /// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1612).
@@ -6522,31 +4289,16 @@ struct YieldProcessorMeasurement {
   double EstablishedNsPerYield{};  // win:Double
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<YieldProcessorMeasurement> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<YieldProcessorMeasurement>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const YieldProcessorMeasurement&, const YieldProcessorMeasurement&) = default;
-
- private:
+  static ::clretw::Result<YieldProcessorMeasurement> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.NsPerYield);
     f(d[2], s.EstablishedNsPerYield);
   }
+  friend bool operator==(const YieldProcessorMeasurement&, const YieldProcessorMeasurement&) = default;
 };
 
 /// Template LockCreated (ClrEtwBuiltin.man:1617).
@@ -6556,31 +4308,16 @@ struct LockCreated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<LockCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<LockCreated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const LockCreated&, const LockCreated&) = default;
-
- private:
+  static ::clretw::Result<LockCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.LockID);
     f(d[1], s.AssociatedObjectID);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const LockCreated&, const LockCreated&) = default;
 };
 
 /// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1623).
@@ -6590,31 +4327,16 @@ struct WaitHandleWaitStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<WaitHandleWaitStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<WaitHandleWaitStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const WaitHandleWaitStart&, const WaitHandleWaitStart&) = default;
-
- private:
+  static ::clretw::Result<WaitHandleWaitStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.WaitSource);
     f(d[1], s.AssociatedObjectID);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const WaitHandleWaitStart&, const WaitHandleWaitStart&) = default;
 };
 
 /// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1629).
@@ -6622,29 +4344,14 @@ struct WaitHandleWaitStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<WaitHandleWaitStop> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<WaitHandleWaitStop>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const WaitHandleWaitStop&, const WaitHandleWaitStop&) = default;
-
- private:
+  static ::clretw::Result<WaitHandleWaitStop> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const WaitHandleWaitStop&, const WaitHandleWaitStop&) = default;
 };
 
 /// Template AllocationSampled (ClrEtwBuiltin.man:1633).
@@ -6658,26 +4365,10 @@ struct AllocationSampled {
   ::std::uint64_t SampledByteOffset{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AllocationSampled> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AllocationSampled>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AllocationSampled&, const AllocationSampled&) = default;
-
- private:
+  static ::clretw::Result<AllocationSampled> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AllocationKind);
     f(d[1], s.ClrInstanceID);
@@ -6687,6 +4378,7 @@ struct AllocationSampled {
     f(d[5], s.ObjectSize);
     f(d[6], s.SampledByteOffset);
   }
+  friend bool operator==(const AllocationSampled&, const AllocationSampled&) = default;
 };
 
 }  // namespace templates

@@ -1104,48 +1104,130 @@ constexpr ::clretw::ProviderDesc provider{
 ::std::string_view to_string(GCRootTypeMap value) noexcept { return kMap_GCRootTypeMap.find(static_cast<::std::uint64_t>(value)); }
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::ContextLoadedUnloaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ContextLoadedUnloaded; }
+auto templates::ContextLoadedUnloaded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ContextLoadedUnloaded> { return ::clretw::decode_payload<ContextLoadedUnloaded>(p, ps); }
+auto templates::ContextLoadedUnloaded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainLoadUnload::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload; }
+auto templates::AppDomainLoadUnload::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainLoadUnload> { return ::clretw::decode_payload<AppDomainLoadUnload>(p, ps); }
+auto templates::AppDomainLoadUnload::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainName::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainName; }
+auto templates::AppDomainName::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainName> { return ::clretw::decode_payload<AppDomainName>(p, ps); }
+auto templates::AppDomainName::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitBeginFailedDone::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitBeginFailedDone; }
+auto templates::JitBeginFailedDone::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitBeginFailedDone> { return ::clretw::decode_payload<JitBeginFailedDone>(p, ps); }
+auto templates::JitBeginFailedDone::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitChunkCreated::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkCreated; }
+auto templates::JitChunkCreated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitChunkCreated> { return ::clretw::decode_payload<JitChunkCreated>(p, ps); }
+auto templates::JitChunkCreated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitChunkDestroyed::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkDestroyed; }
+auto templates::JitChunkDestroyed::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitChunkDestroyed> { return ::clretw::decode_payload<JitChunkDestroyed>(p, ps); }
+auto templates::JitChunkDestroyed::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitCodeBuffer::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitCodeBuffer; }
+auto templates::JitCodeBuffer::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitCodeBuffer> { return ::clretw::decode_payload<JitCodeBuffer>(p, ps); }
+auto templates::JitCodeBuffer::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClassLoadingFailed::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoadingFailed; }
+auto templates::ClassLoadingFailed::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClassLoadingFailed> { return ::clretw::decode_payload<ClassLoadingFailed>(p, ps); }
+auto templates::ClassLoadingFailed::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClassLoaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded; }
+auto templates::ClassLoaded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClassLoaded> { return ::clretw::decode_payload<ClassLoaded>(p, ps); }
+auto templates::ClassLoaded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::VTableLoadingFailedLoaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded; }
+auto templates::VTableLoadingFailedLoaded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<VTableLoadingFailedLoaded> { return ::clretw::decode_payload<VTableLoadingFailedLoaded>(p, ps); }
+auto templates::VTableLoadingFailedLoaded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadingUnloadingFailed::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed; }
+auto templates::ModuleLoadingUnloadingFailed::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadingUnloadingFailed> { return ::clretw::decode_payload<ModuleLoadingUnloadingFailed>(p, ps); }
+auto templates::ModuleLoadingUnloadingFailed::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadedUnloaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadedUnloaded; }
+auto templates::ModuleLoadedUnloaded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadedUnloaded> { return ::clretw::decode_payload<ModuleLoadedUnloaded>(p, ps); }
+auto templates::ModuleLoadedUnloaded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadingUnloading::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadingUnloading; }
+auto templates::AssemblyLoadingUnloading::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadingUnloading> { return ::clretw::decode_payload<AssemblyLoadingUnloading>(p, ps); }
+auto templates::AssemblyLoadingUnloading::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadedUnloaded::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadedUnloaded; }
+auto templates::AssemblyLoadedUnloaded::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadedUnloaded> { return ::clretw::decode_payload<AssemblyLoadedUnloaded>(p, ps); }
+auto templates::AssemblyLoadedUnloaded::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodTracing::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing; }
+auto templates::MethodTracing::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodTracing> { return ::clretw::decode_payload<MethodTracing>(p, ps); }
+auto templates::MethodTracing::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ExceptionThrow::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionThrow; }
+auto templates::ExceptionThrow::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ExceptionThrow> { return ::clretw::decode_payload<ExceptionThrow>(p, ps); }
+auto templates::ExceptionThrow::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ExceptionClause::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionClause; }
+auto templates::ExceptionClause::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ExceptionClause> { return ::clretw::decode_payload<ExceptionClause>(p, ps); }
+auto templates::ExceptionClause::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCEvent::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCEvent; }
+auto templates::GCEvent::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCEvent> { return ::clretw::decode_payload<GCEvent>(p, ps); }
+auto templates::GCEvent::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCAllocation::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCAllocation; }
+auto templates::GCAllocation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCAllocation> { return ::clretw::decode_payload<GCAllocation>(p, ps); }
+auto templates::GCAllocation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCMoves_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCMoves_Values; }
+auto templates::GCMoves_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCMoves_Values> { return ::clretw::decode_payload<GCMoves_Values>(p, ps); }
+auto templates::GCMoves_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCMoves::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCMoves; }
+auto templates::GCMoves::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCMoves> { return ::clretw::decode_payload<GCMoves>(p, ps); }
+auto templates::GCMoves::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCResize::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCResize; }
+auto templates::GCResize::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCResize> { return ::clretw::decode_payload<GCResize>(p, ps); }
+auto templates::GCResize::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHandleCreated::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleCreated; }
+auto templates::GCHandleCreated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHandleCreated> { return ::clretw::decode_payload<GCHandleCreated>(p, ps); }
+auto templates::GCHandleCreated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHandleDeleted::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleDeleted; }
+auto templates::GCHandleDeleted::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHandleDeleted> { return ::clretw::decode_payload<GCHandleDeleted>(p, ps); }
+auto templates::GCHandleDeleted::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFinalizingFinalizedObject::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCFinalizingFinalizedObject; }
+auto templates::GCFinalizingFinalizedObject::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFinalizingFinalizedObject> { return ::clretw::decode_payload<GCFinalizingFinalizedObject>(p, ps); }
+auto templates::GCFinalizingFinalizedObject::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCRootRegister::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootRegister; }
+auto templates::GCRootRegister::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCRootRegister> { return ::clretw::decode_payload<GCRootRegister>(p, ps); }
+auto templates::GCRootRegister::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCRootUnregister::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootUnregister; }
+auto templates::GCRootUnregister::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCRootUnregister> { return ::clretw::decode_payload<GCRootUnregister>(p, ps); }
+auto templates::GCRootUnregister::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCRoots_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRoots_Values; }
+auto templates::GCRoots_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCRoots_Values> { return ::clretw::decode_payload<GCRoots_Values>(p, ps); }
+auto templates::GCRoots_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCRoots::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCRoots; }
+auto templates::GCRoots::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCRoots> { return ::clretw::decode_payload<GCRoots>(p, ps); }
+auto templates::GCRoots::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapDumpStart::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpStart; }
+auto templates::GCHeapDumpStart::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapDumpStart> { return ::clretw::decode_payload<GCHeapDumpStart>(p, ps); }
+auto templates::GCHeapDumpStart::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapDumpObjectReference_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpObjectReference_Values; }
+auto templates::GCHeapDumpObjectReference_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapDumpObjectReference_Values> { return ::clretw::decode_payload<GCHeapDumpObjectReference_Values>(p, ps); }
+auto templates::GCHeapDumpObjectReference_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapDumpObjectReference::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpObjectReference; }
+auto templates::GCHeapDumpObjectReference::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapDumpObjectReference> { return ::clretw::decode_payload<GCHeapDumpObjectReference>(p, ps); }
+auto templates::GCHeapDumpObjectReference::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MonitorContentionFailedAcquired::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired; }
+auto templates::MonitorContentionFailedAcquired::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MonitorContentionFailedAcquired> { return ::clretw::decode_payload<MonitorContentionFailedAcquired>(p, ps); }
+auto templates::MonitorContentionFailedAcquired::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadStartedStoppingStoppedExited::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited; }
+auto templates::ThreadStartedStoppingStoppedExited::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadStartedStoppingStoppedExited> { return ::clretw::decode_payload<ThreadStartedStoppingStoppedExited>(p, ps); }
+auto templates::ThreadStartedStoppingStoppedExited::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadName::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadName; }
+auto templates::ThreadName::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadName> { return ::clretw::decode_payload<ThreadName>(p, ps); }
+auto templates::ThreadName::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitDoneVerbose::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitDoneVerbose; }
+auto templates::JitDoneVerbose::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitDoneVerbose> { return ::clretw::decode_payload<JitDoneVerbose>(p, ps); }
+auto templates::JitDoneVerbose::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitDone_V1_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitDone_V1_Values; }
+auto templates::JitDone_V1_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitDone_V1_Values> { return ::clretw::decode_payload<JitDone_V1_Values>(p, ps); }
+auto templates::JitDone_V1_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JitDone_V1::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_JitDone_V1; }
+auto templates::JitDone_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JitDone_V1> { return ::clretw::decode_payload<JitDone_V1>(p, ps); }
+auto templates::JitDone_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClassLoaded_V1_Values::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded_V1_Values; }
+auto templates::ClassLoaded_V1_Values::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClassLoaded_V1_Values> { return ::clretw::decode_payload<ClassLoaded_V1_Values>(p, ps); }
+auto templates::ClassLoaded_V1_Values::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClassLoaded_V1::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded_V1; }
+auto templates::ClassLoaded_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClassLoaded_V1> { return ::clretw::decode_payload<ClassLoaded_V1>(p, ps); }
+auto templates::ClassLoaded_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCHeapDumpVTableClassReference::record() noexcept { return ::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpVTableClassReference; }
+auto templates::GCHeapDumpVTableClassReference::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCHeapDumpVTableClassReference> { return ::clretw::decode_payload<GCHeapDumpVTableClassReference>(p, ps); }
+auto templates::GCHeapDumpVTableClassReference::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

@@ -232,8 +232,10 @@ enum class GCRootTypeMap : ::std::uint32_t {
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -244,31 +246,16 @@ struct ContextLoadedUnloaded {
   ::std::uint64_t ContextID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ContextLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ContextLoadedUnloaded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ContextLoadedUnloaded&, const ContextLoadedUnloaded&) = default;
-
- private:
+  static ::clretw::Result<ContextLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
     f(d[1], s.AppDomainID);
     f(d[2], s.ContextID);
   }
+  friend bool operator==(const ContextLoadedUnloaded&, const ContextLoadedUnloaded&) = default;
 };
 
 /// Template AppDomainLoadUnload (ClrEtwBuiltin.man:3288).
@@ -276,29 +263,14 @@ struct AppDomainLoadUnload {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainLoadUnload>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
-
- private:
+  static ::clretw::Result<AppDomainLoadUnload> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
   }
+  friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
 };
 
 /// Template AppDomainName (ClrEtwBuiltin.man:3291).
@@ -307,30 +279,15 @@ struct AppDomainName {
   ::std::string AppDomainName_{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainName> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainName>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainName&, const AppDomainName&) = default;
-
- private:
+  static ::clretw::Result<AppDomainName> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.AppDomainName_);
   }
+  friend bool operator==(const AppDomainName&, const AppDomainName&) = default;
 };
 
 /// Template JitBeginFailedDone (ClrEtwBuiltin.man:3295).
@@ -340,31 +297,16 @@ struct JitBeginFailedDone {
   ::std::uint32_t MethodToken{};  // win:UInt32 -> win:HexInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitBeginFailedDone> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitBeginFailedDone>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitBeginFailedDone&, const JitBeginFailedDone&) = default;
-
- private:
+  static ::clretw::Result<JitBeginFailedDone> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
     f(d[2], s.MethodToken);
   }
+  friend bool operator==(const JitBeginFailedDone&, const JitBeginFailedDone&) = default;
 };
 
 /// Template JitChunkCreated (ClrEtwBuiltin.man:3300).
@@ -373,30 +315,15 @@ struct JitChunkCreated {
   ::std::uint64_t ChunkSize{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitChunkCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitChunkCreated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitChunkCreated&, const JitChunkCreated&) = default;
-
- private:
+  static ::clretw::Result<JitChunkCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ChunkID);
     f(d[1], s.ChunkSize);
   }
+  friend bool operator==(const JitChunkCreated&, const JitChunkCreated&) = default;
 };
 
 /// Template JitChunkDestroyed (ClrEtwBuiltin.man:3304).
@@ -404,29 +331,14 @@ struct JitChunkDestroyed {
   ::std::uint64_t ChunkID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitChunkDestroyed> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitChunkDestroyed>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitChunkDestroyed&, const JitChunkDestroyed&) = default;
-
- private:
+  static ::clretw::Result<JitChunkDestroyed> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ChunkID);
   }
+  friend bool operator==(const JitChunkDestroyed&, const JitChunkDestroyed&) = default;
 };
 
 /// Template JitCodeBuffer (ClrEtwBuiltin.man:3307).
@@ -436,31 +348,16 @@ struct JitCodeBuffer {
   ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType{};  // win:UInt8, map JitCodeBufferTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitCodeBuffer> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitCodeBuffer>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitCodeBuffer&, const JitCodeBuffer&) = default;
-
- private:
+  static ::clretw::Result<JitCodeBuffer> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.BufferID);
     f(d[1], s.BufferSize);
     f(d[2], s.BufferType);
   }
+  friend bool operator==(const JitCodeBuffer&, const JitCodeBuffer&) = default;
 };
 
 /// Template ClassLoadingFailed (ClrEtwBuiltin.man:3312).
@@ -469,30 +366,15 @@ struct ClassLoadingFailed {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClassLoadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClassLoadingFailed>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClassLoadingFailed&, const ClassLoadingFailed&) = default;
-
- private:
+  static ::clretw::Result<ClassLoadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClassID);
     f(d[1], s.ModuleID);
   }
+  friend bool operator==(const ClassLoadingFailed&, const ClassLoadingFailed&) = default;
 };
 
 /// Template ClassLoaded (ClrEtwBuiltin.man:3316).
@@ -502,31 +384,16 @@ struct ClassLoaded {
   ::std::string ClassName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClassLoaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClassLoaded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClassLoaded&, const ClassLoaded&) = default;
-
- private:
+  static ::clretw::Result<ClassLoaded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClassID);
     f(d[1], s.ModuleID);
     f(d[2], s.ClassName);
   }
+  friend bool operator==(const ClassLoaded&, const ClassLoaded&) = default;
 };
 
 /// Template VTableLoadingFailedLoaded (ClrEtwBuiltin.man:3321).
@@ -536,31 +403,16 @@ struct VTableLoadingFailedLoaded {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<VTableLoadingFailedLoaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<VTableLoadingFailedLoaded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const VTableLoadingFailedLoaded&, const VTableLoadingFailedLoaded&) = default;
-
- private:
+  static ::clretw::Result<VTableLoadingFailedLoaded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VTableID);
     f(d[1], s.ClassID);
     f(d[2], s.AppDomainID);
   }
+  friend bool operator==(const VTableLoadingFailedLoaded&, const VTableLoadingFailedLoaded&) = default;
 };
 
 /// Template ModuleLoadingUnloadingFailed (ClrEtwBuiltin.man:3326).
@@ -568,29 +420,14 @@ struct ModuleLoadingUnloadingFailed {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadingUnloadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadingUnloadingFailed>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadingUnloadingFailed&, const ModuleLoadingUnloadingFailed&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadingUnloadingFailed> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
   }
+  friend bool operator==(const ModuleLoadingUnloadingFailed&, const ModuleLoadingUnloadingFailed&) = default;
 };
 
 /// Template ModuleLoadedUnloaded (ClrEtwBuiltin.man:3329).
@@ -600,31 +437,16 @@ struct ModuleLoadedUnloaded {
   ::std::string ModuleSignature{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadedUnloaded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadedUnloaded&, const ModuleLoadedUnloaded&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.ModuleName);
     f(d[2], s.ModuleSignature);
   }
+  friend bool operator==(const ModuleLoadedUnloaded&, const ModuleLoadedUnloaded&) = default;
 };
 
 /// Template AssemblyLoadingUnloading (ClrEtwBuiltin.man:3334).
@@ -633,30 +455,15 @@ struct AssemblyLoadingUnloading {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadingUnloading> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadingUnloading>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadingUnloading&, const AssemblyLoadingUnloading&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadingUnloading> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AssemblyID);
     f(d[1], s.ModuleID);
   }
+  friend bool operator==(const AssemblyLoadingUnloading&, const AssemblyLoadingUnloading&) = default;
 };
 
 /// Template AssemblyLoadedUnloaded (ClrEtwBuiltin.man:3338).
@@ -666,31 +473,16 @@ struct AssemblyLoadedUnloaded {
   ::std::string AssemblyName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadedUnloaded>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadedUnloaded&, const AssemblyLoadedUnloaded&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadedUnloaded> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AssemblyID);
     f(d[1], s.ModuleID);
     f(d[2], s.AssemblyName);
   }
+  friend bool operator==(const AssemblyLoadedUnloaded&, const AssemblyLoadedUnloaded&) = default;
 };
 
 /// Template MethodTracing (ClrEtwBuiltin.man:3343).
@@ -698,29 +490,14 @@ struct MethodTracing {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodTracing> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodTracing>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodTracing&, const MethodTracing&) = default;
-
- private:
+  static ::clretw::Result<MethodTracing> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
   }
+  friend bool operator==(const MethodTracing&, const MethodTracing&) = default;
 };
 
 /// Template ExceptionThrow (ClrEtwBuiltin.man:3346).
@@ -729,30 +506,15 @@ struct ExceptionThrow {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ExceptionThrow> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ExceptionThrow>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ExceptionThrow&, const ExceptionThrow&) = default;
-
- private:
+  static ::clretw::Result<ExceptionThrow> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeID);
     f(d[1], s.ObjectID);
   }
+  friend bool operator==(const ExceptionThrow&, const ExceptionThrow&) = default;
 };
 
 /// Template ExceptionClause (ClrEtwBuiltin.man:3350).
@@ -764,26 +526,10 @@ struct ExceptionClause {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ExceptionClause> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ExceptionClause>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ExceptionClause&, const ExceptionClause&) = default;
-
- private:
+  static ::clretw::Result<ExceptionClause> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClauseType);
     f(d[1], s.ClauseIdx);
@@ -791,6 +537,7 @@ struct ExceptionClause {
     f(d[3], s.TypeID);
     f(d[4], s.ObjectID);
   }
+  friend bool operator==(const ExceptionClause&, const ExceptionClause&) = default;
 };
 
 /// Template GCEvent (ClrEtwBuiltin.man:3357).
@@ -799,30 +546,15 @@ struct GCEvent {
   ::std::uint32_t GCGeneration{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCEvent> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCEvent>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCEvent&, const GCEvent&) = default;
-
- private:
+  static ::clretw::Result<GCEvent> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GCEventType);
     f(d[1], s.GCGeneration);
   }
+  friend bool operator==(const GCEvent&, const GCEvent&) = default;
 };
 
 /// Template GCAllocation (ClrEtwBuiltin.man:3361).
@@ -832,31 +564,16 @@ struct GCAllocation {
   ::std::uint64_t ObjectSize{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCAllocation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCAllocation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCAllocation&, const GCAllocation&) = default;
-
- private:
+  static ::clretw::Result<GCAllocation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VTableID);
     f(d[1], s.ObjectID);
     f(d[2], s.ObjectSize);
   }
+  friend bool operator==(const GCAllocation&, const GCAllocation&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3368).
@@ -865,30 +582,15 @@ struct GCMoves_Values {
   ::std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCMoves_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCMoves_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCMoves_Values&, const GCMoves_Values&) = default;
-
- private:
+  static ::clretw::Result<GCMoves_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
     f(d[1], s.AddressID);
   }
+  friend bool operator==(const GCMoves_Values&, const GCMoves_Values&) = default;
 };
 
 /// Template GCMoves (ClrEtwBuiltin.man:3366).
@@ -897,30 +599,15 @@ struct GCMoves {
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCMoves_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCMoves> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCMoves>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCMoves&, const GCMoves&) = default;
-
- private:
+  static ::clretw::Result<GCMoves> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Values);
   }
+  friend bool operator==(const GCMoves&, const GCMoves&) = default;
 };
 
 /// Template GCResize (ClrEtwBuiltin.man:3373).
@@ -928,29 +615,14 @@ struct GCResize {
   ::std::uint64_t NewSize{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCResize> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCResize>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCResize&, const GCResize&) = default;
-
- private:
+  static ::clretw::Result<GCResize> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.NewSize);
   }
+  friend bool operator==(const GCResize&, const GCResize&) = default;
 };
 
 /// Template GCHandleCreated (ClrEtwBuiltin.man:3376).
@@ -960,31 +632,16 @@ struct GCHandleCreated {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHandleCreated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHandleCreated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHandleCreated&, const GCHandleCreated&) = default;
-
- private:
+  static ::clretw::Result<GCHandleCreated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.HandleType);
     f(d[2], s.ObjectID);
   }
+  friend bool operator==(const GCHandleCreated&, const GCHandleCreated&) = default;
 };
 
 /// Template GCHandleDeleted (ClrEtwBuiltin.man:3381).
@@ -993,30 +650,15 @@ struct GCHandleDeleted {
   ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType{};  // win:UInt8, map GCHandleTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHandleDeleted> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHandleDeleted>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHandleDeleted&, const GCHandleDeleted&) = default;
-
- private:
+  static ::clretw::Result<GCHandleDeleted> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.HandleType);
   }
+  friend bool operator==(const GCHandleDeleted&, const GCHandleDeleted&) = default;
 };
 
 /// Template GCFinalizingFinalizedObject (ClrEtwBuiltin.man:3385).
@@ -1024,29 +666,14 @@ struct GCFinalizingFinalizedObject {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFinalizingFinalizedObject> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFinalizingFinalizedObject>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFinalizingFinalizedObject&, const GCFinalizingFinalizedObject&) = default;
-
- private:
+  static ::clretw::Result<GCFinalizingFinalizedObject> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
   }
+  friend bool operator==(const GCFinalizingFinalizedObject&, const GCFinalizingFinalizedObject&) = default;
 };
 
 /// Template GCRootRegister (ClrEtwBuiltin.man:3388).
@@ -1058,26 +685,10 @@ struct GCRootRegister {
   ::std::string RootKeyName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCRootRegister> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCRootRegister>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCRootRegister&, const GCRootRegister&) = default;
-
- private:
+  static ::clretw::Result<GCRootRegister> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.RootID);
     f(d[1], s.RootSize);
@@ -1085,6 +696,7 @@ struct GCRootRegister {
     f(d[3], s.RootKeyID);
     f(d[4], s.RootKeyName);
   }
+  friend bool operator==(const GCRootRegister&, const GCRootRegister&) = default;
 };
 
 /// Template GCRootUnregister (ClrEtwBuiltin.man:3395).
@@ -1092,29 +704,14 @@ struct GCRootUnregister {
   ::std::uint64_t RootID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCRootUnregister> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCRootUnregister>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCRootUnregister&, const GCRootUnregister&) = default;
-
- private:
+  static ::clretw::Result<GCRootUnregister> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.RootID);
   }
+  friend bool operator==(const GCRootUnregister&, const GCRootUnregister&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3400).
@@ -1123,30 +720,15 @@ struct GCRoots_Values {
   ::std::uint64_t AddressID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCRoots_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCRoots_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCRoots_Values&, const GCRoots_Values&) = default;
-
- private:
+  static ::clretw::Result<GCRoots_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
     f(d[1], s.AddressID);
   }
+  friend bool operator==(const GCRoots_Values&, const GCRoots_Values&) = default;
 };
 
 /// Template GCRoots (ClrEtwBuiltin.man:3398).
@@ -1155,30 +737,15 @@ struct GCRoots {
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCRoots_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCRoots> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCRoots>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCRoots&, const GCRoots&) = default;
-
- private:
+  static ::clretw::Result<GCRoots> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Values);
   }
+  friend bool operator==(const GCRoots&, const GCRoots&) = default;
 };
 
 /// Template GCHeapDumpStart (ClrEtwBuiltin.man:3405).
@@ -1186,29 +753,14 @@ struct GCHeapDumpStart {
   ::std::string HeapCollectParam{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapDumpStart> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapDumpStart>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapDumpStart&, const GCHeapDumpStart&) = default;
-
- private:
+  static ::clretw::Result<GCHeapDumpStart> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HeapCollectParam);
   }
+  friend bool operator==(const GCHeapDumpStart&, const GCHeapDumpStart&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3414).
@@ -1217,30 +769,15 @@ struct GCHeapDumpObjectReference_Values {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapDumpObjectReference_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapDumpObjectReference_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapDumpObjectReference_Values&, const GCHeapDumpObjectReference_Values&) = default;
-
- private:
+  static ::clretw::Result<GCHeapDumpObjectReference_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ReferenceOffset);
     f(d[1], s.ObjectID);
   }
+  friend bool operator==(const GCHeapDumpObjectReference_Values&, const GCHeapDumpObjectReference_Values&) = default;
 };
 
 /// Template GCHeapDumpObjectReference (ClrEtwBuiltin.man:3408).
@@ -1253,26 +790,10 @@ struct GCHeapDumpObjectReference {
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::GCHeapDumpObjectReference_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapDumpObjectReference> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapDumpObjectReference>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapDumpObjectReference&, const GCHeapDumpObjectReference&) = default;
-
- private:
+  static ::clretw::Result<GCHeapDumpObjectReference> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
     f(d[1], s.VTableID);
@@ -1281,6 +802,7 @@ struct GCHeapDumpObjectReference {
     f(d[4], s.Count);
     f(d[5], s.Values);
   }
+  friend bool operator==(const GCHeapDumpObjectReference&, const GCHeapDumpObjectReference&) = default;
 };
 
 /// Template MonitorContentionFailedAcquired (ClrEtwBuiltin.man:3419).
@@ -1288,29 +810,14 @@ struct MonitorContentionFailedAcquired {
   ::std::uint64_t ObjectID{};  // win:Pointer -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MonitorContentionFailedAcquired> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MonitorContentionFailedAcquired>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MonitorContentionFailedAcquired&, const MonitorContentionFailedAcquired&) = default;
-
- private:
+  static ::clretw::Result<MonitorContentionFailedAcquired> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ObjectID);
   }
+  friend bool operator==(const MonitorContentionFailedAcquired&, const MonitorContentionFailedAcquired&) = default;
 };
 
 /// Template ThreadStartedStoppingStoppedExited (ClrEtwBuiltin.man:3422).
@@ -1318,29 +825,14 @@ struct ThreadStartedStoppingStoppedExited {
   ::std::uint64_t ThreadID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadStartedStoppingStoppedExited> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadStartedStoppingStoppedExited>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadStartedStoppingStoppedExited&, const ThreadStartedStoppingStoppedExited&) = default;
-
- private:
+  static ::clretw::Result<ThreadStartedStoppingStoppedExited> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ThreadID);
   }
+  friend bool operator==(const ThreadStartedStoppingStoppedExited&, const ThreadStartedStoppingStoppedExited&) = default;
 };
 
 /// Template ThreadName (ClrEtwBuiltin.man:3425).
@@ -1349,30 +841,15 @@ struct ThreadName {
   ::std::string ThreadName_{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadName> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadName>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadName&, const ThreadName&) = default;
-
- private:
+  static ::clretw::Result<ThreadName> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ThreadID);
     f(d[1], s.ThreadName_);
   }
+  friend bool operator==(const ThreadName&, const ThreadName&) = default;
 };
 
 /// Template JitDoneVerbose (ClrEtwBuiltin.man:3429).
@@ -1383,32 +860,17 @@ struct JitDoneVerbose {
   ::std::string MethodSignature{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitDoneVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitDoneVerbose>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitDoneVerbose&, const JitDoneVerbose&) = default;
-
- private:
+  static ::clretw::Result<JitDoneVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.MethodNamespace);
     f(d[2], s.MethodName);
     f(d[3], s.MethodSignature);
   }
+  friend bool operator==(const JitDoneVerbose&, const JitDoneVerbose&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3440).
@@ -1417,30 +879,15 @@ struct JitDone_V1_Values {
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitDone_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitDone_V1_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitDone_V1_Values&, const JitDone_V1_Values&) = default;
-
- private:
+  static ::clretw::Result<JitDone_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Type);
     f(d[1], s.ClassID);
   }
+  friend bool operator==(const JitDone_V1_Values&, const JitDone_V1_Values&) = default;
 };
 
 /// Template JitDone_V1 (ClrEtwBuiltin.man:3435).
@@ -1452,26 +899,10 @@ struct JitDone_V1 {
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::JitDone_V1_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JitDone_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JitDone_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JitDone_V1&, const JitDone_V1&) = default;
-
- private:
+  static ::clretw::Result<JitDone_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -1479,6 +910,7 @@ struct JitDone_V1 {
     f(d[3], s.Count);
     f(d[4], s.Values);
   }
+  friend bool operator==(const JitDone_V1&, const JitDone_V1&) = default;
 };
 
 /// Element of struct Values (ClrEtwBuiltin.man:3450).
@@ -1487,30 +919,15 @@ struct ClassLoaded_V1_Values {
   ::std::uint64_t ClassID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClassLoaded_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClassLoaded_V1_Values>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClassLoaded_V1_Values&, const ClassLoaded_V1_Values&) = default;
-
- private:
+  static ::clretw::Result<ClassLoaded_V1_Values> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Type);
     f(d[1], s.ClassID);
   }
+  friend bool operator==(const ClassLoaded_V1_Values&, const ClassLoaded_V1_Values&) = default;
 };
 
 /// Template ClassLoaded_V1 (ClrEtwBuiltin.man:3445).
@@ -1522,26 +939,10 @@ struct ClassLoaded_V1 {
   ::std::vector<::clretw::dotnet_runtime_mono_profiler::templates::ClassLoaded_V1_Values> Values{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClassLoaded_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClassLoaded_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClassLoaded_V1&, const ClassLoaded_V1&) = default;
-
- private:
+  static ::clretw::Result<ClassLoaded_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClassID);
     f(d[1], s.ModuleID);
@@ -1549,6 +950,7 @@ struct ClassLoaded_V1 {
     f(d[3], s.Count);
     f(d[4], s.Values);
   }
+  friend bool operator==(const ClassLoaded_V1&, const ClassLoaded_V1&) = default;
 };
 
 /// Template GCHeapDumpVTableClassReference (ClrEtwBuiltin.man:3455).
@@ -1559,32 +961,17 @@ struct GCHeapDumpVTableClassReference {
   ::std::string ClassName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCHeapDumpVTableClassReference> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCHeapDumpVTableClassReference>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCHeapDumpVTableClassReference&, const GCHeapDumpVTableClassReference&) = default;
-
- private:
+  static ::clretw::Result<GCHeapDumpVTableClassReference> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.VTableID);
     f(d[1], s.ClassID);
     f(d[2], s.ModuleID);
     f(d[3], s.ClassName);
   }
+  friend bool operator==(const GCHeapDumpVTableClassReference&, const GCHeapDumpVTableClassReference&) = default;
 };
 
 }  // namespace templates

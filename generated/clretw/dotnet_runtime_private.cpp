@@ -1937,65 +1937,181 @@ constexpr ::clretw::ProviderDesc provider{
 
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ClrStackWalk; }
+auto templates::ClrStackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClrStackWalk> { return ::clretw::decode_payload<ClrStackWalk>(p, ps); }
+auto templates::ClrStackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::EvidenceGenerated::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_EvidenceGenerated; }
+auto templates::EvidenceGenerated::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<EvidenceGenerated> { return ::clretw::decode_payload<EvidenceGenerated>(p, ps); }
+auto templates::EvidenceGenerated::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCDecision::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCDecision; }
+auto templates::GCDecision::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCDecision> { return ::clretw::decode_payload<GCDecision>(p, ps); }
+auto templates::GCDecision::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCDecision_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCDecision_V1; }
+auto templates::GCDecision_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCDecision_V1> { return ::clretw::decode_payload<GCDecision_V1>(p, ps); }
+auto templates::GCDecision_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PrvGCMark::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvGCMark; }
+auto templates::PrvGCMark::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PrvGCMark> { return ::clretw::decode_payload<PrvGCMark>(p, ps); }
+auto templates::PrvGCMark::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PrvGCMark_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1; }
+auto templates::PrvGCMark_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PrvGCMark_V1> { return ::clretw::decode_payload<PrvGCMark_V1>(p, ps); }
+auto templates::PrvGCMark_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCPerHeapHistory::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory; }
+auto templates::GCPerHeapHistory::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCPerHeapHistory> { return ::clretw::decode_payload<GCPerHeapHistory>(p, ps); }
+auto templates::GCPerHeapHistory::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCPerHeapHistory_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_V1; }
+auto templates::GCPerHeapHistory_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCPerHeapHistory_V1> { return ::clretw::decode_payload<GCPerHeapHistory_V1>(p, ps); }
+auto templates::GCPerHeapHistory_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGlobalHeap::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCGlobalHeap; }
+auto templates::GCGlobalHeap::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGlobalHeap> { return ::clretw::decode_payload<GCGlobalHeap>(p, ps); }
+auto templates::GCGlobalHeap::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCGlobalHeap_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCGlobalHeap_V1; }
+auto templates::GCGlobalHeap_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCGlobalHeap_V1> { return ::clretw::decode_payload<GCGlobalHeap_V1>(p, ps); }
+auto templates::GCGlobalHeap_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCJoin::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCJoin; }
+auto templates::GCJoin::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCJoin> { return ::clretw::decode_payload<GCJoin>(p, ps); }
+auto templates::GCJoin::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCJoin_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCJoin_V1; }
+auto templates::GCJoin_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCJoin_V1> { return ::clretw::decode_payload<GCJoin_V1>(p, ps); }
+auto templates::GCJoin_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCOptimized::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCOptimized; }
+auto templates::GCOptimized::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCOptimized> { return ::clretw::decode_payload<GCOptimized>(p, ps); }
+auto templates::GCOptimized::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCOptimized_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCOptimized_V1; }
+auto templates::GCOptimized_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCOptimized_V1> { return ::clretw::decode_payload<GCOptimized_V1>(p, ps); }
+auto templates::GCOptimized_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCSettings::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCSettings; }
+auto templates::GCSettings::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCSettings> { return ::clretw::decode_payload<GCSettings>(p, ps); }
+auto templates::GCSettings::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCSettings_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCSettings_V1; }
+auto templates::GCSettings_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCSettings_V1> { return ::clretw::decode_payload<GCSettings_V1>(p, ps); }
+auto templates::GCSettings_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BGCDrainMark::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCDrainMark; }
+auto templates::BGCDrainMark::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BGCDrainMark> { return ::clretw::decode_payload<BGCDrainMark>(p, ps); }
+auto templates::BGCDrainMark::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BGCRevisit::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCRevisit; }
+auto templates::BGCRevisit::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BGCRevisit> { return ::clretw::decode_payload<BGCRevisit>(p, ps); }
+auto templates::BGCRevisit::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BGCOverflow::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCOverflow; }
+auto templates::BGCOverflow::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BGCOverflow> { return ::clretw::decode_payload<BGCOverflow>(p, ps); }
+auto templates::BGCOverflow::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BGCOverflow_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCOverflow_V1; }
+auto templates::BGCOverflow_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BGCOverflow_V1> { return ::clretw::decode_payload<BGCOverflow_V1>(p, ps); }
+auto templates::BGCOverflow_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BGCAllocWait::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGCAllocWait; }
+auto templates::BGCAllocWait::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BGCAllocWait> { return ::clretw::decode_payload<BGCAllocWait>(p, ps); }
+auto templates::BGCAllocWait::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFullNotify::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCFullNotify; }
+auto templates::GCFullNotify::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFullNotify> { return ::clretw::decode_payload<GCFullNotify>(p, ps); }
+auto templates::GCFullNotify::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCFullNotify_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCFullNotify_V1; }
+auto templates::GCFullNotify_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCFullNotify_V1> { return ::clretw::decode_payload<GCFullNotify_V1>(p, ps); }
+auto templates::GCFullNotify_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::BGC1stSweepEnd::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_BGC1stSweepEnd; }
+auto templates::BGC1stSweepEnd::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<BGC1stSweepEnd> { return ::clretw::decode_payload<BGC1stSweepEnd>(p, ps); }
+auto templates::BGC1stSweepEnd::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::GCNoUserData::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_GCNoUserData; }
+auto templates::GCNoUserData::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCNoUserData> { return ::clretw::decode_payload<GCNoUserData>(p, ps); }
+auto templates::GCNoUserData::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Startup::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_Startup; }
+auto templates::Startup::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Startup> { return ::clretw::decode_payload<Startup>(p, ps); }
+auto templates::Startup::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Startup_V1::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_Startup_V1; }
+auto templates::Startup_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Startup_V1> { return ::clretw::decode_payload<Startup_V1>(p, ps); }
+auto templates::Startup_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::FusionMessage::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FusionMessage; }
+auto templates::FusionMessage::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FusionMessage> { return ::clretw::decode_payload<FusionMessage>(p, ps); }
+auto templates::FusionMessage::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::FusionErrorCode::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FusionErrorCode; }
+auto templates::FusionErrorCode::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FusionErrorCode> { return ::clretw::decode_payload<FusionErrorCode>(p, ps); }
+auto templates::FusionErrorCode::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Binding::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_Binding; }
+auto templates::Binding::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Binding> { return ::clretw::decode_payload<Binding>(p, ps); }
+auto templates::Binding::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::NgenBindEvent::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_NgenBindEvent; }
+auto templates::NgenBindEvent::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<NgenBindEvent> { return ::clretw::decode_payload<NgenBindEvent>(p, ps); }
+auto templates::NgenBindEvent::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::JittedMethodRichDebugInfo::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_JittedMethodRichDebugInfo; }
+auto templates::JittedMethodRichDebugInfo::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<JittedMethodRichDebugInfo> { return ::clretw::decode_payload<JittedMethodRichDebugInfo>(p, ps); }
+auto templates::JittedMethodRichDebugInfo::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculation; }
+auto templates::ModuleTransparencyCalculation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleTransparencyCalculation> { return ::clretw::decode_payload<ModuleTransparencyCalculation>(p, ps); }
+auto templates::ModuleTransparencyCalculation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TypeTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculation; }
+auto templates::TypeTransparencyCalculation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TypeTransparencyCalculation> { return ::clretw::decode_payload<TypeTransparencyCalculation>(p, ps); }
+auto templates::TypeTransparencyCalculation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculation; }
+auto templates::MethodTransparencyCalculation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodTransparencyCalculation> { return ::clretw::decode_payload<MethodTransparencyCalculation>(p, ps); }
+auto templates::MethodTransparencyCalculation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::FieldTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculation; }
+auto templates::FieldTransparencyCalculation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FieldTransparencyCalculation> { return ::clretw::decode_payload<FieldTransparencyCalculation>(p, ps); }
+auto templates::FieldTransparencyCalculation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TokenTransparencyCalculation::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculation; }
+auto templates::TokenTransparencyCalculation::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TokenTransparencyCalculation> { return ::clretw::decode_payload<TokenTransparencyCalculation>(p, ps); }
+auto templates::TokenTransparencyCalculation::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculationResult; }
+auto templates::ModuleTransparencyCalculationResult::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleTransparencyCalculationResult> { return ::clretw::decode_payload<ModuleTransparencyCalculationResult>(p, ps); }
+auto templates::ModuleTransparencyCalculationResult::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TypeTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculationResult; }
+auto templates::TypeTransparencyCalculationResult::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TypeTransparencyCalculationResult> { return ::clretw::decode_payload<TypeTransparencyCalculationResult>(p, ps); }
+auto templates::TypeTransparencyCalculationResult::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculationResult; }
+auto templates::MethodTransparencyCalculationResult::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodTransparencyCalculationResult> { return ::clretw::decode_payload<MethodTransparencyCalculationResult>(p, ps); }
+auto templates::MethodTransparencyCalculationResult::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::FieldTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculationResult; }
+auto templates::FieldTransparencyCalculationResult::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FieldTransparencyCalculationResult> { return ::clretw::decode_payload<FieldTransparencyCalculationResult>(p, ps); }
+auto templates::FieldTransparencyCalculationResult::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TokenTransparencyCalculationResult::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculationResult; }
+auto templates::TokenTransparencyCalculationResult::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TokenTransparencyCalculationResult> { return ::clretw::decode_payload<TokenTransparencyCalculationResult>(p, ps); }
+auto templates::TokenTransparencyCalculationResult::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::FailFast::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_FailFast; }
+auto templates::FailFast::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<FailFast> { return ::clretw::decode_payload<FailFast>(p, ps); }
+auto templates::FailFast::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PrvFinalizeObject::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvFinalizeObject; }
+auto templates::PrvFinalizeObject::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PrvFinalizeObject> { return ::clretw::decode_payload<PrvFinalizeObject>(p, ps); }
+auto templates::PrvFinalizeObject::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::CCWRefCountChange::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_CCWRefCountChange; }
+auto templates::CCWRefCountChange::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<CCWRefCountChange> { return ::clretw::decode_payload<CCWRefCountChange>(p, ps); }
+auto templates::CCWRefCountChange::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::CCWRefCountChangeAnsi::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_CCWRefCountChangeAnsi; }
+auto templates::CCWRefCountChangeAnsi::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<CCWRefCountChangeAnsi> { return ::clretw::decode_payload<CCWRefCountChangeAnsi>(p, ps); }
+auto templates::CCWRefCountChangeAnsi::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PinPlugAtGCTime::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PinPlugAtGCTime; }
+auto templates::PinPlugAtGCTime::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PinPlugAtGCTime> { return ::clretw::decode_payload<PinPlugAtGCTime>(p, ps); }
+auto templates::PinPlugAtGCTime::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PrvDestroyGCHandle::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvDestroyGCHandle; }
+auto templates::PrvDestroyGCHandle::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PrvDestroyGCHandle> { return ::clretw::decode_payload<PrvDestroyGCHandle>(p, ps); }
+auto templates::PrvDestroyGCHandle::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::PrvSetGCHandle::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_PrvSetGCHandle; }
+auto templates::PrvSetGCHandle::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<PrvSetGCHandle> { return ::clretw::decode_payload<PrvSetGCHandle>(p, ps); }
+auto templates::PrvSetGCHandle::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::LoaderHeapPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_LoaderHeapPrivate; }
+auto templates::LoaderHeapPrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<LoaderHeapPrivate> { return ::clretw::decode_payload<LoaderHeapPrivate>(p, ps); }
+auto templates::LoaderHeapPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleRangePrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_ModuleRangePrivate; }
+auto templates::ModuleRangePrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleRangePrivate> { return ::clretw::decode_payload<ModuleRangePrivate>(p, ps); }
+auto templates::ModuleRangePrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MulticoreJitPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MulticoreJitPrivate; }
+auto templates::MulticoreJitPrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MulticoreJitPrivate> { return ::clretw::decode_payload<MulticoreJitPrivate>(p, ps); }
+auto templates::MulticoreJitPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MulticoreJitMethodCodeReturnedPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_MulticoreJitMethodCodeReturnedPrivate; }
+auto templates::MulticoreJitMethodCodeReturnedPrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MulticoreJitMethodCodeReturnedPrivate> { return ::clretw::decode_payload<MulticoreJitMethodCodeReturnedPrivate>(p, ps); }
+auto templates::MulticoreJitMethodCodeReturnedPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DynamicTypeUsePrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate; }
+auto templates::DynamicTypeUsePrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DynamicTypeUsePrivate> { return ::clretw::decode_payload<DynamicTypeUsePrivate>(p, ps); }
+auto templates::DynamicTypeUsePrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DynamicTypeUseTwoParametersPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate; }
+auto templates::DynamicTypeUseTwoParametersPrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DynamicTypeUseTwoParametersPrivate> { return ::clretw::decode_payload<DynamicTypeUseTwoParametersPrivate>(p, ps); }
+auto templates::DynamicTypeUseTwoParametersPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DynamicTypeUsePrivateVariance::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivateVariance; }
+auto templates::DynamicTypeUsePrivateVariance::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DynamicTypeUsePrivateVariance> { return ::clretw::decode_payload<DynamicTypeUsePrivateVariance>(p, ps); }
+auto templates::DynamicTypeUsePrivateVariance::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DynamicTypeUseStringAndIntPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseStringAndIntPrivate; }
+auto templates::DynamicTypeUseStringAndIntPrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DynamicTypeUseStringAndIntPrivate> { return ::clretw::decode_payload<DynamicTypeUseStringAndIntPrivate>(p, ps); }
+auto templates::DynamicTypeUseStringAndIntPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DynamicTypeUseNoParametersPrivate::record() noexcept { return ::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseNoParametersPrivate; }
+auto templates::DynamicTypeUseNoParametersPrivate::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DynamicTypeUseNoParametersPrivate> { return ::clretw::decode_payload<DynamicTypeUseNoParametersPrivate>(p, ps); }
+auto templates::DynamicTypeUseNoParametersPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

@@ -369,8 +369,10 @@ constexpr bool clretw_flag_enum(ModuleRangeTypeMap) noexcept { return true; }
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -383,26 +385,10 @@ struct ClrStackWalk {
   ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
-
- private:
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Reserved1);
@@ -410,6 +396,7 @@ struct ClrStackWalk {
     f(d[3], s.FrameCount);
     f(d[4], s.Stack);
   }
+  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
 };
 
 /// Template EvidenceGenerated (ClrEtwBuiltin.man:2613).
@@ -420,32 +407,17 @@ struct EvidenceGenerated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<EvidenceGenerated> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<EvidenceGenerated>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const EvidenceGenerated&, const EvidenceGenerated&) = default;
-
- private:
+  static ::clretw::Result<EvidenceGenerated> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Type);
     f(d[1], s.AppDomain);
     f(d[2], s.ILImage);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const EvidenceGenerated&, const EvidenceGenerated&) = default;
 };
 
 /// Template GCDecision (ClrEtwBuiltin.man:2619).
@@ -453,29 +425,14 @@ struct GCDecision {
   bool DoCompact{};  // win:Boolean
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCDecision> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCDecision>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCDecision&, const GCDecision&) = default;
-
- private:
+  static ::clretw::Result<GCDecision> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.DoCompact);
   }
+  friend bool operator==(const GCDecision&, const GCDecision&) = default;
 };
 
 /// Template GCDecision_V1 (ClrEtwBuiltin.man:2622).
@@ -484,30 +441,15 @@ struct GCDecision_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCDecision_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCDecision_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCDecision_V1&, const GCDecision_V1&) = default;
-
- private:
+  static ::clretw::Result<GCDecision_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.DoCompact);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const GCDecision_V1&, const GCDecision_V1&) = default;
 };
 
 /// Template PrvGCMark (ClrEtwBuiltin.man:2626).
@@ -515,29 +457,14 @@ struct PrvGCMark {
   ::std::uint32_t HeapNum{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PrvGCMark> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PrvGCMark>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PrvGCMark&, const PrvGCMark&) = default;
-
- private:
+  static ::clretw::Result<PrvGCMark> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HeapNum);
   }
+  friend bool operator==(const PrvGCMark&, const PrvGCMark&) = default;
 };
 
 /// Template PrvGCMark_V1 (ClrEtwBuiltin.man:2629).
@@ -546,30 +473,15 @@ struct PrvGCMark_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PrvGCMark_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PrvGCMark_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PrvGCMark_V1&, const PrvGCMark_V1&) = default;
-
- private:
+  static ::clretw::Result<PrvGCMark_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HeapNum);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const PrvGCMark_V1&, const PrvGCMark_V1&) = default;
 };
 
 /// Template GCPerHeapHistory (ClrEtwBuiltin.man:2633).
@@ -577,29 +489,14 @@ struct GCPerHeapHistory {
 
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCPerHeapHistory> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCPerHeapHistory>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
+  static ::clretw::Result<GCPerHeapHistory> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
+
+
   }
   friend bool operator==(const GCPerHeapHistory&, const GCPerHeapHistory&) = default;
-
- private:
-  template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
-
-
-  }
 };
 
 /// Template GCPerHeapHistory_V1 (ClrEtwBuiltin.man:2635).
@@ -607,29 +504,14 @@ struct GCPerHeapHistory_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCPerHeapHistory_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCPerHeapHistory_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCPerHeapHistory_V1&, const GCPerHeapHistory_V1&) = default;
-
- private:
+  static ::clretw::Result<GCPerHeapHistory_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const GCPerHeapHistory_V1&, const GCPerHeapHistory_V1&) = default;
 };
 
 /// Template GCGlobalHeap (ClrEtwBuiltin.man:2638).
@@ -642,26 +524,10 @@ struct GCGlobalHeap {
   ::std::uint32_t GlobalMechanisms{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGlobalHeap> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGlobalHeap>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGlobalHeap&, const GCGlobalHeap&) = default;
-
- private:
+  static ::clretw::Result<GCGlobalHeap> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.FinalYoungestDesired);
     f(d[1], s.NumHeaps);
@@ -670,6 +536,7 @@ struct GCGlobalHeap {
     f(d[4], s.Reason);
     f(d[5], s.GlobalMechanisms);
   }
+  friend bool operator==(const GCGlobalHeap&, const GCGlobalHeap&) = default;
 };
 
 /// Template GCGlobalHeap_V1 (ClrEtwBuiltin.man:2646).
@@ -683,26 +550,10 @@ struct GCGlobalHeap_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCGlobalHeap_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCGlobalHeap_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCGlobalHeap_V1&, const GCGlobalHeap_V1&) = default;
-
- private:
+  static ::clretw::Result<GCGlobalHeap_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.FinalYoungestDesired);
     f(d[1], s.NumHeaps);
@@ -712,6 +563,7 @@ struct GCGlobalHeap_V1 {
     f(d[5], s.GlobalMechanisms);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const GCGlobalHeap_V1&, const GCGlobalHeap_V1&) = default;
 };
 
 /// Template GCJoin (ClrEtwBuiltin.man:2655).
@@ -721,31 +573,16 @@ struct GCJoin {
   ::std::uint32_t JoinType{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCJoin> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCJoin>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCJoin&, const GCJoin&) = default;
-
- private:
+  static ::clretw::Result<GCJoin> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Heap);
     f(d[1], s.JoinTime);
     f(d[2], s.JoinType);
   }
+  friend bool operator==(const GCJoin&, const GCJoin&) = default;
 };
 
 /// Template GCJoin_V1 (ClrEtwBuiltin.man:2660).
@@ -756,32 +593,17 @@ struct GCJoin_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCJoin_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCJoin_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCJoin_V1&, const GCJoin_V1&) = default;
-
- private:
+  static ::clretw::Result<GCJoin_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Heap);
     f(d[1], s.JoinTime);
     f(d[2], s.JoinType);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const GCJoin_V1&, const GCJoin_V1&) = default;
 };
 
 /// Template GCOptimized (ClrEtwBuiltin.man:2666).
@@ -791,31 +613,16 @@ struct GCOptimized {
   ::std::uint32_t GenerationNumber{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCOptimized> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCOptimized>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCOptimized&, const GCOptimized&) = default;
-
- private:
+  static ::clretw::Result<GCOptimized> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.DesiredAllocation);
     f(d[1], s.NewAllocation);
     f(d[2], s.GenerationNumber);
   }
+  friend bool operator==(const GCOptimized&, const GCOptimized&) = default;
 };
 
 /// Template GCOptimized_V1 (ClrEtwBuiltin.man:2671).
@@ -826,32 +633,17 @@ struct GCOptimized_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCOptimized_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCOptimized_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCOptimized_V1&, const GCOptimized_V1&) = default;
-
- private:
+  static ::clretw::Result<GCOptimized_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.DesiredAllocation);
     f(d[1], s.NewAllocation);
     f(d[2], s.GenerationNumber);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const GCOptimized_V1&, const GCOptimized_V1&) = default;
 };
 
 /// Template GCSettings (ClrEtwBuiltin.man:2677).
@@ -861,31 +653,16 @@ struct GCSettings {
   bool ServerGC{};  // win:Boolean
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCSettings> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCSettings>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCSettings&, const GCSettings&) = default;
-
- private:
+  static ::clretw::Result<GCSettings> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.SegmentSize);
     f(d[1], s.LargeObjectSegmentSize);
     f(d[2], s.ServerGC);
   }
+  friend bool operator==(const GCSettings&, const GCSettings&) = default;
 };
 
 /// Template GCSettings_V1 (ClrEtwBuiltin.man:2682).
@@ -896,32 +673,17 @@ struct GCSettings_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCSettings_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCSettings_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCSettings_V1&, const GCSettings_V1&) = default;
-
- private:
+  static ::clretw::Result<GCSettings_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.SegmentSize);
     f(d[1], s.LargeObjectSegmentSize);
     f(d[2], s.ServerGC);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const GCSettings_V1&, const GCSettings_V1&) = default;
 };
 
 /// Template BGCDrainMark (ClrEtwBuiltin.man:2688).
@@ -930,30 +692,15 @@ struct BGCDrainMark {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BGCDrainMark> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BGCDrainMark>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BGCDrainMark&, const BGCDrainMark&) = default;
-
- private:
+  static ::clretw::Result<BGCDrainMark> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Objects);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const BGCDrainMark&, const BGCDrainMark&) = default;
 };
 
 /// Template BGCRevisit (ClrEtwBuiltin.man:2692).
@@ -964,32 +711,17 @@ struct BGCRevisit {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BGCRevisit> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BGCRevisit>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BGCRevisit&, const BGCRevisit&) = default;
-
- private:
+  static ::clretw::Result<BGCRevisit> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Pages);
     f(d[1], s.Objects);
     f(d[2], s.IsLarge);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const BGCRevisit&, const BGCRevisit&) = default;
 };
 
 /// Template BGCOverflow (ClrEtwBuiltin.man:2698).
@@ -1001,26 +733,10 @@ struct BGCOverflow {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BGCOverflow> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BGCOverflow>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BGCOverflow&, const BGCOverflow&) = default;
-
- private:
+  static ::clretw::Result<BGCOverflow> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Min);
     f(d[1], s.Max);
@@ -1028,6 +744,7 @@ struct BGCOverflow {
     f(d[3], s.IsLarge);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const BGCOverflow&, const BGCOverflow&) = default;
 };
 
 /// Template BGCOverflow_V1 (ClrEtwBuiltin.man:2705).
@@ -1040,26 +757,10 @@ struct BGCOverflow_V1 {
   ::std::uint32_t GenNumber{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BGCOverflow_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BGCOverflow_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BGCOverflow_V1&, const BGCOverflow_V1&) = default;
-
- private:
+  static ::clretw::Result<BGCOverflow_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Min);
     f(d[1], s.Max);
@@ -1068,6 +769,7 @@ struct BGCOverflow_V1 {
     f(d[4], s.ClrInstanceID);
     f(d[5], s.GenNumber);
   }
+  friend bool operator==(const BGCOverflow_V1&, const BGCOverflow_V1&) = default;
 };
 
 /// Template BGCAllocWait (ClrEtwBuiltin.man:2713).
@@ -1076,30 +778,15 @@ struct BGCAllocWait {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BGCAllocWait> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BGCAllocWait>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BGCAllocWait&, const BGCAllocWait&) = default;
-
- private:
+  static ::clretw::Result<BGCAllocWait> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Reason);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const BGCAllocWait&, const BGCAllocWait&) = default;
 };
 
 /// Template GCFullNotify (ClrEtwBuiltin.man:2717).
@@ -1108,30 +795,15 @@ struct GCFullNotify {
   ::std::uint32_t IsAlloc{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFullNotify> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFullNotify>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFullNotify&, const GCFullNotify&) = default;
-
- private:
+  static ::clretw::Result<GCFullNotify> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GenNumber);
     f(d[1], s.IsAlloc);
   }
+  friend bool operator==(const GCFullNotify&, const GCFullNotify&) = default;
 };
 
 /// Template GCFullNotify_V1 (ClrEtwBuiltin.man:2721).
@@ -1141,31 +813,16 @@ struct GCFullNotify_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCFullNotify_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCFullNotify_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCFullNotify_V1&, const GCFullNotify_V1&) = default;
-
- private:
+  static ::clretw::Result<GCFullNotify_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GenNumber);
     f(d[1], s.IsAlloc);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const GCFullNotify_V1&, const GCFullNotify_V1&) = default;
 };
 
 /// Template BGC1stSweepEnd (ClrEtwBuiltin.man:2726).
@@ -1174,30 +831,15 @@ struct BGC1stSweepEnd {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<BGC1stSweepEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<BGC1stSweepEnd>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const BGC1stSweepEnd&, const BGC1stSweepEnd&) = default;
-
- private:
+  static ::clretw::Result<BGC1stSweepEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.GenNumber);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const BGC1stSweepEnd&, const BGC1stSweepEnd&) = default;
 };
 
 /// Template GCNoUserData (ClrEtwBuiltin.man:2730).
@@ -1205,29 +847,14 @@ struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCNoUserData>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
-
- private:
+  static ::clretw::Result<GCNoUserData> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
 };
 
 /// Template Startup (ClrEtwBuiltin.man:2733).
@@ -1235,29 +862,14 @@ struct Startup {
 
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Startup> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Startup>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
+  static ::clretw::Result<Startup> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
+  template <class S, class F>
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
+
+
   }
   friend bool operator==(const Startup&, const Startup&) = default;
-
- private:
-  template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
-
-
-  }
 };
 
 /// Template Startup_V1 (ClrEtwBuiltin.man:2735).
@@ -1265,29 +877,14 @@ struct Startup_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Startup_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Startup_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Startup_V1&, const Startup_V1&) = default;
-
- private:
+  static ::clretw::Result<Startup_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const Startup_V1&, const Startup_V1&) = default;
 };
 
 /// Template FusionMessage (ClrEtwBuiltin.man:2738).
@@ -1297,31 +894,16 @@ struct FusionMessage {
   ::std::string Message{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<FusionMessage> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<FusionMessage>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const FusionMessage&, const FusionMessage&) = default;
-
- private:
+  static ::clretw::Result<FusionMessage> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Prepend);
     f(d[2], s.Message);
   }
+  friend bool operator==(const FusionMessage&, const FusionMessage&) = default;
 };
 
 /// Template FusionErrorCode (ClrEtwBuiltin.man:2743).
@@ -1331,31 +913,16 @@ struct FusionErrorCode {
   ::std::uint32_t ErrorCode{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<FusionErrorCode> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<FusionErrorCode>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const FusionErrorCode&, const FusionErrorCode&) = default;
-
- private:
+  static ::clretw::Result<FusionErrorCode> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Category);
     f(d[2], s.ErrorCode);
   }
+  friend bool operator==(const FusionErrorCode&, const FusionErrorCode&) = default;
 };
 
 /// Template Binding (ClrEtwBuiltin.man:2748).
@@ -1369,26 +936,10 @@ struct Binding {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Binding> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Binding>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Binding&, const Binding&) = default;
-
- private:
+  static ::clretw::Result<Binding> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.LoadContextID);
@@ -1398,6 +949,7 @@ struct Binding {
     f(d[5], s.AssemblyName);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const Binding&, const Binding&) = default;
 };
 
 /// Template NgenBindEvent (ClrEtwBuiltin.man:2757).
@@ -1408,32 +960,17 @@ struct NgenBindEvent {
   ::std::string AssemblyName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<NgenBindEvent> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<NgenBindEvent>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const NgenBindEvent&, const NgenBindEvent&) = default;
-
- private:
+  static ::clretw::Result<NgenBindEvent> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.BindingID);
     f(d[2], s.ReasonCode);
     f(d[3], s.AssemblyName);
   }
+  friend bool operator==(const NgenBindEvent&, const NgenBindEvent&) = default;
 };
 
 /// Template JittedMethodRichDebugInfo (ClrEtwBuiltin.man:2763).
@@ -1447,26 +984,10 @@ struct JittedMethodRichDebugInfo {
   ::std::vector<::std::uint8_t> Data{};  // win:Binary, length DataSize
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<JittedMethodRichDebugInfo> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<JittedMethodRichDebugInfo>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const JittedMethodRichDebugInfo&, const JittedMethodRichDebugInfo&) = default;
-
- private:
+  static ::clretw::Result<JittedMethodRichDebugInfo> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.MethodID);
@@ -1476,6 +997,7 @@ struct JittedMethodRichDebugInfo {
     f(d[5], s.DataSize);
     f(d[6], s.Data);
   }
+  friend bool operator==(const JittedMethodRichDebugInfo&, const JittedMethodRichDebugInfo&) = default;
 };
 
 /// Template ModuleTransparencyCalculation (ClrEtwBuiltin.man:2772).
@@ -1485,31 +1007,16 @@ struct ModuleTransparencyCalculation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleTransparencyCalculation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleTransparencyCalculation&, const ModuleTransparencyCalculation&) = default;
-
- private:
+  static ::clretw::Result<ModuleTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Module);
     f(d[1], s.AppDomainID);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const ModuleTransparencyCalculation&, const ModuleTransparencyCalculation&) = default;
 };
 
 /// Template TypeTransparencyCalculation (ClrEtwBuiltin.man:2777).
@@ -1520,32 +1027,17 @@ struct TypeTransparencyCalculation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TypeTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TypeTransparencyCalculation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TypeTransparencyCalculation&, const TypeTransparencyCalculation&) = default;
-
- private:
+  static ::clretw::Result<TypeTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Type);
     f(d[1], s.Module);
     f(d[2], s.AppDomainID);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const TypeTransparencyCalculation&, const TypeTransparencyCalculation&) = default;
 };
 
 /// Template MethodTransparencyCalculation (ClrEtwBuiltin.man:2783).
@@ -1556,32 +1048,17 @@ struct MethodTransparencyCalculation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodTransparencyCalculation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodTransparencyCalculation&, const MethodTransparencyCalculation&) = default;
-
- private:
+  static ::clretw::Result<MethodTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Method);
     f(d[1], s.Module);
     f(d[2], s.AppDomainID);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodTransparencyCalculation&, const MethodTransparencyCalculation&) = default;
 };
 
 /// Template FieldTransparencyCalculation (ClrEtwBuiltin.man:2789).
@@ -1592,32 +1069,17 @@ struct FieldTransparencyCalculation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<FieldTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<FieldTransparencyCalculation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const FieldTransparencyCalculation&, const FieldTransparencyCalculation&) = default;
-
- private:
+  static ::clretw::Result<FieldTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Field);
     f(d[1], s.Module);
     f(d[2], s.AppDomainID);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const FieldTransparencyCalculation&, const FieldTransparencyCalculation&) = default;
 };
 
 /// Template TokenTransparencyCalculation (ClrEtwBuiltin.man:2795).
@@ -1628,32 +1090,17 @@ struct TokenTransparencyCalculation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TokenTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TokenTransparencyCalculation>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TokenTransparencyCalculation&, const TokenTransparencyCalculation&) = default;
-
- private:
+  static ::clretw::Result<TokenTransparencyCalculation> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Token);
     f(d[1], s.Module);
     f(d[2], s.AppDomainID);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const TokenTransparencyCalculation&, const TokenTransparencyCalculation&) = default;
 };
 
 /// Template ModuleTransparencyCalculationResult (ClrEtwBuiltin.man:2801).
@@ -1668,26 +1115,10 @@ struct ModuleTransparencyCalculationResult {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleTransparencyCalculationResult>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleTransparencyCalculationResult&, const ModuleTransparencyCalculationResult&) = default;
-
- private:
+  static ::clretw::Result<ModuleTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Module);
     f(d[1], s.AppDomainID);
@@ -1698,6 +1129,7 @@ struct ModuleTransparencyCalculationResult {
     f(d[6], s.SecurityRuleSet);
     f(d[7], s.ClrInstanceID);
   }
+  friend bool operator==(const ModuleTransparencyCalculationResult&, const ModuleTransparencyCalculationResult&) = default;
 };
 
 /// Template TypeTransparencyCalculationResult (ClrEtwBuiltin.man:2811).
@@ -1712,26 +1144,10 @@ struct TypeTransparencyCalculationResult {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TypeTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TypeTransparencyCalculationResult>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TypeTransparencyCalculationResult&, const TypeTransparencyCalculationResult&) = default;
-
- private:
+  static ::clretw::Result<TypeTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Type);
     f(d[1], s.Module);
@@ -1742,6 +1158,7 @@ struct TypeTransparencyCalculationResult {
     f(d[6], s.IsTreatAsSafe);
     f(d[7], s.ClrInstanceID);
   }
+  friend bool operator==(const TypeTransparencyCalculationResult&, const TypeTransparencyCalculationResult&) = default;
 };
 
 /// Template MethodTransparencyCalculationResult (ClrEtwBuiltin.man:2821).
@@ -1754,26 +1171,10 @@ struct MethodTransparencyCalculationResult {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodTransparencyCalculationResult>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodTransparencyCalculationResult&, const MethodTransparencyCalculationResult&) = default;
-
- private:
+  static ::clretw::Result<MethodTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Method);
     f(d[1], s.Module);
@@ -1782,6 +1183,7 @@ struct MethodTransparencyCalculationResult {
     f(d[4], s.IsTreatAsSafe);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodTransparencyCalculationResult&, const MethodTransparencyCalculationResult&) = default;
 };
 
 /// Template FieldTransparencyCalculationResult (ClrEtwBuiltin.man:2829).
@@ -1794,26 +1196,10 @@ struct FieldTransparencyCalculationResult {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<FieldTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<FieldTransparencyCalculationResult>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const FieldTransparencyCalculationResult&, const FieldTransparencyCalculationResult&) = default;
-
- private:
+  static ::clretw::Result<FieldTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Field);
     f(d[1], s.Module);
@@ -1822,6 +1208,7 @@ struct FieldTransparencyCalculationResult {
     f(d[4], s.IsTreatAsSafe);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const FieldTransparencyCalculationResult&, const FieldTransparencyCalculationResult&) = default;
 };
 
 /// Template TokenTransparencyCalculationResult (ClrEtwBuiltin.man:2837).
@@ -1834,26 +1221,10 @@ struct TokenTransparencyCalculationResult {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TokenTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TokenTransparencyCalculationResult>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TokenTransparencyCalculationResult&, const TokenTransparencyCalculationResult&) = default;
-
- private:
+  static ::clretw::Result<TokenTransparencyCalculationResult> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Token);
     f(d[1], s.Module);
@@ -1862,6 +1233,7 @@ struct TokenTransparencyCalculationResult {
     f(d[4], s.IsTreatAsSafe);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const TokenTransparencyCalculationResult&, const TokenTransparencyCalculationResult&) = default;
 };
 
 /// Template FailFast (ClrEtwBuiltin.man:2845).
@@ -1873,26 +1245,10 @@ struct FailFast {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<FailFast> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<FailFast>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const FailFast&, const FailFast&) = default;
-
- private:
+  static ::clretw::Result<FailFast> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.FailFastUserMessage);
     f(d[1], s.FailedEIP);
@@ -1900,6 +1256,7 @@ struct FailFast {
     f(d[3], s.ClrExitCode);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const FailFast&, const FailFast&) = default;
 };
 
 /// Template PrvFinalizeObject (ClrEtwBuiltin.man:2852).
@@ -1910,32 +1267,17 @@ struct PrvFinalizeObject {
   ::std::string TypeName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PrvFinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PrvFinalizeObject>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PrvFinalizeObject&, const PrvFinalizeObject&) = default;
-
- private:
+  static ::clretw::Result<PrvFinalizeObject> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeID);
     f(d[1], s.ObjectID);
     f(d[2], s.ClrInstanceID);
     f(d[3], s.TypeName);
   }
+  friend bool operator==(const PrvFinalizeObject&, const PrvFinalizeObject&) = default;
 };
 
 /// Template CCWRefCountChange (ClrEtwBuiltin.man:2858).
@@ -1951,26 +1293,10 @@ struct CCWRefCountChange {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<CCWRefCountChange> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<CCWRefCountChange>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const CCWRefCountChange&, const CCWRefCountChange&) = default;
-
- private:
+  static ::clretw::Result<CCWRefCountChange> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ObjectID);
@@ -1982,6 +1308,7 @@ struct CCWRefCountChange {
     f(d[7], s.Operation);
     f(d[8], s.ClrInstanceID);
   }
+  friend bool operator==(const CCWRefCountChange&, const CCWRefCountChange&) = default;
 };
 
 /// Template CCWRefCountChangeAnsi (ClrEtwBuiltin.man:2869).
@@ -1997,26 +1324,10 @@ struct CCWRefCountChangeAnsi {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<CCWRefCountChangeAnsi> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<CCWRefCountChangeAnsi>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const CCWRefCountChangeAnsi&, const CCWRefCountChangeAnsi&) = default;
-
- private:
+  static ::clretw::Result<CCWRefCountChangeAnsi> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ObjectID);
@@ -2028,6 +1339,7 @@ struct CCWRefCountChangeAnsi {
     f(d[7], s.Operation);
     f(d[8], s.ClrInstanceID);
   }
+  friend bool operator==(const CCWRefCountChangeAnsi&, const CCWRefCountChangeAnsi&) = default;
 };
 
 /// Template PinPlugAtGCTime (ClrEtwBuiltin.man:2880).
@@ -2038,32 +1350,17 @@ struct PinPlugAtGCTime {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PinPlugAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PinPlugAtGCTime>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PinPlugAtGCTime&, const PinPlugAtGCTime&) = default;
-
- private:
+  static ::clretw::Result<PinPlugAtGCTime> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.PlugStart);
     f(d[1], s.PlugEnd);
     f(d[2], s.GapBeforeSize);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const PinPlugAtGCTime&, const PinPlugAtGCTime&) = default;
 };
 
 /// Template PrvDestroyGCHandle (ClrEtwBuiltin.man:2886).
@@ -2072,30 +1369,15 @@ struct PrvDestroyGCHandle {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PrvDestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PrvDestroyGCHandle>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PrvDestroyGCHandle&, const PrvDestroyGCHandle&) = default;
-
- private:
+  static ::clretw::Result<PrvDestroyGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const PrvDestroyGCHandle&, const PrvDestroyGCHandle&) = default;
 };
 
 /// Template PrvSetGCHandle (ClrEtwBuiltin.man:2890).
@@ -2108,26 +1390,10 @@ struct PrvSetGCHandle {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<PrvSetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<PrvSetGCHandle>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const PrvSetGCHandle&, const PrvSetGCHandle&) = default;
-
- private:
+  static ::clretw::Result<PrvSetGCHandle> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HandleID);
     f(d[1], s.ObjectID);
@@ -2136,6 +1402,7 @@ struct PrvSetGCHandle {
     f(d[4], s.AppDomainID);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const PrvSetGCHandle&, const PrvSetGCHandle&) = default;
 };
 
 /// Template LoaderHeapPrivate (ClrEtwBuiltin.man:2898).
@@ -2148,26 +1415,10 @@ struct LoaderHeapPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<LoaderHeapPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<LoaderHeapPrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const LoaderHeapPrivate&, const LoaderHeapPrivate&) = default;
-
- private:
+  static ::clretw::Result<LoaderHeapPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.LoaderHeapPtr);
     f(d[1], s.MemoryAddress);
@@ -2176,6 +1427,7 @@ struct LoaderHeapPrivate {
     f(d[4], s.Unused2);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const LoaderHeapPrivate&, const LoaderHeapPrivate&) = default;
 };
 
 /// Template ModuleRangePrivate (ClrEtwBuiltin.man:2906).
@@ -2189,26 +1441,10 @@ struct ModuleRangePrivate {
   ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType{};  // win:UInt16, map ModuleRangeSectionTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleRangePrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleRangePrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleRangePrivate&, const ModuleRangePrivate&) = default;
-
- private:
+  static ::clretw::Result<ModuleRangePrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.ModuleID);
@@ -2218,6 +1454,7 @@ struct ModuleRangePrivate {
     f(d[5], s.IBCType);
     f(d[6], s.SectionType);
   }
+  friend bool operator==(const ModuleRangePrivate&, const ModuleRangePrivate&) = default;
 };
 
 /// Template MulticoreJitPrivate (ClrEtwBuiltin.man:2915).
@@ -2230,26 +1467,10 @@ struct MulticoreJitPrivate {
   ::std::int32_t Int3{};  // win:Int32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MulticoreJitPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MulticoreJitPrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MulticoreJitPrivate&, const MulticoreJitPrivate&) = default;
-
- private:
+  static ::clretw::Result<MulticoreJitPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.String1);
@@ -2258,6 +1479,7 @@ struct MulticoreJitPrivate {
     f(d[4], s.Int2);
     f(d[5], s.Int3);
   }
+  friend bool operator==(const MulticoreJitPrivate&, const MulticoreJitPrivate&) = default;
 };
 
 /// Template MulticoreJitMethodCodeReturnedPrivate (ClrEtwBuiltin.man:2923).
@@ -2267,31 +1489,16 @@ struct MulticoreJitMethodCodeReturnedPrivate {
   ::std::uint64_t MethodID{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MulticoreJitMethodCodeReturnedPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MulticoreJitMethodCodeReturnedPrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MulticoreJitMethodCodeReturnedPrivate&, const MulticoreJitMethodCodeReturnedPrivate&) = default;
-
- private:
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.ModuleID);
     f(d[2], s.MethodID);
   }
+  friend bool operator==(const MulticoreJitMethodCodeReturnedPrivate&, const MulticoreJitMethodCodeReturnedPrivate&) = default;
 };
 
 /// Template DynamicTypeUsePrivate (ClrEtwBuiltin.man:2928).
@@ -2300,30 +1507,15 @@ struct DynamicTypeUsePrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DynamicTypeUsePrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DynamicTypeUsePrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DynamicTypeUsePrivate&, const DynamicTypeUsePrivate&) = default;
-
- private:
+  static ::clretw::Result<DynamicTypeUsePrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeName);
     f(d[1], s.ClrInstanceID);
   }
+  friend bool operator==(const DynamicTypeUsePrivate&, const DynamicTypeUsePrivate&) = default;
 };
 
 /// Template DynamicTypeUseTwoParametersPrivate (ClrEtwBuiltin.man:2932).
@@ -2333,31 +1525,16 @@ struct DynamicTypeUseTwoParametersPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DynamicTypeUseTwoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DynamicTypeUseTwoParametersPrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DynamicTypeUseTwoParametersPrivate&, const DynamicTypeUseTwoParametersPrivate&) = default;
-
- private:
+  static ::clretw::Result<DynamicTypeUseTwoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeName);
     f(d[1], s.SecondTypeName);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const DynamicTypeUseTwoParametersPrivate&, const DynamicTypeUseTwoParametersPrivate&) = default;
 };
 
 /// Template DynamicTypeUsePrivateVariance (ClrEtwBuiltin.man:2937).
@@ -2368,32 +1545,17 @@ struct DynamicTypeUsePrivateVariance {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DynamicTypeUsePrivateVariance> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DynamicTypeUsePrivateVariance>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DynamicTypeUsePrivateVariance&, const DynamicTypeUsePrivateVariance&) = default;
-
- private:
+  static ::clretw::Result<DynamicTypeUsePrivateVariance> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeName);
     f(d[1], s.InterfaceTypeName);
     f(d[2], s.VariantInterfaceTypeName);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const DynamicTypeUsePrivateVariance&, const DynamicTypeUsePrivateVariance&) = default;
 };
 
 /// Template DynamicTypeUseStringAndIntPrivate (ClrEtwBuiltin.man:2943).
@@ -2403,31 +1565,16 @@ struct DynamicTypeUseStringAndIntPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DynamicTypeUseStringAndIntPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DynamicTypeUseStringAndIntPrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DynamicTypeUseStringAndIntPrivate&, const DynamicTypeUseStringAndIntPrivate&) = default;
-
- private:
+  static ::clretw::Result<DynamicTypeUseStringAndIntPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.TypeName);
     f(d[1], s.Int1);
     f(d[2], s.ClrInstanceID);
   }
+  friend bool operator==(const DynamicTypeUseStringAndIntPrivate&, const DynamicTypeUseStringAndIntPrivate&) = default;
 };
 
 /// Template DynamicTypeUseNoParametersPrivate (ClrEtwBuiltin.man:2948).
@@ -2435,29 +1582,14 @@ struct DynamicTypeUseNoParametersPrivate {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DynamicTypeUseNoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DynamicTypeUseNoParametersPrivate>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DynamicTypeUseNoParametersPrivate&, const DynamicTypeUseNoParametersPrivate&) = default;
-
- private:
+  static ::clretw::Result<DynamicTypeUseNoParametersPrivate> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const DynamicTypeUseNoParametersPrivate&, const DynamicTypeUseNoParametersPrivate&) = default;
 };
 
 }  // namespace templates

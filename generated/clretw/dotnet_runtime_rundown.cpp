@@ -990,32 +990,82 @@ constexpr ::clretw::ProviderDesc provider{
 
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::GCSettingsRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_GCSettingsRundown; }
+auto templates::GCSettingsRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<GCSettingsRundown> { return ::clretw::decode_payload<GCSettingsRundown>(p, ps); }
+auto templates::GCSettingsRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::RuntimeInformationRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_RuntimeInformationRundown; }
+auto templates::RuntimeInformationRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<RuntimeInformationRundown> { return ::clretw::decode_payload<RuntimeInformationRundown>(p, ps); }
+auto templates::RuntimeInformationRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown; }
+auto templates::DomainModuleLoadUnloadRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DomainModuleLoadUnloadRundown> { return ::clretw::decode_payload<DomainModuleLoadUnloadRundown>(p, ps); }
+auto templates::DomainModuleLoadUnloadRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DomainModuleLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown_V1; }
+auto templates::DomainModuleLoadUnloadRundown_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DomainModuleLoadUnloadRundown_V1> { return ::clretw::decode_payload<DomainModuleLoadUnloadRundown_V1>(p, ps); }
+auto templates::DomainModuleLoadUnloadRundown_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown; }
+auto templates::ModuleLoadUnloadRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadUnloadRundown> { return ::clretw::decode_payload<ModuleLoadUnloadRundown>(p, ps); }
+auto templates::ModuleLoadUnloadRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V1; }
+auto templates::ModuleLoadUnloadRundown_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadUnloadRundown_V1> { return ::clretw::decode_payload<ModuleLoadUnloadRundown_V1>(p, ps); }
+auto templates::ModuleLoadUnloadRundown_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleLoadUnloadRundown_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V2; }
+auto templates::ModuleLoadUnloadRundown_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleLoadUnloadRundown_V2> { return ::clretw::decode_payload<ModuleLoadUnloadRundown_V2>(p, ps); }
+auto templates::ModuleLoadUnloadRundown_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown; }
+auto templates::AssemblyLoadUnloadRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadUnloadRundown> { return ::clretw::decode_payload<AssemblyLoadUnloadRundown>(p, ps); }
+auto templates::AssemblyLoadUnloadRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AssemblyLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown_V1; }
+auto templates::AssemblyLoadUnloadRundown_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AssemblyLoadUnloadRundown_V1> { return ::clretw::decode_payload<AssemblyLoadUnloadRundown_V1>(p, ps); }
+auto templates::AssemblyLoadUnloadRundown_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown; }
+auto templates::AppDomainLoadUnloadRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainLoadUnloadRundown> { return ::clretw::decode_payload<AppDomainLoadUnloadRundown>(p, ps); }
+auto templates::AppDomainLoadUnloadRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::AppDomainLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown_V1; }
+auto templates::AppDomainLoadUnloadRundown_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<AppDomainLoadUnloadRundown_V1> { return ::clretw::decode_payload<AppDomainLoadUnloadRundown_V1>(p, ps); }
+auto templates::AppDomainLoadUnloadRundown_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown; }
+auto templates::MethodLoadUnloadRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadRundown> { return ::clretw::decode_payload<MethodLoadUnloadRundown>(p, ps); }
+auto templates::MethodLoadUnloadRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V1; }
+auto templates::MethodLoadUnloadRundown_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadRundown_V1> { return ::clretw::decode_payload<MethodLoadUnloadRundown_V1>(p, ps); }
+auto templates::MethodLoadUnloadRundown_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadRundown_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V2; }
+auto templates::MethodLoadUnloadRundown_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadRundown_V2> { return ::clretw::decode_payload<MethodLoadUnloadRundown_V2>(p, ps); }
+auto templates::MethodLoadUnloadRundown_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose; }
+auto templates::MethodLoadUnloadRundownVerbose::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadRundownVerbose> { return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose>(p, ps); }
+auto templates::MethodLoadUnloadRundownVerbose::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V1; }
+auto templates::MethodLoadUnloadRundownVerbose_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadRundownVerbose_V1> { return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose_V1>(p, ps); }
+auto templates::MethodLoadUnloadRundownVerbose_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodLoadUnloadRundownVerbose_V2::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V2; }
+auto templates::MethodLoadUnloadRundownVerbose_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodLoadUnloadRundownVerbose_V2> { return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose_V2>(p, ps); }
+auto templates::MethodLoadUnloadRundownVerbose_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodILToNativeMapRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown; }
+auto templates::MethodILToNativeMapRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodILToNativeMapRundown> { return ::clretw::decode_payload<MethodILToNativeMapRundown>(p, ps); }
+auto templates::MethodILToNativeMapRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::MethodILToNativeMapRundown_V1::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown_V1; }
+auto templates::MethodILToNativeMapRundown_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<MethodILToNativeMapRundown_V1> { return ::clretw::decode_payload<MethodILToNativeMapRundown_V1>(p, ps); }
+auto templates::MethodILToNativeMapRundown_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::DCStartEnd::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd; }
+auto templates::DCStartEnd::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<DCStartEnd> { return ::clretw::decode_payload<DCStartEnd>(p, ps); }
+auto templates::DCStartEnd::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ClrStackWalk; }
+auto templates::ClrStackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClrStackWalk> { return ::clretw::decode_payload<ClrStackWalk>(p, ps); }
+auto templates::ClrStackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ThreadCreatedRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ThreadCreatedRundown; }
+auto templates::ThreadCreatedRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ThreadCreatedRundown> { return ::clretw::decode_payload<ThreadCreatedRundown>(p, ps); }
+auto templates::ThreadCreatedRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ModuleRangeRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ModuleRangeRundown; }
+auto templates::ModuleRangeRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ModuleRangeRundown> { return ::clretw::decode_payload<ModuleRangeRundown>(p, ps); }
+auto templates::ModuleRangeRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::TieredCompilationSettings::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_TieredCompilationSettings; }
+auto templates::TieredCompilationSettings::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<TieredCompilationSettings> { return ::clretw::decode_payload<TieredCompilationSettings>(p, ps); }
+auto templates::TieredCompilationSettings::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ExecutionCheckpointRundown::record() noexcept { return ::clretw::dotnet_runtime_rundown::kRecord_ExecutionCheckpointRundown; }
+auto templates::ExecutionCheckpointRundown::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ExecutionCheckpointRundown> { return ::clretw::decode_payload<ExecutionCheckpointRundown>(p, ps); }
+auto templates::ExecutionCheckpointRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

@@ -287,8 +287,10 @@ constexpr bool clretw_flag_enum(TieredCompilationSettingsFlagsMap) noexcept { re
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -304,26 +306,10 @@ struct GCSettingsRundown {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<GCSettingsRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<GCSettingsRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const GCSettingsRundown&, const GCSettingsRundown&) = default;
-
- private:
+  static ::clretw::Result<GCSettingsRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.HardLimit);
     f(d[1], s.LOHThreshold);
@@ -334,6 +320,7 @@ struct GCSettingsRundown {
     f(d[6], s.BitSettings);
     f(d[7], s.ClrInstanceID);
   }
+  friend bool operator==(const GCSettingsRundown&, const GCSettingsRundown&) = default;
 };
 
 /// Template RuntimeInformationRundown (ClrEtwBuiltin.man:2033).
@@ -355,26 +342,10 @@ struct RuntimeInformationRundown {
   ::std::string RuntimeDllPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<RuntimeInformationRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<RuntimeInformationRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const RuntimeInformationRundown&, const RuntimeInformationRundown&) = default;
-
- private:
+  static ::clretw::Result<RuntimeInformationRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Sku);
@@ -392,6 +363,7 @@ struct RuntimeInformationRundown {
     f(d[13], s.ComObjectGuid);
     f(d[14], s.RuntimeDllPath);
   }
+  friend bool operator==(const RuntimeInformationRundown&, const RuntimeInformationRundown&) = default;
 };
 
 /// Template DomainModuleLoadUnloadRundown (ClrEtwBuiltin.man:2050).
@@ -405,26 +377,10 @@ struct DomainModuleLoadUnloadRundown {
   ::std::string ModuleNativePath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DomainModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DomainModuleLoadUnloadRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DomainModuleLoadUnloadRundown&, const DomainModuleLoadUnloadRundown&) = default;
-
- private:
+  static ::clretw::Result<DomainModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -434,6 +390,7 @@ struct DomainModuleLoadUnloadRundown {
     f(d[5], s.ModuleILPath);
     f(d[6], s.ModuleNativePath);
   }
+  friend bool operator==(const DomainModuleLoadUnloadRundown&, const DomainModuleLoadUnloadRundown&) = default;
 };
 
 /// Template DomainModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2059).
@@ -448,26 +405,10 @@ struct DomainModuleLoadUnloadRundown_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DomainModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DomainModuleLoadUnloadRundown_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DomainModuleLoadUnloadRundown_V1&, const DomainModuleLoadUnloadRundown_V1&) = default;
-
- private:
+  static ::clretw::Result<DomainModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -478,6 +419,7 @@ struct DomainModuleLoadUnloadRundown_V1 {
     f(d[6], s.ModuleNativePath);
     f(d[7], s.ClrInstanceID);
   }
+  friend bool operator==(const DomainModuleLoadUnloadRundown_V1&, const DomainModuleLoadUnloadRundown_V1&) = default;
 };
 
 /// Template ModuleLoadUnloadRundown (ClrEtwBuiltin.man:2069).
@@ -490,26 +432,10 @@ struct ModuleLoadUnloadRundown {
   ::std::string ModuleNativePath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadUnloadRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadUnloadRundown&, const ModuleLoadUnloadRundown&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -518,6 +444,7 @@ struct ModuleLoadUnloadRundown {
     f(d[4], s.ModuleILPath);
     f(d[5], s.ModuleNativePath);
   }
+  friend bool operator==(const ModuleLoadUnloadRundown&, const ModuleLoadUnloadRundown&) = default;
 };
 
 /// Template ModuleLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2077).
@@ -531,26 +458,10 @@ struct ModuleLoadUnloadRundown_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadUnloadRundown_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadUnloadRundown_V1&, const ModuleLoadUnloadRundown_V1&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -560,6 +471,7 @@ struct ModuleLoadUnloadRundown_V1 {
     f(d[5], s.ModuleNativePath);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const ModuleLoadUnloadRundown_V1&, const ModuleLoadUnloadRundown_V1&) = default;
 };
 
 /// Template ModuleLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2086).
@@ -579,26 +491,10 @@ struct ModuleLoadUnloadRundown_V2 {
   ::std::string NativePdbBuildPath{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleLoadUnloadRundown_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleLoadUnloadRundown_V2&, const ModuleLoadUnloadRundown_V2&) = default;
-
- private:
+  static ::clretw::Result<ModuleLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ModuleID);
     f(d[1], s.AssemblyID);
@@ -614,6 +510,7 @@ struct ModuleLoadUnloadRundown_V2 {
     f(d[11], s.NativePdbAge);
     f(d[12], s.NativePdbBuildPath);
   }
+  friend bool operator==(const ModuleLoadUnloadRundown_V2&, const ModuleLoadUnloadRundown_V2&) = default;
 };
 
 /// Template AssemblyLoadUnloadRundown (ClrEtwBuiltin.man:2101).
@@ -624,32 +521,17 @@ struct AssemblyLoadUnloadRundown {
   ::std::string FullyQualifiedAssemblyName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadUnloadRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadUnloadRundown&, const AssemblyLoadUnloadRundown&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AssemblyID);
     f(d[1], s.AppDomainID);
     f(d[2], s.AssemblyFlags);
     f(d[3], s.FullyQualifiedAssemblyName);
   }
+  friend bool operator==(const AssemblyLoadUnloadRundown&, const AssemblyLoadUnloadRundown&) = default;
 };
 
 /// Template AssemblyLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2107).
@@ -662,26 +544,10 @@ struct AssemblyLoadUnloadRundown_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AssemblyLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AssemblyLoadUnloadRundown_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AssemblyLoadUnloadRundown_V1&, const AssemblyLoadUnloadRundown_V1&) = default;
-
- private:
+  static ::clretw::Result<AssemblyLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AssemblyID);
     f(d[1], s.AppDomainID);
@@ -690,6 +556,7 @@ struct AssemblyLoadUnloadRundown_V1 {
     f(d[4], s.FullyQualifiedAssemblyName);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const AssemblyLoadUnloadRundown_V1&, const AssemblyLoadUnloadRundown_V1&) = default;
 };
 
 /// Template AppDomainLoadUnloadRundown (ClrEtwBuiltin.man:2115).
@@ -699,31 +566,16 @@ struct AppDomainLoadUnloadRundown {
   ::std::string AppDomainName{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainLoadUnloadRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainLoadUnloadRundown&, const AppDomainLoadUnloadRundown&) = default;
-
- private:
+  static ::clretw::Result<AppDomainLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.AppDomainFlags);
     f(d[2], s.AppDomainName);
   }
+  friend bool operator==(const AppDomainLoadUnloadRundown&, const AppDomainLoadUnloadRundown&) = default;
 };
 
 /// Template AppDomainLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2120).
@@ -735,26 +587,10 @@ struct AppDomainLoadUnloadRundown_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<AppDomainLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<AppDomainLoadUnloadRundown_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const AppDomainLoadUnloadRundown_V1&, const AppDomainLoadUnloadRundown_V1&) = default;
-
- private:
+  static ::clretw::Result<AppDomainLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.AppDomainID);
     f(d[1], s.AppDomainFlags);
@@ -762,6 +598,7 @@ struct AppDomainLoadUnloadRundown_V1 {
     f(d[3], s.AppDomainIndex);
     f(d[4], s.ClrInstanceID);
   }
+  friend bool operator==(const AppDomainLoadUnloadRundown_V1&, const AppDomainLoadUnloadRundown_V1&) = default;
 };
 
 /// Template MethodLoadUnloadRundown (ClrEtwBuiltin.man:2127).
@@ -774,26 +611,10 @@ struct MethodLoadUnloadRundown {
   ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags{};  // win:UInt32, map MethodFlagsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadRundown&, const MethodLoadUnloadRundown&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -802,6 +623,7 @@ struct MethodLoadUnloadRundown {
     f(d[4], s.MethodToken);
     f(d[5], s.MethodFlags);
   }
+  friend bool operator==(const MethodLoadUnloadRundown&, const MethodLoadUnloadRundown&) = default;
 };
 
 /// Template MethodLoadUnloadRundown_V1 (ClrEtwBuiltin.man:2135).
@@ -815,26 +637,10 @@ struct MethodLoadUnloadRundown_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadRundown_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadRundown_V1&, const MethodLoadUnloadRundown_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -844,6 +650,7 @@ struct MethodLoadUnloadRundown_V1 {
     f(d[5], s.MethodFlags);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodLoadUnloadRundown_V1&, const MethodLoadUnloadRundown_V1&) = default;
 };
 
 /// Template MethodLoadUnloadRundown_V2 (ClrEtwBuiltin.man:2144).
@@ -858,26 +665,10 @@ struct MethodLoadUnloadRundown_V2 {
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadRundown_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadRundown_V2&, const MethodLoadUnloadRundown_V2&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadRundown_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -888,6 +679,7 @@ struct MethodLoadUnloadRundown_V2 {
     f(d[6], s.ClrInstanceID);
     f(d[7], s.ReJITID);
   }
+  friend bool operator==(const MethodLoadUnloadRundown_V2&, const MethodLoadUnloadRundown_V2&) = default;
 };
 
 /// Template MethodLoadUnloadRundownVerbose (ClrEtwBuiltin.man:2154).
@@ -903,26 +695,10 @@ struct MethodLoadUnloadRundownVerbose {
   ::std::string MethodSignature{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadRundownVerbose> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadRundownVerbose&, const MethodLoadUnloadRundownVerbose&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadRundownVerbose> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -934,6 +710,7 @@ struct MethodLoadUnloadRundownVerbose {
     f(d[7], s.MethodName);
     f(d[8], s.MethodSignature);
   }
+  friend bool operator==(const MethodLoadUnloadRundownVerbose&, const MethodLoadUnloadRundownVerbose&) = default;
 };
 
 /// Template MethodLoadUnloadRundownVerbose_V1 (ClrEtwBuiltin.man:2165).
@@ -950,26 +727,10 @@ struct MethodLoadUnloadRundownVerbose_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadRundownVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadRundownVerbose_V1&, const MethodLoadUnloadRundownVerbose_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadRundownVerbose_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -982,6 +743,7 @@ struct MethodLoadUnloadRundownVerbose_V1 {
     f(d[8], s.MethodSignature);
     f(d[9], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodLoadUnloadRundownVerbose_V1&, const MethodLoadUnloadRundownVerbose_V1&) = default;
 };
 
 /// Template MethodLoadUnloadRundownVerbose_V2 (ClrEtwBuiltin.man:2177).
@@ -999,26 +761,10 @@ struct MethodLoadUnloadRundownVerbose_V2 {
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodLoadUnloadRundownVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodLoadUnloadRundownVerbose_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodLoadUnloadRundownVerbose_V2&, const MethodLoadUnloadRundownVerbose_V2&) = default;
-
- private:
+  static ::clretw::Result<MethodLoadUnloadRundownVerbose_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ModuleID);
@@ -1032,6 +778,7 @@ struct MethodLoadUnloadRundownVerbose_V2 {
     f(d[9], s.ClrInstanceID);
     f(d[10], s.ReJITID);
   }
+  friend bool operator==(const MethodLoadUnloadRundownVerbose_V2&, const MethodLoadUnloadRundownVerbose_V2&) = default;
 };
 
 /// Template MethodILToNativeMapRundown (ClrEtwBuiltin.man:2190).
@@ -1045,26 +792,10 @@ struct MethodILToNativeMapRundown {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodILToNativeMapRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodILToNativeMapRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodILToNativeMapRundown&, const MethodILToNativeMapRundown&) = default;
-
- private:
+  static ::clretw::Result<MethodILToNativeMapRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ReJITID);
@@ -1074,6 +805,7 @@ struct MethodILToNativeMapRundown {
     f(d[5], s.NativeOffsets);
     f(d[6], s.ClrInstanceID);
   }
+  friend bool operator==(const MethodILToNativeMapRundown&, const MethodILToNativeMapRundown&) = default;
 };
 
 /// Template MethodILToNativeMapRundown_V1 (ClrEtwBuiltin.man:2199).
@@ -1088,26 +820,10 @@ struct MethodILToNativeMapRundown_V1 {
   ::std::uint64_t ILVersionID{};  // win:UInt64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<MethodILToNativeMapRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<MethodILToNativeMapRundown_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const MethodILToNativeMapRundown_V1&, const MethodILToNativeMapRundown_V1&) = default;
-
- private:
+  static ::clretw::Result<MethodILToNativeMapRundown_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.MethodID);
     f(d[1], s.ReJITID);
@@ -1118,6 +834,7 @@ struct MethodILToNativeMapRundown_V1 {
     f(d[6], s.ClrInstanceID);
     f(d[7], s.ILVersionID);
   }
+  friend bool operator==(const MethodILToNativeMapRundown_V1&, const MethodILToNativeMapRundown_V1&) = default;
 };
 
 /// Template DCStartEnd (ClrEtwBuiltin.man:2209).
@@ -1125,29 +842,14 @@ struct DCStartEnd {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<DCStartEnd> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<DCStartEnd>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const DCStartEnd&, const DCStartEnd&) = default;
-
- private:
+  static ::clretw::Result<DCStartEnd> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
   }
+  friend bool operator==(const DCStartEnd&, const DCStartEnd&) = default;
 };
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2212).
@@ -1159,26 +861,10 @@ struct ClrStackWalk {
   ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
-
- private:
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Reserved1);
@@ -1186,6 +872,7 @@ struct ClrStackWalk {
     f(d[3], s.FrameCount);
     f(d[4], s.Stack);
   }
+  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
 };
 
 /// Template ThreadCreatedRundown (ClrEtwBuiltin.man:2219).
@@ -1198,26 +885,10 @@ struct ThreadCreatedRundown {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ThreadCreatedRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ThreadCreatedRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ThreadCreatedRundown&, const ThreadCreatedRundown&) = default;
-
- private:
+  static ::clretw::Result<ThreadCreatedRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ManagedThreadID);
     f(d[1], s.AppDomainID);
@@ -1226,6 +897,7 @@ struct ThreadCreatedRundown {
     f(d[4], s.OSThreadID);
     f(d[5], s.ClrInstanceID);
   }
+  friend bool operator==(const ThreadCreatedRundown&, const ThreadCreatedRundown&) = default;
 };
 
 /// Template ModuleRangeRundown (ClrEtwBuiltin.man:2227).
@@ -1237,26 +909,10 @@ struct ModuleRangeRundown {
   ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType{};  // win:UInt8, map ModuleRangeTypeMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ModuleRangeRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ModuleRangeRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ModuleRangeRundown&, const ModuleRangeRundown&) = default;
-
- private:
+  static ::clretw::Result<ModuleRangeRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.ModuleID);
@@ -1264,6 +920,7 @@ struct ModuleRangeRundown {
     f(d[3], s.RangeSize);
     f(d[4], s.RangeType);
   }
+  friend bool operator==(const ModuleRangeRundown&, const ModuleRangeRundown&) = default;
 };
 
 /// Template TieredCompilationSettings (ClrEtwBuiltin.man:2234).
@@ -1272,30 +929,15 @@ struct TieredCompilationSettings {
   ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<TieredCompilationSettings>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
-
- private:
+  static ::clretw::Result<TieredCompilationSettings> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Flags);
   }
+  friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
 };
 
 /// Template ExecutionCheckpointRundown (ClrEtwBuiltin.man:2238).
@@ -1305,31 +947,16 @@ struct ExecutionCheckpointRundown {
   ::std::int64_t Timestamp{};  // win:Int64
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ExecutionCheckpointRundown> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ExecutionCheckpointRundown>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ExecutionCheckpointRundown&, const ExecutionCheckpointRundown&) = default;
-
- private:
+  static ::clretw::Result<ExecutionCheckpointRundown> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Name);
     f(d[2], s.Timestamp);
   }
+  friend bool operator==(const ExecutionCheckpointRundown&, const ExecutionCheckpointRundown&) = default;
 };
 
 }  // namespace templates

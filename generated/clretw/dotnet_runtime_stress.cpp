@@ -131,10 +131,16 @@ constexpr ::clretw::ProviderDesc provider{
 
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::StressLog::record() noexcept { return ::clretw::dotnet_runtime_stress::kRecord_StressLog; }
+auto templates::StressLog::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StressLog> { return ::clretw::decode_payload<StressLog>(p, ps); }
+auto templates::StressLog::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::StressLog_V1::record() noexcept { return ::clretw::dotnet_runtime_stress::kRecord_StressLog_V1; }
+auto templates::StressLog_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<StressLog_V1> { return ::clretw::decode_payload<StressLog_V1>(p, ps); }
+auto templates::StressLog_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::ClrStackWalk::record() noexcept { return ::clretw::dotnet_runtime_stress::kRecord_ClrStackWalk; }
+auto templates::ClrStackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<ClrStackWalk> { return ::clretw::decode_payload<ClrStackWalk>(p, ps); }
+auto templates::ClrStackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

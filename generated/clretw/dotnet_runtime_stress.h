@@ -80,8 +80,10 @@ enum class CLRStackStressOpcode : ::std::uint8_t {
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -92,31 +94,16 @@ struct StressLog {
   ::std::string Message{};  // win:AnsiString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<StressLog> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<StressLog>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const StressLog&, const StressLog&) = default;
-
- private:
+  static ::clretw::Result<StressLog> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Facility);
     f(d[1], s.LogLevel);
     f(d[2], s.Message);
   }
+  friend bool operator==(const StressLog&, const StressLog&) = default;
 };
 
 /// Template StressLog_V1 (ClrEtwBuiltin.man:2315).
@@ -127,32 +114,17 @@ struct StressLog_V1 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<StressLog_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<StressLog_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const StressLog_V1&, const StressLog_V1&) = default;
-
- private:
+  static ::clretw::Result<StressLog_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Facility);
     f(d[1], s.LogLevel);
     f(d[2], s.Message);
     f(d[3], s.ClrInstanceID);
   }
+  friend bool operator==(const StressLog_V1&, const StressLog_V1&) = default;
 };
 
 /// Template ClrStackWalk (ClrEtwBuiltin.man:2321).
@@ -164,26 +136,10 @@ struct ClrStackWalk {
   ::std::vector<::std::uint64_t> Stack{};  // win:Pointer, count FrameCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<ClrStackWalk>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
-
- private:
+  static ::clretw::Result<ClrStackWalk> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.ClrInstanceID);
     f(d[1], s.Reserved1);
@@ -191,6 +147,7 @@ struct ClrStackWalk {
     f(d[3], s.FrameCount);
     f(d[4], s.Stack);
   }
+  friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
 };
 
 }  // namespace templates

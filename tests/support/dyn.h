@@ -169,7 +169,7 @@ DynValue from_member(const M& m, const FieldDesc& f) {
 template <class P>
 DynRecord struct_record(const P& p) {
   DynRecord r;
-  p.for_each_field([&](const FieldDesc& f, const auto& m) { r.push_back({f.name, from_member(m, f)}); });
+  clretw::for_each_field(p, [&](const FieldDesc& f, const auto& m) { r.push_back({f.name, from_member(m, f)}); });
   return r;
 }
 

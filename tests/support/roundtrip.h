@@ -89,7 +89,7 @@ class Filler {
       if (f.length.is_field() && !sizes.count(f.length.value))
         sizes[f.length.value] = f.type == InType::Binary ? array_size() * 3 : text_units();
     }
-    p.for_each_field([&](const FieldDesc& f, auto& m) {
+    clretw::for_each_field(p, [&](const FieldDesc& f, auto& m) {
       const auto i = static_cast<std::uint32_t>(&f - r.fields.data());
       if (auto it = sizes.find(i); it != sizes.end()) {
         set_integer(m, it->second);

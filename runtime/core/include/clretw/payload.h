@@ -1,8 +1,9 @@
 // clretw/payload.h - decode and encode for generated owning payload structs.
 //
 // A generated payload struct declares its members (manifest names, owning C++
-// types) and for_each_field(f), which calls f(FieldDesc, member) in field
-// order. The two templates here do the rest:
+// types) and a static for_each_field(s, f), which calls f(FieldDesc, member)
+// for every field of s in wire order (clretw::for_each_field below is the
+// generic spelling). The two templates here do the rest:
 //   decode_payload<P>(bytes, ps)  walks the payload with the layout engine and
 //                                 copies every field out;
 //   encode_payload(p, ps)         writes the fields in order, as the runtime
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "clretw/bytes.h"
@@ -51,7 +53,7 @@ class PayloadReader {
   // Reads one verified record instance whose segment starts are in seg.
   template <class P>
   void record(P& out, const RecordDesc& r, const std::uint32_t* seg) const {
-    out.for_each_field([&](const FieldDesc& f, auto& member) {
+    P::for_each_field(out, [&](const FieldDesc& f, auto& member) {
       const auto i = static_cast<std::uint32_t>(&f - r.fields.data());
       field(member, f, r, i, seg);
     });
@@ -124,9 +126,9 @@ class PayloadWriter {
   template <class P>
   bool record(const P& p, const RecordDesc& r, Error& error) {
     std::vector<std::uint64_t> ints(r.fields.size());
-    p.for_each_field([&](const FieldDesc& f, const auto& m) { ints[static_cast<std::size_t>(&f - r.fields.data())] = integer_of(m); });
+    P::for_each_field(p, [&](const FieldDesc& f, const auto& m) { ints[static_cast<std::size_t>(&f - r.fields.data())] = integer_of(m); });
     bool ok = true;
-    p.for_each_field([&](const FieldDesc& f, const auto& m) {
+    P::for_each_field(p, [&](const FieldDesc& f, const auto& m) {
       if (ok) ok = field(m, f, r, ints, error);
     });
     return ok;
@@ -228,10 +230,18 @@ struct EmptyPayload {
   static const RecordDesc& record() noexcept;
   static Result<EmptyPayload> decode(Bytes payload, unsigned pointer_size);
   Result<std::vector<std::uint8_t>> encode(unsigned pointer_size) const;
-  template <class F>
-  void for_each_field(F&&) const {}
+  template <class S, class F>
+  static void for_each_field(S&, F&&) {}
   friend bool operator==(const EmptyPayload&, const EmptyPayload&) = default;
 };
+
+// Calls f(const FieldDesc&, member) for every field of a generated payload
+// struct, in wire order; members are const when p is.
+template <class P, class F>
+  requires detail::PayloadRecord<std::remove_const_t<P>>
+void for_each_field(P& p, F&& f) {
+  std::remove_const_t<P>::for_each_field(p, std::forward<F>(f));
+}
 
 // Decodes a payload into a generated payload struct P.
 template <class P>

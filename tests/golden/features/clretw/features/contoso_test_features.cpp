@@ -305,16 +305,34 @@ constexpr ::clretw::ProviderDesc provider{
 
 
 // ---------------------------------------------------------------------------
-// Payload struct descriptors
+// Payload structs: their descriptors; decode and encode, instantiated here once
 const ::clretw::RecordDesc& templates::Scalars::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Scalars; }
+auto templates::Scalars::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Scalars> { return ::clretw::decode_payload<Scalars>(p, ps); }
+auto templates::Scalars::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Strings::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Strings; }
+auto templates::Strings::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Strings> { return ::clretw::decode_payload<Strings>(p, ps); }
+auto templates::Strings::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Arrays::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Arrays; }
+auto templates::Arrays::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Arrays> { return ::clretw::decode_payload<Arrays>(p, ps); }
+auto templates::Arrays::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Nested_Items::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Nested_Items; }
+auto templates::Nested_Items::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Nested_Items> { return ::clretw::decode_payload<Nested_Items>(p, ps); }
+auto templates::Nested_Items::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Nested_Points::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Nested_Points; }
+auto templates::Nested_Points::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Nested_Points> { return ::clretw::decode_payload<Nested_Points>(p, ps); }
+auto templates::Nested_Points::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Nested::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Nested; }
+auto templates::Nested::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Nested> { return ::clretw::decode_payload<Nested>(p, ps); }
+auto templates::Nested::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Versioned::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Versioned; }
+auto templates::Versioned::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Versioned> { return ::clretw::decode_payload<Versioned>(p, ps); }
+auto templates::Versioned::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Versioned_V1::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Versioned_V1; }
+auto templates::Versioned_V1::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Versioned_V1> { return ::clretw::decode_payload<Versioned_V1>(p, ps); }
+auto templates::Versioned_V1::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 const ::clretw::RecordDesc& templates::Versioned_V2::record() noexcept { return ::clretw::features::contoso_test_features::kRecord_Versioned_V2; }
+auto templates::Versioned_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::Result<Versioned_V2> { return ::clretw::decode_payload<Versioned_V2>(p, ps); }
+auto templates::Versioned_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
 // View factories: the record of each version the view merges.

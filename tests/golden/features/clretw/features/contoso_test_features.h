@@ -104,8 +104,10 @@ constexpr bool clretw_flag_enum(AccessMap) noexcept { return true; }
 
 // ---------------------------------------------------------------------------
 // Owning payload structs, one per template. decode() copies a payload out;
-// encode() writes the exact wire bytes. Count and length fields must match
-// the sizes of the data they describe.
+// encode() writes the exact wire bytes (clretw::decode_payload and
+// encode_payload, payload.h). Count and length fields must match the sizes of
+// the data they describe. for_each_field(s, f) calls
+// f(const clretw::FieldDesc&, member) for every field of s, in wire order.
 
 namespace templates {
 
@@ -132,26 +134,10 @@ struct Scalars {
   ::clretw::features::contoso_test_features::AccessMap Access{};  // win:UInt32, map AccessMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Scalars> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Scalars>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Scalars&, const Scalars&) = default;
-
- private:
+  static ::clretw::Result<Scalars> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.I8);
     f(d[1], s.U8);
@@ -173,6 +159,7 @@ struct Scalars {
     f(d[17], s.Clock);
     f(d[18], s.Access);
   }
+  friend bool operator==(const Scalars&, const Scalars&) = default;
 };
 
 /// Template Strings (features.man:63).
@@ -188,26 +175,10 @@ struct Strings {
   ::std::uint8_t Tail{};  // win:UInt8
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Strings> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Strings>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Strings&, const Strings&) = default;
-
- private:
+  static ::clretw::Result<Strings> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Wide);
     f(d[1], s.Narrow);
@@ -219,6 +190,7 @@ struct Strings {
     f(d[7], s.Owner);
     f(d[8], s.Tail);
   }
+  friend bool operator==(const Strings&, const Strings&) = default;
 };
 
 /// Template Arrays (features.man:74).
@@ -230,26 +202,10 @@ struct Arrays {
   ::std::uint32_t Single{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Arrays> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Arrays>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Arrays&, const Arrays&) = default;
-
- private:
+  static ::clretw::Result<Arrays> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Values);
@@ -257,6 +213,7 @@ struct Arrays {
     f(d[3], s.Names);
     f(d[4], s.Single);
   }
+  friend bool operator==(const Arrays&, const Arrays&) = default;
 };
 
 /// Element of struct Items (features.man:84).
@@ -267,32 +224,17 @@ struct Nested_Items {
   ::std::vector<::std::uint64_t> Args{};  // win:UInt64, count ArgCount
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Nested_Items> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Nested_Items>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Nested_Items&, const Nested_Items&) = default;
-
- private:
+  static ::clretw::Result<Nested_Items> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Key);
     f(d[1], s.Label);
     f(d[2], s.ArgCount);
     f(d[3], s.Args);
   }
+  friend bool operator==(const Nested_Items&, const Nested_Items&) = default;
 };
 
 /// Element of struct Points (features.man:90).
@@ -301,30 +243,15 @@ struct Nested_Points {
   ::std::uint64_t Y{};  // win:Pointer
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Nested_Points> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Nested_Points>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Nested_Points&, const Nested_Points&) = default;
-
- private:
+  static ::clretw::Result<Nested_Points> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.X);
     f(d[1], s.Y);
   }
+  friend bool operator==(const Nested_Points&, const Nested_Points&) = default;
 };
 
 /// Template Nested (features.man:81).
@@ -335,32 +262,17 @@ struct Nested {
   ::std::vector<::clretw::features::contoso_test_features::templates::Nested_Points> Points{};  // struct, count Count
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Nested> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Nested>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Nested&, const Nested&) = default;
-
- private:
+  static ::clretw::Result<Nested> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.ClrInstanceID);
     f(d[2], s.Items);
     f(d[3], s.Points);
   }
+  friend bool operator==(const Nested&, const Nested&) = default;
 };
 
 /// Template Versioned (features.man:95).
@@ -369,30 +281,15 @@ struct Versioned {
   ::std::uint16_t Depth{};  // win:UInt16
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Versioned> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Versioned>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Versioned&, const Versioned&) = default;
-
- private:
+  static ::clretw::Result<Versioned> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Depth);
   }
+  friend bool operator==(const Versioned&, const Versioned&) = default;
 };
 
 /// Template Versioned_V1 (features.man:99).
@@ -403,32 +300,17 @@ struct Versioned_V1 {
   ::std::string Name{};  // win:UnicodeString
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Versioned_V1> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Versioned_V1>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Versioned_V1&, const Versioned_V1&) = default;
-
- private:
+  static ::clretw::Result<Versioned_V1> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Inserted);
     f(d[2], s.Depth);
     f(d[3], s.Name);
   }
+  friend bool operator==(const Versioned_V1&, const Versioned_V1&) = default;
 };
 
 /// Template Versioned_V2 (features.man:105).
@@ -441,26 +323,10 @@ struct Versioned_V2 {
   ::clretw::features::contoso_test_features::ColorMap Color{};  // win:UInt8, map ColorMap
 
   static const ::clretw::RecordDesc& record() noexcept;
-  static ::clretw::Result<Versioned_V2> decode(::clretw::Bytes payload, unsigned pointer_size) {
-    return ::clretw::decode_payload<Versioned_V2>(payload, pointer_size);
-  }
-  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const {
-    return ::clretw::encode_payload(*this, pointer_size);
-  }
-  // Calls f(const clretw::FieldDesc&, member) for every field, in wire order.
-  template <class F>
-  void for_each_field(F&& f) {
-    visit(*this, f);
-  }
-  template <class F>
-  void for_each_field(F&& f) const {
-    visit(*this, f);
-  }
-  friend bool operator==(const Versioned_V2&, const Versioned_V2&) = default;
-
- private:
+  static ::clretw::Result<Versioned_V2> decode(::clretw::Bytes payload, unsigned pointer_size);
+  ::clretw::Result<::std::vector<::std::uint8_t>> encode(unsigned pointer_size) const;
   template <class S, class F>
-  static void visit([[maybe_unused]] S& s, [[maybe_unused]] F& f) {
+  static void for_each_field([[maybe_unused]] S& s, [[maybe_unused]] F&& f) {
     const auto& d = record().fields;
     f(d[0], s.Count);
     f(d[1], s.Inserted);
@@ -469,6 +335,7 @@ struct Versioned_V2 {
     f(d[4], s.Extra);
     f(d[5], s.Color);
   }
+  friend bool operator==(const Versioned_V2&, const Versioned_V2&) = default;
 };
 
 }  // namespace templates
