@@ -219,7 +219,7 @@ class Emitter {
     const auto& templates = options_.templates.empty() ? builtin_templates() : options_.templates;
     for (const char* name : {"provider.h.mustache", "provider.cpp.mustache", "events.h.mustache", "all.cpp.mustache"}) {
       if (!templates.count(name)) {
-        report(diags_, "M008", name, {}, std::string("template '") + name + "' is missing");
+        report(diags_, RuleId::unreadable_file, name, {}, std::string("template '") + name + "' is missing");
         return std::nullopt;
       }
     }
@@ -242,7 +242,7 @@ class Emitter {
       for (std::size_t pi = 0; pi < src.manifest->providers.size(); ++pi) {
         const Provider& p = src.manifest->providers[pi];
         if (!seen_providers.insert(p.name).second) {
-          report(diags_, "M101", src.manifest->path, p.loc,
+          report(diags_, RuleId::duplicate_provider, src.manifest->path, p.loc,
                  "provider '" + p.name + "' is declared by more than one manifest; generate them separately");
           return std::nullopt;
         }
@@ -288,7 +288,7 @@ class Emitter {
       const std::string message = r.origin.what + ": '" + r.from + "' is '" + r.to + "' in C++ (" + r.reason + ")";
       const std::string key = r.origin.file + ":" + std::to_string(r.origin.loc.line) + ":" +
                               std::to_string(r.origin.loc.col) + ":" + message;
-      if (seen.insert(key).second) report(diags_, r.collision ? "M704" : "M710", r.origin.file, r.origin.loc, message);
+      if (seen.insert(key).second) report(diags_, r.collision ? RuleId::name_collision : RuleId::identifier_changed, r.origin.file, r.origin.loc, message);
     }
   }
 
@@ -302,7 +302,7 @@ class Emitter {
     mst::mustache tmpl(templates.at(name));
     tmpl.set_custom_escape([](const std::string& s) { return s; });
     if (!tmpl.is_valid()) {
-      report(diags_, "M001", name, {}, "template error: " + tmpl.error_message());
+      report(diags_, RuleId::xml_syntax, name, {}, "template error: " + tmpl.error_message());
       return {};
     }
     mst::data ctx = d;
@@ -313,7 +313,7 @@ class Emitter {
       }
     }
     std::string out = tmpl.render(ctx);
-    if (!tmpl.is_valid()) report(diags_, "M001", name, {}, "template error: " + tmpl.error_message());
+    if (!tmpl.is_valid()) report(diags_, RuleId::xml_syntax, name, {}, "template error: " + tmpl.error_message());
     return out;
   }
 
@@ -1024,7 +1024,7 @@ std::optional<std::map<std::string, std::string>> load_templates(const std::stri
     out.emplace(entry.path().filename().string(), ss.str());
   }
   if (ec || out.empty()) {
-    report(diags, "M008", dir, {}, "no *.mustache templates in '" + dir + "'");
+    report(diags, RuleId::unreadable_file, dir, {}, "no *.mustache templates in '" + dir + "'");
     return std::nullopt;
   }
   return out;

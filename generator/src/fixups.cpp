@@ -31,21 +31,21 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
   pugi::xml_document doc;
   auto r = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!r) {
-    report(diags, "M001", path, loc_at(text, r.offset), std::string("malformed XML: ") + r.description());
+    report(diags, RuleId::xml_syntax, path, loc_at(text, r.offset), std::string("malformed XML: ") + r.description());
     return std::nullopt;
   }
   FixupSet set;
   set.path = path;
   pugi::xml_node root = doc.document_element();
   if (std::string_view(root.name()) != "fixups") {
-    report(diags, "M002", path, {1, 1}, "root element is <" + std::string(root.name()) + ">, expected <fixups>");
+    report(diags, RuleId::not_a_manifest, path, {1, 1}, "root element is <" + std::string(root.name()) + ">, expected <fixups>");
     return std::nullopt;
   }
   for (pugi::xml_node n : root.children()) {
     if (n.type() != pugi::node_element) continue;
     Loc loc = loc_at(text, n.offset_debug() - 1);
     if (std::string_view(n.name()) != "fixup") {
-      report(diags, "M003", path, loc, "unknown element <" + std::string(n.name()) + "> in <fixups>");
+      report(diags, RuleId::unknown_element, path, loc, "unknown element <" + std::string(n.name()) + "> in <fixups>");
       continue;
     }
     Fixup f;
@@ -60,7 +60,7 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
         bool settable = false;
         for (const char* s : kSettable) settable |= name == s;
         if (settable) f.set.emplace_back(std::string(name), a.as_string());
-        else report(diags, "M004", path, loc, "attribute '" + std::string(name) + "' of <fixup> is not known; ignored");
+        else report(diags, RuleId::unknown_attribute, path, loc, "attribute '" + std::string(name) + "' of <fixup> is not known; ignored");
       }
     }
     for (pugi::xml_node c : n.children()) {
@@ -71,7 +71,7 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
       inserted.in_type_text = c.attribute("inType").as_string();
       InType it;
       if (std::string_view(c.name()) != "data" || inserted.name.empty() || !parse_intype(inserted.in_type_text, it)) {
-        report(diags, "M003", path, inserted.loc, "a <fixup> inserts <data name=\"...\" inType=\"win:...\"/> fields only");
+        report(diags, RuleId::unknown_element, path, inserted.loc, "a <fixup> inserts <data name=\"...\" inType=\"win:...\"/> fields only");
         continue;
       }
       inserted.in_type = it;
@@ -79,9 +79,9 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
     }
     for (const char* required : {"provider", "template", "field", "reason"})
       if (!n.attribute(required))
-        report(diags, "M005", path, loc, std::string("<fixup> has no '") + required + "' attribute");
+        report(diags, RuleId::missing_attribute, path, loc, std::string("<fixup> has no '") + required + "' attribute");
     if (f.set.empty() && f.insert.empty())
-      report(diags, "M005", path, loc, "<fixup> changes nothing (set count, length, inType, outType or map, or insert <data>)");
+      report(diags, RuleId::missing_attribute, path, loc, "<fixup> changes nothing (set count, length, inType, outType or map, or insert <data>)");
     set.fixups.push_back(std::move(f));
   }
   return set;
@@ -90,7 +90,7 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
 std::optional<FixupSet> load_fixups(const std::string& path, Diagnostics& diags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    report(diags, "M008", path, {}, "cannot open fix-up file '" + path + "'");
+    report(diags, RuleId::unreadable_file, path, {}, "cannot open fix-up file '" + path + "'");
     return std::nullopt;
   }
   std::ostringstream ss;
@@ -168,7 +168,7 @@ void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
             OutType ot;
             f->out_type = parse_outtype(value, ot) ? std::optional<OutType>(ot) : std::nullopt;
           }
-          auto& d = report(diags, "M706", m.path, f->loc,
+          auto& d = report(diags, RuleId::fixup_applied, m.path, f->loc,
                            "fix-up: provider '" + p.name + "' template '" + t.tid + "' field '" + fx.field + "': " + name +
                                " '" + before + "' -> '" + value + "'");
           d.related.push_back({set.path, fx.loc, fx.reason});
@@ -177,7 +177,7 @@ void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
         for (std::size_t k = 0; k < fx.insert.size(); ++k) {
           Field inserted = fx.insert[k];
           inserted.loc = at;
-          auto& d = report(diags, "M706", m.path, at,
+          auto& d = report(diags, RuleId::fixup_applied, m.path, at,
                            "fix-up: provider '" + p.name + "' template '" + t.tid + "': field '" + inserted.name + "' (" +
                                inserted.in_type_text + ") inserted after '" + fx.field + "'");
           d.related.push_back({set.path, fx.loc, fx.reason});
@@ -187,7 +187,7 @@ void apply_fixups(Manifest& m, const FixupSet& set, Diagnostics& diags) {
     }
     // A manifest from before the template existed is fine; a template without the field is not.
     if (templates > 0 && matched == 0)
-      report(diags, "M705", set.path, fx.loc,
+      report(diags, RuleId::fixup_unmatched, set.path, fx.loc,
              "fix-up for template '" + fx.tid + "' field '" + fx.field + "' (provider '" + fx.provider +
                  "') matches nothing in " + m.path)
           .hint = "the manifest may have renamed the field; update the fix-up or pass --no-fixups";

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "clretw/gen/checks.h"
 #include "clretw/gen/rules.h"
 #include "clretw/text.h"
 
@@ -36,9 +37,9 @@ const Task* Provider::find_task(const std::string& n) const {
 }
 
 const std::string* Manifest::lookup_message(const std::string& ref) const {
-  static constexpr std::string_view kPrefix = "$(string.";
-  if (ref.size() <= kPrefix.size() + 1 || ref.compare(0, kPrefix.size(), kPrefix) != 0 || ref.back() != ')') return nullptr;
-  auto it = string_index.find(ref.substr(kPrefix.size(), ref.size() - kPrefix.size() - 1));
+  const auto id = string_ref_id(ref);
+  if (!id) return nullptr;
+  auto it = string_index.find(std::string(*id));
   return it == string_index.end() ? nullptr : &strings[it->second].value;
 }
 
@@ -86,7 +87,7 @@ const std::vector<Opcode>& standard_opcodes() {
 
 bool unreadable(const Diagnostics& diags) {
   for (const Diagnostic& d : diags.items())
-    if (d.code == "M008") return true;
+    if (is(d, RuleId::unreadable_file)) return true;
   return false;
 }
 
@@ -202,7 +203,7 @@ class Loader {
     pugi::xml_document doc;
     pugi::xml_parse_result r = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_comments, pugi::encoding_utf8);
     if (!r) {
-      report(diags_, "M001", path_, loc_of(r.offset), std::string("malformed XML: ") + r.description());
+      report(diags_, RuleId::xml_syntax, path_, loc_of(r.offset), std::string("malformed XML: ") + r.description());
       return std::nullopt;
     }
     Manifest m;
@@ -210,7 +211,7 @@ class Loader {
     pugi::xml_node root = doc.document_element();
     m.note = note_of(root);
     if (!root || local_name(root.name()) != "instrumentationManifest") {
-      report(diags_, "M002", path_, root ? loc_of(root) : Loc{1, 1},
+      report(diags_, RuleId::not_a_manifest, path_, root ? loc_of(root) : Loc{1, 1},
              std::string("root element is <") + (root ? root.name() : "") + ">, expected <instrumentationManifest>");
       return m;
     }
@@ -222,13 +223,13 @@ class Loader {
       else if (name == "metadata") continue;  // winmeta-style metadata block: not used for decoding
       else unknown(n, "instrumentationManifest");
     }
-    if (m.providers.empty()) report(diags_, "M009", path_, loc_of(root), "the manifest declares no <provider>");
+    if (m.providers.empty()) report(diags_, RuleId::no_providers, path_, loc_of(root), "the manifest declares no <provider>");
     return m;
   }
 
  private:
   void unknown(const pugi::xml_node& n, std::string_view parent) {
-    report(diags_, "M003", path_, loc_of(n),
+    report(diags_, RuleId::unknown_element, path_, loc_of(n),
            "unknown element <" + std::string(n.name()) + "> in <" + std::string(parent) + ">");
   }
 
@@ -238,7 +239,7 @@ class Loader {
       std::string_view an = a.name();
       if (an == "xmlns" || an.substr(0, 6) == "xmlns:") continue;
       if (std::find(known.begin(), known.end(), an) == known.end())
-        report(diags_, "M004", path_, loc_of(n),
+        report(diags_, RuleId::unknown_attribute, path_, loc_of(n),
                "attribute '" + std::string(an) + "' of <" + std::string(n.name()) + "> is not part of the manifest schema; ignored");
     }
   }
@@ -248,7 +249,7 @@ class Loader {
   std::string required(const pugi::xml_node& n, const char* name, std::string_view what) {
     pugi::xml_attribute a = n.attribute(name);
     if (!a) {
-      report(diags_, "M005", path_, loc_of(n),
+      report(diags_, RuleId::missing_attribute, path_, loc_of(n),
              std::string(what) + " <" + n.name() + "> has no '" + name + "' attribute");
       return {};
     }
@@ -259,7 +260,7 @@ class Loader {
     if (text.empty() && !n.attribute(name)) return 0;  // absent: the default (a required one is reported as M005)
     auto v = parse_number(text);
     if (!v || *v > max) {
-      report(diags_, "M006", path_, loc_of(n),
+      report(diags_, RuleId::bad_number, path_, loc_of(n),
              std::string(what) + " '" + name + "' value '" + text + "' is not a number in 0.." + std::to_string(max));
       return 0;
     }
@@ -294,7 +295,7 @@ class Loader {
     p.message_ref = attr(n, "message");
     if (!p.guid_text.empty()) {
       if (auto g = Guid::parse(p.guid_text)) p.guid = *g;
-      else report(diags_, "M007", path_, p.loc, "provider '" + p.name + "' guid '" + p.guid_text + "' is not a GUID");
+      else report(diags_, RuleId::bad_guid, path_, p.loc, "provider '" + p.name + "' guid '" + p.guid_text + "' is not a GUID");
     }
     for (pugi::xml_node c : n.children()) {
       if (c.type() != pugi::node_element) continue;
@@ -477,11 +478,11 @@ class Loader {
       InType it;
       if (parse_intype(f.in_type_text, it)) f.in_type = it;
       else if (!f.in_type_text.empty())
-        report(diags_, "M401", path_, f.loc, "field '" + f.name + "': unknown inType '" + f.in_type_text + "'");
+        report(diags_, RuleId::unknown_intype, path_, f.loc, "field '" + f.name + "': unknown inType '" + f.in_type_text + "'");
       OutType ot;
       if (parse_outtype(f.out_type_text, ot)) f.out_type = ot;
       else if (!f.out_type_text.empty())
-        report(diags_, "M402", path_, f.loc, "field '" + f.name + "': unknown outType '" + f.out_type_text + "'");
+        report(diags_, RuleId::unknown_outtype, path_, f.loc, "field '" + f.name + "': unknown outType '" + f.out_type_text + "'");
       for (pugi::xml_node c : n.children())
         if (c.type() == pugi::node_element) unknown(c, "data");
     }
@@ -590,13 +591,13 @@ std::optional<Manifest> load_manifest_text(std::string text, const std::string& 
 std::optional<Manifest> load_manifest(const std::string& path, Diagnostics& diags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    report(diags, "M008", path, {}, "cannot open manifest '" + path + "'");
+    report(diags, RuleId::unreadable_file, path, {}, "cannot open manifest '" + path + "'");
     return std::nullopt;
   }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) {
-    report(diags, "M008", path, {}, "cannot read manifest '" + path + "'");
+    report(diags, RuleId::unreadable_file, path, {}, "cannot read manifest '" + path + "'");
     return std::nullopt;
   }
   return load_manifest_text(ss.str(), path, diags);

@@ -4,6 +4,7 @@
 // validator's and the schema builder's to report.
 #include "clretw/gen/resolve.h"
 
+#include "clretw/gen/checks.h"
 #include "clretw/gen/loader.h"
 
 namespace clretw::gen {
@@ -75,17 +76,7 @@ void resolve(Manifest& m) {
       // An opcode is looked up in the event's task first, then provider-wide, then the standard set.
       e.opcode_value = 0;
       e.opcode_message.clear();
-      const Opcode* op = nullptr;
-      if (e.task_index != kUnresolved)
-        for (const Opcode& o : p.tasks[static_cast<std::size_t>(e.task_index)].opcodes)
-          if (o.name == e.opcode) op = &o;
-      if (!op)
-        for (const Opcode& o : p.opcodes)
-          if (o.name == e.opcode) op = &o;
-      if (!op)
-        for (const Opcode& o : standard_opcodes())
-          if (o.name == e.opcode) op = &o;
-      if (op) {
+      if (const Opcode* op = find_opcode(p, e)) {
         e.opcode_value = op->value;
         e.opcode_message = op->message.empty() ? op->name : op->message;
       }

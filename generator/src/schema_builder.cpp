@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 
+#include "clretw/gen/checks.h"
 #include "clretw/gen/rules.h"
 
 namespace clretw::gen {
@@ -29,21 +30,24 @@ class SchemaBuilder {
  private:
   std::string_view intern(const std::string& s) { return out_->strings_.emplace_back(s); }
 
-  void error(std::string_view code, Loc loc, std::string message) { report(diags_, code, m_.path, loc, std::move(message)); }
+  Diagnostic& error(RuleId rule, Loc loc, std::string message) { return report(diags_, rule, m_.path, loc, std::move(message)); }
 
   // Builds the record for a field list; nullptr (after reporting) when it cannot be laid out.
+  // `where` names the field list ("template 'T'", "struct 'S'"); `outer` is the
+  // enclosing one, for the members of a struct.
   const RecordDesc* record(const Provider& p, const std::string& name, const std::vector<Field>& fields, Loc loc,
-                           const std::vector<const MapDesc*>& maps, const std::string& where) {
+                           const std::vector<const MapDesc*>& maps, const std::string& where,
+                           const std::vector<Field>* outer = nullptr) {
     std::vector<FieldDesc>& fds = out_->fields_.emplace_back();
     bool ok = true;
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const Field& f = fields[i];
-      const std::string what = where + " field '" + f.name + "'";
+      const std::string what = "field '" + f.name + "' of " + where;
       FieldDesc fd;
       fd.name = intern(f.name);
       if (f.is_struct) {
         fd.type = InType::Struct;
-        fd.members = record(p, f.name, f.members, f.loc, maps, what);
+        fd.members = record(p, f.name, f.members, f.loc, maps, "struct '" + f.name + "'", &fields);
         if (!fd.members) ok = false;
       } else if (f.in_type) {
         fd.type = *f.in_type;
@@ -55,18 +59,20 @@ class SchemaBuilder {
       }
       if (!f.map_name.empty()) {
         if (f.map != kUnresolved) fd.map = maps[static_cast<std::size_t>(f.map)];
-        else error("M709", f.loc, what + ": map '" + f.map_name + "' does not exist; values print as numbers");
+        else  // generation can go on without the map: a warning here, an error to validate
+          error(RuleId::unresolved_map, f.loc, what + ": map '" + f.map_name + "' does not exist; values print as numbers")
+              .severity = Severity::warning;
       }
-      ok &= extent(fields, i, f.count_text, f.count_field, f.count_const, fd.count, what, "count");
-      ok &= extent(fields, i, f.length_text, f.length_field, f.length_const, fd.length, what, "length");
+      ok &= extent(fields, i, outer, where, f.count_text, f.count_field, f.count_const, fd.count, what, "count");
+      ok &= extent(fields, i, outer, where, f.length_text, f.length_field, f.length_const, fd.length, what, "length");
       if (fd.type == InType::Struct && fd.count.kind == Extent::Kind::none) fd.count = {Extent::Kind::constant, 1};
       if (fd.count.kind == Extent::Kind::constant && fd.count.value == 1 && fd.type != InType::Struct) fd.count = {};
       if (fd.count.kind != Extent::Kind::none && (fd.type == InType::Binary || fd.type == InType::Sid)) {
-        error("M707", f.loc, what + ": arrays of " + std::string(intype_name(fd.type)) + " are not supported");
+        error(RuleId::unsupported_array, f.loc, what + ": arrays of " + std::string(intype_name(fd.type)) + " are not supported");
         ok = false;
       }
       if (fd.type == InType::Binary && fd.length.kind == Extent::Kind::none) {
-        error("M702", f.loc, what + ": win:Binary needs a length");
+        error(RuleId::binary_without_length, f.loc, what + ": win:Binary has no length, so its end cannot be found");
         ok = false;
       }
       fds.push_back(fd);
@@ -81,32 +87,31 @@ class SchemaBuilder {
       r.layout[psi] = Layout{l.places, l.segments, l.min_size};
     }
     if (r.layout[1].segments.size() > kMaxSegments) {
-      error("M703", loc, where + " has " + std::to_string(r.layout[1].segments.size() - 1) +
+      error(RuleId::too_many_segments, loc, where + " has " + std::to_string(r.layout[1].segments.size() - 1) +
                              " variable-size items; at most " + std::to_string(kMaxSegments - 1) + " are supported");
       return nullptr;
     }
     return &r;
   }
 
-  bool extent(const std::vector<Field>& fields, std::size_t i, const std::string& text, int ref,
-              const std::optional<std::uint32_t>& constant, Extent& out, const std::string& what, const char* attr) {
+  bool extent(const std::vector<Field>& fields, std::size_t i, const std::vector<Field>* outer, const std::string& scope,
+              const std::string& text,
+              int ref, const std::optional<std::uint32_t>& constant, Extent& out, const std::string& what,
+              const char* attr) {
     if (text.empty()) return true;
     if (constant) {
       out = {Extent::Kind::constant, *constant};
       return true;
     }
-    if (ref != kUnresolved && static_cast<std::size_t>(ref) < i) {
-      const Field& target = fields[static_cast<std::size_t>(ref)];
-      const bool scalar = target.count_text.empty() || target.count_const == 1u;
-      if (!target.is_struct && target.in_type && is_integer(*target.in_type) && *target.in_type != InType::Pointer &&
-          scalar) {
-        out = {Extent::Kind::field, static_cast<std::uint32_t>(ref)};
-        return true;
-      }
+    const std::string attribute = what + ": " + attr + " '" + text + "'";
+    const ExtentCheck check = check_extent(fields, i, text, ref, outer);
+    if (check.problem == ExtentCheck::Problem::none && check.target) {
+      out = {Extent::Kind::field, static_cast<std::uint32_t>(ref)};
+      return true;
     }
-    error("M702", fields[i].loc,
-          what + ": " + attr + " '" + text + "' is neither a number nor an earlier integer field of the same " +
-              "template or struct");
+    if (check.problem == ExtentCheck::Problem::none)  // a number, but not one that fits in 32 bits
+      error(RuleId::bad_number, fields[i].loc, attribute + " does not fit in 32 bits");
+    report_extent(diags_, m_.path, fields[i], attribute, scope, check);
     return false;
   }
 
@@ -162,7 +167,7 @@ class SchemaBuilder {
     for (std::size_t k : order) {
       const Event& e = p.events[k];
       if (!events.empty() && events.back().id == e.value && events.back().version == e.version) {
-        error("M708", e.loc,
+        error(RuleId::duplicate_event, e.loc,
               "event " + std::to_string(e.value) + " version " + std::to_string(e.version) + " ('" + e.symbol +
                   "') is declared twice in provider '" + p.name + "'; the first declaration is used");
         continue;
@@ -182,14 +187,18 @@ class SchemaBuilder {
       ed.line = e.loc.line;
       if (!e.template_name.empty()) {
         if (e.template_index == kUnresolved) {
-          error("M701", e.loc, "event '" + e.symbol + "' (" + std::to_string(e.value) + " v" + std::to_string(e.version) +
-                                   ") names template '" + e.template_name + "', which does not exist; the event is left out");
+          error(RuleId::unresolved_template, e.loc,
+                "event '" + e.symbol + "' (" + std::to_string(e.value) + " v" + std::to_string(e.version) +
+                    ") names template '" + e.template_name + "', which does not exist; the event is left out");
           continue;
         }
         ed.payload = tables.templates[static_cast<std::size_t>(e.template_index)];
         if (!ed.payload) {
-          error("M701", e.loc, "event '" + e.symbol + "' uses template '" + e.template_name +
-                                   "', which cannot be laid out; the event is left out");
+          // The template's own error says why; this says what it costs.
+          error(RuleId::unresolved_template, e.loc,
+                "event '" + e.symbol + "' uses template '" + e.template_name +
+                    "', which cannot be laid out (see its error); the event is left out")
+              .severity = Severity::note;
           continue;
         }
       }

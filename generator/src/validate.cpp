@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "clretw/gen/checks.h"
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 #include "clretw/gen/rules.h"
@@ -68,7 +69,7 @@ class Validator {
   Validator(const Manifest& m, Diagnostics& d) : m_(m), diags_(d) {
     // Values the loader could not read are 0 in the model: not range-checked again.
     for (const Diagnostic& x : d.items())
-      if (x.code == "M006") unreadable_.push_back(x.loc);
+      if (is(x, RuleId::bad_number)) unreadable_.push_back(x.loc);
   }
 
   void run() {
@@ -90,11 +91,11 @@ class Validator {
   }
 
  private:
-  Diagnostic& report(std::string_view code, Loc loc, std::string message) {
-    return gen::report(diags_, code, m_.path, loc, std::move(message));
+  Diagnostic& report(RuleId rule, Loc loc, std::string message) {
+    return gen::report(diags_, rule, m_.path, loc, std::move(message));
   }
   // A conflict: `message` at `loc`, and a note at the item it conflicts with.
-  Diagnostic& conflict(std::string_view code, Loc loc, std::string message, Loc other, std::string note) {
+  Diagnostic& conflict(RuleId code, Loc loc, std::string message, Loc other, std::string note) {
     Diagnostic& d = report(code, loc, std::move(message));
     d.related.push_back({m_.path, other, std::move(note)});
     return d;
@@ -105,7 +106,7 @@ class Validator {
 
   // Reports every item whose key was seen before; `describe` names an item.
   template <class T, class KeyFn, class DescribeFn>
-  void unique(const std::vector<T>& items, std::string_view code, KeyFn key, DescribeFn describe,
+  void unique(const std::vector<T>& items, RuleId code, KeyFn key, DescribeFn describe,
               const std::string& what) {
     std::map<decltype(key(items[0])), const T*> seen;
     for (const T& item : items) {
@@ -122,9 +123,9 @@ class Validator {
   // --- M101: providers; M116: string ids --------------------------------------
   void providers() {
     auto describe = [](const Provider& p) { return "provider '" + p.name + "'"; };
-    unique(m_.providers, "M101", [](const Provider& p) { return std::optional<std::string>(p.name); }, describe,
+    unique(m_.providers, RuleId::duplicate_provider, [](const Provider& p) { return std::optional<std::string>(p.name); }, describe,
            "name");
-    unique(m_.providers, "M101",
+    unique(m_.providers, RuleId::duplicate_provider,
            [](const Provider& p) -> std::optional<std::string> {
              auto g = Guid::parse(p.guid_text);
              if (!g) return std::nullopt;
@@ -138,7 +139,7 @@ class Validator {
     for (const StringEntry& s : m_.strings) {
       auto [it, inserted] = seen.emplace(std::make_pair(s.culture, s.id), &s);
       if (!inserted)
-        conflict("M116", s.loc, "string '" + s.id + "' is declared twice in the string table of culture '" + s.culture +
+        conflict(RuleId::duplicate_string_id, s.loc, "string '" + s.id + "' is declared twice in the string table of culture '" + s.culture +
                                     "'; the first declaration is used",
                  it->second->loc, "string '" + s.id + "' is first declared here");
     }
@@ -148,14 +149,14 @@ class Validator {
   void uniqueness(const Provider& p) {
     auto opt = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional<std::string>(s); };
     auto keyword = [](const Keyword& k) { return "keyword '" + k.name + "'"; };
-    unique(p.keywords, "M102", [&](const Keyword& k) { return opt(k.name); }, keyword, "name");
+    unique(p.keywords, RuleId::duplicate_keyword_name, [&](const Keyword& k) { return opt(k.name); }, keyword, "name");
     // Masks: any shared bit, not just equal masks.
     for (std::size_t i = 0; i < p.keywords.size(); ++i)
       for (std::size_t j = 0; j < i; ++j) {
         const Keyword& a = p.keywords[i];
         const Keyword& b = p.keywords[j];
         if ((a.mask & b.mask) == 0) continue;
-        conflict("M103", a.loc,
+        conflict(RuleId::duplicate_keyword_mask, a.loc,
                  "keyword '" + a.name + "' (mask " + hex(a.mask) + ") shares bits " + hex(a.mask & b.mask) +
                      " with keyword '" + b.name + "' (mask " + b.mask_text + ")",
                  b.loc, "keyword '" + b.name + "' is declared here")
@@ -164,14 +165,14 @@ class Validator {
       }
 
     auto task = [](const Task& t) { return "task '" + t.name + "'"; };
-    unique(p.tasks, "M104", [&](const Task& t) { return opt(t.name); }, task, "name");
-    unique(p.tasks, "M105", [](const Task& t) { return std::optional<std::uint32_t>(t.value); },
+    unique(p.tasks, RuleId::duplicate_task_name, [&](const Task& t) { return opt(t.name); }, task, "name");
+    unique(p.tasks, RuleId::duplicate_task_value, [](const Task& t) { return std::optional<std::uint32_t>(t.value); },
            [](const Task& t) { return "task '" + t.name + "' (value " + std::to_string(t.value) + ")"; }, "value");
 
     auto opcodes = [&](const std::vector<Opcode>& ops, const std::string& scope) {
       auto describe = [&](const Opcode& o) { return "opcode '" + o.name + "'" + scope; };
-      unique(ops, "M106", [&](const Opcode& o) { return opt(o.name); }, describe, "name");
-      unique(ops, "M107", [](const Opcode& o) { return std::optional<std::uint32_t>(o.value); },
+      unique(ops, RuleId::duplicate_opcode_name, [&](const Opcode& o) { return opt(o.name); }, describe, "name");
+      unique(ops, RuleId::duplicate_opcode_value, [](const Opcode& o) { return std::optional<std::uint32_t>(o.value); },
              [&](const Opcode& o) { return "opcode '" + o.name + "' (value " + std::to_string(o.value) + ")" + scope; },
              "value");
     };
@@ -179,28 +180,28 @@ class Validator {
     for (const Task& t : p.tasks) opcodes(t.opcodes, " of task '" + t.name + "'");
 
     auto level = [](const Level& l) { return "level '" + l.name + "' (value " + std::to_string(l.value) + ")"; };
-    unique(p.levels, "M108", [&](const Level& l) { return opt(l.name); }, level, "name");
-    unique(p.levels, "M108", [](const Level& l) { return std::optional<std::uint32_t>(l.value); }, level, "value");
+    unique(p.levels, RuleId::duplicate_level, [&](const Level& l) { return opt(l.name); }, level, "name");
+    unique(p.levels, RuleId::duplicate_level, [](const Level& l) { return std::optional<std::uint32_t>(l.value); }, level, "value");
 
     auto channel = [](const Channel& c) { return "channel '" + c.name + "'"; };
-    unique(p.channels, "M109", [&](const Channel& c) { return opt(c.name); }, channel, "name");
-    unique(p.channels, "M109", [&](const Channel& c) { return opt(c.chid); }, channel, "chid");
-    unique(p.channels, "M109", [](const Channel& c) { return c.value; }, channel, "value");
+    unique(p.channels, RuleId::duplicate_channel, [&](const Channel& c) { return opt(c.name); }, channel, "name");
+    unique(p.channels, RuleId::duplicate_channel, [&](const Channel& c) { return opt(c.chid); }, channel, "chid");
+    unique(p.channels, RuleId::duplicate_channel, [](const Channel& c) { return c.value; }, channel, "value");
 
-    unique(p.templates, "M110", [&](const Template& t) { return opt(t.tid); },
+    unique(p.templates, RuleId::duplicate_template_id, [&](const Template& t) { return opt(t.tid); },
            [](const Template& t) { return "template '" + t.tid + "'"; }, "tid");
-    unique(p.maps, "M111", [&](const Map& mp) { return opt(mp.name); },
+    unique(p.maps, RuleId::duplicate_map_name, [&](const Map& mp) { return opt(mp.name); },
            [](const Map& mp) { return std::string(mp.bitmap ? "bitMap '" : "valueMap '") + mp.name + "'"; }, "name");
-    unique(p.events, "M112",
+    unique(p.events, RuleId::duplicate_event,
            [](const Event& e) { return std::optional<std::pair<std::uint32_t, std::uint32_t>>({e.value, e.version}); },
            event_name, "value and version");
-    unique(p.events, "M113", [&](const Event& e) { return opt(e.symbol); }, event_name, "symbol");
+    unique(p.events, RuleId::duplicate_event_symbol, [&](const Event& e) { return opt(e.symbol); }, event_name, "symbol");
 
     for (const Template& t : p.templates) field_names(t.fields, "template '" + t.tid + "'");
   }
 
   void field_names(const std::vector<Field>& fields, const std::string& scope) {
-    unique(fields, "M115",
+    unique(fields, RuleId::duplicate_field_name,
            [](const Field& f) { return f.name.empty() ? std::nullopt : std::optional<std::string>(f.name); },
            [&](const Field& f) { return "field '" + f.name + "' of " + scope; }, "name");
     for (const Field& f : fields)
@@ -226,12 +227,12 @@ class Validator {
       if (inserted) return;
       const Use& first = it->second;
       if (first.provider != provider && first.kind == kind && first.value == value && kind != 'p')
-        conflict("M117", loc, what + " of provider '" + m_.providers[provider].name + "' reuses symbol '" + symbol +
+        conflict(RuleId::shared_symbol, loc, what + " of provider '" + m_.providers[provider].name + "' reuses symbol '" + symbol +
                                   "' of " + first.what + " of provider '" + m_.providers[first.provider].name +
                                   "' (same value, so the definitions agree)",
                  first.loc, first.what + " is declared here");
       else
-        conflict("M114", loc, what + " uses symbol '" + symbol + "', already used by " + first.what, first.loc,
+        conflict(RuleId::duplicate_symbol, loc, what + " uses symbol '" + symbol + "', already used by " + first.what, first.loc,
                  first.what + " is declared here");
     };
     for (; provider < m_.providers.size(); ++provider) {
@@ -252,25 +253,13 @@ class Validator {
   // --- M201-M209, M214, M215: references --------------------------------------
   void message(const std::string& ref, Loc loc, const std::string& what) {
     if (ref.empty()) return;
-    static constexpr std::string_view kPrefix = "$(string.";
-    if (ref.size() <= kPrefix.size() + 1 || ref.compare(0, kPrefix.size(), kPrefix) != 0 || ref.back() != ')') {
-      report("M209", loc, what + ": message '" + ref + "' is not a $(string.ID) reference").hint =
+    if (!string_ref_id(ref)) {
+      report(RuleId::malformed_message, loc, what + ": message '" + ref + "' is not a $(string.ID) reference").hint =
           "put the text in the string table and write message=\"$(string.ID)\"";
       return;
     }
     if (!m_.lookup_message(ref))
-      report("M208", loc, what + ": message '" + ref + "' names no string of the string table");
-  }
-
-  const Opcode* find_opcode(const Provider& p, const Event& e) const {
-    if (e.task_index != kUnresolved)
-      for (const Opcode& o : p.tasks[static_cast<std::size_t>(e.task_index)].opcodes)
-        if (o.name == e.opcode) return &o;
-    for (const Opcode& o : p.opcodes)
-      if (o.name == e.opcode) return &o;
-    for (const Opcode& o : standard_opcodes())
-      if (o.name == e.opcode) return &o;
-    return nullptr;
+      report(RuleId::unresolved_string, loc, what + ": message '" + ref + "' names no string of the string table");
   }
 
   void references(const Provider& p) {
@@ -292,11 +281,11 @@ class Validator {
       message(e.message_ref, e.loc, what);
       used_templates.insert(e.template_name);
       if (!e.template_name.empty() && e.template_index == kUnresolved)
-        report("M201", e.loc, what + " names template '" + e.template_name + "', which does not exist");
+        report(RuleId::unresolved_template, e.loc, what + " names template '" + e.template_name + "', which does not exist");
       if (!e.task.empty() && e.task_index == kUnresolved)
-        report("M202", e.loc, what + " names task '" + e.task + "', which does not exist");
+        report(RuleId::unresolved_task, e.loc, what + " names task '" + e.task + "', which does not exist");
       if (!e.opcode.empty() && !find_opcode(p, e)) {
-        Diagnostic& d = report("M203", e.loc, what + " names opcode '" + e.opcode + "', which is neither standard, " +
+        Diagnostic& d = report(RuleId::unresolved_opcode, e.loc, what + " names opcode '" + e.opcode + "', which is neither standard, " +
                                                   "provider-wide nor declared in " +
                                                   (e.task.empty() ? "its task (it has none)" : "task '" + e.task + "'"));
         for (const Task& t : p.tasks)
@@ -308,18 +297,18 @@ class Validator {
       }
       for (const std::string& k : e.keywords)
         if (std::none_of(p.keywords.begin(), p.keywords.end(), [&](const Keyword& x) { return x.name == k; }))
-          report("M204", e.loc, what + " names keyword '" + k + "', which does not exist");
+          report(RuleId::unresolved_keyword, e.loc, what + " names keyword '" + k + "', which does not exist");
       if (!e.level.empty() &&
           std::none_of(p.levels.begin(), p.levels.end(), [&](const Level& l) { return l.name == e.level; }) &&
           std::none_of(standard_levels().begin(), standard_levels().end(),
                        [&](const Level& l) { return l.name == e.level; }))
-        report("M205", e.loc, what + " names level '" + e.level + "', which is neither standard nor declared").hint =
+        report(RuleId::unresolved_level, e.loc, what + " names level '" + e.level + "', which is neither standard nor declared").hint =
             "the standard levels are win:LogAlways, win:Critical, win:Error, win:Warning, win:Informational and "
             "win:Verbose";
       if (!e.channel.empty() && std::none_of(p.channels.begin(), p.channels.end(), [&](const Channel& c) {
             return c.name == e.channel || c.chid == e.channel;
           }))
-        report("M206", e.loc, what + " names channel '" + e.channel + "', which is not declared");
+        report(RuleId::unresolved_channel, e.loc, what + " names channel '" + e.channel + "', which is not declared");
     }
 
     std::set<std::string> used_maps;
@@ -330,18 +319,18 @@ class Validator {
         if (f.map_name.empty()) continue;
         used_maps.insert(f.map_name);
         if (f.map == kUnresolved)
-          report("M207", f.loc, "field '" + f.name + "' of " + scope + " names map '" + f.map_name +
+          report(RuleId::unresolved_map, f.loc, "field '" + f.name + "' of " + scope + " names map '" + f.map_name +
                                     "', which does not exist");
       }
     };
     for (const Template& t : p.templates) {
       fields(t.fields, "template '" + t.tid + "'");
       if (!used_templates.count(t.tid))
-        report("M214", t.loc, "template '" + t.tid + "' is not used by any event of provider '" + p.name + "'");
+        report(RuleId::unused_template, t.loc, "template '" + t.tid + "' is not used by any event of provider '" + p.name + "'");
     }
     for (const Map& mp : p.maps)
       if (!used_maps.count(mp.name))
-        report("M215", mp.loc, "map '" + mp.name + "' is not used by any field of provider '" + p.name + "'");
+        report(RuleId::unused_map, mp.loc, "map '" + mp.name + "' is not used by any field of provider '" + p.name + "'");
   }
 
   // --- M210-M213: count and length targets -------------------------------------
@@ -357,48 +346,10 @@ class Validator {
 
   void extent(const std::vector<Field>& fields, std::size_t i, const std::vector<Field>* outer,
               const std::string& scope, const char* attr, const std::string& text) {
-    if (text.empty() || parse_number(text)) return;
     const Field& f = fields[i];
-    const std::string what = "field '" + f.name + "' of " + scope + ": " + attr + " '" + text + "'";
-    const Field* target = nullptr;
-    for (std::size_t k = 0; k < i; ++k)
-      if (fields[k].name == text) target = &fields[k];
-    if (!target) {
-      for (std::size_t k = i; k < fields.size(); ++k)
-        if (fields[k].name == text) {
-          conflict("M211", f.loc,
-                   what + (k == i ? " names the field itself" : " names a field that comes after it"), fields[k].loc,
-                   "field '" + text + "' is declared here")
-              .hint = "a count or length must be read before the item it sizes";
-          return;
-        }
-      const Field* elsewhere = nullptr;
-      if (outer)
-        for (const Field& o : *outer)
-          if (o.name == text) elsewhere = &o;
-      for (const Field& o : fields)
-        if (o.is_struct)
-          for (const Field& member : o.members)
-            if (member.name == text) elsewhere = &member;
-      if (elsewhere) {
-        conflict("M212", f.loc, what + " names a field outside " + scope, elsewhere->loc,
-                 "field '" + text + "' is declared here")
-            .hint = "a count or length must name an earlier sibling: a field of the same template or struct";
-        return;
-      }
-      report("M210", f.loc, what + " is neither a number nor the name of a field of " + scope);
-      return;
-    }
-    std::string problem;
-    if (target->is_struct) problem = "is a struct";
-    else if (!target->in_type) problem.clear();  // unknown inType: reported by the loader
-    else if (!is_integer(*target->in_type)) problem = "is " + target->in_type_text + ", not an integer";
-    else if (*target->in_type == InType::Pointer) problem = "is win:Pointer, whose size depends on the trace";
-    else if (!target->count_text.empty() && target->count_const != 1u) problem = "is an array";
-    if (!problem.empty())
-      conflict("M213", f.loc, what + " names field '" + text + "', which " + problem, target->loc,
-               "field '" + text + "' is declared here")
-          .hint = "a count or length must be a scalar integer field (win:UInt8 .. win:UInt64, win:Int8 .. win:Int64)";
+    const int resolved = attr == std::string_view("count") ? f.count_field : f.length_field;
+    report_extent(diags_, m_.path, f, "field '" + f.name + "' of " + scope + ": " + attr + " '" + text + "'", scope,
+                  check_extent(fields, i, text, resolved, outer));
   }
 
   void extents(const Provider& p) {
@@ -411,38 +362,38 @@ class Validator {
       if (!readable(o.loc)) return;
       const std::string what = "opcode '" + o.name + "'" + scope + " has value " + std::to_string(o.value);
       if (o.value == 10)
-        report("M302", o.loc, what + ", which part of the documentation reserves (user opcodes are 11..239)")
+        report(RuleId::opcode_value_10, o.loc, what + ", which part of the documentation reserves (user opcodes are 11..239)")
             .hint = "use a value in 11..239 (the .NET runtime's manifests use 10 in several tasks, so it is only a warning)";
       else if (o.value < 10 || o.value > 239)
-        report("M301", o.loc, what + ", outside 11..239 (0..10 and 240..255 belong to the standard opcodes)");
+        report(RuleId::opcode_out_of_range, o.loc, what + ", outside 11..239 (0..10 and 240..255 belong to the standard opcodes)");
     };
     for (const Opcode& o : p.opcodes) opcode(o, "");
     for (const Task& t : p.tasks) {
       for (const Opcode& o : t.opcodes) opcode(o, " of task '" + t.name + "'");
       if (readable(t.loc) && (t.value == 0 || t.value == 65535))
-        report("M303", t.loc, "task '" + t.name + "' has value " + std::to_string(t.value) + ", outside 1..65534");
+        report(RuleId::task_out_of_range, t.loc, "task '" + t.name + "' has value " + std::to_string(t.value) + ", outside 1..65534");
     }
     for (const Level& l : p.levels)
       if (readable(l.loc) && l.value < 16)
-        report("M304", l.loc, "level '" + l.name + "' has value " + std::to_string(l.value) +
+        report(RuleId::level_out_of_range, l.loc, "level '" + l.name + "' has value " + std::to_string(l.value) +
                                   ", outside 16..255 (0..15 are reserved for the standard levels)");
     for (const Keyword& k : p.keywords) {
       if (!readable(k.loc) || k.mask_text.empty()) continue;  // no mask: reported by the loader
       if (k.mask >> 48)
-        report("M305", k.loc, "keyword '" + k.name + "' has mask " + k.mask_text + ", which uses reserved bits " +
+        report(RuleId::keyword_reserved_bits, k.loc, "keyword '" + k.name + "' has mask " + k.mask_text + ", which uses reserved bits " +
                                   hex(k.mask & 0xFFFF000000000000ull))
             .hint = "keyword bits 48..63 are reserved for Windows; use bits 0..47";
       if (k.mask == 0 || !std::has_single_bit(k.mask))
-        report("M306", k.loc, "keyword '" + k.name + "' has mask " + k.mask_text +
+        report(RuleId::keyword_not_one_bit, k.loc, "keyword '" + k.name + "' has mask " + k.mask_text +
                                   (k.mask == 0 ? ", which has no bit set" : ", which has more than one bit set"));
     }
     for (std::size_t i = 8; i < p.channels.size(); ++i)
-      report("M307", p.channels[i].loc, "channel '" + p.channels[i].name + "' is channel number " +
+      report(RuleId::too_many_channels, p.channels[i].loc, "channel '" + p.channels[i].name + "' is channel number " +
                                             std::to_string(i + 1) + " of provider '" + p.name +
                                             "'; a provider can have at most 8");
     for (const Channel& c : p.channels)
       if (c.value && readable(c.loc) && (*c.value < 16 || *c.value > 255))
-        report("M308", c.loc, "channel '" + c.name + "' has value " + std::to_string(*c.value) + ", outside 16..255");
+        report(RuleId::channel_out_of_range, c.loc, "channel '" + c.name + "' has value " + std::to_string(*c.value) + ", outside 16..255");
   }
 
   // --- M403-M407: types ---------------------------------------------------------
@@ -451,26 +402,26 @@ class Validator {
       const std::string what = "field '" + f.name + "' of " + scope;
       if (f.is_struct) {
         if (!f.length_text.empty())
-          report("M405", f.loc, what + ": a struct cannot have a length (its size comes from its members)");
-        if (f.members.empty()) report("M603", f.loc, "struct '" + f.name + "' of " + scope + " has no members");
+          report(RuleId::length_on_fixed_size, f.loc, what + ": a struct cannot have a length (its size comes from its members)");
+        if (f.members.empty()) report(RuleId::empty_struct, f.loc, "struct '" + f.name + "' of " + scope + " has no members");
         types(f.members, "struct '" + f.name + "'");
       }
       if (f.count_const == 0u || f.length_const == 0u)
-        report("M407", f.loc, what + ": " + (f.count_const == 0u ? "count" : "length") + " is 0, so it is always empty");
+        report(RuleId::zero_count, f.loc, what + ": " + (f.count_const == 0u ? "count" : "length") + " is 0, so it is always empty");
       if (!f.in_type) continue;
       const InType t = *f.in_type;
       if (f.out_type && !outtype_fits(t, *f.out_type))
-        report("M403", f.loc, what + ": outType '" + f.out_type_text + "' is not a rendering of inType '" +
+        report(RuleId::outtype_mismatch, f.loc, what + ": outType '" + f.out_type_text + "' is not a rendering of inType '" +
                                   f.in_type_text + "'");
       if (t == InType::Binary && f.length_text.empty())
-        report("M404", f.loc, what + ": win:Binary has no length, so its end cannot be found").hint =
+        report(RuleId::binary_without_length, f.loc, what + ": win:Binary has no length, so its end cannot be found").hint =
             "add length=\"N\" or length=\"SizeField\" naming an earlier integer field";
       if (has_fixed_size(t) && !f.length_text.empty())
-        report("M405", f.loc, what + ": length '" + f.length_text + "' on " + f.in_type_text +
+        report(RuleId::length_on_fixed_size, f.loc, what + ": length '" + f.length_text + "' on " + f.in_type_text +
                                   ", whose size is fixed")
             .hint = "length applies to strings and win:Binary; for an array use count";
       if (!f.map_name.empty() && t != InType::UInt8 && t != InType::UInt16 && t != InType::UInt32)
-        report("M406", f.loc, what + ": map '" + f.map_name + "' on " + f.in_type_text +
+        report(RuleId::map_on_non_integer, f.loc, what + ": map '" + f.map_name + "' on " + f.in_type_text +
                                   "; maps apply to win:UInt8, win:UInt16 and win:UInt32");
     }
   }
@@ -483,23 +434,23 @@ class Validator {
   void maps(const Provider& p) {
     for (const Map& mp : p.maps) {
       const std::string what = std::string(mp.bitmap ? "bitMap '" : "valueMap '") + mp.name + "'";
-      if (mp.entries.empty()) report("M502", mp.loc, what + " has no entries");
+      if (mp.entries.empty()) report(RuleId::empty_map, mp.loc, what + " has no entries");
       std::map<std::uint64_t, const MapEntry*> seen;
       for (const MapEntry& e : mp.entries) {
         if (mp.bitmap && readable(e.loc) && e.value == 0)
-          report("M505", e.loc, "entry " + e.value_text + " of " + what + " names no bit; it can only mean 'no flag set'")
+          report(RuleId::bitmap_zero_value, e.loc, "entry " + e.value_text + " of " + what + " names no bit; it can only mean 'no flag set'")
               .hint = "decoders show it only when the value is 0 (clretw does); others ignore it";
         else if (mp.bitmap && readable(e.loc) && !std::has_single_bit(e.value))
-          report("M501", e.loc, "entry " + e.value_text + " of " + what + " has more than one bit set").hint =
+          report(RuleId::bitmap_not_power_of_two, e.loc, "entry " + e.value_text + " of " + what + " has more than one bit set").hint =
               "clretw prints such an entry when all of its bits are set, before entries of fewer bits (a named value inside "
               "a bit field); other decoders may name its bits one by one. For a plain enumeration use a valueMap";
         auto [it, inserted] = seen.emplace(e.value, &e);
         if (!inserted)
-          conflict("M503", e.loc, "entry " + e.value_text + " of " + what + " has the same value as entry " +
+          conflict(RuleId::duplicate_map_value, e.loc, "entry " + e.value_text + " of " + what + " has the same value as entry " +
                                       it->second->value_text,
                    it->second->loc, "entry " + it->second->value_text + " is declared here");
         if (e.message_ref.empty())
-          report("M504", e.loc, "entry " + e.value_text + " of " + what + " has no message, so the value has no name");
+          report(RuleId::map_entry_without_message, e.loc, "entry " + e.value_text + " of " + what + " has no message, so the value has no name");
       }
     }
   }
@@ -508,7 +459,7 @@ class Validator {
   void templates(const Provider& p) {
     for (const Template& t : p.templates)
       if (t.fields.empty())
-        report("M601", t.loc, "template '" + t.tid + "' declares no data; events using it have no payload").hint =
+        report(RuleId::empty_template, t.loc, "template '" + t.tid + "' declares no data; events using it have no payload").hint =
             "leave out the event's template attribute instead";
   }
 
@@ -554,7 +505,7 @@ class Validator {
                 ((*b)[k].in_type_text != was.in_type_text
                      ? " from " + was.in_type_text + " to " + (*b)[k].in_type_text
                      : std::string(" (count, length or members)"));
-        conflict("M604", next.loc,
+        conflict(RuleId::version_reorders_fields, next.loc,
                  event_name(next) + " " + how + " instead of appending to version " + std::to_string(prev.version) +
                      "'s fields",
                  prev.loc, event_name(prev) + " is declared here")
@@ -574,7 +525,7 @@ class Validator {
         if (!records[t]) continue;
         const std::uint32_t min = records[t]->layout_for(4).min_size;
         if (min > kMaxPayload)
-          report("M602", p.templates[t].loc, "template '" + p.templates[t].tid + "' needs at least " +
+          report(RuleId::payload_exceeds_64k, p.templates[t].loc, "template '" + p.templates[t].tid + "' needs at least " +
                                                  std::to_string(min) + " bytes, more than the " +
                                                  std::to_string(kMaxPayload) + " an ETW event payload can hold")
               .hint = "use a count field instead of a large constant count or length";

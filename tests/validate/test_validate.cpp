@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "clretw/gen/frontend.h"
 #include "clretw/gen/report_formats.h"
 #include "clretw/gen/rules.h"
 #include "clretw/gen/validate.h"
@@ -111,6 +112,51 @@ TEST_CASE("the corpus covers every rule validate and the loader can report") {
     ++rules_covered;
   }
   CHECK(rules_covered >= 30 + 11);
+}
+
+TEST_CASE("rule codes and names are unique; each symbol finds its own rule; retired codes find their successor") {
+  std::set<std::string_view> codes, names;
+  for (const Rule& r : rules()) {
+    CAPTURE(r.code);
+    CHECK(codes.insert(r.code).second);
+    CHECK(names.insert(r.name).second);
+    CHECK(&rule(r.id) == &r);
+    CHECK(find_rule(r.code) == &r);
+    CHECK(find_rule(r.name) == &r);
+    CHECK(r.code.size() == 4);
+    CHECK(r.code[0] == 'M');
+  }
+  CHECK(find_rule("M701") == &rule(RuleId::unresolved_template));
+  CHECK(find_rule("M702") == &rule(RuleId::unresolved_extent));
+  CHECK(find_rule("M708") == &rule(RuleId::duplicate_event));
+  CHECK(find_rule("M709") == &rule(RuleId::unresolved_map));
+  CHECK(find_rule("M999") == nullptr);
+}
+
+TEST_CASE("the schema builder reports what it cannot build under the rule validate uses") {
+  // generate and clretw-dump --manifest do not run validate; what stops the
+  // schema builder is reported under the same code (and the same message for
+  // counts and lengths) as validate gives it.
+  for (const std::string name : {"M112-duplicate-event", "M201-unresolved-template", "M207-unresolved-map",
+                           "M210-unresolved-extent", "M211-extent-not-earlier", "M212-extent-out-of-scope",
+                           "M213-extent-not-integer", "M404-binary-without-length"}) {
+    CAPTURE(name);
+    const fs::path path = kInvalid / (name + ".man");
+    Diagnostics built;
+    auto l = load(path.string(), {.fixups = FrontEndOptions::Fixups::none}, built);
+    REQUIRE(l);
+    REQUIRE(l->schema);
+    const ValidateResult validated = validate_files({path.string()}, {});
+    const std::string code = name.substr(0, 4);
+    std::set<std::string> from_builder, from_validate;
+    for (const Diagnostic& d : built.items())
+      if (d.code == code) from_builder.insert(d.message);
+    for (const Diagnostic& d : validated.diags.items())
+      if (d.code == code) from_validate.insert(d.message);
+    CHECK_FALSE(from_builder.empty());
+    CHECK_FALSE(from_validate.empty());
+    if (code[1] == '2' && code[2] == '1') CHECK(from_builder == from_validate);  // M210-M213: one message
+  }
 }
 
 TEST_CASE("valid manifests give no errors") {
