@@ -200,7 +200,7 @@ const std::set<std::string>& runtime_names() {
   static const std::set<std::string> k = {
       "ansi_to_utf8", "append_double", "append_hex", "append_json_escaped", "append_utf8", "compute_layout",
       "csv_header", "decode_dynamic", "decode_payload", "detail", "element_count", "element_length", "element_size",
-      "encode_payload", "errc_name", "flag_ops", "for_each_field", "format_event", "format_fields", "format_value", "gen", "glob_match",
+      "encode_payload", "errc_name", "extent_value", "flag_ops", "for_each_field", "format_event", "format_fields", "format_value", "gen", "glob_match",
       "intype_name", "is_integer", "is_signed", "is_unsigned", "is_valid_utf8", "item_size", "load_int", "load_le",
       "load_uint", "load_value", "loc", "locate_element", "nettrace", "outtype_name", "parse_intype", "parse_outtype",
       "put_utf16", "scalar_size", "sid_size", "std", "string_text", "utf16_length", "utf8_to_utf16", "valid_utf8",

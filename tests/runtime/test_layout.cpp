@@ -203,49 +203,48 @@ TEST_CASE("locate_element: each element's size and where its text ends") {
   // "ab" then its NUL, then another string: the element is 6 bytes, its text 4.
   const std::vector<std::uint8_t> u = {'a', 0, 'b', 0, 0, 0, 'c', 0, 0, 0};
   auto e = locate_element(terminated, 0, 8, u, 0);
-  REQUIRE(e);
-  CHECK(e->size == 6);
-  CHECK(e->text == 4);
+  REQUIRE(e.ok());
+  CHECK(e.size == 6);
+  CHECK(e.text == 4);
   e = locate_element(terminated, 0, 8, u, 6);
-  REQUIRE(e);
-  CHECK(e->size == 4);
-  CHECK(e->text == 2);
-  // The last string loses its NUL: unterminated, located at the string's start.
+  REQUIRE(e.ok());
+  CHECK(e.size == 4);
+  CHECK(e.text == 2);
+  // The last string loses its NUL: unterminated.
   const std::vector<std::uint8_t> cut(u.begin(), u.end() - 2);
   e = locate_element(terminated, 0, 8, cut, 6);
-  REQUIRE_FALSE(e);
-  CHECK(e.error().code == Errc::unterminated_string);
-  CHECK(e.error().offset == 6);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.status == Errc::unterminated_string);
 
   // A counted string takes its whole length; its text stops before the NUL padding.
   e = locate_element(counted, 3, 8, u, 0);
-  REQUIRE(e);
-  CHECK(e->size == 6);
-  CHECK(e->text == 4);
+  REQUIRE(e.ok());
+  CHECK(e.size == 6);
+  CHECK(e.text == 4);
   e = locate_element(counted, 4, 8, u, 0);  // "ab\0c": a NUL inside the text stays
-  REQUIRE(e);
-  CHECK(e->text == 8);
-  CHECK(locate_element(counted, 6, 8, u, 0).error().code == Errc::count_too_large);
+  REQUIRE(e.ok());
+  CHECK(e.text == 8);
+  CHECK(locate_element(counted, 6, 8, u, 0).status == Errc::count_too_large);
 
   const std::vector<std::uint8_t> a = {'x', 'y', 0, 'z'};
   e = locate_element(ansi, 0, 8, a, 0);
-  REQUIRE(e);
-  CHECK(e->size == 3);
-  CHECK(e->text == 2);
-  CHECK(locate_element(ansi, 0, 8, a, 3).error().code == Errc::unterminated_string);
+  REQUIRE(e.ok());
+  CHECK(e.size == 3);
+  CHECK(e.text == 2);
+  CHECK(locate_element(ansi, 0, 8, a, 3).status == Errc::unterminated_string);
 
   const std::vector<std::uint8_t> s = {1, 1, 0, 0, 0, 0, 0, 5, 7, 0, 0, 0};
   e = locate_element(sid, 0, 8, s, 0);
-  REQUIRE(e);
-  CHECK(e->size == sid_size(1));
-  CHECK(e->size == 12);
+  REQUIRE(e.ok());
+  CHECK(e.size == sid_size(1));
+  CHECK(e.size == 12);
 
   // Scalars have their type's size; a struct is walked, never located.
   e = locate_element(field("P", InType::Pointer), 0, 4, s, 0);
-  REQUIRE(e);
-  CHECK(e->size == 4);
-  CHECK(locate_element(field("P", InType::Pointer), 0, 8, s, 8).error().code == Errc::truncated);
-  CHECK(locate_element(field("S", InType::Struct), 0, 8, s, 0).error().code == Errc::bad_format);
+  REQUIRE(e.ok());
+  CHECK(e.size == 4);
+  CHECK(locate_element(field("P", InType::Pointer), 0, 8, s, 8).status == Errc::truncated);
+  CHECK(locate_element(field("S", InType::Struct), 0, 8, s, 0).status == Errc::bad_format);
 }
 
 TEST_CASE("string_text: a terminated string ends before its NUL, a counted one before its padding") {
@@ -256,4 +255,28 @@ TEST_CASE("string_text: a terminated string ends before its NUL, a counted one b
   const std::uint8_t z[] = {0, 0, 0};
   CHECK(string_text(z, 3, 1, false) == 0);
   CHECK(string_text(z, 1, 1, true) == 0);
+}
+
+TEST_CASE("a terminated UTF-16 string is found whatever its length and alignment") {
+  const FieldDesc f = field("Name", InType::UnicodeString);
+  for (std::uint32_t lead = 0; lead < 3; ++lead)
+    for (std::uint32_t len = 0; len < 12; ++len) {
+      CAPTURE(lead);
+      CAPTURE(len);
+      std::vector<std::uint8_t> p(lead, 0xAA);
+      for (std::uint32_t k = 0; k < len; ++k) {
+        p.push_back(static_cast<std::uint8_t>(k == 2 ? 0 : 'a' + k));  // a unit with a zero low byte
+        p.push_back(k == 2 ? 1 : 0);
+      }
+      const std::size_t nul = p.size();
+      p.insert(p.end(), {0, 0, 'z', 0, 'z', 0});
+      const ElementExtent e = locate_element(f, 0, 8, p, lead);
+      REQUIRE(e.ok());
+      CHECK(e.size == 2 * len + 2);
+      CHECK(e.text == 2 * len);
+      p.resize(nul);  // no terminator at all
+      CHECK(locate_element(f, 0, 8, p, lead).status == Errc::unterminated_string);
+      p.push_back(0);  // half a terminator
+      CHECK(locate_element(f, 0, 8, p, lead).status == Errc::unterminated_string);
+    }
 }

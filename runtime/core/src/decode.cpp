@@ -17,6 +17,10 @@ class Reporter {
       const FieldDesc& f = r.fields[i];
       const FieldPlace& p = l.places[i];
       const std::uint32_t at = seg[p.seg] + p.off;
+      if (f.count.kind == Extent::Kind::none && scalar_size(f.type, ps_) != 0) {  // a scalar: placed and sized
+        v_.scalar(Scalar{&f, payload_.data() + at, p.size});
+        continue;
+      }
       const std::uint64_t length = element_length(r, ps_, payload_, seg, i);
       if (f.count.kind == Extent::Kind::none && f.type != InType::Struct) {
         element(f, length, at);
@@ -44,10 +48,9 @@ class Reporter {
       record(*f.members, std::span<const std::uint32_t>(seg, f.members->layout_for(ps_).segments.size()));
       return end ? *end : static_cast<std::uint32_t>(payload_.size());
     }
-    auto e = locate_element(f, length, ps_, payload_, at);
-    if (!e) return static_cast<std::uint32_t>(payload_.size());
-    v_.scalar(Scalar{&f, payload_.data() + at, e->text});
-    return at + e->size;
+    const ElementExtent e = locate_element(f, length, ps_, payload_, at);
+    v_.scalar(Scalar{&f, payload_.data() + at, e.text});
+    return at + e.size;
   }
 
   Bytes payload_;

@@ -52,75 +52,68 @@ LayoutData compute_layout(std::span<const FieldDesc> fields, unsigned ps) {
 
 namespace {
 
-// Value of extent e of a record instance whose segments start at seg;
-// `if_none` when the field has no such extent.
-std::uint64_t extent_value(const Extent& e, const Layout& l, const std::uint8_t* payload, const std::uint32_t* seg,
-                           std::uint64_t if_none) noexcept {
-  switch (e.kind) {
-    case Extent::Kind::none: return if_none;
-    case Extent::Kind::constant: return e.value;
-    case Extent::Kind::field: {
-      const FieldPlace& p = l.places[e.value];
-      return load_uint(payload + seg[p.seg] + p.off, p.size);
-    }
-  }
-  return if_none;
-}
-
 Error fail(Errc code, std::uint64_t at, const FieldDesc& f) { return Error{code, at, f.name}; }
+
+// Index of the first NUL code unit of the `units` UTF-16 units at q, or
+// `units` when there is none. Four units at a time: a 16-bit lane is zero
+// exactly when the lowest lane flagged by (v - 0x0001...) & ~v & 0x8000... is.
+std::size_t find_nul16(const std::uint8_t* q, std::size_t units) noexcept {
+  constexpr std::uint64_t kLow = 0x0001000100010001u, kHigh = 0x8000800080008000u;
+  std::size_t k = 0;
+  for (; k + 4 <= units; k += 4) {
+    const std::uint64_t v = load_le<std::uint64_t>(q + 2 * k);
+    if ((v - kLow) & ~v & kHigh) break;
+  }
+  while (k < units && load_le<std::uint16_t>(q + 2 * k) != 0) ++k;
+  return k;
+}
 
 }  // namespace
 
-Result<ElementExtent> locate_element(const FieldDesc& f, std::uint64_t length, unsigned ps, Bytes payload,
-                                     std::uint32_t at) noexcept {
+ElementExtent detail::locate_variable(const FieldDesc& f, std::uint64_t length, Bytes payload,
+                                             std::uint32_t at) noexcept {
   const std::size_t n = payload.size();
   const std::uint8_t* p = payload.data();
-  if (at > n) return fail(Errc::truncated, at, f);
+  if (at > n) return {0, 0, Errc::truncated};
   const bool terminated = f.length.kind == Extent::Kind::none;
   switch (f.type) {
     case InType::UnicodeString: {
       std::uint32_t size = 0;
       if (terminated) {
-        std::size_t i = at;
-        while (i + 1 < n && (p[i] != 0 || p[i + 1] != 0)) i += 2;
-        if (i + 1 >= n) return fail(Errc::unterminated_string, at, f);
-        size = static_cast<std::uint32_t>(i + 2 - at);
+        const std::size_t units = (n - at) / 2, k = find_nul16(p + at, units);
+        if (k == units) return {0, 0, Errc::unterminated_string};
+        size = static_cast<std::uint32_t>(2 * k + 2);
       } else {
-        if (length > (n - at) / 2) return fail(Errc::count_too_large, at, f);
+        if (length > (n - at) / 2) return {0, 0, Errc::count_too_large};
         size = static_cast<std::uint32_t>(2 * length);
       }
-      return ElementExtent{size, string_text(p + at, size, 2, terminated)};
+      return {size, string_text(p + at, size, 2, terminated)};
     }
     case InType::AnsiString: {
       std::uint32_t size = 0;
       if (terminated) {
         const void* nul = std::memchr(p + at, 0, n - at);
-        if (!nul) return fail(Errc::unterminated_string, at, f);
+        if (!nul) return {0, 0, Errc::unterminated_string};
         size = static_cast<std::uint32_t>(static_cast<const std::uint8_t*>(nul) - (p + at) + 1);
       } else {
-        if (length > n - at) return fail(Errc::count_too_large, at, f);
+        if (length > n - at) return {0, 0, Errc::count_too_large};
         size = static_cast<std::uint32_t>(length);
       }
-      return ElementExtent{size, string_text(p + at, size, 1, terminated)};
+      return {size, string_text(p + at, size, 1, terminated)};
     }
     case InType::Binary: {
-      if (terminated) return fail(Errc::bad_format, at, f);
-      if (length > n - at) return fail(Errc::count_too_large, at, f);
+      if (terminated) return {0, 0, Errc::bad_format};
+      if (length > n - at) return {0, 0, Errc::count_too_large};
       const auto size = static_cast<std::uint32_t>(length);
-      return ElementExtent{size, size};
+      return {size, size};
     }
     case InType::Sid: {
-      if (n - at < 8) return fail(Errc::truncated, at, f);
+      if (n - at < 8) return {0, 0, Errc::truncated};
       const std::uint32_t size = sid_size(p[at + 1]);
-      if (size > n - at) return fail(Errc::truncated, at, f);
-      return ElementExtent{size, size};
+      if (size > n - at) return {0, 0, Errc::truncated};
+      return {size, size};
     }
-    case InType::Struct: return fail(Errc::bad_format, at, f);  // structs are walked, not located
-    default: {
-      const unsigned size = scalar_size(f.type, ps);
-      if (size > n - at) return fail(Errc::truncated, at, f);
-      return ElementExtent{size, size};
-    }
+    default: return {0, 0, Errc::bad_format};  // structs are walked, not located
   }
 }
 
@@ -144,9 +137,9 @@ struct Walker {
   // Bytes taken by one variable-size element of f starting at `at`.
   Result<std::uint32_t> element(const FieldDesc& f, std::uint64_t length, std::uint32_t at, unsigned depth) const {
     if (f.type != InType::Struct) {
-      auto e = locate_element(f, length, ps, payload, at);
-      if (!e) return std::move(e).error();
-      return e->size;
+      const ElementExtent e = locate_element(f, length, ps, payload, at);
+      if (!e.ok()) return fail(e.status, at, f);
+      return e.size;
     }
     if (depth >= kMaxStructDepth || f.members->layout_for(ps).segments.size() > kMaxSegments)
       return fail(Errc::too_deep, at, f);
@@ -215,16 +208,6 @@ Result<std::uint32_t> walk(const RecordDesc& record, unsigned ps, Bytes payload,
     return Error{Errc::truncated, begin, record.name};
   if (seg.size() < record.layout_for(ps).segments.size()) return Error{Errc::too_deep, begin, record.name};
   return Walker{payload, ps}.walk_record(record, begin, seg, 0);
-}
-
-std::uint64_t element_count(const RecordDesc& r, unsigned ps, Bytes payload, std::span<const std::uint32_t> seg,
-                            std::uint32_t index) noexcept {
-  return extent_value(r.fields[index].count, r.layout_for(ps), payload.data(), seg.data(), 1);
-}
-
-std::uint64_t element_length(const RecordDesc& r, unsigned ps, Bytes payload, std::span<const std::uint32_t> seg,
-                             std::uint32_t index) noexcept {
-  return extent_value(r.fields[index].length, r.layout_for(ps), payload.data(), seg.data(), 0);
 }
 
 }  // namespace clretw

@@ -43,10 +43,14 @@ std::uint32_t item_size(const FieldDesc& f, unsigned pointer_size) noexcept;
 LayoutData compute_layout(std::span<const FieldDesc> fields, unsigned pointer_size);
 
 // What the layout engine says about one element of a field.
+// A status rather than a Result: it is trivially copyable, so the verified
+// readers that call locate_element() for every value pay nothing for errors.
 struct ElementExtent {
   std::uint32_t size = 0;  // bytes from the element's start to the next element's
   std::uint32_t text = 0;  // bytes of its value: a string ends before its terminator, or
                            // before the NULs that pad a counted string; other types: size
+  Errc status{};           // Errc{} when the element lies within the payload, else why not
+  bool ok() const noexcept { return status == Errc{}; }
 };
 
 // Bytes a SID takes, from its sub-authority count (its second byte).
@@ -61,12 +65,23 @@ inline std::uint32_t string_text(const std::uint8_t* p, std::uint32_t size, unsi
   return size;
 }
 
+namespace detail {
+ElementExtent locate_variable(const FieldDesc& f, std::uint64_t length, Bytes payload, std::uint32_t at) noexcept;
+}  // namespace detail
+
 // Locates the element of f (not a struct) that starts at payload[at]; `length`
-// is the value of f's length extent (ignored when f has none). Fails when the
-// element does not lie within the payload. On a payload walk() accepted it
-// cannot fail.
-Result<ElementExtent> locate_element(const FieldDesc& f, std::uint64_t length, unsigned pointer_size, Bytes payload,
-                                     std::uint32_t at) noexcept;
+// is the value of f's length extent (ignored when f has none). The status
+// says why when the element does not lie within the payload (the problem is
+// then at `at`, in field f); on a payload walk() accepted it is always ok.
+// Fixed-size types are sized here, inline; strings, binary and SIDs out of line.
+inline ElementExtent locate_element(const FieldDesc& f, std::uint64_t length, unsigned pointer_size, Bytes payload,
+                                    std::uint32_t at) noexcept {
+  if (const unsigned size = scalar_size(f.type, pointer_size); size != 0) {
+    if (at > payload.size() || size > payload.size() - at) return {0, 0, Errc::truncated};
+    return {size, size};
+  }
+  return detail::locate_variable(f, length, payload, at);
+}
 
 // Checks that one instance of `record` starting at payload[begin] lies within
 // the payload - every fixed part present, every string terminated, every
@@ -76,14 +91,33 @@ Result<ElementExtent> locate_element(const FieldDesc& f, std::uint64_t length, u
 Result<std::uint32_t> walk(const RecordDesc& record, unsigned pointer_size, Bytes payload,
                            std::uint32_t begin, std::span<std::uint32_t> seg) noexcept;
 
+// Value of extent e of a record instance whose segments start at seg;
+// `if_none` when the field has no such extent.
+inline std::uint64_t extent_value(const Extent& e, const Layout& l, const std::uint8_t* payload,
+                                  const std::uint32_t* seg, std::uint64_t if_none) noexcept {
+  switch (e.kind) {
+    case Extent::Kind::none: return if_none;
+    case Extent::Kind::constant: return e.value;
+    case Extent::Kind::field: {
+      const FieldPlace& p = l.places[e.value];
+      return load_uint(payload + seg[p.seg] + p.off, p.size);
+    }
+  }
+  return if_none;
+}
+
 // Number of elements of array field `index` of a record already walked
 // (seg as filled by walk()): 1 for a field without a count.
-std::uint64_t element_count(const RecordDesc& record, unsigned pointer_size, Bytes payload,
-                            std::span<const std::uint32_t> seg, std::uint32_t index) noexcept;
+inline std::uint64_t element_count(const RecordDesc& record, unsigned pointer_size, Bytes payload,
+                                   std::span<const std::uint32_t> seg, std::uint32_t index) noexcept {
+  return extent_value(record.fields[index].count, record.layout_for(pointer_size), payload.data(), seg.data(), 1);
+}
 
 // Value of the length extent of field `index` of a walked record: the length
 // in code units (strings) or bytes (binary); 0 for a field without one.
-std::uint64_t element_length(const RecordDesc& record, unsigned pointer_size, Bytes payload,
-                             std::span<const std::uint32_t> seg, std::uint32_t index) noexcept;
+inline std::uint64_t element_length(const RecordDesc& record, unsigned pointer_size, Bytes payload,
+                                    std::span<const std::uint32_t> seg, std::uint32_t index) noexcept {
+  return extent_value(record.fields[index].length, record.layout_for(pointer_size), payload.data(), seg.data(), 0);
+}
 
 }  // namespace clretw

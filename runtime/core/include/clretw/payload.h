@@ -65,6 +65,10 @@ class PayloadReader {
     const Layout& l = r.layout_for(ps_);
     const FieldPlace& place = l.places[i];
     std::uint32_t at = seg[place.seg] + place.off;
+    if constexpr (!is_vector<M>::value && !std::is_same_v<M, std::string>) {
+      m = load_value<M>(payload_.data() + at, place.size);  // a scalar: the layout placed and sized it
+      return;
+    }
     const std::span<const std::uint32_t> segs(seg, l.segments.size());
     const std::uint64_t length = element_length(r, ps_, payload_, segs, i);
     if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
@@ -97,7 +101,7 @@ class PayloadReader {
       at = end ? *end : static_cast<std::uint32_t>(payload_.size());
       return e;
     } else if constexpr (std::is_same_v<E, std::string> || std::is_same_v<E, std::vector<std::uint8_t>>) {
-      const ElementExtent e = located(f, length, at);
+      const ElementExtent e = locate_element(f, length, ps_, payload_, at);
       at += e.size;
       if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) return E(p, p + e.text);
       else if (f.type == InType::UnicodeString) return Utf16View(p, e.text / 2).to_utf8();
@@ -107,12 +111,6 @@ class PayloadReader {
       at += w;
       return load_value<E>(p, w);
     }
-  }
-
-  // Where an element of a walked payload ends (it cannot fail there).
-  ElementExtent located(const FieldDesc& f, std::uint64_t length, std::uint32_t at) const {
-    auto e = locate_element(f, length, ps_, payload_, at);
-    return e ? *e : ElementExtent{};
   }
 
   Bytes payload_;

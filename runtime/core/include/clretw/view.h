@@ -165,8 +165,7 @@ class StringArray {
    private:
     void locate() noexcept {  // the view's factory verified every element
       if (i_ >= a_->count_) return;
-      auto e = locate_element(*a_->field_, a_->length_, a_->ps_, a_->payload_, pos_);
-      cur_ = e ? *e : ElementExtent{};
+      cur_ = locate_element(*a_->field_, a_->length_, a_->ps_, a_->payload_, pos_);
     }
     const StringArray* a_ = nullptr;
     std::size_t i_ = 0;
