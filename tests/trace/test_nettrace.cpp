@@ -444,13 +444,18 @@ TEST_CASE("a malformed metadata record says what is wrong and where") {
     const std::vector<std::uint8_t> whole =
         format == 6 ? nettrace::detail::encode_metadata_v6(m) : nettrace::detail::encode_metadata_v5(m, format);
     Metadata back;
-    CHECK((format == 6 ? nettrace::detail::parse_metadata_v6(whole, back) : nettrace::detail::parse_metadata_v5(whole, back)).empty());
+    CHECK((format == 6 ? nettrace::detail::parse_metadata_v6(whole, back) : nettrace::detail::parse_metadata_v5(whole, back)).ok());
     CHECK(back.event_name == "OrderPlaced");
     // Cut inside the event name: the message names the part and the byte.
     const std::size_t cut = format == 6 ? 14 : 30;
     const std::vector<std::uint8_t> shorter(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut));
     Metadata broken;
-    const std::string why = format == 6 ? nettrace::detail::parse_metadata_v6(shorter, broken) : nettrace::detail::parse_metadata_v5(shorter, broken);
+    const Status status = format == 6 ? nettrace::detail::parse_metadata_v6(shorter, broken)
+                                      : nettrace::detail::parse_metadata_v5(shorter, broken);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.error().code == Errc::bad_format);
+    CHECK(status.error().offset <= cut);
+    const std::string& why = status.error().detail;
     CHECK(why.find("name") != std::string::npos);
     CHECK(why.find("of the " + std::to_string(cut) + "-byte record") != std::string::npos);
   }

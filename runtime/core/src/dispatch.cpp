@@ -15,11 +15,10 @@ Dispatcher::Outcome Dispatcher::dispatch(const EventRecord& r) {
   for (auto& s : slots_) {
     if (s.guid != r.provider_guid) continue;
     if (r.id >= s.by_id.size() || s.by_id[r.id].empty()) break;
-    Error error;
     for (auto& fn : s.by_id[r.id]) {
-      if (!fn(r, error)) {
+      if (Status status = fn(r); !status) {
         ++counts_.malformed;
-        if (malformed_) malformed_(r, error);
+        if (malformed_) malformed_(r, status.error());
         return Outcome::malformed;
       }
     }

@@ -163,14 +163,15 @@ void put_v6_type(ByteWriter& w, const MetaField& f) {
 
 namespace {
 
-// "<what> at byte N of the M-byte record"
-std::string problem(std::string_view what, std::size_t at, std::size_t size) {
-  return std::string(what) + " at byte " + std::to_string(at) + " of the " + std::to_string(size) + "-byte record";
+// "<what> at byte N of the M-byte record", located at byte N.
+Error problem(std::string_view what, std::size_t at, std::size_t size) {
+  return Error{Errc::bad_format, at, {},
+               std::string(what) + " at byte " + std::to_string(at) + " of the " + std::to_string(size) + "-byte record"};
 }
 
 }  // namespace
 
-std::string parse_metadata_v5(Bytes payload, Metadata& m) {
+Status parse_metadata_v5(Bytes payload, Metadata& m) {
   Cursor c(payload);
   m.id = c.u32();
   m.provider_name = c.utf16z();
@@ -206,7 +207,7 @@ std::string parse_metadata_v5(Bytes payload, Metadata& m) {
   return {};
 }
 
-std::string parse_metadata_v6(Bytes row, Metadata& m) {
+Status parse_metadata_v6(Bytes row, Metadata& m) {
   Cursor c(row);
   m.id = c.varuint32();
   m.provider_name = c.utf8();

@@ -41,14 +41,11 @@ class Dispatcher {
   // called as handler(const E::View&, const EventRecord&).
   template <class E, class F>
   Dispatcher& on(F handler) {
-    add(E::provider_guid, E::id, [h = std::move(handler)](const EventRecord& r, Error& error) mutable {
+    add(E::provider_guid, E::id, [h = std::move(handler)](const EventRecord& r) mutable -> Status {
       auto view = E::View::from(r);
-      if (!view) {
-        error = std::move(view).error();
-        return false;
-      }
+      if (!view) return std::move(view).error();
       h(*view, r);
-      return true;
+      return {};
     });
     return *this;
   }
@@ -68,7 +65,7 @@ class Dispatcher {
   EventLookup lookup(const EventRecord& record) const noexcept { return catalogs_.find(record); }
 
  private:
-  using Typed = std::function<bool(const EventRecord&, Error&)>;
+  using Typed = std::function<Status(const EventRecord&)>;
   struct ProviderSlot {
     Guid guid;
     std::vector<std::vector<Typed>> by_id;

@@ -122,65 +122,64 @@ class PayloadWriter {
   PayloadWriter(ByteWriter& w, unsigned ps) : w_(w), ps_(ps) {}
 
   template <class P>
-  bool record(const P& p, const RecordDesc& r, Error& error) {
+  Status record(const P& p, const RecordDesc& r) {
     std::vector<std::uint64_t> ints(r.fields.size());
     P::for_each_field(p, [&](const FieldDesc& f, const auto& m) { ints[static_cast<std::size_t>(&f - r.fields.data())] = integer_of(m); });
-    bool ok = true;
+    Status status;
     P::for_each_field(p, [&](const FieldDesc& f, const auto& m) {
-      if (ok) ok = field(m, f, r, ints, error);
+      if (status) status = field(m, f, r, ints);
     });
-    return ok;
+    return status;
   }
 
  private:
-  bool fail(Error& error, Errc code, const FieldDesc& f, std::string detail) {
-    error = Error{code, w_.size(), f.name, std::move(detail)};
-    return false;
+  Error fail(Errc code, const FieldDesc& f, std::string detail) const {
+    return Error{code, w_.size(), f.name, std::move(detail)};
   }
 
   // Checks that `actual` matches the extent e (a constant, or the value of the field it names).
-  bool check_extent(const Extent& e, std::uint64_t actual, const RecordDesc& r, const std::vector<std::uint64_t>& ints,
-                    const FieldDesc& f, Error& error, const char* what) {
-    if (e.kind == Extent::Kind::none) return true;
+  Status check_extent(const Extent& e, std::uint64_t actual, const RecordDesc& r, const std::vector<std::uint64_t>& ints,
+                      const FieldDesc& f, const char* what) {
+    if (e.kind == Extent::Kind::none) return {};
     const std::uint64_t expected = e.kind == Extent::Kind::constant ? e.value : ints[e.value];
-    if (expected == actual) return true;
+    if (expected == actual) return {};
     std::string detail = std::string(what) + " is " + std::to_string(actual) + " but ";
     detail += e.kind == Extent::Kind::constant ? "the manifest fixes it at " + std::to_string(expected)
                                                : std::string(r.fields[e.value].name) + " says " + std::to_string(expected);
-    return fail(error, Errc::count_mismatch, f, std::move(detail));
+    return fail(Errc::count_mismatch, f, std::move(detail));
   }
 
   template <class M>
-  bool field(const M& m, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints, Error& error) {
+  Status field(const M& m, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints) {
     if constexpr (is_vector<M>::value && !std::is_same_v<M, std::vector<std::uint8_t>>) {
-      if (!check_extent(f.count, m.size(), r, ints, f, error, "the number of elements")) return false;
+      if (Status s = check_extent(f.count, m.size(), r, ints, f, "the number of elements"); !s) return s;
       for (const auto& e : m)
-        if (!element(e, f, r, ints, error)) return false;
-      return true;
+        if (Status s = element(e, f, r, ints); !s) return s;
+      return {};
     } else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>) {
       if (f.count.kind != Extent::Kind::none) {
-        if (!check_extent(f.count, m.size(), r, ints, f, error, "the number of elements")) return false;
+        if (Status s = check_extent(f.count, m.size(), r, ints, f, "the number of elements"); !s) return s;
         w_.bytes(m.data(), m.size());
-        return true;
+        return {};
       }
-      return element(m, f, r, ints, error);
+      return element(m, f, r, ints);
     } else {
-      return element(m, f, r, ints, error);
+      return element(m, f, r, ints);
     }
   }
 
   template <class E>
-  bool element(const E& e, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints, Error& error) {
+  Status element(const E& e, const FieldDesc& f, const RecordDesc& r, const std::vector<std::uint64_t>& ints) {
     if constexpr (PayloadRecord<E>) {
-      return record(e, *f.members, error);
+      return record(e, *f.members);
     } else if constexpr (std::is_same_v<E, std::string>) {
-      if (e.find('\0') != std::string::npos) return fail(error, Errc::value_out_of_range, f, "string contains NUL");
+      if (e.find('\0') != std::string::npos) return fail(Errc::value_out_of_range, f, "string contains NUL");
       const bool unicode = f.type == InType::UnicodeString;
       const std::uint64_t units = unicode ? utf16_length(e) : e.size();
       if (f.length.kind == Extent::Kind::field) {
-        if (!check_extent(f.length, units, r, ints, f, error, "the string length")) return false;
+        if (Status s = check_extent(f.length, units, r, ints, f, "the string length"); !s) return s;
       } else if (f.length.kind == Extent::Kind::constant && units > f.length.value) {
-        return fail(error, Errc::value_out_of_range, f, "string longer than its fixed length " + std::to_string(f.length.value));
+        return fail(Errc::value_out_of_range, f, "string longer than its fixed length " + std::to_string(f.length.value));
       }
       if (unicode) put_utf16(w_, e);
       else w_.bytes(e.data(), e.size());
@@ -188,32 +187,32 @@ class PayloadWriter {
                                 : f.length.kind == Extent::Kind::none    ? 1
                                                                         : 0;
       w_.zeros(static_cast<std::size_t>(pad * (unicode ? 2 : 1)));
-      return true;
+      return {};
     } else if constexpr (std::is_same_v<E, std::vector<std::uint8_t>>) {
       if (f.type == InType::Sid) {
-        if (e.size() < 8 || e.size() != sid_size(e[1])) return fail(error, Errc::value_out_of_range, f, "not a SID");
-      } else if (!check_extent(f.length, e.size(), r, ints, f, error, "the binary length")) {
-        return false;
+        if (e.size() < 8 || e.size() != sid_size(e[1])) return fail(Errc::value_out_of_range, f, "not a SID");
+      } else if (Status s = check_extent(f.length, e.size(), r, ints, f, "the binary length"); !s) {
+        return s;
       }
       w_.bytes(e.data(), e.size());
-      return true;
+      return {};
     } else if constexpr (std::is_same_v<E, Guid> || std::is_same_v<E, SystemTime>) {
       e.store(w_);
-      return true;
+      return {};
     } else if constexpr (std::is_floating_point_v<E>) {
       if (f.type == InType::Float) w_.put(static_cast<float>(e));
       else w_.put(static_cast<double>(e));
-      return true;
+      return {};
     } else if constexpr (std::is_same_v<E, bool>) {
       w_.put_uint(e ? 1 : 0, scalar_size(f.type, ps_));
-      return true;
+      return {};
     } else {
       const unsigned width = scalar_size(f.type, ps_);
       const std::uint64_t v = integer_of(e);
       if (width < 8 && !std::is_signed_v<E> && (v >> (8 * width)) != 0)
-        return fail(error, Errc::value_out_of_range, f, std::to_string(v) + " does not fit in " + std::to_string(width) + " bytes");
+        return fail(Errc::value_out_of_range, f, std::to_string(v) + " does not fit in " + std::to_string(width) + " bytes");
       w_.put_uint(v, width);
-      return true;
+      return {};
     }
   }
 
@@ -259,8 +258,7 @@ Result<std::vector<std::uint8_t>> encode_payload(const P& p, unsigned pointer_si
   if (pointer_size != 4 && pointer_size != 8) return Error{Errc::bad_pointer_size, pointer_size, P::record().name};
   std::vector<std::uint8_t> out;
   ByteWriter w(out);
-  Error error;
-  if (!detail::PayloadWriter(w, pointer_size).record(p, P::record(), error)) return error;
+  if (Status s = detail::PayloadWriter(w, pointer_size).record(p, P::record()); !s) return std::move(s).error();
   return out;
 }
 

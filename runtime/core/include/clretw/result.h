@@ -2,8 +2,9 @@
 //
 // Decoding never throws: every operation that can meet bad input returns a
 // Result<T>, which holds either a value or an Error naming what went wrong and
-// at which byte offset. Errors are small and allocation-free; message() builds
-// the human-readable text only when asked.
+// at which byte offset, or - when it has no value to give - a Status, which
+// is ok or holds the Error. Errors are small and allocation-free unless they
+// carry detail text; message() builds the human-readable text only when asked.
 #pragma once
 
 #include <cstdint>
@@ -88,6 +89,21 @@ class [[nodiscard]] Result {
     T value_;
     Error error_;
   };
+};
+
+// The outcome of an operation that gives no value: ok, or an Error.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;                                                 // ok
+  Status(Error error) : error_(std::move(error)), ok_(false) {}       // NOLINT: implicit by design
+  bool ok() const noexcept { return ok_; }
+  explicit operator bool() const noexcept { return ok_; }
+  const Error& error() const& { return error_; }
+  Error&& error() && { return std::move(error_); }
+
+ private:
+  Error error_;
+  bool ok_ = true;
 };
 
 }  // namespace clretw

@@ -213,9 +213,9 @@ class ViewBase {
     for (std::size_t i = 0; i < versions.size() && versions[i].version <= version; ++i) vi = i;
     if (vi == versions.size()) return Error{Errc::wrong_event, 0, {}, "version older than any in the manifest"};
     V v;
-    Error error;
-    if (v.init(versions[vi].record, payload, static_cast<std::uint8_t>(vi), version, versions[vi].version, ps, 0, error))
-      return error;
+    if (Status s = v.init(versions[vi].record, payload, static_cast<std::uint8_t>(vi), version, versions[vi].version, ps, 0);
+        !s)
+      return std::move(s).error();
     return v;
   }
   // The same for an EventRecord, after checking it is this event.
@@ -230,14 +230,13 @@ class ViewBase {
   static V make_at(const RecordDesc* record, Bytes payload, std::uint32_t begin, std::uint8_t vi, std::uint8_t version,
                    unsigned ps) noexcept {
     V v;
-    Error error;
-    v.init(record, payload, vi, version, version, ps, begin, error);
+    (void)v.init(record, payload, vi, version, version, ps, begin);
     return v;
   }
 
-  Error* init(const RecordDesc* record, Bytes payload, std::uint8_t vi, unsigned version, unsigned layout_version,
-              unsigned ps, std::uint32_t begin, Error& error) noexcept {
-    if (ps != 4 && ps != 8) return &(error = Error{Errc::bad_pointer_size, ps, {}});
+  Status init(const RecordDesc* record, Bytes payload, std::uint8_t vi, unsigned version, unsigned layout_version,
+              unsigned ps, std::uint32_t begin) noexcept {
+    if (ps != 4 && ps != 8) return Error{Errc::bad_pointer_size, ps, {}};
     p_ = payload.data();
     size_ = static_cast<std::uint32_t>(payload.size());
     rec_ = record;
@@ -246,11 +245,11 @@ class ViewBase {
     version_ = static_cast<std::uint8_t>(version);
     layout_version_ = static_cast<std::uint8_t>(layout_version);
     begin_ = end_ = begin;
-    if (!record) return nullptr;
+    if (!record) return {};
     auto end = walk(*record, ps, payload, begin, seg_);
-    if (!end) return &(error = std::move(end).error());
+    if (!end) return std::move(end).error();
     end_ = *end;
-    return nullptr;
+    return {};
   }
 
   const std::uint8_t* at(const FieldLoc& l) const noexcept { return p_ + seg_[l.seg] + l.off; }
