@@ -3,6 +3,8 @@
 // formatters on the same payloads; and the trace reader's throughput.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -192,20 +194,57 @@ void Reader_Json(benchmark::State& state) {
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 
+struct Entry {
+  const char* name;
+  void (*run)(benchmark::State&);
+  bool milliseconds;
+};
+const Entry kBenchmarks[] = {
+    {"View_AllocationTick", View_AllocationTick, false},
+    {"Owning_AllocationTick", Owning_AllocationTick, false},
+    {"Dynamic_Visit_AllocationTick", Dynamic_Visit_AllocationTick, false},
+    {"Dynamic_Tree_AllocationTick", Dynamic_Tree_AllocationTick, false},
+    {"Json_AllocationTick", Json_AllocationTick, false},
+    {"View_GCStart", View_GCStart, false},
+    {"Owning_GCStart", Owning_GCStart, false},
+    {"Dynamic_Visit_GCStart", Dynamic_Visit_GCStart, false},
+    {"View_BulkType", View_BulkType, false},
+    {"Owning_BulkType", Owning_BulkType, false},
+    {"Dynamic_Visit_BulkType", Dynamic_Visit_BulkType, false},
+    {"Reader_Events", Reader_Events, true},
+    {"Reader_Json", Reader_Json, true},
+};
+
 }  // namespace
 
-BENCHMARK(View_AllocationTick);
-BENCHMARK(Owning_AllocationTick);
-BENCHMARK(Dynamic_Visit_AllocationTick);
-BENCHMARK(Dynamic_Tree_AllocationTick);
-BENCHMARK(Json_AllocationTick);
-BENCHMARK(View_GCStart);
-BENCHMARK(Owning_GCStart);
-BENCHMARK(Dynamic_Visit_GCStart);
-BENCHMARK(View_BulkType);
-BENCHMARK(Owning_BulkType);
-BENCHMARK(Dynamic_Visit_BulkType);
-BENCHMARK(Reader_Events)->Unit(benchmark::kMillisecond);
-BENCHMARK(Reader_Json)->Unit(benchmark::kMillisecond);
-
-BENCHMARK_MAIN();
+// Google Benchmark's options, plus --iterations=N: run each benchmark exactly N
+// times, with no calibration runs, so that instruction counts taken with
+// callgrind divide evenly (bench/callgrind.sh).
+int main(int argc, char** argv) {
+  std::int64_t iterations = 0;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--iterations=", 0) == 0) {
+      char* end = nullptr;
+      iterations = std::strtoll(arg.c_str() + 13, &end, 10);
+      if (*end != '\0' || iterations <= 0) {
+        std::fprintf(stderr, "clretw_bench: --iterations needs a positive count, not '%s'\n", arg.c_str() + 13);
+        return 2;
+      }
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  for (const Entry& e : kBenchmarks) {
+    auto* b = benchmark::RegisterBenchmark(e.name, e.run);
+    if (e.milliseconds) b->Unit(benchmark::kMillisecond);
+    if (iterations) b->Iterations(iterations);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
