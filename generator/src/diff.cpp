@@ -18,12 +18,9 @@ std::size_t DiffResult::breaking() const {
 }
 
 std::string_view class_name(ChangeClass c) noexcept {
-  switch (c) {
-    case ChangeClass::compatible: return "compatible";
-    case ChangeClass::warning: return "warning";
-    case ChangeClass::breaking: return "breaking";
-  }
-  return "breaking";
+  static constexpr std::string_view kNames[] = {"compatible", "warning", "breaking"};
+  const auto i = static_cast<std::size_t>(c);
+  return i < std::size(kNames) ? kNames[i] : "breaking";
 }
 
 namespace {
@@ -294,22 +291,20 @@ class Differ {
                     " (" + hex(n.keyword_mask) + ")",
           o.loc, n.loc);
     }
-    if (o.task_value != n.task_value)
-      add(ChangeClass::breaking, "event-task-changed", item,
-          "task " + quoted(o.task) + " (" + std::to_string(o.task_value) + ") -> " + quoted(n.task) + " (" +
-              std::to_string(n.task_value) + ")",
-          o.loc, n.loc);
-    else if (o.task != n.task)
-      add(ChangeClass::warning, "event-task-renamed", item, "task " + quoted(o.task) + " -> " + quoted(n.task), o.loc,
-          n.loc);
-    if (o.opcode_value != n.opcode_value)
-      add(ChangeClass::breaking, "event-opcode-changed", item,
-          "opcode " + quoted(o.opcode) + " (" + std::to_string(o.opcode_value) + ") -> " + quoted(n.opcode) + " (" +
-              std::to_string(n.opcode_value) + ")",
-          o.loc, n.loc);
-    else if (o.opcode != n.opcode)
-      add(ChangeClass::warning, "event-opcode-renamed", item, "opcode " + quoted(o.opcode) + " -> " + quoted(n.opcode),
-          o.loc, n.loc);
+    // The task and the opcode: a new value breaks decoders, a new name only reads differently.
+    auto named = [&](const char* what, const std::string& was, std::uint32_t was_value, const std::string& is,
+                     std::uint32_t is_value) {
+      const std::string kind = std::string("event-") + what;
+      if (was_value != is_value)
+        add(ChangeClass::breaking, kind + "-changed", item,
+            what + (" " + quoted(was)) + " (" + std::to_string(was_value) + ") -> " + quoted(is) + " (" +
+                std::to_string(is_value) + ")",
+            o.loc, n.loc);
+      else if (was != is)
+        add(ChangeClass::warning, kind + "-renamed", item, what + (" " + quoted(was)) + " -> " + quoted(is), o.loc, n.loc);
+    };
+    named("task", o.task, o.task_value, n.task, n.task_value);
+    named("opcode", o.opcode, o.opcode_value, n.opcode, n.opcode_value);
     if (o.channel != n.channel)
       add(ChangeClass::warning, "event-channel-changed", item,
           "channel " + quoted(o.channel) + " -> " + quoted(n.channel), o.loc, n.loc);

@@ -12,6 +12,7 @@
 #include "clretw/gen/namer.h"
 #include "clretw/gen/rules.h"
 #include "clretw/layout.h"
+#include "clretw/text.h"
 
 namespace clretw::gen {
 
@@ -29,28 +30,14 @@ std::string hex(std::uint64_t v) {
 }
 
 std::string cpp_string(std::string_view s) {
+  // Control characters as \xHH, then "" so that following hex digits are not absorbed.
+  static constexpr Escaper kCpp({{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"},
+                                 {'?', "\\?"}},  // no trigraphs
+                                "\\x", "\"\"");
   std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '?': out += "\\?"; break;  // no trigraphs
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\x";
-          out.push_back(kHex[(c >> 4) & 15]);
-          out.push_back(kHex[c & 15]);
-          out += "\"\"";  // end the literal so following hex digits are not absorbed
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out + "\"";
+  kCpp.append(out, s);
+  out += '"';
+  return out;
 }
 
 std::string intype_enumerator(InType t) {

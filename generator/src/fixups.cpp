@@ -2,9 +2,7 @@
 
 #include <pugixml.hpp>
 
-#include <fstream>
-#include <sstream>
-
+#include "clretw/gen/loader.h"
 #include "clretw/gen/rules.h"
 
 namespace clretw::gen {
@@ -88,14 +86,9 @@ std::optional<FixupSet> load_fixups_text(const std::string& text, const std::str
 }
 
 std::optional<FixupSet> load_fixups(const std::string& path, Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    report(diags, RuleId::unreadable_file, path, {}, "cannot open fix-up file '" + path + "'");
-    return std::nullopt;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return load_fixups_text(ss.str(), path, diags);
+  auto text = read_input(path, "fix-up file", diags);
+  if (!text) return std::nullopt;
+  return load_fixups_text(std::move(*text), path, diags);
 }
 
 const FixupSet& clr_fixups() {

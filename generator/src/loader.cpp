@@ -588,19 +588,25 @@ std::optional<Manifest> load_manifest_text(std::string text, const std::string& 
   return Loader(text, path, diags).load();
 }
 
-std::optional<Manifest> load_manifest(const std::string& path, Diagnostics& diags) {
+std::optional<std::string> read_input(const std::string& path, std::string_view what, Diagnostics& diags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    report(diags, RuleId::unreadable_file, path, {}, "cannot open manifest '" + path + "'");
+    report(diags, RuleId::unreadable_file, path, {}, "cannot open " + std::string(what) + " '" + path + "'");
     return std::nullopt;
   }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) {
-    report(diags, RuleId::unreadable_file, path, {}, "cannot read manifest '" + path + "'");
+    report(diags, RuleId::unreadable_file, path, {}, "cannot read " + std::string(what) + " '" + path + "'");
     return std::nullopt;
   }
-  return load_manifest_text(ss.str(), path, diags);
+  return ss.str();
+}
+
+std::optional<Manifest> load_manifest(const std::string& path, Diagnostics& diags) {
+  auto text = read_input(path, "manifest", diags);
+  if (!text) return std::nullopt;
+  return load_manifest_text(std::move(*text), path, diags);
 }
 
 }  // namespace clretw::gen

@@ -20,6 +20,7 @@
 #include "clretw/gen/schema_builder.h"
 #include "clretw/gen/validate.h"
 #include "clretw/gen/writer.h"
+#include "common/guarded_main.h"
 
 namespace fs = std::filesystem;
 using namespace clretw::gen;
@@ -321,12 +322,4 @@ int run(int argc, char** argv) {
   return generate(g);
 }
 
-// Nothing escapes: an unexpected exception is reported, never an abort.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "clretw-gen: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return clretw::tools::guarded_main("clretw-gen", run, argc, argv); }

@@ -41,14 +41,8 @@ std::string uri(std::string_view path) {
   return out;
 }
 
-std::string sarif_level(Severity s) {
-  switch (s) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::note: return "note";
-  }
-  return "error";
-}
+// SARIF's levels are named as ours are.
+std::string sarif_level(Severity s) { return std::string(severity_name(s)); }
 
 std::string physical_location(const std::string& file, Loc loc) {
   std::string s = "{\"artifactLocation\": {\"uri\": " + json_string(uri(file)) + "}";

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "clretw/format.h"
+#include "clretw/text.h"
 
 namespace clretw::gen {
 
@@ -17,18 +18,9 @@ std::string hex(std::uint64_t v) {
 }
 
 void escape(std::string& out, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\t': out += "&#9;"; break;
-      case '\r': out += "&#13;"; break;
-      default: out.push_back(c);
-    }
-  }
+  static constexpr Escaper kXml({{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\n', "&#10;"},
+                                 {'\t', "&#9;"}, {'\r', "&#13;"}});
+  kXml.append(out, s);
 }
 
 class Writer {

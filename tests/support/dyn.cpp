@@ -24,6 +24,14 @@ std::string describe(const DynValue& v) {
 
 namespace {
 
+// The first difference between the elements of two equally long lists, by `cmp`.
+template <class List, class Cmp>
+std::string each(const List& e, const List& a, const std::string& path, Cmp cmp) {
+  for (std::size_t i = 0; i < e.size(); ++i)
+    if (std::string d = cmp(e[i], a[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+  return {};
+}
+
 std::string compare_values(const DynValue& e, const DynValue& a, const std::string& path) {
   auto diff = [&] { return path + ": expected " + describe(e) + ", got " + describe(a); };
   // Integers: equal value, whatever the signedness of the C++ type carrying it.
@@ -44,19 +52,9 @@ std::string compare_values(const DynValue& e, const DynValue& a, const std::stri
     case DynValue::Kind::text: return e.text == a.text ? std::string() : diff();
     case DynValue::Kind::bytes: return e.bytes == a.bytes ? std::string() : diff();
     case DynValue::Kind::array:
-      if (e.items.size() != a.items.size()) return diff();
-      for (std::size_t i = 0; i < e.items.size(); ++i) {
-        std::string d = compare_values(e.items[i], a.items[i], path + "[" + std::to_string(i) + "]");
-        if (!d.empty()) return d;
-      }
-      return {};
+      return e.items.size() != a.items.size() ? diff() : each(e.items, a.items, path, compare_values);
     case DynValue::Kind::records:
-      if (e.records.size() != a.records.size()) return diff();
-      for (std::size_t i = 0; i < e.records.size(); ++i) {
-        std::string d = compare(e.records[i], a.records[i], path + "[" + std::to_string(i) + "]");
-        if (!d.empty()) return d;
-      }
-      return {};
+      return e.records.size() != a.records.size() ? diff() : each(e.records, a.records, path, compare);
     default: return {};
   }
 }

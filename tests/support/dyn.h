@@ -20,26 +20,11 @@ struct Got {
   DynValue value;
 };
 
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-template <class T>
-struct is_array_view : std::false_type {};
-template <class T>
-struct is_array_view<ArrayView<T>> : std::true_type {};
-template <class T>
-struct is_string_array : std::false_type {};
-template <class C>
-struct is_string_array<StringArray<C>> : std::true_type {};
-template <class T>
-struct is_record_range : std::false_type {};
-template <class E>
-struct is_record_range<RecordRange<E>> : std::true_type {};
-template <class T>
-struct is_std_vector : std::false_type {};
-template <class T, class A>
-struct is_std_vector<std::vector<T, A>> : std::true_type {};
+// Whether T is Template<...> (std::optional, std::vector, ArrayView, StringArray, RecordRange).
+template <class T, template <class...> class Template>
+struct is_instance : std::false_type {};
+template <template <class...> class Template, class... A>
+struct is_instance<Template<A...>, Template> : std::true_type {};
 
 template <class V>
 DynRecord view_record(const V& v);
@@ -92,7 +77,7 @@ inline DynValue bytes(Bytes b) {
 // A view accessor's result.
 template <class T>
 Got from_view(const T& t) {
-  if constexpr (is_optional<T>::value) {
+  if constexpr (is_instance<T, std::optional>::value) {
     if (!t) return Got{false, {}};
     return from_view(*t);
   } else if constexpr (std::is_same_v<T, Utf16View>) {
@@ -101,12 +86,12 @@ Got from_view(const T& t) {
     return {true, text(std::string(t))};
   } else if constexpr (std::is_same_v<T, Bytes>) {
     return {true, bytes(t)};
-  } else if constexpr (is_array_view<T>::value || is_string_array<T>::value) {
+  } else if constexpr (is_instance<T, ArrayView>::value || is_instance<T, StringArray>::value) {
     DynValue d;
     d.kind = DynValue::Kind::array;
     for (auto e : t) d.items.push_back(from_view(e).value);
     return {true, d};
-  } else if constexpr (is_record_range<T>::value) {
+  } else if constexpr (is_instance<T, RecordRange>::value) {
     DynValue d;
     d.kind = DynValue::Kind::records;
     for (auto e : t) d.records.push_back(view_record(e));
@@ -147,7 +132,7 @@ DynValue from_member(const M& m, const FieldDesc& f) {
     d.kind = DynValue::Kind::array;
     for (auto e : m) d.items.push_back(scalar(e));
     return d;
-  } else if constexpr (is_std_vector<M>::value) {
+  } else if constexpr (is_instance<M, std::vector>::value) {
     using E = typename M::value_type;
     DynValue d;
     if constexpr (detail::PayloadRecord<E>) {

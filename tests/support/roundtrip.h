@@ -36,22 +36,14 @@ class Filler {
   std::uint64_t next() { return rng_(); }
   std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
 
-  std::uint64_t array_size() {
-    switch (profile_) {
-      case Profile::empty: return 0;
-      case Profile::small: return 1 + below(3);
-      case Profile::large: return 12 + below(9);
-    }
+  // A size for the profile: none, small (from `small`, up to `small_spread` more) or large.
+  std::uint64_t size(std::uint64_t small, std::uint64_t small_spread, std::uint64_t large, std::uint64_t large_spread) {
+    if (profile_ == Profile::small) return small + below(small_spread);
+    if (profile_ == Profile::large) return large + below(large_spread);
     return 0;
   }
-  std::uint64_t text_units() {
-    switch (profile_) {
-      case Profile::empty: return 0;
-      case Profile::small: return 1 + below(8);
-      case Profile::large: return 60 + below(40);
-    }
-    return 0;
-  }
+  std::uint64_t array_size() { return size(1, 3, 12, 9); }
+  std::uint64_t text_units() { return size(1, 8, 60, 40); }
 
   // UTF-8 text of exactly `units` UTF-16 code units (surrogate pairs count 2).
   std::string text_of_units(std::uint64_t units, bool ascii) {
@@ -185,11 +177,7 @@ class Filler {
 };
 
 struct Stats {
-  std::size_t event_versions = 0;
-  std::size_t payloads = 0;
-  std::size_t bytes = 0;
-  std::size_t truncations = 0;
-  std::size_t with_reference = 0;
+  std::size_t event_versions = 0, payloads = 0, bytes = 0, truncations = 0, with_reference = 0;
   std::vector<std::string> failures;
 };
 

@@ -25,6 +25,7 @@
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 #include "clretw/nettrace.h"
+#include "common/guarded_main.h"
 
 namespace {
 
@@ -234,12 +235,4 @@ int run(int argc, char** argv) {
   return status;
 }
 
-// Nothing escapes: an unexpected exception is reported, never an abort.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "clretw-dump: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return clretw::tools::guarded_main("clretw-dump", run, argc, argv); }

@@ -12,6 +12,7 @@
 
 #include "clretw/events.h"
 #include "clretw/nettrace.h"
+#include "common/guarded_main.h"
 
 namespace {
 
@@ -322,12 +323,4 @@ int run(int argc, char** argv) {
   return file ? 0 : 2;
 }
 
-// Nothing escapes: an unexpected exception is reported, never an abort.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "clretw-sample: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return clretw::tools::guarded_main("clretw-sample", run, argc, argv); }

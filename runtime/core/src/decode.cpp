@@ -87,48 +87,25 @@ class TreeBuilder final : public FieldVisitor {
 
  private:
   static DynValue make(const Scalar& s) {
+    using K = DynValue::Kind;
     DynValue v;
     v.type = s.type();
     switch (s.type()) {
       case InType::Int8: case InType::Int16: case InType::Int32: case InType::Int64:
-        v.kind = DynValue::Kind::sint;
-        v.i = s.as_int();
+        v.kind = K::sint, v.i = s.as_int();
         break;
-      case InType::Float: case InType::Double:
-        v.kind = DynValue::Kind::real;
-        v.d = s.as_double();
-        break;
-      case InType::Boolean:
-        v.kind = DynValue::Kind::boolean;
-        v.u = s.as_uint();
-        break;
-      case InType::Guid:
-        v.kind = DynValue::Kind::guid;
-        v.g = s.as_guid();
-        break;
-      case InType::SystemTime:
-        v.kind = DynValue::Kind::systemtime;
-        v.st = s.as_systemtime();
-        break;
-      case InType::UnicodeString:
-        v.kind = DynValue::Kind::text;
-        v.text = s.as_utf16().to_utf8();
-        break;
-      case InType::AnsiString:
-        v.kind = DynValue::Kind::text;
-        v.text = std::string(s.as_ansi());
-        break;
-      case InType::Binary: case InType::Sid:
-        v.kind = DynValue::Kind::bytes;
-        v.bytes.assign(s.data, s.data + s.size);
-        break;
-      default:
-        v.kind = DynValue::Kind::uint;
-        v.u = s.as_uint();
-        break;
+      case InType::Float: case InType::Double: v.kind = K::real, v.d = s.as_double(); break;
+      case InType::Boolean: v.kind = K::boolean, v.u = s.as_uint(); break;
+      case InType::Guid: v.kind = K::guid, v.g = s.as_guid(); break;
+      case InType::SystemTime: v.kind = K::systemtime, v.st = s.as_systemtime(); break;
+      case InType::UnicodeString: v.kind = K::text, v.text = s.as_utf16().to_utf8(); break;
+      case InType::AnsiString: v.kind = K::text, v.text = std::string(s.as_ansi()); break;
+      case InType::Binary: case InType::Sid: v.kind = K::bytes, v.bytes.assign(s.data, s.data + s.size); break;
+      default: v.kind = K::uint, v.u = s.as_uint(); break;
     }
     return v;
   }
+
   std::vector<DynRecord*> records_;
   std::vector<DynValue*> arrays_;
 };

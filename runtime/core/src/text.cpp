@@ -163,28 +163,28 @@ std::string ansi_to_utf8(std::string_view bytes) {
   return out;
 }
 
-void append_json_escaped(std::string& out, std::string_view s) {
+void Escaper::append(std::string& out, std::string_view s) const {
   static constexpr char kHex[] = "0123456789abcdef";
   for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(ch);
-        }
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 128 && !named_[c].empty()) {
+      out += named_[c];
+    } else if (c < 0x20 && !prefix_.empty()) {
+      out += prefix_;
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+      out += suffix_;
+    } else {
+      out.push_back(ch);
     }
   }
+}
+
+void append_json_escaped(std::string& out, std::string_view s) {
+  static constexpr Escaper kJson({{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"},
+                                  {'\b', "\\b"}, {'\f', "\\f"}},
+                                 "\\u00");
+  kJson.append(out, s);
 }
 
 bool glob_match(std::string_view p, std::string_view t) {

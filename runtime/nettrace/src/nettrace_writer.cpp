@@ -49,6 +49,14 @@ struct Writer::Impl {
     raw(b);
   }
 
+  // What both trace descriptions (format 6's trace block, the Trace object) begin with.
+  void clock_and_pointer_size(ByteWriter& w) const {
+    o.sync_time_utc.store(w);
+    w.put(o.sync_timestamp);
+    w.put(o.frequency);
+    w.put(o.pointer_size);
+  }
+
   void start() {
     raw("Nettrace", 8);
     if (o.format >= 6) {
@@ -57,10 +65,7 @@ struct Writer::Impl {
       put<std::uint32_t>(0);
       std::vector<std::uint8_t> t;
       ByteWriter w(t);
-      o.sync_time_utc.store(w);
-      w.put(o.sync_timestamp);
-      w.put(o.frequency);
-      w.put(o.pointer_size);
+      clock_and_pointer_size(w);
       const std::pair<std::string, std::string> kv[] = {{"ProcessId", std::to_string(o.process_id)},
                                                          {"HardwareThreadCount", "4"}};
       w.put<std::uint32_t>(2);
@@ -74,10 +79,7 @@ struct Writer::Impl {
     type_header("Trace", o.format, 4);
     std::vector<std::uint8_t> t;
     ByteWriter w(t);
-    o.sync_time_utc.store(w);
-    w.put(o.sync_timestamp);
-    w.put(o.frequency);
-    w.put(o.pointer_size);
+    clock_and_pointer_size(w);
     w.put(o.process_id);
     w.put<std::uint32_t>(4);     // processors
     w.put<std::uint32_t>(1000);  // expected sampling rate

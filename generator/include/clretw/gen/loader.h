@@ -19,6 +19,10 @@ namespace clretw::gen {
 // Reads and parses a manifest. Returns nullopt when the file cannot be read or
 // is not well-formed XML (the reason is in diags); otherwise a model, with any
 // structural problems reported in diags.
+// The whole of an input file; M008 (unreadable-file) naming `what` when it
+// cannot be opened or read.
+std::optional<std::string> read_input(const std::string& path, std::string_view what, Diagnostics& diags);
+
 std::optional<Manifest> load_manifest(const std::string& path, Diagnostics& diags);
 
 // The same, from text in memory; `path` names it in diagnostics.

@@ -143,16 +143,15 @@ struct KeywordDesc {
   std::uint64_t mask = 0;
   std::string_view message{};
 };
-struct LevelDesc {
+// A level or a task: a name for a value.
+template <class V>
+struct NamedValueDesc {
   std::string_view name{};
-  std::uint8_t value = 0;
+  V value = 0;
   std::string_view message{};
 };
-struct TaskDesc {
-  std::string_view name{};
-  std::uint16_t value = 0;
-  std::string_view message{};
-};
+using LevelDesc = NamedValueDesc<std::uint8_t>;
+using TaskDesc = NamedValueDesc<std::uint16_t>;
 struct OpcodeDesc {
   std::string_view name{};
   std::uint16_t task = 0;  // 0 for provider-wide opcodes
@@ -162,11 +161,9 @@ struct OpcodeDesc {
 
 // One version of one event.
 struct EventDesc {
+  // ETW's event descriptor.
   std::uint16_t id = 0;
-  std::uint8_t version = 0;
-  std::uint8_t level = 0;
-  std::uint8_t opcode = 0;
-  std::uint8_t channel = 0;
+  std::uint8_t version = 0, level = 0, opcode = 0, channel = 0;
   std::uint16_t task = 0;
   std::uint64_t keywords = 0;
   std::string_view symbol{};       // e.g. "GCStart_V2"

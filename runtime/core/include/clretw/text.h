@@ -5,8 +5,10 @@
 // replacing unpaired surrogates with U+FFFD.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -63,6 +65,29 @@ std::string valid_utf8(std::string_view s);
 // ANSI payload strings are raw bytes; CLR writes UTF-8. Valid UTF-8 passes
 // through, anything else is read as Latin-1 so the output is always UTF-8.
 std::string ansi_to_utf8(std::string_view bytes);
+
+// How a text format writes the characters it cannot take as they are: some
+// by name (a table), the other control characters (below 0x20) as a prefix,
+// two hex digits and a suffix - or as they are, when the prefix is empty.
+// Built at compile time; JSON strings, C++ literals and XML attributes each
+// have one.
+class Escaper {
+ public:
+  struct Escape {
+    char c;
+    std::string_view as;
+  };
+  constexpr Escaper(std::initializer_list<Escape> table, std::string_view control_prefix = {},
+                    std::string_view control_suffix = {})
+      : prefix_(control_prefix), suffix_(control_suffix) {
+    for (const Escape& e : table) named_[static_cast<unsigned char>(e.c) & 127] = e.as;
+  }
+  void append(std::string& out, std::string_view s) const;
+
+ private:
+  std::array<std::string_view, 128> named_{};
+  std::string_view prefix_, suffix_;
+};
 
 // Appends s to out with JSON string escaping (no surrounding quotes).
 void append_json_escaped(std::string& out, std::string_view utf8);

@@ -89,6 +89,37 @@ inline T load_value(const std::uint8_t* p, unsigned width) noexcept {
   }
 }
 
+// The forward iterator of the ranges below (ArrayView, StringArray,
+// RecordRange): element i of the range's size(), and the range's State for
+// it. The range says where the first element is (first()), what an element
+// is (get()) and where the next one starts (advance()); advance() is only
+// asked for elements that exist, so no range looks past its last element.
+template <class Range>
+class RangeIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = typename Range::value_type;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = value_type;
+  RangeIterator() = default;
+  RangeIterator(const Range* r, std::size_t i) : r_(r), i_(i) {
+    if (i_ < r_->size()) state_ = r_->first();
+  }
+  value_type operator*() const noexcept { return r_->get(state_); }
+  RangeIterator& operator++() noexcept {
+    if (++i_ < r_->size()) r_->advance(state_);
+    return *this;
+  }
+  RangeIterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
+  friend bool operator==(const RangeIterator& a, const RangeIterator& b) { return a.i_ == b.i_; }
+
+ private:
+  const Range* r_ = nullptr;
+  std::size_t i_ = 0;
+  typename Range::State state_{};
+};
+
 // A random-access range of fixed-size scalars inside a payload.
 template <class T>
 class ArrayView {
@@ -100,27 +131,18 @@ class ArrayView {
   bool empty() const noexcept { return count_ == 0; }
   T operator[](std::size_t i) const noexcept { return load_value<T>(data_ + i * width_, width_); }
 
-  class iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = T;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = T;
-    iterator() = default;
-    iterator(const ArrayView* a, std::size_t i) : a_(a), i_(i) {}
-    T operator*() const noexcept { return (*a_)[i_]; }
-    iterator& operator++() noexcept { return ++i_, *this; }
-    iterator operator++(int) noexcept { auto t = *this; ++i_; return t; }
-    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
-   private:
-    const ArrayView* a_ = nullptr;
-    std::size_t i_ = 0;
-  };
+  using value_type = T;
+  using iterator = RangeIterator<ArrayView>;
   iterator begin() const noexcept { return {this, 0}; }
   iterator end() const noexcept { return {this, count_}; }
 
  private:
+  friend iterator;
+  using State = const std::uint8_t*;
+  State first() const noexcept { return data_; }
+  T get(State p) const noexcept { return load_value<T>(p, width_); }
+  void advance(State& p) const noexcept { p += width_; }
+
   const std::uint8_t* data_ = nullptr;
   std::size_t count_ = 0;
   unsigned width_ = 0;
@@ -140,42 +162,26 @@ class StringArray {
   std::size_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
 
-  class iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = StringArray::value_type;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = value_type;
-    iterator() = default;
-    iterator(const StringArray* a, std::size_t i, std::uint32_t pos) : a_(a), i_(i), pos_(pos) { locate(); }
-    value_type operator*() const noexcept {
-      const std::uint8_t* p = a_->payload_.data() + pos_;
-      if constexpr (std::is_same_v<Char, char16_t>) return Utf16View(p, cur_.text / 2);
-      else return std::string_view(reinterpret_cast<const char*>(p), cur_.text);
-    }
-    iterator& operator++() noexcept {
-      pos_ += cur_.size;
-      ++i_;
-      locate();
-      return *this;
-    }
-    iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
-    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
-   private:
-    void locate() noexcept {  // the view's factory verified every element
-      if (i_ >= a_->count_) return;
-      cur_ = locate_element(*a_->field_, a_->length_, a_->ps_, a_->payload_, pos_);
-    }
-    const StringArray* a_ = nullptr;
-    std::size_t i_ = 0;
-    std::uint32_t pos_ = 0;
-    ElementExtent cur_;
-  };
-  iterator begin() const noexcept { return {this, 0, begin_}; }
-  iterator end() const noexcept { return {this, count_, 0}; }
+  using iterator = RangeIterator<StringArray>;
+  iterator begin() const noexcept { return {this, 0}; }
+  iterator end() const noexcept { return {this, count_}; }
 
  private:
+  friend iterator;
+  struct State {
+    std::uint32_t pos = 0;  // where the element starts
+    ElementExtent extent;   // its size and text, from the layout engine
+  };
+  // The view's factory verified every element: locating cannot fail here.
+  State at(std::uint32_t pos) const noexcept { return {pos, locate_element(*field_, length_, ps_, payload_, pos)}; }
+  State first() const noexcept { return at(begin_); }
+  void advance(State& s) const noexcept { s = at(s.pos + s.extent.size); }
+  value_type get(const State& s) const noexcept {
+    const std::uint8_t* p = payload_.data() + s.pos;
+    if constexpr (std::is_same_v<Char, char16_t>) return Utf16View(p, s.extent.text / 2);
+    else return std::string_view(reinterpret_cast<const char*>(p), s.extent.text);
+  }
+
   const FieldDesc* field_ = nullptr;
   Bytes payload_;
   std::uint32_t begin_ = 0;
@@ -260,13 +266,17 @@ class ViewBase {
     return element_count(*rec_, pointer_size(), payload(), seg_, l.index);
   }
 
+  // The value `read` gives for a field some versions lack; nullopt where absent.
+  template <class F>
+  static auto if_present(const FieldLoc& l, F read) noexcept -> std::optional<decltype(read())> {
+    if (!l.present) return std::nullopt;
+    return read();
+  }
+
   template <class T>
   T get(const FieldLoc& l) const noexcept { return load_value<T>(at(l), l.width); }
   template <class T>
-  std::optional<T> get_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return get<T>(l);
-  }
+  std::optional<T> get_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return get<T>(l); }); }
 
   // The text of a string: without its terminator, or without the NULs that
   // pad a counted string (layout.h's string_text).
@@ -274,29 +284,23 @@ class ViewBase {
     return Utf16View(at(l), string_text(at(l), bytes_of(l), 2, l.flags & kTerminated) / 2);
   }
   std::optional<Utf16View> utf16_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return utf16(l);
+    return if_present(l, [&] { return utf16(l); });
   }
   std::string_view ansi(const FieldLoc& l) const noexcept {
     return {reinterpret_cast<const char*>(at(l)), string_text(at(l), bytes_of(l), 1, l.flags & kTerminated)};
   }
   std::optional<std::string_view> ansi_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return ansi(l);
+    return if_present(l, [&] { return ansi(l); });
   }
   Bytes bytes(const FieldLoc& l) const noexcept { return {at(l), bytes_of(l)}; }
-  std::optional<Bytes> bytes_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return bytes(l);
-  }
+  std::optional<Bytes> bytes_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return bytes(l); }); }
   template <class T>
   ArrayView<T> array(const FieldLoc& l) const noexcept {
     return ArrayView<T>(at(l), bytes_of(l) / l.width, l.width);
   }
   template <class T>
   std::optional<ArrayView<T>> array_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return array<T>(l);
+    return if_present(l, [&] { return array<T>(l); });
   }
   template <class Char>
   StringArray<Char> strings(const FieldLoc& l) const noexcept {
@@ -305,8 +309,7 @@ class ViewBase {
   }
   template <class Char>
   std::optional<StringArray<Char>> strings_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return strings<Char>(l);
+    return if_present(l, [&] { return strings<Char>(l); });
   }
   template <class E>
   RecordRange<E> records(const FieldLoc& l) const noexcept {
@@ -314,20 +317,15 @@ class ViewBase {
   }
   template <class E>
   std::optional<RecordRange<E>> records_opt(const FieldLoc& l) const noexcept {
-    if (!l.present) return std::nullopt;
-    return records<E>(l);
+    return if_present(l, [&] { return records<E>(l); });
   }
 
   const std::uint8_t* p_ = nullptr;
   const RecordDesc* rec_ = nullptr;
-  std::uint32_t size_ = 0;
-  std::uint32_t begin_ = 0;
-  std::uint32_t end_ = 0;
-  std::uint8_t vi_ = 0;
-  std::uint8_t ps8_ = 0;
-  std::uint8_t version_ = 0;
-  std::uint8_t layout_version_ = 0;
-  std::uint32_t seg_[Segs] = {};
+  std::uint32_t size_ = 0, begin_ = 0, end_ = 0;  // the payload's size; where this record starts and ends in it
+  std::uint8_t vi_ = 0, ps8_ = 0;                  // index in the view's versions; pointer size is 8
+  std::uint8_t version_ = 0, layout_version_ = 0;  // as version() and layout_version() say
+  std::uint32_t seg_[Segs] = {};                   // where each segment of the record starts
 
   template <class>
   friend class RecordRange;
@@ -346,6 +344,8 @@ class RecordRange {
 
   std::size_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
+  using value_type = Elem;
+  using iterator = RangeIterator<RecordRange>;
   // Element i; O(1) when elements have a fixed size, O(i) otherwise.
   Elem operator[](std::size_t i) const noexcept {
     if (stride_) return make(begin_ + static_cast<std::uint32_t>(i) * stride_);
@@ -353,35 +353,17 @@ class RecordRange {
     for (std::size_t k = 0; k < i; ++k) ++it;
     return *it;
   }
-
-  class iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = Elem;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = Elem;
-    iterator() = default;
-    iterator(const RecordRange* r, std::size_t i, std::uint32_t pos) : r_(r), i_(i) {
-      if (i_ < r_->count_) cur_ = r_->make(pos);
-    }
-    Elem operator*() const noexcept { return *cur_; }
-    iterator& operator++() noexcept {  // each element is walked once: its view knows where it ends
-      if (++i_ < r_->count_) cur_ = r_->make(r_->stride_ ? cur_->begin_ + r_->stride_ : cur_->end_);
-      return *this;
-    }
-    iterator operator++(int) noexcept { auto t = *this; ++*this; return t; }
-    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
-   private:
-    const RecordRange* r_ = nullptr;
-    std::size_t i_ = 0;
-    std::optional<Elem> cur_;  // element i_ (none at the end)
-  };
-  iterator begin() const noexcept { return {this, 0, begin_}; }
-  iterator end() const noexcept { return {this, count_, 0}; }
+  iterator begin() const noexcept { return {this, 0}; }
+  iterator end() const noexcept { return {this, count_}; }
 
  private:
+  friend iterator;
+  // The current element's view: it knows where it ends, so each element is walked once.
+  using State = std::optional<Elem>;
   Elem make(std::uint32_t pos) const noexcept { return Elem::at(payload_, pos, vi_, version_, ps_); }
+  State first() const noexcept { return make(begin_); }
+  Elem get(const State& e) const noexcept { return *e; }
+  void advance(State& e) const noexcept { e = make(stride_ ? e->begin_ + stride_ : e->end_); }
 
   Bytes payload_;
   std::uint32_t begin_ = 0;
