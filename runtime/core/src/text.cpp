@@ -165,19 +165,23 @@ std::string ansi_to_utf8(std::string_view bytes) {
 
 void Escaper::append(std::string& out, std::string_view s) const {
   static constexpr char kHex[] = "0123456789abcdef";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 128 && !named_[c].empty()) {
+  std::size_t plain = 0;  // start of the run of characters written as they are
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool named = c < 128 && !named_[c].empty();
+    if (!named && (c >= 0x20 || prefix_.empty())) continue;
+    out.append(s.data() + plain, i - plain);
+    plain = i + 1;
+    if (named) {
       out += named_[c];
-    } else if (c < 0x20 && !prefix_.empty()) {
+    } else {
       out += prefix_;
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
       out += suffix_;
-    } else {
-      out.push_back(ch);
     }
   }
+  out.append(s.data() + plain, s.size() - plain);
 }
 
 void append_json_escaped(std::string& out, std::string_view s) {
