@@ -67,3 +67,22 @@ TEST_CASE("JSON escaping") {
   clretw::append_json_escaped(out, "a\"b\\c\n\x01");
   CHECK(out == "a\\\"b\\\\c\\n\\u0001");
 }
+
+TEST_CASE("Escaper: named characters, control characters with a prefix and suffix, or kept as they are") {
+  // C++-literal style: a control character becomes \xHH and ends the literal, so a following hex digit stays text.
+  static constexpr clretw::Escaper kCpp({{'"', "\\\""}, {'?', "\\?"}}, "\\x", "\"\"");
+  std::string out = "<";
+  kCpp.append(out, "a\x1f" "b?\"");
+  CHECK(out == "<a\\x1f\"\"b\\?\\\"");
+  out.clear();
+  kCpp.append(out, "");
+  CHECK(out.empty());
+  kCpp.append(out, "plain text, untouched");
+  CHECK(out == "plain text, untouched");
+
+  // No prefix: control characters without a name are kept; bytes above 0x7F are never escaped.
+  static constexpr clretw::Escaper kXml({{'&', "&amp;"}, {'\n', "&#10;"}});
+  out.clear();
+  kXml.append(out, "x\x01&\n\xC3\xA9&");
+  CHECK(out == "x\x01&amp;&#10;\xC3\xA9&amp;");
+}
