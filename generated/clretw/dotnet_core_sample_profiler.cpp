@@ -26,7 +26,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ThreadSample", line 3553
+// "ThreadSample", line 3569
 constexpr ::clretw::FieldDesc kFieldsThreadSample[] = {
     {.name = "Type", .type = ::clretw::InType::UInt32, .map = &kMap_ThreadSampleTypeMap},
 };
@@ -39,7 +39,7 @@ constexpr ::clretw::RecordDesc kRecord_ThreadSample{
     .fields = kFieldsThreadSample,
     .layout = {{kPlacesThreadSample[0], kSegmentsThreadSample[0], 4}, {kPlacesThreadSample[1], kSegmentsThreadSample[1], 4}},
 
-    .line = 3553};
+    .line = 3569};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -65,7 +65,7 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 4, .opcode = 11, .task = 1, .keywords = 0x0,
      .symbol = "ThreadSample", .name = "Thread/Sample", .task_name = "Thread", .opcode_name = "Sample",
-     .message = "", .payload = &kRecord_ThreadSample, .line = 3558},
+     .message = "", .payload = &kRecord_ThreadSample, .line = 3574},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

@@ -345,6 +345,16 @@ constexpr ::clretw::MapEntry kEntries_kMap_GCGlobalMechanismsMap[] = {
 constexpr ::clretw::MapDesc kMap_GCGlobalMechanismsMap{"GCGlobalMechanismsMap", true, kEntries_kMap_GCGlobalMechanismsMap};
 
 
+constexpr ::clretw::MapEntry kEntries_kMap_GCPauseModeMap[] = {
+    {0x0, "Batch"},
+    {0x1, "Interactive"},
+    {0x2, "LowLatency"},
+    {0x3, "SustainedLowLatency"},
+    {0x4, "NoGC"},
+};
+constexpr ::clretw::MapDesc kMap_GCPauseModeMap{"GCPauseModeMap", false, kEntries_kMap_GCPauseModeMap};
+
+
 constexpr ::clretw::MapEntry kEntries_kMap_GCHeapCompactMechanismMap[] = {
     {0x0, "not_specified"},
     {0x80000001, "compact_low_ephemeral"},
@@ -414,6 +424,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ThreadFlagsMap,
     &kMap_TieredCompilationSettingsFlagsMap,
     &kMap_GCGlobalMechanismsMap,
+    &kMap_GCPauseModeMap,
     &kMap_GCHeapCompactMechanismMap,
     &kMap_GCHeapExpandMechanismMap,
     &kMap_WaitHandleWaitSourceMap,
@@ -424,7 +435,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "EventSource", line 550
+// "EventSource", line 558
 constexpr ::clretw::FieldDesc kFieldsEventSource[] = {
     {.name = "EventID", .type = ::clretw::InType::Int32},
     {.name = "EventName", .type = ::clretw::InType::UnicodeString},
@@ -440,9 +451,9 @@ constexpr ::clretw::RecordDesc kRecord_EventSource{
     .fields = kFieldsEventSource,
     .layout = {{kPlacesEventSource[0], kSegmentsEventSource[0], 4}, {kPlacesEventSource[1], kSegmentsEventSource[1], 4}},
 
-    .line = 550};
+    .line = 558};
 
-// "StrongNameVerification", line 556
+// "StrongNameVerification", line 564
 constexpr ::clretw::FieldDesc kFieldsStrongNameVerification[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -457,9 +468,9 @@ constexpr ::clretw::RecordDesc kRecord_StrongNameVerification{
     .fields = kFieldsStrongNameVerification,
     .layout = {{kPlacesStrongNameVerification[0], kSegmentsStrongNameVerification[0], 8}, {kPlacesStrongNameVerification[1], kSegmentsStrongNameVerification[1], 8}},
 
-    .line = 556};
+    .line = 564};
 
-// "StrongNameVerification_V1", line 561
+// "StrongNameVerification_V1", line 569
 constexpr ::clretw::FieldDesc kFieldsStrongNameVerification_V1[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -475,9 +486,9 @@ constexpr ::clretw::RecordDesc kRecord_StrongNameVerification_V1{
     .fields = kFieldsStrongNameVerification_V1,
     .layout = {{kPlacesStrongNameVerification_V1[0], kSegmentsStrongNameVerification_V1[0], 10}, {kPlacesStrongNameVerification_V1[1], kSegmentsStrongNameVerification_V1[1], 10}},
 
-    .line = 561};
+    .line = 569};
 
-// "AuthenticodeVerification", line 567
+// "AuthenticodeVerification", line 575
 constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -492,9 +503,9 @@ constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification{
     .fields = kFieldsAuthenticodeVerification,
     .layout = {{kPlacesAuthenticodeVerification[0], kSegmentsAuthenticodeVerification[0], 8}, {kPlacesAuthenticodeVerification[1], kSegmentsAuthenticodeVerification[1], 8}},
 
-    .line = 567};
+    .line = 575};
 
-// "AuthenticodeVerification_V1", line 572
+// "AuthenticodeVerification_V1", line 580
 constexpr ::clretw::FieldDesc kFieldsAuthenticodeVerification_V1[] = {
     {.name = "VerificationFlags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "ErrorCode", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
@@ -510,9 +521,9 @@ constexpr ::clretw::RecordDesc kRecord_AuthenticodeVerification_V1{
     .fields = kFieldsAuthenticodeVerification_V1,
     .layout = {{kPlacesAuthenticodeVerification_V1[0], kSegmentsAuthenticodeVerification_V1[0], 10}, {kPlacesAuthenticodeVerification_V1[1], kSegmentsAuthenticodeVerification_V1[1], 10}},
 
-    .line = 572};
+    .line = 580};
 
-// "RuntimeInformation", line 578
+// "RuntimeInformation", line 586
 constexpr ::clretw::FieldDesc kFieldsRuntimeInformation[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Sku", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
@@ -539,9 +550,9 @@ constexpr ::clretw::RecordDesc kRecord_RuntimeInformation{
     .fields = kFieldsRuntimeInformation,
     .layout = {{kPlacesRuntimeInformation[0], kSegmentsRuntimeInformation[0], 41}, {kPlacesRuntimeInformation[1], kSegmentsRuntimeInformation[1], 41}},
 
-    .line = 578};
+    .line = 586};
 
-// "GCStart", line 595
+// "GCStart", line 603
 constexpr ::clretw::FieldDesc kFieldsGCStart[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
@@ -555,9 +566,9 @@ constexpr ::clretw::RecordDesc kRecord_GCStart{
     .fields = kFieldsGCStart,
     .layout = {{kPlacesGCStart[0], kSegmentsGCStart[0], 8}, {kPlacesGCStart[1], kSegmentsGCStart[1], 8}},
 
-    .line = 595};
+    .line = 603};
 
-// "GCStart_V1", line 599
+// "GCStart_V1", line 607
 constexpr ::clretw::FieldDesc kFieldsGCStart_V1[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "Depth", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
@@ -574,9 +585,9 @@ constexpr ::clretw::RecordDesc kRecord_GCStart_V1{
     .fields = kFieldsGCStart_V1,
     .layout = {{kPlacesGCStart_V1[0], kSegmentsGCStart_V1[0], 18}, {kPlacesGCStart_V1[1], kSegmentsGCStart_V1[1], 18}},
 
-    .line = 599};
+    .line = 607};
 
-// "GCStart_V2", line 606
+// "GCStart_V2", line 614
 constexpr ::clretw::FieldDesc kFieldsGCStart_V2[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
     {.name = "Depth", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::UnsignedInt},
@@ -594,9 +605,9 @@ constexpr ::clretw::RecordDesc kRecord_GCStart_V2{
     .fields = kFieldsGCStart_V2,
     .layout = {{kPlacesGCStart_V2[0], kSegmentsGCStart_V2[0], 26}, {kPlacesGCStart_V2[1], kSegmentsGCStart_V2[1], 26}},
 
-    .line = 606};
+    .line = 614};
 
-// "GCEnd", line 614
+// "GCEnd", line 622
 constexpr ::clretw::FieldDesc kFieldsGCEnd[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "Depth", .type = ::clretw::InType::UInt16},
@@ -610,9 +621,9 @@ constexpr ::clretw::RecordDesc kRecord_GCEnd{
     .fields = kFieldsGCEnd,
     .layout = {{kPlacesGCEnd[0], kSegmentsGCEnd[0], 6}, {kPlacesGCEnd[1], kSegmentsGCEnd[1], 6}},
 
-    .line = 614};
+    .line = 622};
 
-// "GCEnd_V1", line 618
+// "GCEnd_V1", line 626
 constexpr ::clretw::FieldDesc kFieldsGCEnd_V1[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "Depth", .type = ::clretw::InType::UInt32},
@@ -627,9 +638,9 @@ constexpr ::clretw::RecordDesc kRecord_GCEnd_V1{
     .fields = kFieldsGCEnd_V1,
     .layout = {{kPlacesGCEnd_V1[0], kSegmentsGCEnd_V1[0], 10}, {kPlacesGCEnd_V1[1], kSegmentsGCEnd_V1[1], 10}},
 
-    .line = 618};
+    .line = 626};
 
-// "GCHeapStats", line 623
+// "GCHeapStats", line 631
 constexpr ::clretw::FieldDesc kFieldsGCHeapStats[] = {
     {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -654,9 +665,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapStats{
     .fields = kFieldsGCHeapStats,
     .layout = {{kPlacesGCHeapStats[0], kSegmentsGCHeapStats[0], 92}, {kPlacesGCHeapStats[1], kSegmentsGCHeapStats[1], 92}},
 
-    .line = 623};
+    .line = 631};
 
-// "GCHeapStats_V1", line 638
+// "GCHeapStats_V1", line 646
 constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V1[] = {
     {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -682,9 +693,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V1{
     .fields = kFieldsGCHeapStats_V1,
     .layout = {{kPlacesGCHeapStats_V1[0], kSegmentsGCHeapStats_V1[0], 94}, {kPlacesGCHeapStats_V1[1], kSegmentsGCHeapStats_V1[1], 94}},
 
-    .line = 638};
+    .line = 646};
 
-// "GCHeapStats_V2", line 654
+// "GCHeapStats_V2", line 662
 constexpr ::clretw::FieldDesc kFieldsGCHeapStats_V2[] = {
     {.name = "GenerationSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TotalPromotedSize0", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -712,9 +723,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapStats_V2{
     .fields = kFieldsGCHeapStats_V2,
     .layout = {{kPlacesGCHeapStats_V2[0], kSegmentsGCHeapStats_V2[0], 110}, {kPlacesGCHeapStats_V2[1], kSegmentsGCHeapStats_V2[1], 110}},
 
-    .line = 654};
+    .line = 662};
 
-// "GCCreateSegment", line 672
+// "GCCreateSegment", line 680
 constexpr ::clretw::FieldDesc kFieldsGCCreateSegment[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Size", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -729,9 +740,9 @@ constexpr ::clretw::RecordDesc kRecord_GCCreateSegment{
     .fields = kFieldsGCCreateSegment,
     .layout = {{kPlacesGCCreateSegment[0], kSegmentsGCCreateSegment[0], 20}, {kPlacesGCCreateSegment[1], kSegmentsGCCreateSegment[1], 20}},
 
-    .line = 672};
+    .line = 680};
 
-// "GCCreateSegment_V1", line 677
+// "GCCreateSegment_V1", line 685
 constexpr ::clretw::FieldDesc kFieldsGCCreateSegment_V1[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Size", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -747,9 +758,9 @@ constexpr ::clretw::RecordDesc kRecord_GCCreateSegment_V1{
     .fields = kFieldsGCCreateSegment_V1,
     .layout = {{kPlacesGCCreateSegment_V1[0], kSegmentsGCCreateSegment_V1[0], 22}, {kPlacesGCCreateSegment_V1[1], kSegmentsGCCreateSegment_V1[1], 22}},
 
-    .line = 677};
+    .line = 685};
 
-// "GCFreeSegment", line 683
+// "GCFreeSegment", line 691
 constexpr ::clretw::FieldDesc kFieldsGCFreeSegment[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -762,9 +773,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFreeSegment{
     .fields = kFieldsGCFreeSegment,
     .layout = {{kPlacesGCFreeSegment[0], kSegmentsGCFreeSegment[0], 8}, {kPlacesGCFreeSegment[1], kSegmentsGCFreeSegment[1], 8}},
 
-    .line = 683};
+    .line = 691};
 
-// "GCFreeSegment_V1", line 686
+// "GCFreeSegment_V1", line 694
 constexpr ::clretw::FieldDesc kFieldsGCFreeSegment_V1[] = {
     {.name = "Address", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -778,9 +789,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFreeSegment_V1{
     .fields = kFieldsGCFreeSegment_V1,
     .layout = {{kPlacesGCFreeSegment_V1[0], kSegmentsGCFreeSegment_V1[0], 10}, {kPlacesGCFreeSegment_V1[1], kSegmentsGCFreeSegment_V1[1], 10}},
 
-    .line = 686};
+    .line = 694};
 
-// "GCNoUserData", line 690
+// "GCNoUserData", line 698
 constexpr ::clretw::FieldDesc kFieldsGCNoUserData[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -793,9 +804,9 @@ constexpr ::clretw::RecordDesc kRecord_GCNoUserData{
     .fields = kFieldsGCNoUserData,
     .layout = {{kPlacesGCNoUserData[0], kSegmentsGCNoUserData[0], 2}, {kPlacesGCNoUserData[1], kSegmentsGCNoUserData[1], 2}},
 
-    .line = 690};
+    .line = 698};
 
-// "GenAwareTemplate", line 693
+// "GenAwareTemplate", line 701
 constexpr ::clretw::FieldDesc kFieldsGenAwareTemplate[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -809,9 +820,9 @@ constexpr ::clretw::RecordDesc kRecord_GenAwareTemplate{
     .fields = kFieldsGenAwareTemplate,
     .layout = {{kPlacesGenAwareTemplate[0], kSegmentsGenAwareTemplate[0], 6}, {kPlacesGenAwareTemplate[1], kSegmentsGenAwareTemplate[1], 6}},
 
-    .line = 693};
+    .line = 701};
 
-// "GCSuspendEE", line 697
+// "GCSuspendEE", line 705
 constexpr ::clretw::FieldDesc kFieldsGCSuspendEE[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt16, .map = &kMap_GCSuspendEEReasonMap},
 };
@@ -824,9 +835,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSuspendEE{
     .fields = kFieldsGCSuspendEE,
     .layout = {{kPlacesGCSuspendEE[0], kSegmentsGCSuspendEE[0], 2}, {kPlacesGCSuspendEE[1], kSegmentsGCSuspendEE[1], 2}},
 
-    .line = 697};
+    .line = 705};
 
-// "GCSuspendEE_V1", line 700
+// "GCSuspendEE_V1", line 708
 constexpr ::clretw::FieldDesc kFieldsGCSuspendEE_V1[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCSuspendEEReasonMap},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -841,9 +852,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSuspendEE_V1{
     .fields = kFieldsGCSuspendEE_V1,
     .layout = {{kPlacesGCSuspendEE_V1[0], kSegmentsGCSuspendEE_V1[0], 10}, {kPlacesGCSuspendEE_V1[1], kSegmentsGCSuspendEE_V1[1], 10}},
 
-    .line = 700};
+    .line = 708};
 
-// "GCAllocationTick", line 705
+// "GCAllocationTick", line 713
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -857,9 +868,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick{
     .fields = kFieldsGCAllocationTick,
     .layout = {{kPlacesGCAllocationTick[0], kSegmentsGCAllocationTick[0], 8}, {kPlacesGCAllocationTick[1], kSegmentsGCAllocationTick[1], 8}},
 
-    .line = 705};
+    .line = 713};
 
-// "GCAllocationTick_V1", line 709
+// "GCAllocationTick_V1", line 717
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V1[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -874,9 +885,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V1{
     .fields = kFieldsGCAllocationTick_V1,
     .layout = {{kPlacesGCAllocationTick_V1[0], kSegmentsGCAllocationTick_V1[0], 10}, {kPlacesGCAllocationTick_V1[1], kSegmentsGCAllocationTick_V1[1], 10}},
 
-    .line = 709};
+    .line = 717};
 
-// "GCAllocationTick_V2", line 714
+// "GCAllocationTick_V2", line 722
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V2[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -895,9 +906,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V2{
     .fields = kFieldsGCAllocationTick_V2,
     .layout = {{kPlacesGCAllocationTick_V2[0], kSegmentsGCAllocationTick_V2[0], 26}, {kPlacesGCAllocationTick_V2[1], kSegmentsGCAllocationTick_V2[1], 30}},
 
-    .line = 714};
+    .line = 722};
 
-// "GCAllocationTick_V3", line 723
+// "GCAllocationTick_V3", line 731
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V3[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -917,9 +928,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V3{
     .fields = kFieldsGCAllocationTick_V3,
     .layout = {{kPlacesGCAllocationTick_V3[0], kSegmentsGCAllocationTick_V3[0], 30}, {kPlacesGCAllocationTick_V3[1], kSegmentsGCAllocationTick_V3[1], 38}},
 
-    .line = 723};
+    .line = 731};
 
-// "GCAllocationTick_V4", line 733
+// "GCAllocationTick_V4", line 741
 constexpr ::clretw::FieldDesc kFieldsGCAllocationTick_V4[] = {
     {.name = "AllocationAmount", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
@@ -940,9 +951,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocationTick_V4{
     .fields = kFieldsGCAllocationTick_V4,
     .layout = {{kPlacesGCAllocationTick_V4[0], kSegmentsGCAllocationTick_V4[0], 38}, {kPlacesGCAllocationTick_V4[1], kSegmentsGCAllocationTick_V4[1], 46}},
 
-    .line = 733};
+    .line = 741};
 
-// "GCCreateConcurrentThread", line 744
+// "GCCreateConcurrentThread", line 752
 constexpr ::clretw::FieldDesc kFieldsGCCreateConcurrentThread[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -955,9 +966,9 @@ constexpr ::clretw::RecordDesc kRecord_GCCreateConcurrentThread{
     .fields = kFieldsGCCreateConcurrentThread,
     .layout = {{kPlacesGCCreateConcurrentThread[0], kSegmentsGCCreateConcurrentThread[0], 2}, {kPlacesGCCreateConcurrentThread[1], kSegmentsGCCreateConcurrentThread[1], 2}},
 
-    .line = 744};
+    .line = 752};
 
-// "GCTerminateConcurrentThread", line 747
+// "GCTerminateConcurrentThread", line 755
 constexpr ::clretw::FieldDesc kFieldsGCTerminateConcurrentThread[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -970,9 +981,9 @@ constexpr ::clretw::RecordDesc kRecord_GCTerminateConcurrentThread{
     .fields = kFieldsGCTerminateConcurrentThread,
     .layout = {{kPlacesGCTerminateConcurrentThread[0], kSegmentsGCTerminateConcurrentThread[0], 2}, {kPlacesGCTerminateConcurrentThread[1], kSegmentsGCTerminateConcurrentThread[1], 2}},
 
-    .line = 747};
+    .line = 755};
 
-// "GCFinalizersEnd", line 750
+// "GCFinalizersEnd", line 758
 constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
 };
@@ -985,9 +996,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd{
     .fields = kFieldsGCFinalizersEnd,
     .layout = {{kPlacesGCFinalizersEnd[0], kSegmentsGCFinalizersEnd[0], 4}, {kPlacesGCFinalizersEnd[1], kSegmentsGCFinalizersEnd[1], 4}},
 
-    .line = 750};
+    .line = 758};
 
-// "GCFinalizersEnd_V1", line 753
+// "GCFinalizersEnd_V1", line 761
 constexpr ::clretw::FieldDesc kFieldsGCFinalizersEnd_V1[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1001,9 +1012,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFinalizersEnd_V1{
     .fields = kFieldsGCFinalizersEnd_V1,
     .layout = {{kPlacesGCFinalizersEnd_V1[0], kSegmentsGCFinalizersEnd_V1[0], 6}, {kPlacesGCFinalizersEnd_V1[1], kSegmentsGCFinalizersEnd_V1[1], 6}},
 
-    .line = 753};
+    .line = 761};
 
-// "GCMark", line 757
+// "GCMark", line 765
 constexpr ::clretw::FieldDesc kFieldsGCMark[] = {
     {.name = "HeapNum", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1017,9 +1028,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMark{
     .fields = kFieldsGCMark,
     .layout = {{kPlacesGCMark[0], kSegmentsGCMark[0], 6}, {kPlacesGCMark[1], kSegmentsGCMark[1], 6}},
 
-    .line = 757};
+    .line = 765};
 
-// "GCMarkWithType", line 761
+// "GCMarkWithType", line 769
 constexpr ::clretw::FieldDesc kFieldsGCMarkWithType[] = {
     {.name = "HeapNum", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1035,9 +1046,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMarkWithType{
     .fields = kFieldsGCMarkWithType,
     .layout = {{kPlacesGCMarkWithType[0], kSegmentsGCMarkWithType[0], 18}, {kPlacesGCMarkWithType[1], kSegmentsGCMarkWithType[1], 18}},
 
-    .line = 761};
+    .line = 769};
 
-// "GCJoin_V2", line 767
+// "GCJoin_V2", line 775
 constexpr ::clretw::FieldDesc kFieldsGCJoin_V2[] = {
     {.name = "Heap", .type = ::clretw::InType::UInt32},
     {.name = "JoinTime", .type = ::clretw::InType::UInt32},
@@ -1054,9 +1065,9 @@ constexpr ::clretw::RecordDesc kRecord_GCJoin_V2{
     .fields = kFieldsGCJoin_V2,
     .layout = {{kPlacesGCJoin_V2[0], kSegmentsGCJoin_V2[0], 18}, {kPlacesGCJoin_V2[1], kSegmentsGCJoin_V2[1], 18}},
 
-    .line = 767};
+    .line = 775};
 
-// "Values", line 790
+// "Values", line 798
 constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V3_Values[] = {
     {.name = "SizeBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "FreeListBefore", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -1078,9 +1089,9 @@ constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3_Values{
     .fields = kFieldsGCPerHeapHistory_V3_Values,
     .layout = {{kPlacesGCPerHeapHistory_V3_Values[0], kSegmentsGCPerHeapHistory_V3_Values[0], 40}, {kPlacesGCPerHeapHistory_V3_Values[1], kSegmentsGCPerHeapHistory_V3_Values[1], 80}},
 
-    .line = 790};
+    .line = 798};
 
-// "GCPerHeapHistory_V3", line 774
+// "GCPerHeapHistory_V3", line 782
 constexpr ::clretw::FieldDesc kFieldsGCPerHeapHistory_V3[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "FreeListAllocated", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -1108,9 +1119,9 @@ constexpr ::clretw::RecordDesc kRecord_GCPerHeapHistory_V3{
     .fields = kFieldsGCPerHeapHistory_V3,
     .layout = {{kPlacesGCPerHeapHistory_V3[0], kSegmentsGCPerHeapHistory_V3[0], 58}, {kPlacesGCPerHeapHistory_V3[1], kSegmentsGCPerHeapHistory_V3[1], 86}},
 
-    .line = 774};
+    .line = 782};
 
-// "GCGlobalHeap_V2", line 803
+// "GCGlobalHeap_V2", line 811
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
@@ -1119,7 +1130,7 @@ constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V2[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
-    {.name = "PauseMode", .type = ::clretw::InType::UInt32},
+    {.name = "PauseMode", .type = ::clretw::InType::UInt32, .map = &kMap_GCPauseModeMap},
     {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
 };
 constexpr ::clretw::FieldPlace kPlacesGCGlobalHeap_V2[2][9] = {
@@ -1131,9 +1142,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V2{
     .fields = kFieldsGCGlobalHeap_V2,
     .layout = {{kPlacesGCGlobalHeap_V2[0], kSegmentsGCGlobalHeap_V2[0], 38}, {kPlacesGCGlobalHeap_V2[1], kSegmentsGCGlobalHeap_V2[1], 38}},
 
-    .line = 803};
+    .line = 811};
 
-// "GCGlobalHeap_V3", line 814
+// "GCGlobalHeap_V3", line 822
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V3[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
@@ -1142,7 +1153,7 @@ constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V3[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
-    {.name = "PauseMode", .type = ::clretw::InType::UInt32},
+    {.name = "PauseMode", .type = ::clretw::InType::UInt32, .map = &kMap_GCPauseModeMap},
     {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
     {.name = "CondemnReasons0", .type = ::clretw::InType::UInt32},
     {.name = "CondemnReasons1", .type = ::clretw::InType::UInt32},
@@ -1156,9 +1167,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V3{
     .fields = kFieldsGCGlobalHeap_V3,
     .layout = {{kPlacesGCGlobalHeap_V3[0], kSegmentsGCGlobalHeap_V3[0], 46}, {kPlacesGCGlobalHeap_V3[1], kSegmentsGCGlobalHeap_V3[1], 46}},
 
-    .line = 814};
+    .line = 822};
 
-// "Values", line 840
+// "Values", line 848
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4_Values[] = {
     {.name = "Time", .type = ::clretw::InType::UInt32},
 };
@@ -1171,9 +1182,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4_Values{
     .fields = kFieldsGCGlobalHeap_V4_Values,
     .layout = {{kPlacesGCGlobalHeap_V4_Values[0], kSegmentsGCGlobalHeap_V4_Values[0], 4}, {kPlacesGCGlobalHeap_V4_Values[1], kSegmentsGCGlobalHeap_V4_Values[1], 4}},
 
-    .line = 840};
+    .line = 848};
 
-// "GCGlobalHeap_V4", line 827
+// "GCGlobalHeap_V4", line 835
 constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4[] = {
     {.name = "FinalYoungestDesired", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "NumHeaps", .type = ::clretw::InType::Int32},
@@ -1182,7 +1193,7 @@ constexpr ::clretw::FieldDesc kFieldsGCGlobalHeap_V4[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "GlobalMechanisms", .type = ::clretw::InType::UInt32, .map = &kMap_GCGlobalMechanismsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
-    {.name = "PauseMode", .type = ::clretw::InType::UInt32},
+    {.name = "PauseMode", .type = ::clretw::InType::UInt32, .map = &kMap_GCPauseModeMap},
     {.name = "MemoryPressure", .type = ::clretw::InType::UInt32},
     {.name = "CondemnReasons0", .type = ::clretw::InType::UInt32},
     {.name = "CondemnReasons1", .type = ::clretw::InType::UInt32},
@@ -1198,9 +1209,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGlobalHeap_V4{
     .fields = kFieldsGCGlobalHeap_V4,
     .layout = {{kPlacesGCGlobalHeap_V4[0], kSegmentsGCGlobalHeap_V4[0], 50}, {kPlacesGCGlobalHeap_V4[1], kSegmentsGCGlobalHeap_V4[1], 50}},
 
-    .line = 827};
+    .line = 835};
 
-// "Values", line 847
+// "Values", line 855
 constexpr ::clretw::FieldDesc kFieldsGCLOHCompact_Values[] = {
     {.name = "TimePlan", .type = ::clretw::InType::UInt32},
     {.name = "TimeCompact", .type = ::clretw::InType::UInt32},
@@ -1218,9 +1229,9 @@ constexpr ::clretw::RecordDesc kRecord_GCLOHCompact_Values{
     .fields = kFieldsGCLOHCompact_Values,
     .layout = {{kPlacesGCLOHCompact_Values[0], kSegmentsGCLOHCompact_Values[0], 24}, {kPlacesGCLOHCompact_Values[1], kSegmentsGCLOHCompact_Values[1], 32}},
 
-    .line = 847};
+    .line = 855};
 
-// "GCLOHCompact", line 844
+// "GCLOHCompact", line 852
 constexpr ::clretw::FieldDesc kFieldsGCLOHCompact[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Count", .type = ::clretw::InType::UInt16},
@@ -1235,9 +1246,9 @@ constexpr ::clretw::RecordDesc kRecord_GCLOHCompact{
     .fields = kFieldsGCLOHCompact,
     .layout = {{kPlacesGCLOHCompact[0], kSegmentsGCLOHCompact[0], 4}, {kPlacesGCLOHCompact[1], kSegmentsGCLOHCompact[1], 4}},
 
-    .line = 844};
+    .line = 852};
 
-// "Values", line 860
+// "Values", line 868
 constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo_Values[] = {
     {.name = "Index", .type = ::clretw::InType::UInt16},
     {.name = "Padding", .type = ::clretw::InType::UInt16},
@@ -1253,9 +1264,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo_Values{
     .fields = kFieldsGCFitBucketInfo_Values,
     .layout = {{kPlacesGCFitBucketInfo_Values[0], kSegmentsGCFitBucketInfo_Values[0], 12}, {kPlacesGCFitBucketInfo_Values[1], kSegmentsGCFitBucketInfo_Values[1], 16}},
 
-    .line = 860};
+    .line = 868};
 
-// "GCFitBucketInfo", line 855
+// "GCFitBucketInfo", line 863
 constexpr ::clretw::FieldDesc kFieldsGCFitBucketInfo[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "BucketKind", .type = ::clretw::InType::UInt16, .map = &kMap_GCBucketKindMap},
@@ -1272,9 +1283,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFitBucketInfo{
     .fields = kFieldsGCFitBucketInfo,
     .layout = {{kPlacesGCFitBucketInfo[0], kSegmentsGCFitBucketInfo[0], 14}, {kPlacesGCFitBucketInfo[1], kSegmentsGCFitBucketInfo[1], 14}},
 
-    .line = 855};
+    .line = 863};
 
-// "FinalizeObject", line 866
+// "FinalizeObject", line 874
 constexpr ::clretw::FieldDesc kFieldsFinalizeObject[] = {
     {.name = "TypeID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -1289,9 +1300,9 @@ constexpr ::clretw::RecordDesc kRecord_FinalizeObject{
     .fields = kFieldsFinalizeObject,
     .layout = {{kPlacesFinalizeObject[0], kSegmentsFinalizeObject[0], 10}, {kPlacesFinalizeObject[1], kSegmentsFinalizeObject[1], 18}},
 
-    .line = 866};
+    .line = 874};
 
-// "DestroyGCHandle", line 871
+// "DestroyGCHandle", line 879
 constexpr ::clretw::FieldDesc kFieldsDestroyGCHandle[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1305,9 +1316,9 @@ constexpr ::clretw::RecordDesc kRecord_DestroyGCHandle{
     .fields = kFieldsDestroyGCHandle,
     .layout = {{kPlacesDestroyGCHandle[0], kSegmentsDestroyGCHandle[0], 6}, {kPlacesDestroyGCHandle[1], kSegmentsDestroyGCHandle[1], 10}},
 
-    .line = 871};
+    .line = 879};
 
-// "SetGCHandle", line 875
+// "SetGCHandle", line 883
 constexpr ::clretw::FieldDesc kFieldsSetGCHandle[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -1325,9 +1336,9 @@ constexpr ::clretw::RecordDesc kRecord_SetGCHandle{
     .fields = kFieldsSetGCHandle,
     .layout = {{kPlacesSetGCHandle[0], kSegmentsSetGCHandle[0], 26}, {kPlacesSetGCHandle[1], kSegmentsSetGCHandle[1], 34}},
 
-    .line = 875};
+    .line = 883};
 
-// "GCTriggered", line 883
+// "GCTriggered", line 891
 constexpr ::clretw::FieldDesc kFieldsGCTriggered[] = {
     {.name = "Reason", .type = ::clretw::InType::UInt32, .map = &kMap_GCReasonMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1341,9 +1352,9 @@ constexpr ::clretw::RecordDesc kRecord_GCTriggered{
     .fields = kFieldsGCTriggered,
     .layout = {{kPlacesGCTriggered[0], kSegmentsGCTriggered[0], 6}, {kPlacesGCTriggered[1], kSegmentsGCTriggered[1], 6}},
 
-    .line = 883};
+    .line = 891};
 
-// "PinObjectAtGCTime", line 887
+// "PinObjectAtGCTime", line 895
 constexpr ::clretw::FieldDesc kFieldsPinObjectAtGCTime[] = {
     {.name = "HandleID", .type = ::clretw::InType::Pointer},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer},
@@ -1360,9 +1371,9 @@ constexpr ::clretw::RecordDesc kRecord_PinObjectAtGCTime{
     .fields = kFieldsPinObjectAtGCTime,
     .layout = {{kPlacesPinObjectAtGCTime[0], kSegmentsPinObjectAtGCTime[0], 18}, {kPlacesPinObjectAtGCTime[1], kSegmentsPinObjectAtGCTime[1], 26}},
 
-    .line = 887};
+    .line = 895};
 
-// "GCDynamicEvent", line 894
+// "GCDynamicEvent", line 902
 constexpr ::clretw::FieldDesc kFieldsGCDynamicEvent[] = {
     {.name = "Name", .type = ::clretw::InType::UnicodeString},
     {.name = "DataSize", .type = ::clretw::InType::UInt32},
@@ -1378,9 +1389,9 @@ constexpr ::clretw::RecordDesc kRecord_GCDynamicEvent{
     .fields = kFieldsGCDynamicEvent,
     .layout = {{kPlacesGCDynamicEvent[0], kSegmentsGCDynamicEvent[0], 6}, {kPlacesGCDynamicEvent[1], kSegmentsGCDynamicEvent[1], 6}},
 
-    .line = 894};
+    .line = 902};
 
-// "IncreaseMemoryPressure", line 900
+// "IncreaseMemoryPressure", line 908
 constexpr ::clretw::FieldDesc kFieldsIncreaseMemoryPressure[] = {
     {.name = "BytesAllocated", .type = ::clretw::InType::UInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1394,9 +1405,9 @@ constexpr ::clretw::RecordDesc kRecord_IncreaseMemoryPressure{
     .fields = kFieldsIncreaseMemoryPressure,
     .layout = {{kPlacesIncreaseMemoryPressure[0], kSegmentsIncreaseMemoryPressure[0], 10}, {kPlacesIncreaseMemoryPressure[1], kSegmentsIncreaseMemoryPressure[1], 10}},
 
-    .line = 900};
+    .line = 908};
 
-// "DecreaseMemoryPressure", line 904
+// "DecreaseMemoryPressure", line 912
 constexpr ::clretw::FieldDesc kFieldsDecreaseMemoryPressure[] = {
     {.name = "BytesFreed", .type = ::clretw::InType::UInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1410,9 +1421,9 @@ constexpr ::clretw::RecordDesc kRecord_DecreaseMemoryPressure{
     .fields = kFieldsDecreaseMemoryPressure,
     .layout = {{kPlacesDecreaseMemoryPressure[0], kSegmentsDecreaseMemoryPressure[0], 10}, {kPlacesDecreaseMemoryPressure[1], kSegmentsDecreaseMemoryPressure[1], 10}},
 
-    .line = 904};
+    .line = 912};
 
-// "ClrWorkerThread", line 908
+// "ClrWorkerThread", line 916
 constexpr ::clretw::FieldDesc kFieldsClrWorkerThread[] = {
     {.name = "WorkerThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredWorkerThreads", .type = ::clretw::InType::UInt32},
@@ -1426,9 +1437,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrWorkerThread{
     .fields = kFieldsClrWorkerThread,
     .layout = {{kPlacesClrWorkerThread[0], kSegmentsClrWorkerThread[0], 8}, {kPlacesClrWorkerThread[1], kSegmentsClrWorkerThread[1], 8}},
 
-    .line = 908};
+    .line = 916};
 
-// "IOThread", line 912
+// "IOThread", line 920
 constexpr ::clretw::FieldDesc kFieldsIOThread[] = {
     {.name = "IOThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredIOThreads", .type = ::clretw::InType::UInt32},
@@ -1442,9 +1453,9 @@ constexpr ::clretw::RecordDesc kRecord_IOThread{
     .fields = kFieldsIOThread,
     .layout = {{kPlacesIOThread[0], kSegmentsIOThread[0], 8}, {kPlacesIOThread[1], kSegmentsIOThread[1], 8}},
 
-    .line = 912};
+    .line = 920};
 
-// "IOThread_V1", line 916
+// "IOThread_V1", line 924
 constexpr ::clretw::FieldDesc kFieldsIOThread_V1[] = {
     {.name = "IOThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredIOThreads", .type = ::clretw::InType::UInt32},
@@ -1459,9 +1470,9 @@ constexpr ::clretw::RecordDesc kRecord_IOThread_V1{
     .fields = kFieldsIOThread_V1,
     .layout = {{kPlacesIOThread_V1[0], kSegmentsIOThread_V1[0], 10}, {kPlacesIOThread_V1[1], kSegmentsIOThread_V1[1], 10}},
 
-    .line = 916};
+    .line = 924};
 
-// "ClrThreadPoolSuspend", line 921
+// "ClrThreadPoolSuspend", line 929
 constexpr ::clretw::FieldDesc kFieldsClrThreadPoolSuspend[] = {
     {.name = "ClrThreadID", .type = ::clretw::InType::UInt32},
     {.name = "CpuUtilization", .type = ::clretw::InType::UInt32},
@@ -1475,9 +1486,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrThreadPoolSuspend{
     .fields = kFieldsClrThreadPoolSuspend,
     .layout = {{kPlacesClrThreadPoolSuspend[0], kSegmentsClrThreadPoolSuspend[0], 8}, {kPlacesClrThreadPoolSuspend[1], kSegmentsClrThreadPoolSuspend[1], 8}},
 
-    .line = 921};
+    .line = 929};
 
-// "ThreadPoolWorkerThread", line 925
+// "ThreadPoolWorkerThread", line 933
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThread[] = {
     {.name = "ActiveWorkerThreadCount", .type = ::clretw::InType::UInt32},
     {.name = "RetiredWorkerThreadCount", .type = ::clretw::InType::UInt32},
@@ -1492,9 +1503,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThread{
     .fields = kFieldsThreadPoolWorkerThread,
     .layout = {{kPlacesThreadPoolWorkerThread[0], kSegmentsThreadPoolWorkerThread[0], 10}, {kPlacesThreadPoolWorkerThread[1], kSegmentsThreadPoolWorkerThread[1], 10}},
 
-    .line = 925};
+    .line = 933};
 
-// "ThreadPoolMinMaxThreads", line 930
+// "ThreadPoolMinMaxThreads", line 938
 constexpr ::clretw::FieldDesc kFieldsThreadPoolMinMaxThreads[] = {
     {.name = "MinWorkerThreads", .type = ::clretw::InType::UInt16},
     {.name = "MaxWorkerThreads", .type = ::clretw::InType::UInt16},
@@ -1511,9 +1522,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolMinMaxThreads{
     .fields = kFieldsThreadPoolMinMaxThreads,
     .layout = {{kPlacesThreadPoolMinMaxThreads[0], kSegmentsThreadPoolMinMaxThreads[0], 10}, {kPlacesThreadPoolMinMaxThreads[1], kSegmentsThreadPoolMinMaxThreads[1], 10}},
 
-    .line = 930};
+    .line = 938};
 
-// "ThreadPoolWorkerThreadAdjustmentSample", line 937
+// "ThreadPoolWorkerThreadAdjustmentSample", line 945
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentSample[] = {
     {.name = "Throughput", .type = ::clretw::InType::Double},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1527,9 +1538,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentSample{
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentSample,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentSample[0], kSegmentsThreadPoolWorkerThreadAdjustmentSample[0], 10}, {kPlacesThreadPoolWorkerThreadAdjustmentSample[1], kSegmentsThreadPoolWorkerThreadAdjustmentSample[1], 10}},
 
-    .line = 937};
+    .line = 945};
 
-// "ThreadPoolWorkerThreadAdjustmentAdjustment", line 941
+// "ThreadPoolWorkerThreadAdjustmentAdjustment", line 949
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentAdjustment[] = {
     {.name = "AverageThroughput", .type = ::clretw::InType::Double},
     {.name = "NewWorkerThreadCount", .type = ::clretw::InType::UInt32},
@@ -1545,9 +1556,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentAdjustmen
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentAdjustment,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[0], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[0], 18}, {kPlacesThreadPoolWorkerThreadAdjustmentAdjustment[1], kSegmentsThreadPoolWorkerThreadAdjustmentAdjustment[1], 18}},
 
-    .line = 941};
+    .line = 949};
 
-// "ThreadPoolWorkerThreadAdjustmentStats", line 947
+// "ThreadPoolWorkerThreadAdjustmentStats", line 955
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkerThreadAdjustmentStats[] = {
     {.name = "Duration", .type = ::clretw::InType::Double},
     {.name = "Throughput", .type = ::clretw::InType::Double},
@@ -1570,9 +1581,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkerThreadAdjustmentStats{
     .fields = kFieldsThreadPoolWorkerThreadAdjustmentStats,
     .layout = {{kPlacesThreadPoolWorkerThreadAdjustmentStats[0], kSegmentsThreadPoolWorkerThreadAdjustmentStats[0], 76}, {kPlacesThreadPoolWorkerThreadAdjustmentStats[1], kSegmentsThreadPoolWorkerThreadAdjustmentStats[1], 76}},
 
-    .line = 947};
+    .line = 955};
 
-// "ThreadPoolWork", line 960
+// "ThreadPoolWork", line 968
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWork[] = {
     {.name = "WorkID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1586,9 +1597,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWork{
     .fields = kFieldsThreadPoolWork,
     .layout = {{kPlacesThreadPoolWork[0], kSegmentsThreadPoolWork[0], 6}, {kPlacesThreadPoolWork[1], kSegmentsThreadPoolWork[1], 10}},
 
-    .line = 960};
+    .line = 968};
 
-// "ThreadPoolIOWork", line 964
+// "ThreadPoolIOWork", line 972
 constexpr ::clretw::FieldDesc kFieldsThreadPoolIOWork[] = {
     {.name = "NativeOverlapped", .type = ::clretw::InType::Pointer},
     {.name = "Overlapped", .type = ::clretw::InType::Pointer},
@@ -1603,9 +1614,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolIOWork{
     .fields = kFieldsThreadPoolIOWork,
     .layout = {{kPlacesThreadPoolIOWork[0], kSegmentsThreadPoolIOWork[0], 10}, {kPlacesThreadPoolIOWork[1], kSegmentsThreadPoolIOWork[1], 18}},
 
-    .line = 964};
+    .line = 972};
 
-// "ThreadPoolIOWorkEnqueue", line 969
+// "ThreadPoolIOWorkEnqueue", line 977
 constexpr ::clretw::FieldDesc kFieldsThreadPoolIOWorkEnqueue[] = {
     {.name = "NativeOverlapped", .type = ::clretw::InType::Pointer},
     {.name = "Overlapped", .type = ::clretw::InType::Pointer},
@@ -1621,9 +1632,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolIOWorkEnqueue{
     .fields = kFieldsThreadPoolIOWorkEnqueue,
     .layout = {{kPlacesThreadPoolIOWorkEnqueue[0], kSegmentsThreadPoolIOWorkEnqueue[0], 14}, {kPlacesThreadPoolIOWorkEnqueue[1], kSegmentsThreadPoolIOWorkEnqueue[1], 22}},
 
-    .line = 969};
+    .line = 977};
 
-// "ThreadPoolWorkingThreadCount", line 975
+// "ThreadPoolWorkingThreadCount", line 983
 constexpr ::clretw::FieldDesc kFieldsThreadPoolWorkingThreadCount[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1637,9 +1648,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadPoolWorkingThreadCount{
     .fields = kFieldsThreadPoolWorkingThreadCount,
     .layout = {{kPlacesThreadPoolWorkingThreadCount[0], kSegmentsThreadPoolWorkingThreadCount[0], 6}, {kPlacesThreadPoolWorkingThreadCount[1], kSegmentsThreadPoolWorkingThreadCount[1], 6}},
 
-    .line = 975};
+    .line = 983};
 
-// "ThreadStartWork", line 979
+// "ThreadStartWork", line 987
 constexpr ::clretw::FieldDesc kFieldsThreadStartWork[] = {
     {.name = "ID", .type = ::clretw::InType::Pointer},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1653,9 +1664,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadStartWork{
     .fields = kFieldsThreadStartWork,
     .layout = {{kPlacesThreadStartWork[0], kSegmentsThreadStartWork[0], 6}, {kPlacesThreadStartWork[1], kSegmentsThreadStartWork[1], 10}},
 
-    .line = 979};
+    .line = 987};
 
-// "Exception", line 983
+// "Exception", line 991
 constexpr ::clretw::FieldDesc kFieldsException[] = {
     {.name = "ExceptionType", .type = ::clretw::InType::UnicodeString},
     {.name = "ExceptionMessage", .type = ::clretw::InType::UnicodeString},
@@ -1673,9 +1684,9 @@ constexpr ::clretw::RecordDesc kRecord_Exception{
     .fields = kFieldsException,
     .layout = {{kPlacesException[0], kSegmentsException[0], 12}, {kPlacesException[1], kSegmentsException[1], 16}},
 
-    .line = 983};
+    .line = 991};
 
-// "ExceptionHandling", line 991
+// "ExceptionHandling", line 999
 constexpr ::clretw::FieldDesc kFieldsExceptionHandling[] = {
     {.name = "EntryEIP", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1691,9 +1702,9 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionHandling{
     .fields = kFieldsExceptionHandling,
     .layout = {{kPlacesExceptionHandling[0], kSegmentsExceptionHandling[0], 18}, {kPlacesExceptionHandling[1], kSegmentsExceptionHandling[1], 18}},
 
-    .line = 991};
+    .line = 999};
 
-// "Contention", line 997
+// "Contention", line 1005
 constexpr ::clretw::FieldDesc kFieldsContention[] = {
     {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1707,9 +1718,9 @@ constexpr ::clretw::RecordDesc kRecord_Contention{
     .fields = kFieldsContention,
     .layout = {{kPlacesContention[0], kSegmentsContention[0], 3}, {kPlacesContention[1], kSegmentsContention[1], 3}},
 
-    .line = 997};
+    .line = 1005};
 
-// "ContentionStart_V2", line 1001
+// "ContentionStart_V2", line 1009
 constexpr ::clretw::FieldDesc kFieldsContentionStart_V2[] = {
     {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1726,9 +1737,9 @@ constexpr ::clretw::RecordDesc kRecord_ContentionStart_V2{
     .fields = kFieldsContentionStart_V2,
     .layout = {{kPlacesContentionStart_V2[0], kSegmentsContentionStart_V2[0], 19}, {kPlacesContentionStart_V2[1], kSegmentsContentionStart_V2[1], 27}},
 
-    .line = 1001};
+    .line = 1009};
 
-// "ContentionStop_V1", line 1008
+// "ContentionStop_V1", line 1016
 constexpr ::clretw::FieldDesc kFieldsContentionStop_V1[] = {
     {.name = "ContentionFlags", .type = ::clretw::InType::UInt8, .map = &kMap_ContentionFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -1743,9 +1754,9 @@ constexpr ::clretw::RecordDesc kRecord_ContentionStop_V1{
     .fields = kFieldsContentionStop_V1,
     .layout = {{kPlacesContentionStop_V1[0], kSegmentsContentionStop_V1[0], 11}, {kPlacesContentionStop_V1[1], kSegmentsContentionStop_V1[1], 11}},
 
-    .line = 1008};
+    .line = 1016};
 
-// "DomainModuleLoadUnload", line 1013
+// "DomainModuleLoadUnload", line 1021
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1764,9 +1775,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload{
     .fields = kFieldsDomainModuleLoadUnload,
     .layout = {{kPlacesDomainModuleLoadUnload[0], kSegmentsDomainModuleLoadUnload[0], 32}, {kPlacesDomainModuleLoadUnload[1], kSegmentsDomainModuleLoadUnload[1], 32}},
 
-    .line = 1013};
+    .line = 1021};
 
-// "DomainModuleLoadUnload_V1", line 1022
+// "DomainModuleLoadUnload_V1", line 1030
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnload_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1786,9 +1797,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnload_V1{
     .fields = kFieldsDomainModuleLoadUnload_V1,
     .layout = {{kPlacesDomainModuleLoadUnload_V1[0], kSegmentsDomainModuleLoadUnload_V1[0], 34}, {kPlacesDomainModuleLoadUnload_V1[1], kSegmentsDomainModuleLoadUnload_V1[1], 34}},
 
-    .line = 1022};
+    .line = 1030};
 
-// "ModuleLoadUnload", line 1032
+// "ModuleLoadUnload", line 1040
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1806,9 +1817,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload{
     .fields = kFieldsModuleLoadUnload,
     .layout = {{kPlacesModuleLoadUnload[0], kSegmentsModuleLoadUnload[0], 24}, {kPlacesModuleLoadUnload[1], kSegmentsModuleLoadUnload[1], 24}},
 
-    .line = 1032};
+    .line = 1040};
 
-// "ModuleLoadUnload_V1", line 1040
+// "ModuleLoadUnload_V1", line 1048
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1827,9 +1838,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V1{
     .fields = kFieldsModuleLoadUnload_V1,
     .layout = {{kPlacesModuleLoadUnload_V1[0], kSegmentsModuleLoadUnload_V1[0], 26}, {kPlacesModuleLoadUnload_V1[1], kSegmentsModuleLoadUnload_V1[1], 26}},
 
-    .line = 1040};
+    .line = 1048};
 
-// "ModuleLoadUnload_V2", line 1049
+// "ModuleLoadUnload_V2", line 1057
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnload_V2[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1854,9 +1865,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnload_V2{
     .fields = kFieldsModuleLoadUnload_V2,
     .layout = {{kPlacesModuleLoadUnload_V2[0], kSegmentsModuleLoadUnload_V2[0], 66}, {kPlacesModuleLoadUnload_V2[1], kSegmentsModuleLoadUnload_V2[1], 66}},
 
-    .line = 1049};
+    .line = 1057};
 
-// "AssemblyLoadUnload", line 1064
+// "AssemblyLoadUnload", line 1072
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1872,9 +1883,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload{
     .fields = kFieldsAssemblyLoadUnload,
     .layout = {{kPlacesAssemblyLoadUnload[0], kSegmentsAssemblyLoadUnload[0], 20}, {kPlacesAssemblyLoadUnload[1], kSegmentsAssemblyLoadUnload[1], 20}},
 
-    .line = 1064};
+    .line = 1072};
 
-// "AssemblyLoadUnload_V1", line 1070
+// "AssemblyLoadUnload_V1", line 1078
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnload_V1[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -1892,9 +1903,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnload_V1{
     .fields = kFieldsAssemblyLoadUnload_V1,
     .layout = {{kPlacesAssemblyLoadUnload_V1[0], kSegmentsAssemblyLoadUnload_V1[0], 30}, {kPlacesAssemblyLoadUnload_V1[1], kSegmentsAssemblyLoadUnload_V1[1], 30}},
 
-    .line = 1070};
+    .line = 1078};
 
-// "AppDomainLoadUnload", line 1078
+// "AppDomainLoadUnload", line 1086
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -1909,9 +1920,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 12}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 12}},
 
-    .line = 1078};
+    .line = 1086};
 
-// "AppDomainLoadUnload_V1", line 1083
+// "AppDomainLoadUnload_V1", line 1091
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload_V1[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -1928,9 +1939,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload_V1{
     .fields = kFieldsAppDomainLoadUnload_V1,
     .layout = {{kPlacesAppDomainLoadUnload_V1[0], kSegmentsAppDomainLoadUnload_V1[0], 18}, {kPlacesAppDomainLoadUnload_V1[1], kSegmentsAppDomainLoadUnload_V1[1], 18}},
 
-    .line = 1083};
+    .line = 1091};
 
-// "AssemblyLoadStart", line 1090
+// "AssemblyLoadStart", line 1098
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStart[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -1948,9 +1959,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStart{
     .fields = kFieldsAssemblyLoadStart,
     .layout = {{kPlacesAssemblyLoadStart[0], kSegmentsAssemblyLoadStart[0], 2}, {kPlacesAssemblyLoadStart[1], kSegmentsAssemblyLoadStart[1], 2}},
 
-    .line = 1090};
+    .line = 1098};
 
-// "AssemblyLoadStop", line 1098
+// "AssemblyLoadStop", line 1106
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadStop[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -1972,9 +1983,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadStop{
     .fields = kFieldsAssemblyLoadStop,
     .layout = {{kPlacesAssemblyLoadStop[0], kSegmentsAssemblyLoadStop[0], 10}, {kPlacesAssemblyLoadStop[1], kSegmentsAssemblyLoadStop[1], 10}},
 
-    .line = 1098};
+    .line = 1106};
 
-// "ResolutionAttempted", line 1110
+// "ResolutionAttempted", line 1118
 constexpr ::clretw::FieldDesc kFieldsResolutionAttempted[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -1994,9 +2005,9 @@ constexpr ::clretw::RecordDesc kRecord_ResolutionAttempted{
     .fields = kFieldsResolutionAttempted,
     .layout = {{kPlacesResolutionAttempted[0], kSegmentsResolutionAttempted[0], 6}, {kPlacesResolutionAttempted[1], kSegmentsResolutionAttempted[1], 6}},
 
-    .line = 1110};
+    .line = 1118};
 
-// "AssemblyLoadContextResolvingHandlerInvoked", line 1120
+// "AssemblyLoadContextResolvingHandlerInvoked", line 1128
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadContextResolvingHandlerInvoked[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -2014,9 +2025,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadContextResolvingHandlerInvoke
     .fields = kFieldsAssemblyLoadContextResolvingHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadContextResolvingHandlerInvoked[0], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[0], 2}, {kPlacesAssemblyLoadContextResolvingHandlerInvoked[1], kSegmentsAssemblyLoadContextResolvingHandlerInvoked[1], 2}},
 
-    .line = 1120};
+    .line = 1128};
 
-// "AppDomainAssemblyResolveHandlerInvoked", line 1128
+// "AppDomainAssemblyResolveHandlerInvoked", line 1136
 constexpr ::clretw::FieldDesc kFieldsAppDomainAssemblyResolveHandlerInvoked[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -2033,9 +2044,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainAssemblyResolveHandlerInvoked{
     .fields = kFieldsAppDomainAssemblyResolveHandlerInvoked,
     .layout = {{kPlacesAppDomainAssemblyResolveHandlerInvoked[0], kSegmentsAppDomainAssemblyResolveHandlerInvoked[0], 2}, {kPlacesAppDomainAssemblyResolveHandlerInvoked[1], kSegmentsAppDomainAssemblyResolveHandlerInvoked[1], 2}},
 
-    .line = 1128};
+    .line = 1136};
 
-// "AssemblyLoadFromResolveHandlerInvoked", line 1135
+// "AssemblyLoadFromResolveHandlerInvoked", line 1143
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadFromResolveHandlerInvoked[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "AssemblyName", .type = ::clretw::InType::UnicodeString},
@@ -2052,9 +2063,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadFromResolveHandlerInvoked{
     .fields = kFieldsAssemblyLoadFromResolveHandlerInvoked,
     .layout = {{kPlacesAssemblyLoadFromResolveHandlerInvoked[0], kSegmentsAssemblyLoadFromResolveHandlerInvoked[0], 6}, {kPlacesAssemblyLoadFromResolveHandlerInvoked[1], kSegmentsAssemblyLoadFromResolveHandlerInvoked[1], 6}},
 
-    .line = 1135};
+    .line = 1143};
 
-// "KnownPathProbed", line 1142
+// "KnownPathProbed", line 1150
 constexpr ::clretw::FieldDesc kFieldsKnownPathProbed[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "FilePath", .type = ::clretw::InType::UnicodeString},
@@ -2070,9 +2081,9 @@ constexpr ::clretw::RecordDesc kRecord_KnownPathProbed{
     .fields = kFieldsKnownPathProbed,
     .layout = {{kPlacesKnownPathProbed[0], kSegmentsKnownPathProbed[0], 8}, {kPlacesKnownPathProbed[1], kSegmentsKnownPathProbed[1], 8}},
 
-    .line = 1142};
+    .line = 1150};
 
-// "MethodDetails", line 1148
+// "MethodDetails", line 1156
 constexpr ::clretw::FieldDesc kFieldsMethodDetails[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2090,9 +2101,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodDetails{
     .fields = kFieldsMethodDetails,
     .layout = {{kPlacesMethodDetails[0], kSegmentsMethodDetails[0], 32}, {kPlacesMethodDetails[1], kSegmentsMethodDetails[1], 32}},
 
-    .line = 1148};
+    .line = 1156};
 
-// "TypeLoadStart", line 1156
+// "TypeLoadStart", line 1164
 constexpr ::clretw::FieldDesc kFieldsTypeLoadStart[] = {
     {.name = "TypeLoadStartID", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2106,9 +2117,9 @@ constexpr ::clretw::RecordDesc kRecord_TypeLoadStart{
     .fields = kFieldsTypeLoadStart,
     .layout = {{kPlacesTypeLoadStart[0], kSegmentsTypeLoadStart[0], 6}, {kPlacesTypeLoadStart[1], kSegmentsTypeLoadStart[1], 6}},
 
-    .line = 1156};
+    .line = 1164};
 
-// "TypeLoadStop", line 1160
+// "TypeLoadStop", line 1168
 constexpr ::clretw::FieldDesc kFieldsTypeLoadStop[] = {
     {.name = "TypeLoadStartID", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2125,9 +2136,9 @@ constexpr ::clretw::RecordDesc kRecord_TypeLoadStop{
     .fields = kFieldsTypeLoadStop,
     .layout = {{kPlacesTypeLoadStop[0], kSegmentsTypeLoadStop[0], 16}, {kPlacesTypeLoadStop[1], kSegmentsTypeLoadStop[1], 16}},
 
-    .line = 1160};
+    .line = 1168};
 
-// "MethodLoadUnload", line 1167
+// "MethodLoadUnload", line 1175
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2145,9 +2156,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload{
     .fields = kFieldsMethodLoadUnload,
     .layout = {{kPlacesMethodLoadUnload[0], kSegmentsMethodLoadUnload[0], 36}, {kPlacesMethodLoadUnload[1], kSegmentsMethodLoadUnload[1], 36}},
 
-    .line = 1167};
+    .line = 1175};
 
-// "MethodLoadUnload_V1", line 1175
+// "MethodLoadUnload_V1", line 1183
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2166,9 +2177,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V1{
     .fields = kFieldsMethodLoadUnload_V1,
     .layout = {{kPlacesMethodLoadUnload_V1[0], kSegmentsMethodLoadUnload_V1[0], 38}, {kPlacesMethodLoadUnload_V1[1], kSegmentsMethodLoadUnload_V1[1], 38}},
 
-    .line = 1175};
+    .line = 1183};
 
-// "MethodLoadUnload_V2", line 1184
+// "MethodLoadUnload_V2", line 1192
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnload_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2188,9 +2199,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnload_V2{
     .fields = kFieldsMethodLoadUnload_V2,
     .layout = {{kPlacesMethodLoadUnload_V2[0], kSegmentsMethodLoadUnload_V2[0], 46}, {kPlacesMethodLoadUnload_V2[1], kSegmentsMethodLoadUnload_V2[1], 46}},
 
-    .line = 1184};
+    .line = 1192};
 
-// "R2RGetEntryPoint", line 1194
+// "R2RGetEntryPoint", line 1202
 constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPoint[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
@@ -2208,9 +2219,9 @@ constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPoint{
     .fields = kFieldsR2RGetEntryPoint,
     .layout = {{kPlacesR2RGetEntryPoint[0], kSegmentsR2RGetEntryPoint[0], 18}, {kPlacesR2RGetEntryPoint[1], kSegmentsR2RGetEntryPoint[1], 18}},
 
-    .line = 1194};
+    .line = 1202};
 
-// "R2RGetEntryPointStart", line 1202
+// "R2RGetEntryPointStart", line 1210
 constexpr ::clretw::FieldDesc kFieldsR2RGetEntryPointStart[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2224,9 +2235,9 @@ constexpr ::clretw::RecordDesc kRecord_R2RGetEntryPointStart{
     .fields = kFieldsR2RGetEntryPointStart,
     .layout = {{kPlacesR2RGetEntryPointStart[0], kSegmentsR2RGetEntryPointStart[0], 10}, {kPlacesR2RGetEntryPointStart[1], kSegmentsR2RGetEntryPointStart[1], 10}},
 
-    .line = 1202};
+    .line = 1210};
 
-// "MethodLoadUnloadVerbose", line 1206
+// "MethodLoadUnloadVerbose", line 1214
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2247,9 +2258,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose{
     .fields = kFieldsMethodLoadUnloadVerbose,
     .layout = {{kPlacesMethodLoadUnloadVerbose[0], kSegmentsMethodLoadUnloadVerbose[0], 36}, {kPlacesMethodLoadUnloadVerbose[1], kSegmentsMethodLoadUnloadVerbose[1], 36}},
 
-    .line = 1206};
+    .line = 1214};
 
-// "MethodLoadUnloadVerbose_V1", line 1217
+// "MethodLoadUnloadVerbose_V1", line 1225
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2271,9 +2282,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V1{
     .fields = kFieldsMethodLoadUnloadVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V1[0], kSegmentsMethodLoadUnloadVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadVerbose_V1[1], kSegmentsMethodLoadUnloadVerbose_V1[1], 38}},
 
-    .line = 1217};
+    .line = 1225};
 
-// "MethodLoadUnloadVerbose_V2", line 1229
+// "MethodLoadUnloadVerbose_V2", line 1237
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadVerbose_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2296,9 +2307,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadVerbose_V2{
     .fields = kFieldsMethodLoadUnloadVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadVerbose_V2[0], kSegmentsMethodLoadUnloadVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadVerbose_V2[1], kSegmentsMethodLoadUnloadVerbose_V2[1], 46}},
 
-    .line = 1229};
+    .line = 1237};
 
-// "MethodJittingStarted", line 1242
+// "MethodJittingStarted", line 1250
 constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2317,9 +2328,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted{
     .fields = kFieldsMethodJittingStarted,
     .layout = {{kPlacesMethodJittingStarted[0], kSegmentsMethodJittingStarted[0], 24}, {kPlacesMethodJittingStarted[1], kSegmentsMethodJittingStarted[1], 24}},
 
-    .line = 1242};
+    .line = 1250};
 
-// "MethodJittingStarted_V1", line 1251
+// "MethodJittingStarted_V1", line 1259
 constexpr ::clretw::FieldDesc kFieldsMethodJittingStarted_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2339,9 +2350,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJittingStarted_V1{
     .fields = kFieldsMethodJittingStarted_V1,
     .layout = {{kPlacesMethodJittingStarted_V1[0], kSegmentsMethodJittingStarted_V1[0], 26}, {kPlacesMethodJittingStarted_V1[1], kSegmentsMethodJittingStarted_V1[1], 26}},
 
-    .line = 1251};
+    .line = 1259};
 
-// "MethodJitInliningSucceeded", line 1261
+// "MethodJitInliningSucceeded", line 1269
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningSucceeded[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2363,9 +2374,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningSucceeded{
     .fields = kFieldsMethodJitInliningSucceeded,
     .layout = {{kPlacesMethodJitInliningSucceeded[0], kSegmentsMethodJitInliningSucceeded[0], 2}, {kPlacesMethodJitInliningSucceeded[1], kSegmentsMethodJitInliningSucceeded[1], 2}},
 
-    .line = 1261};
+    .line = 1269};
 
-// "MethodJitInliningFailed", line 1273
+// "MethodJitInliningFailed", line 1281
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailed[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2389,9 +2400,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailed{
     .fields = kFieldsMethodJitInliningFailed,
     .layout = {{kPlacesMethodJitInliningFailed[0], kSegmentsMethodJitInliningFailed[0], 6}, {kPlacesMethodJitInliningFailed[1], kSegmentsMethodJitInliningFailed[1], 6}},
 
-    .line = 1273};
+    .line = 1281};
 
-// "MethodJitInliningFailedAnsi", line 1287
+// "MethodJitInliningFailedAnsi", line 1295
 constexpr ::clretw::FieldDesc kFieldsMethodJitInliningFailedAnsi[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2415,9 +2426,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitInliningFailedAnsi{
     .fields = kFieldsMethodJitInliningFailedAnsi,
     .layout = {{kPlacesMethodJitInliningFailedAnsi[0], kSegmentsMethodJitInliningFailedAnsi[0], 6}, {kPlacesMethodJitInliningFailedAnsi[1], kSegmentsMethodJitInliningFailedAnsi[1], 6}},
 
-    .line = 1287};
+    .line = 1295};
 
-// "MethodJitTailCallSucceeded", line 1301
+// "MethodJitTailCallSucceeded", line 1309
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallSucceeded[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2441,9 +2452,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallSucceeded{
     .fields = kFieldsMethodJitTailCallSucceeded,
     .layout = {{kPlacesMethodJitTailCallSucceeded[0], kSegmentsMethodJitTailCallSucceeded[0], 10}, {kPlacesMethodJitTailCallSucceeded[1], kSegmentsMethodJitTailCallSucceeded[1], 10}},
 
-    .line = 1301};
+    .line = 1309};
 
-// "MethodJitTailCallFailed", line 1315
+// "MethodJitTailCallFailed", line 1323
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailed[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2467,9 +2478,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailed{
     .fields = kFieldsMethodJitTailCallFailed,
     .layout = {{kPlacesMethodJitTailCallFailed[0], kSegmentsMethodJitTailCallFailed[0], 6}, {kPlacesMethodJitTailCallFailed[1], kSegmentsMethodJitTailCallFailed[1], 6}},
 
-    .line = 1315};
+    .line = 1323};
 
-// "MethodJitTailCallFailedAnsi", line 1329
+// "MethodJitTailCallFailedAnsi", line 1337
 constexpr ::clretw::FieldDesc kFieldsMethodJitTailCallFailedAnsi[] = {
     {.name = "MethodBeingCompiledNamespace", .type = ::clretw::InType::UnicodeString},
     {.name = "MethodBeingCompiledName", .type = ::clretw::InType::UnicodeString},
@@ -2493,9 +2504,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitTailCallFailedAnsi{
     .fields = kFieldsMethodJitTailCallFailedAnsi,
     .layout = {{kPlacesMethodJitTailCallFailedAnsi[0], kSegmentsMethodJitTailCallFailedAnsi[0], 6}, {kPlacesMethodJitTailCallFailedAnsi[1], kSegmentsMethodJitTailCallFailedAnsi[1], 6}},
 
-    .line = 1329};
+    .line = 1337};
 
-// "MethodJitMemoryAllocatedForCode", line 1343
+// "MethodJitMemoryAllocatedForCode", line 1351
 constexpr ::clretw::FieldDesc kFieldsMethodJitMemoryAllocatedForCode[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2514,9 +2525,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodJitMemoryAllocatedForCode{
     .fields = kFieldsMethodJitMemoryAllocatedForCode,
     .layout = {{kPlacesMethodJitMemoryAllocatedForCode[0], kSegmentsMethodJitMemoryAllocatedForCode[0], 46}, {kPlacesMethodJitMemoryAllocatedForCode[1], kSegmentsMethodJitMemoryAllocatedForCode[1], 46}},
 
-    .line = 1343};
+    .line = 1351};
 
-// "MethodILToNativeMap", line 1352
+// "MethodILToNativeMap", line 1360
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2535,9 +2546,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap{
     .fields = kFieldsMethodILToNativeMap,
     .layout = {{kPlacesMethodILToNativeMap[0], kSegmentsMethodILToNativeMap[0], 21}, {kPlacesMethodILToNativeMap[1], kSegmentsMethodILToNativeMap[1], 21}},
 
-    .line = 1352};
+    .line = 1360};
 
-// "MethodILToNativeMap_V1", line 1361
+// "MethodILToNativeMap_V1", line 1369
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMap_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2557,9 +2568,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMap_V1{
     .fields = kFieldsMethodILToNativeMap_V1,
     .layout = {{kPlacesMethodILToNativeMap_V1[0], kSegmentsMethodILToNativeMap_V1[0], 29}, {kPlacesMethodILToNativeMap_V1[1], kSegmentsMethodILToNativeMap_V1[1], 29}},
 
-    .line = 1361};
+    .line = 1369};
 
-// "ClrStackWalk", line 1371
+// "ClrStackWalk", line 1379
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Reserved1", .type = ::clretw::InType::UInt8},
@@ -2576,9 +2587,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 1371};
+    .line = 1379};
 
-// "AppDomainMemAllocated", line 1378
+// "AppDomainMemAllocated", line 1386
 constexpr ::clretw::FieldDesc kFieldsAppDomainMemAllocated[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Allocated", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2593,9 +2604,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainMemAllocated{
     .fields = kFieldsAppDomainMemAllocated,
     .layout = {{kPlacesAppDomainMemAllocated[0], kSegmentsAppDomainMemAllocated[0], 18}, {kPlacesAppDomainMemAllocated[1], kSegmentsAppDomainMemAllocated[1], 18}},
 
-    .line = 1378};
+    .line = 1386};
 
-// "AppDomainMemSurvived", line 1383
+// "AppDomainMemSurvived", line 1391
 constexpr ::clretw::FieldDesc kFieldsAppDomainMemSurvived[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "Survived", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2611,9 +2622,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainMemSurvived{
     .fields = kFieldsAppDomainMemSurvived,
     .layout = {{kPlacesAppDomainMemSurvived[0], kSegmentsAppDomainMemSurvived[0], 26}, {kPlacesAppDomainMemSurvived[1], kSegmentsAppDomainMemSurvived[1], 26}},
 
-    .line = 1383};
+    .line = 1391};
 
-// "ThreadCreated", line 1389
+// "ThreadCreated", line 1397
 constexpr ::clretw::FieldDesc kFieldsThreadCreated[] = {
     {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2631,9 +2642,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadCreated{
     .fields = kFieldsThreadCreated,
     .layout = {{kPlacesThreadCreated[0], kSegmentsThreadCreated[0], 30}, {kPlacesThreadCreated[1], kSegmentsThreadCreated[1], 30}},
 
-    .line = 1389};
+    .line = 1397};
 
-// "ThreadTerminatedOrTransition", line 1397
+// "ThreadTerminatedOrTransition", line 1405
 constexpr ::clretw::FieldDesc kFieldsThreadTerminatedOrTransition[] = {
     {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2648,9 +2659,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadTerminatedOrTransition{
     .fields = kFieldsThreadTerminatedOrTransition,
     .layout = {{kPlacesThreadTerminatedOrTransition[0], kSegmentsThreadTerminatedOrTransition[0], 18}, {kPlacesThreadTerminatedOrTransition[1], kSegmentsThreadTerminatedOrTransition[1], 18}},
 
-    .line = 1397};
+    .line = 1405};
 
-// "ILStubGenerated", line 1402
+// "ILStubGenerated", line 1410
 constexpr ::clretw::FieldDesc kFieldsILStubGenerated[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2673,9 +2684,9 @@ constexpr ::clretw::RecordDesc kRecord_ILStubGenerated{
     .fields = kFieldsILStubGenerated,
     .layout = {{kPlacesILStubGenerated[0], kSegmentsILStubGenerated[0], 26}, {kPlacesILStubGenerated[1], kSegmentsILStubGenerated[1], 26}},
 
-    .line = 1402};
+    .line = 1410};
 
-// "ILStubCacheHit", line 1415
+// "ILStubCacheHit", line 1423
 constexpr ::clretw::FieldDesc kFieldsILStubCacheHit[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2694,9 +2705,9 @@ constexpr ::clretw::RecordDesc kRecord_ILStubCacheHit{
     .fields = kFieldsILStubCacheHit,
     .layout = {{kPlacesILStubCacheHit[0], kSegmentsILStubCacheHit[0], 22}, {kPlacesILStubCacheHit[1], kSegmentsILStubCacheHit[1], 22}},
 
-    .line = 1415};
+    .line = 1423};
 
-// "ModuleRange", line 1424
+// "ModuleRange", line 1432
 constexpr ::clretw::FieldDesc kFieldsModuleRange[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2713,9 +2724,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleRange{
     .fields = kFieldsModuleRange,
     .layout = {{kPlacesModuleRange[0], kSegmentsModuleRange[0], 19}, {kPlacesModuleRange[1], kSegmentsModuleRange[1], 19}},
 
-    .line = 1424};
+    .line = 1432};
 
-// "Values", line 1434
+// "Values", line 1442
 constexpr ::clretw::FieldDesc kFieldsBulkType_Values[] = {
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2735,9 +2746,9 @@ constexpr ::clretw::RecordDesc kRecord_BulkType_Values{
     .fields = kFieldsBulkType_Values,
     .layout = {{kPlacesBulkType_Values[0], kSegmentsBulkType_Values[0], 29}, {kPlacesBulkType_Values[1], kSegmentsBulkType_Values[1], 29}},
 
-    .line = 1434};
+    .line = 1442};
 
-// "BulkType", line 1431
+// "BulkType", line 1439
 constexpr ::clretw::FieldDesc kFieldsBulkType[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2752,9 +2763,9 @@ constexpr ::clretw::RecordDesc kRecord_BulkType{
     .fields = kFieldsBulkType,
     .layout = {{kPlacesBulkType[0], kSegmentsBulkType[0], 6}, {kPlacesBulkType[1], kSegmentsBulkType[1], 6}},
 
-    .line = 1431};
+    .line = 1439};
 
-// "Values", line 1449
+// "Values", line 1457
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootEdge_Values[] = {
     {.name = "RootedNodeAddress", .type = ::clretw::InType::Pointer},
     {.name = "GCRootKind", .type = ::clretw::InType::UInt8, .map = &kMap_GCRootKindMap},
@@ -2770,9 +2781,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge_Values{
     .fields = kFieldsGCBulkRootEdge_Values,
     .layout = {{kPlacesGCBulkRootEdge_Values[0], kSegmentsGCBulkRootEdge_Values[0], 13}, {kPlacesGCBulkRootEdge_Values[1], kSegmentsGCBulkRootEdge_Values[1], 21}},
 
-    .line = 1449};
+    .line = 1457};
 
-// "GCBulkRootEdge", line 1445
+// "GCBulkRootEdge", line 1453
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootEdge[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2788,9 +2799,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootEdge{
     .fields = kFieldsGCBulkRootEdge,
     .layout = {{kPlacesGCBulkRootEdge[0], kSegmentsGCBulkRootEdge[0], 10}, {kPlacesGCBulkRootEdge[1], kSegmentsGCBulkRootEdge[1], 10}},
 
-    .line = 1445};
+    .line = 1453};
 
-// "Values", line 1459
+// "Values", line 1467
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW_Values[] = {
     {.name = "GCRootID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2809,9 +2820,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW_Values{
     .fields = kFieldsGCBulkRootCCW_Values,
     .layout = {{kPlacesGCBulkRootCCW_Values[0], kSegmentsGCBulkRootCCW_Values[0], 44}, {kPlacesGCBulkRootCCW_Values[1], kSegmentsGCBulkRootCCW_Values[1], 44}},
 
-    .line = 1459};
+    .line = 1467};
 
-// "GCBulkRootCCW", line 1456
+// "GCBulkRootCCW", line 1464
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootCCW[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2826,9 +2837,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootCCW{
     .fields = kFieldsGCBulkRootCCW,
     .layout = {{kPlacesGCBulkRootCCW[0], kSegmentsGCBulkRootCCW[0], 6}, {kPlacesGCBulkRootCCW[1], kSegmentsGCBulkRootCCW[1], 6}},
 
-    .line = 1456};
+    .line = 1464};
 
-// "Values", line 1472
+// "Values", line 1480
 constexpr ::clretw::FieldDesc kFieldsGCBulkRCW_Values[] = {
     {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2846,9 +2857,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRCW_Values{
     .fields = kFieldsGCBulkRCW_Values,
     .layout = {{kPlacesGCBulkRCW_Values[0], kSegmentsGCBulkRCW_Values[0], 40}, {kPlacesGCBulkRCW_Values[1], kSegmentsGCBulkRCW_Values[1], 40}},
 
-    .line = 1472};
+    .line = 1480};
 
-// "GCBulkRCW", line 1469
+// "GCBulkRCW", line 1477
 constexpr ::clretw::FieldDesc kFieldsGCBulkRCW[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -2863,9 +2874,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRCW{
     .fields = kFieldsGCBulkRCW,
     .layout = {{kPlacesGCBulkRCW[0], kSegmentsGCBulkRCW[0], 6}, {kPlacesGCBulkRCW[1], kSegmentsGCBulkRCW[1], 6}},
 
-    .line = 1469};
+    .line = 1477};
 
-// "Values", line 1485
+// "Values", line 1493
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar_Values[] = {
     {.name = "GCRootID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2882,9 +2893,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootStaticVar_Values{
     .fields = kFieldsGCBulkRootStaticVar_Values,
     .layout = {{kPlacesGCBulkRootStaticVar_Values[0], kSegmentsGCBulkRootStaticVar_Values[0], 28}, {kPlacesGCBulkRootStaticVar_Values[1], kSegmentsGCBulkRootStaticVar_Values[1], 28}},
 
-    .line = 1485};
+    .line = 1493};
 
-// "GCBulkRootStaticVar", line 1481
+// "GCBulkRootStaticVar", line 1489
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootStaticVar[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -2900,9 +2911,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootStaticVar{
     .fields = kFieldsGCBulkRootStaticVar,
     .layout = {{kPlacesGCBulkRootStaticVar[0], kSegmentsGCBulkRootStaticVar[0], 14}, {kPlacesGCBulkRootStaticVar[1], kSegmentsGCBulkRootStaticVar[1], 14}},
 
-    .line = 1481};
+    .line = 1489};
 
-// "Values", line 1497
+// "Values", line 1505
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge_Values[] = {
     {.name = "GCKeyNodeID", .type = ::clretw::InType::Pointer},
     {.name = "GCValueNodeID", .type = ::clretw::InType::Pointer},
@@ -2917,9 +2928,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge_Values,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[0], 12}, {kPlacesGCBulkRootConditionalWeakTableElementEdge_Values[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge_Values[1], 24}},
 
-    .line = 1497};
+    .line = 1505};
 
-// "GCBulkRootConditionalWeakTableElementEdge", line 1493
+// "GCBulkRootConditionalWeakTableElementEdge", line 1501
 constexpr ::clretw::FieldDesc kFieldsGCBulkRootConditionalWeakTableElementEdge[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2935,9 +2946,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkRootConditionalWeakTableElementEdge
     .fields = kFieldsGCBulkRootConditionalWeakTableElementEdge,
     .layout = {{kPlacesGCBulkRootConditionalWeakTableElementEdge[0], kSegmentsGCBulkRootConditionalWeakTableElementEdge[0], 10}, {kPlacesGCBulkRootConditionalWeakTableElementEdge[1], kSegmentsGCBulkRootConditionalWeakTableElementEdge[1], 10}},
 
-    .line = 1493};
+    .line = 1501};
 
-// "Values", line 1507
+// "Values", line 1515
 constexpr ::clretw::FieldDesc kFieldsGCBulkNode_Values[] = {
     {.name = "Address", .type = ::clretw::InType::Pointer},
     {.name = "Size", .type = ::clretw::InType::UInt64},
@@ -2953,9 +2964,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkNode_Values{
     .fields = kFieldsGCBulkNode_Values,
     .layout = {{kPlacesGCBulkNode_Values[0], kSegmentsGCBulkNode_Values[0], 28}, {kPlacesGCBulkNode_Values[1], kSegmentsGCBulkNode_Values[1], 32}},
 
-    .line = 1507};
+    .line = 1515};
 
-// "GCBulkNode", line 1503
+// "GCBulkNode", line 1511
 constexpr ::clretw::FieldDesc kFieldsGCBulkNode[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -2971,9 +2982,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkNode{
     .fields = kFieldsGCBulkNode,
     .layout = {{kPlacesGCBulkNode[0], kSegmentsGCBulkNode[0], 10}, {kPlacesGCBulkNode[1], kSegmentsGCBulkNode[1], 10}},
 
-    .line = 1503};
+    .line = 1511};
 
-// "Values", line 1518
+// "Values", line 1526
 constexpr ::clretw::FieldDesc kFieldsGCBulkEdge_Values[] = {
     {.name = "Value", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "ReferencingFieldID", .type = ::clretw::InType::UInt32},
@@ -2987,9 +2998,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkEdge_Values{
     .fields = kFieldsGCBulkEdge_Values,
     .layout = {{kPlacesGCBulkEdge_Values[0], kSegmentsGCBulkEdge_Values[0], 8}, {kPlacesGCBulkEdge_Values[1], kSegmentsGCBulkEdge_Values[1], 12}},
 
-    .line = 1518};
+    .line = 1526};
 
-// "GCBulkEdge", line 1514
+// "GCBulkEdge", line 1522
 constexpr ::clretw::FieldDesc kFieldsGCBulkEdge[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -3005,9 +3016,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkEdge{
     .fields = kFieldsGCBulkEdge,
     .layout = {{kPlacesGCBulkEdge[0], kSegmentsGCBulkEdge[0], 10}, {kPlacesGCBulkEdge[1], kSegmentsGCBulkEdge[1], 10}},
 
-    .line = 1514};
+    .line = 1522};
 
-// "GCSampledObjectAllocation", line 1523
+// "GCSampledObjectAllocation", line 1531
 constexpr ::clretw::FieldDesc kFieldsGCSampledObjectAllocation[] = {
     {.name = "Address", .type = ::clretw::InType::Pointer},
     {.name = "TypeID", .type = ::clretw::InType::Pointer},
@@ -3024,9 +3035,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSampledObjectAllocation{
     .fields = kFieldsGCSampledObjectAllocation,
     .layout = {{kPlacesGCSampledObjectAllocation[0], kSegmentsGCSampledObjectAllocation[0], 22}, {kPlacesGCSampledObjectAllocation[1], kSegmentsGCSampledObjectAllocation[1], 30}},
 
-    .line = 1523};
+    .line = 1531};
 
-// "Values", line 1534
+// "Values", line 1542
 constexpr ::clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges_Values[] = {
     {.name = "RangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "RangeLength", .type = ::clretw::InType::UInt64},
@@ -3040,9 +3051,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges_Values{
     .fields = kFieldsGCBulkSurvivingObjectRanges_Values,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges_Values[0], kSegmentsGCBulkSurvivingObjectRanges_Values[0], 12}, {kPlacesGCBulkSurvivingObjectRanges_Values[1], kSegmentsGCBulkSurvivingObjectRanges_Values[1], 16}},
 
-    .line = 1534};
+    .line = 1542};
 
-// "GCBulkSurvivingObjectRanges", line 1530
+// "GCBulkSurvivingObjectRanges", line 1538
 constexpr ::clretw::FieldDesc kFieldsGCBulkSurvivingObjectRanges[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -3058,9 +3069,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkSurvivingObjectRanges{
     .fields = kFieldsGCBulkSurvivingObjectRanges,
     .layout = {{kPlacesGCBulkSurvivingObjectRanges[0], kSegmentsGCBulkSurvivingObjectRanges[0], 10}, {kPlacesGCBulkSurvivingObjectRanges[1], kSegmentsGCBulkSurvivingObjectRanges[1], 10}},
 
-    .line = 1530};
+    .line = 1538};
 
-// "Values", line 1543
+// "Values", line 1551
 constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges_Values[] = {
     {.name = "OldRangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "NewRangeBase", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -3075,9 +3086,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges_Values{
     .fields = kFieldsGCBulkMovedObjectRanges_Values,
     .layout = {{kPlacesGCBulkMovedObjectRanges_Values[0], kSegmentsGCBulkMovedObjectRanges_Values[0], 16}, {kPlacesGCBulkMovedObjectRanges_Values[1], kSegmentsGCBulkMovedObjectRanges_Values[1], 24}},
 
-    .line = 1543};
+    .line = 1551};
 
-// "GCBulkMovedObjectRanges", line 1539
+// "GCBulkMovedObjectRanges", line 1547
 constexpr ::clretw::FieldDesc kFieldsGCBulkMovedObjectRanges[] = {
     {.name = "Index", .type = ::clretw::InType::UInt32},
     {.name = "Count", .type = ::clretw::InType::UInt32},
@@ -3093,9 +3104,9 @@ constexpr ::clretw::RecordDesc kRecord_GCBulkMovedObjectRanges{
     .fields = kFieldsGCBulkMovedObjectRanges,
     .layout = {{kPlacesGCBulkMovedObjectRanges[0], kSegmentsGCBulkMovedObjectRanges[0], 10}, {kPlacesGCBulkMovedObjectRanges[1], kSegmentsGCBulkMovedObjectRanges[1], 10}},
 
-    .line = 1539};
+    .line = 1547};
 
-// "GCGenerationRange", line 1549
+// "GCGenerationRange", line 1557
 constexpr ::clretw::FieldDesc kFieldsGCGenerationRange[] = {
     {.name = "Generation", .type = ::clretw::InType::UInt8},
     {.name = "RangeStart", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -3112,9 +3123,9 @@ constexpr ::clretw::RecordDesc kRecord_GCGenerationRange{
     .fields = kFieldsGCGenerationRange,
     .layout = {{kPlacesGCGenerationRange[0], kSegmentsGCGenerationRange[0], 23}, {kPlacesGCGenerationRange[1], kSegmentsGCGenerationRange[1], 27}},
 
-    .line = 1549};
+    .line = 1557};
 
-// "CodeSymbols", line 1556
+// "CodeSymbols", line 1564
 constexpr ::clretw::FieldDesc kFieldsCodeSymbols[] = {
     {.name = "ModuleId", .type = ::clretw::InType::UInt64},
     {.name = "TotalChunks", .type = ::clretw::InType::UInt16},
@@ -3132,9 +3143,9 @@ constexpr ::clretw::RecordDesc kRecord_CodeSymbols{
     .fields = kFieldsCodeSymbols,
     .layout = {{kPlacesCodeSymbols[0], kSegmentsCodeSymbols[0], 18}, {kPlacesCodeSymbols[1], kSegmentsCodeSymbols[1], 18}},
 
-    .line = 1556};
+    .line = 1564};
 
-// "TieredCompilationEmpty", line 1564
+// "TieredCompilationEmpty", line 1572
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationEmpty[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -3147,9 +3158,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationEmpty{
     .fields = kFieldsTieredCompilationEmpty,
     .layout = {{kPlacesTieredCompilationEmpty[0], kSegmentsTieredCompilationEmpty[0], 2}, {kPlacesTieredCompilationEmpty[1], kSegmentsTieredCompilationEmpty[1], 2}},
 
-    .line = 1564};
+    .line = 1572};
 
-// "TieredCompilationSettings", line 1567
+// "TieredCompilationSettings", line 1575
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
@@ -3163,9 +3174,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationSettings{
     .fields = kFieldsTieredCompilationSettings,
     .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
 
-    .line = 1567};
+    .line = 1575};
 
-// "TieredCompilationResume", line 1571
+// "TieredCompilationResume", line 1579
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationResume[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "NewMethodCount", .type = ::clretw::InType::UInt32},
@@ -3179,9 +3190,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationResume{
     .fields = kFieldsTieredCompilationResume,
     .layout = {{kPlacesTieredCompilationResume[0], kSegmentsTieredCompilationResume[0], 6}, {kPlacesTieredCompilationResume[1], kSegmentsTieredCompilationResume[1], 6}},
 
-    .line = 1571};
+    .line = 1579};
 
-// "TieredCompilationBackgroundJitStart", line 1575
+// "TieredCompilationBackgroundJitStart", line 1583
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStart[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "PendingMethodCount", .type = ::clretw::InType::UInt32},
@@ -3195,9 +3206,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStart{
     .fields = kFieldsTieredCompilationBackgroundJitStart,
     .layout = {{kPlacesTieredCompilationBackgroundJitStart[0], kSegmentsTieredCompilationBackgroundJitStart[0], 6}, {kPlacesTieredCompilationBackgroundJitStart[1], kSegmentsTieredCompilationBackgroundJitStart[1], 6}},
 
-    .line = 1575};
+    .line = 1583};
 
-// "TieredCompilationBackgroundJitStop", line 1579
+// "TieredCompilationBackgroundJitStop", line 1587
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationBackgroundJitStop[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "PendingMethodCount", .type = ::clretw::InType::UInt32},
@@ -3212,9 +3223,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationBackgroundJitStop{
     .fields = kFieldsTieredCompilationBackgroundJitStop,
     .layout = {{kPlacesTieredCompilationBackgroundJitStop[0], kSegmentsTieredCompilationBackgroundJitStop[0], 10}, {kPlacesTieredCompilationBackgroundJitStop[1], kSegmentsTieredCompilationBackgroundJitStop[1], 10}},
 
-    .line = 1579};
+    .line = 1587};
 
-// "JitInstrumentationData", line 1584
+// "JitInstrumentationData", line 1592
 constexpr ::clretw::FieldDesc kFieldsJitInstrumentationData[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "MethodFlags", .type = ::clretw::InType::UInt32},
@@ -3231,9 +3242,9 @@ constexpr ::clretw::RecordDesc kRecord_JitInstrumentationData{
     .fields = kFieldsJitInstrumentationData,
     .layout = {{kPlacesJitInstrumentationData[0], kSegmentsJitInstrumentationData[0], 18}, {kPlacesJitInstrumentationData[1], kSegmentsJitInstrumentationData[1], 18}},
 
-    .line = 1584};
+    .line = 1592};
 
-// "JitInstrumentationDataVerbose", line 1591
+// "JitInstrumentationDataVerbose", line 1599
 constexpr ::clretw::FieldDesc kFieldsJitInstrumentationDataVerbose[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "MethodFlags", .type = ::clretw::InType::UInt32},
@@ -3255,9 +3266,9 @@ constexpr ::clretw::RecordDesc kRecord_JitInstrumentationDataVerbose{
     .fields = kFieldsJitInstrumentationDataVerbose,
     .layout = {{kPlacesJitInstrumentationDataVerbose[0], kSegmentsJitInstrumentationDataVerbose[0], 30}, {kPlacesJitInstrumentationDataVerbose[1], kSegmentsJitInstrumentationDataVerbose[1], 30}},
 
-    .line = 1591};
+    .line = 1599};
 
-// "ExecutionCheckpoint", line 1603
+// "ExecutionCheckpoint", line 1611
 constexpr ::clretw::FieldDesc kFieldsExecutionCheckpoint[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Name", .type = ::clretw::InType::UnicodeString},
@@ -3272,9 +3283,9 @@ constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpoint{
     .fields = kFieldsExecutionCheckpoint,
     .layout = {{kPlacesExecutionCheckpoint[0], kSegmentsExecutionCheckpoint[0], 10}, {kPlacesExecutionCheckpoint[1], kSegmentsExecutionCheckpoint[1], 10}},
 
-    .line = 1603};
+    .line = 1611};
 
-// "ProfilerMessage", line 1608
+// "ProfilerMessage", line 1616
 constexpr ::clretw::FieldDesc kFieldsProfilerMessage[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Message", .type = ::clretw::InType::UnicodeString},
@@ -3288,9 +3299,9 @@ constexpr ::clretw::RecordDesc kRecord_ProfilerMessage{
     .fields = kFieldsProfilerMessage,
     .layout = {{kPlacesProfilerMessage[0], kSegmentsProfilerMessage[0], 2}, {kPlacesProfilerMessage[1], kSegmentsProfilerMessage[1], 2}},
 
-    .line = 1608};
+    .line = 1616};
 
-// "YieldProcessorMeasurement", line 1612
+// "YieldProcessorMeasurement", line 1620
 constexpr ::clretw::FieldDesc kFieldsYieldProcessorMeasurement[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "NsPerYield", .type = ::clretw::InType::Double},
@@ -3305,9 +3316,9 @@ constexpr ::clretw::RecordDesc kRecord_YieldProcessorMeasurement{
     .fields = kFieldsYieldProcessorMeasurement,
     .layout = {{kPlacesYieldProcessorMeasurement[0], kSegmentsYieldProcessorMeasurement[0], 18}, {kPlacesYieldProcessorMeasurement[1], kSegmentsYieldProcessorMeasurement[1], 18}},
 
-    .line = 1612};
+    .line = 1620};
 
-// "LockCreated", line 1617
+// "LockCreated", line 1625
 constexpr ::clretw::FieldDesc kFieldsLockCreated[] = {
     {.name = "LockID", .type = ::clretw::InType::Pointer},
     {.name = "AssociatedObjectID", .type = ::clretw::InType::Pointer},
@@ -3322,9 +3333,9 @@ constexpr ::clretw::RecordDesc kRecord_LockCreated{
     .fields = kFieldsLockCreated,
     .layout = {{kPlacesLockCreated[0], kSegmentsLockCreated[0], 10}, {kPlacesLockCreated[1], kSegmentsLockCreated[1], 18}},
 
-    .line = 1617};
+    .line = 1625};
 
-// "WaitHandleWaitStart", line 1623
+// "WaitHandleWaitStart", line 1631
 constexpr ::clretw::FieldDesc kFieldsWaitHandleWaitStart[] = {
     {.name = "WaitSource", .type = ::clretw::InType::UInt8, .map = &kMap_WaitHandleWaitSourceMap},
     {.name = "AssociatedObjectID", .type = ::clretw::InType::Pointer},
@@ -3339,9 +3350,9 @@ constexpr ::clretw::RecordDesc kRecord_WaitHandleWaitStart{
     .fields = kFieldsWaitHandleWaitStart,
     .layout = {{kPlacesWaitHandleWaitStart[0], kSegmentsWaitHandleWaitStart[0], 7}, {kPlacesWaitHandleWaitStart[1], kSegmentsWaitHandleWaitStart[1], 11}},
 
-    .line = 1623};
+    .line = 1631};
 
-// "WaitHandleWaitStop", line 1629
+// "WaitHandleWaitStop", line 1637
 constexpr ::clretw::FieldDesc kFieldsWaitHandleWaitStop[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -3354,9 +3365,9 @@ constexpr ::clretw::RecordDesc kRecord_WaitHandleWaitStop{
     .fields = kFieldsWaitHandleWaitStop,
     .layout = {{kPlacesWaitHandleWaitStop[0], kSegmentsWaitHandleWaitStop[0], 2}, {kPlacesWaitHandleWaitStop[1], kSegmentsWaitHandleWaitStop[1], 2}},
 
-    .line = 1629};
+    .line = 1637};
 
-// "AllocationSampled", line 1633
+// "AllocationSampled", line 1641
 constexpr ::clretw::FieldDesc kFieldsAllocationSampled[] = {
     {.name = "AllocationKind", .type = ::clretw::InType::UInt32, .map = &kMap_GCAllocationKindMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
@@ -3375,7 +3386,7 @@ constexpr ::clretw::RecordDesc kRecord_AllocationSampled{
     .fields = kFieldsAllocationSampled,
     .layout = {{kPlacesAllocationSampled[0], kSegmentsAllocationSampled[0], 30}, {kPlacesAllocationSampled[1], kSegmentsAllocationSampled[1], 38}},
 
-    .line = 1633};
+    .line = 1641};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -3582,634 +3593,634 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart, .line = 1644},
+     .message = "", .payload = &kRecord_GCStart, .line = 1652},
     {.id = 1, .version = 1, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart_V1", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart_V1, .line = 1645},
+     .message = "", .payload = &kRecord_GCStart_V1, .line = 1653},
     {.id = 1, .version = 2, .level = 4, .opcode = 1, .task = 1, .keywords = 0x1,
      .symbol = "GCStart_V2", .name = "GC/Start", .task_name = "GarbageCollection", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_GCStart_V2, .line = 1646},
+     .message = "", .payload = &kRecord_GCStart_V2, .line = 1654},
     {.id = 2, .version = 0, .level = 4, .opcode = 2, .task = 1, .keywords = 0x1,
      .symbol = "GCEnd", .name = "GC/Stop", .task_name = "GarbageCollection", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_GCEnd, .line = 1647},
+     .message = "", .payload = &kRecord_GCEnd, .line = 1655},
     {.id = 2, .version = 1, .level = 4, .opcode = 2, .task = 1, .keywords = 0x1,
      .symbol = "GCEnd_V1", .name = "GC/Stop", .task_name = "GarbageCollection", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_GCEnd_V1, .line = 1648},
+     .message = "", .payload = &kRecord_GCEnd_V1, .line = 1656},
     {.id = 3, .version = 0, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEEnd", .name = "GC/RestartEEStop", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEEnd",
-     .message = "", .line = 1649},
+     .message = "", .line = 1657},
     {.id = 3, .version = 1, .level = 4, .opcode = 132, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEEnd_V1", .name = "GC/RestartEEStop", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1650},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1658},
     {.id = 4, .version = 0, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats, .line = 1651},
+     .message = "", .payload = &kRecord_GCHeapStats, .line = 1659},
     {.id = 4, .version = 1, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats_V1", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats_V1, .line = 1652},
+     .message = "", .payload = &kRecord_GCHeapStats_V1, .line = 1660},
     {.id = 4, .version = 2, .level = 4, .opcode = 133, .task = 1, .keywords = 0x1,
      .symbol = "GCHeapStats_V2", .name = "GC/HeapStats", .task_name = "GarbageCollection", .opcode_name = "GCHeapStats",
-     .message = "", .payload = &kRecord_GCHeapStats_V2, .line = 1653},
+     .message = "", .payload = &kRecord_GCHeapStats_V2, .line = 1661},
     {.id = 5, .version = 0, .level = 4, .opcode = 134, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateSegment", .name = "GC/CreateSegment", .task_name = "GarbageCollection", .opcode_name = "GCCreateSegment",
-     .message = "", .payload = &kRecord_GCCreateSegment, .line = 1654},
+     .message = "", .payload = &kRecord_GCCreateSegment, .line = 1662},
     {.id = 5, .version = 1, .level = 4, .opcode = 134, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateSegment_V1", .name = "GC/CreateSegment", .task_name = "GarbageCollection", .opcode_name = "GCCreateSegment",
-     .message = "", .payload = &kRecord_GCCreateSegment_V1, .line = 1655},
+     .message = "", .payload = &kRecord_GCCreateSegment_V1, .line = 1663},
     {.id = 6, .version = 0, .level = 4, .opcode = 135, .task = 1, .keywords = 0x1,
      .symbol = "GCFreeSegment", .name = "GC/FreeSegment", .task_name = "GarbageCollection", .opcode_name = "GCFreeSegment",
-     .message = "", .payload = &kRecord_GCFreeSegment, .line = 1656},
+     .message = "", .payload = &kRecord_GCFreeSegment, .line = 1664},
     {.id = 6, .version = 1, .level = 4, .opcode = 135, .task = 1, .keywords = 0x1,
      .symbol = "GCFreeSegment_V1", .name = "GC/FreeSegment", .task_name = "GarbageCollection", .opcode_name = "GCFreeSegment",
-     .message = "", .payload = &kRecord_GCFreeSegment_V1, .line = 1657},
+     .message = "", .payload = &kRecord_GCFreeSegment_V1, .line = 1665},
     {.id = 7, .version = 0, .level = 4, .opcode = 136, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEBegin", .name = "GC/RestartEEStart", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEBegin",
-     .message = "", .line = 1658},
+     .message = "", .line = 1666},
     {.id = 7, .version = 1, .level = 4, .opcode = 136, .task = 1, .keywords = 0x1,
      .symbol = "GCRestartEEBegin_V1", .name = "GC/RestartEEStart", .task_name = "GarbageCollection", .opcode_name = "GCRestartEEBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1659},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1667},
     {.id = 8, .version = 0, .level = 4, .opcode = 137, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEEnd", .name = "GC/SuspendEEStop", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEEnd",
-     .message = "", .line = 1660},
+     .message = "", .line = 1668},
     {.id = 8, .version = 1, .level = 4, .opcode = 137, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEEnd_V1", .name = "GC/SuspendEEStop", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEEnd",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1661},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1669},
     {.id = 9, .version = 0, .level = 4, .opcode = 10, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEBegin", .name = "GC/SuspendEEStart", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEBegin",
-     .message = "", .payload = &kRecord_GCSuspendEE, .line = 1662},
+     .message = "", .payload = &kRecord_GCSuspendEE, .line = 1670},
     {.id = 9, .version = 1, .level = 4, .opcode = 10, .task = 1, .keywords = 0x1,
      .symbol = "GCSuspendEEBegin_V1", .name = "GC/SuspendEEStart", .task_name = "GarbageCollection", .opcode_name = "GCSuspendEEBegin",
-     .message = "", .payload = &kRecord_GCSuspendEE_V1, .line = 1663},
+     .message = "", .payload = &kRecord_GCSuspendEE_V1, .line = 1671},
     {.id = 10, .version = 0, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick, .line = 1664},
+     .message = "", .payload = &kRecord_GCAllocationTick, .line = 1672},
     {.id = 10, .version = 1, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V1", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V1, .line = 1665},
+     .message = "", .payload = &kRecord_GCAllocationTick_V1, .line = 1673},
     {.id = 10, .version = 2, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V2", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V2, .line = 1666},
+     .message = "", .payload = &kRecord_GCAllocationTick_V2, .line = 1674},
     {.id = 10, .version = 3, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V3", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V3, .line = 1667},
+     .message = "", .payload = &kRecord_GCAllocationTick_V3, .line = 1675},
     {.id = 10, .version = 4, .level = 5, .opcode = 11, .task = 1, .keywords = 0x1,
      .symbol = "GCAllocationTick_V4", .name = "GC/AllocationTick", .task_name = "GarbageCollection", .opcode_name = "GCAllocationTick",
-     .message = "", .payload = &kRecord_GCAllocationTick_V4, .line = 1668},
+     .message = "", .payload = &kRecord_GCAllocationTick_V4, .line = 1676},
     {.id = 11, .version = 0, .level = 4, .opcode = 12, .task = 1, .keywords = 0x1,
      .symbol = "GCCreateConcurrentThread", .name = "GC/CreateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCCreateConcurrentThread",
-     .message = "", .line = 1669},
+     .message = "", .line = 1677},
     {.id = 11, .version = 1, .level = 4, .opcode = 12, .task = 1, .keywords = 0x10001,
      .symbol = "GCCreateConcurrentThread_V1", .name = "GC/CreateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCCreateConcurrentThread",
-     .message = "", .payload = &kRecord_GCCreateConcurrentThread, .line = 1670},
+     .message = "", .payload = &kRecord_GCCreateConcurrentThread, .line = 1678},
     {.id = 12, .version = 0, .level = 4, .opcode = 13, .task = 1, .keywords = 0x1,
      .symbol = "GCTerminateConcurrentThread", .name = "GC/TerminateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCTerminateConcurrentThread",
-     .message = "", .line = 1671},
+     .message = "", .line = 1679},
     {.id = 12, .version = 1, .level = 4, .opcode = 13, .task = 1, .keywords = 0x10001,
      .symbol = "GCTerminateConcurrentThread_V1", .name = "GC/TerminateConcurrentThread", .task_name = "GarbageCollection", .opcode_name = "GCTerminateConcurrentThread",
-     .message = "", .payload = &kRecord_GCTerminateConcurrentThread, .line = 1672},
+     .message = "", .payload = &kRecord_GCTerminateConcurrentThread, .line = 1680},
     {.id = 13, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersEnd", .name = "GC/FinalizersStop", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersEnd",
-     .message = "", .payload = &kRecord_GCFinalizersEnd, .line = 1673},
+     .message = "", .payload = &kRecord_GCFinalizersEnd, .line = 1681},
     {.id = 13, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersEnd_V1", .name = "GC/FinalizersStop", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersEnd",
-     .message = "", .payload = &kRecord_GCFinalizersEnd_V1, .line = 1674},
+     .message = "", .payload = &kRecord_GCFinalizersEnd_V1, .line = 1682},
     {.id = 14, .version = 0, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersBegin", .name = "GC/FinalizersStart", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersBegin",
-     .message = "", .line = 1675},
+     .message = "", .line = 1683},
     {.id = 14, .version = 1, .level = 4, .opcode = 19, .task = 1, .keywords = 0x1,
      .symbol = "GCFinalizersBegin_V1", .name = "GC/FinalizersStart", .task_name = "GarbageCollection", .opcode_name = "GCFinalizersBegin",
-     .message = "", .payload = &kRecord_GCNoUserData, .line = 1676},
+     .message = "", .payload = &kRecord_GCNoUserData, .line = 1684},
     {.id = 15, .version = 0, .level = 4, .opcode = 10, .task = 21, .keywords = 0x80000,
      .symbol = "BulkType", .name = "Type/BulkType", .task_name = "Type", .opcode_name = "BulkType",
-     .message = "", .payload = &kRecord_BulkType, .line = 1677},
+     .message = "", .payload = &kRecord_BulkType, .line = 1685},
     {.id = 16, .version = 0, .level = 4, .opcode = 20, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootEdge", .name = "GC/GCBulkRootEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootEdge",
-     .message = "", .payload = &kRecord_GCBulkRootEdge, .line = 1678},
+     .message = "", .payload = &kRecord_GCBulkRootEdge, .line = 1686},
     {.id = 17, .version = 0, .level = 4, .opcode = 21, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootConditionalWeakTableElementEdge", .name = "GC/GCBulkRootConditionalWeakTableElementEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootConditionalWeakTableElementEdge",
-     .message = "", .payload = &kRecord_GCBulkRootConditionalWeakTableElementEdge, .line = 1679},
+     .message = "", .payload = &kRecord_GCBulkRootConditionalWeakTableElementEdge, .line = 1687},
     {.id = 18, .version = 0, .level = 4, .opcode = 22, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkNode", .name = "GC/GCBulkNode", .task_name = "GarbageCollection", .opcode_name = "GCBulkNode",
-     .message = "", .payload = &kRecord_GCBulkNode, .line = 1680},
+     .message = "", .payload = &kRecord_GCBulkNode, .line = 1688},
     {.id = 19, .version = 0, .level = 4, .opcode = 23, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkEdge", .name = "GC/GCBulkEdge", .task_name = "GarbageCollection", .opcode_name = "GCBulkEdge",
-     .message = "", .payload = &kRecord_GCBulkEdge, .line = 1681},
+     .message = "", .payload = &kRecord_GCBulkEdge, .line = 1689},
     {.id = 20, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x200000,
      .symbol = "GCSampledObjectAllocationHigh", .name = "GC/GCSampledObjectAllocation", .task_name = "GarbageCollection", .opcode_name = "GCSampledObjectAllocation",
-     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1682},
+     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1690},
     {.id = 21, .version = 0, .level = 4, .opcode = 25, .task = 1, .keywords = 0x400000,
      .symbol = "GCBulkSurvivingObjectRanges", .name = "GC/GCBulkSurvivingObjectRanges", .task_name = "GarbageCollection", .opcode_name = "GCBulkSurvivingObjectRanges",
-     .message = "", .payload = &kRecord_GCBulkSurvivingObjectRanges, .line = 1683},
+     .message = "", .payload = &kRecord_GCBulkSurvivingObjectRanges, .line = 1691},
     {.id = 22, .version = 0, .level = 4, .opcode = 26, .task = 1, .keywords = 0x400000,
      .symbol = "GCBulkMovedObjectRanges", .name = "GC/GCBulkMovedObjectRanges", .task_name = "GarbageCollection", .opcode_name = "GCBulkMovedObjectRanges",
-     .message = "", .payload = &kRecord_GCBulkMovedObjectRanges, .line = 1684},
+     .message = "", .payload = &kRecord_GCBulkMovedObjectRanges, .line = 1692},
     {.id = 23, .version = 0, .level = 4, .opcode = 27, .task = 1, .keywords = 0x400000,
      .symbol = "GCGenerationRange", .name = "GC/GCGenerationRange", .task_name = "GarbageCollection", .opcode_name = "GCGenerationRange",
-     .message = "", .payload = &kRecord_GCGenerationRange, .line = 1685},
+     .message = "", .payload = &kRecord_GCGenerationRange, .line = 1693},
     {.id = 25, .version = 0, .level = 4, .opcode = 28, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkStackRoots", .name = "GC/MarkStackRoots", .task_name = "GarbageCollection", .opcode_name = "GCMarkStackRoots",
-     .message = "", .payload = &kRecord_GCMark, .line = 1686},
+     .message = "", .payload = &kRecord_GCMark, .line = 1694},
     {.id = 26, .version = 0, .level = 4, .opcode = 29, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkFinalizeQueueRoots", .name = "GC/MarkFinalizeQueueRoots", .task_name = "GarbageCollection", .opcode_name = "GCMarkFinalizeQueueRoots",
-     .message = "", .payload = &kRecord_GCMark, .line = 1687},
+     .message = "", .payload = &kRecord_GCMark, .line = 1695},
     {.id = 27, .version = 0, .level = 4, .opcode = 30, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkHandles", .name = "GC/MarkHandles", .task_name = "GarbageCollection", .opcode_name = "GCMarkHandles",
-     .message = "", .payload = &kRecord_GCMark, .line = 1688},
+     .message = "", .payload = &kRecord_GCMark, .line = 1696},
     {.id = 28, .version = 0, .level = 4, .opcode = 31, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkOlderGenerationRoots", .name = "GC/MarkCards", .task_name = "GarbageCollection", .opcode_name = "GCMarkOlderGenerationRoots",
-     .message = "", .payload = &kRecord_GCMark, .line = 1689},
+     .message = "", .payload = &kRecord_GCMark, .line = 1697},
     {.id = 29, .version = 0, .level = 5, .opcode = 32, .task = 1, .keywords = 0x1,
      .symbol = "FinalizeObject", .name = "GC/FinalizeObject", .task_name = "GarbageCollection", .opcode_name = "FinalizeObject",
-     .message = "", .payload = &kRecord_FinalizeObject, .line = 1690},
+     .message = "", .payload = &kRecord_FinalizeObject, .line = 1698},
     {.id = 30, .version = 0, .level = 4, .opcode = 33, .task = 1, .keywords = 0x2,
      .symbol = "SetGCHandle", .name = "GC/SetGCHandle", .task_name = "GarbageCollection", .opcode_name = "SetGCHandle",
-     .message = "", .payload = &kRecord_SetGCHandle, .line = 1691},
+     .message = "", .payload = &kRecord_SetGCHandle, .line = 1699},
     {.id = 31, .version = 0, .level = 4, .opcode = 34, .task = 1, .keywords = 0x2,
      .symbol = "DestroyGCHandle", .name = "GC/DestoryGCHandle", .task_name = "GarbageCollection", .opcode_name = "DestroyGCHandle",
-     .message = "", .payload = &kRecord_DestroyGCHandle, .line = 1692},
+     .message = "", .payload = &kRecord_DestroyGCHandle, .line = 1700},
     {.id = 32, .version = 0, .level = 4, .opcode = 24, .task = 1, .keywords = 0x2000000,
      .symbol = "GCSampledObjectAllocationLow", .name = "GC/GCSampledObjectAllocation", .task_name = "GarbageCollection", .opcode_name = "GCSampledObjectAllocation",
-     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1693},
+     .message = "", .payload = &kRecord_GCSampledObjectAllocation, .line = 1701},
     {.id = 33, .version = 0, .level = 5, .opcode = 36, .task = 1, .keywords = 0x1,
      .symbol = "PinObjectAtGCTime", .name = "GC/PinObjectAtGCTime", .task_name = "GarbageCollection", .opcode_name = "PinObjectAtGCTime",
-     .message = "", .payload = &kRecord_PinObjectAtGCTime, .line = 1694},
+     .message = "", .payload = &kRecord_PinObjectAtGCTime, .line = 1702},
     {.id = 35, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x1,
      .symbol = "GCTriggered", .name = "GC/Triggered", .task_name = "GarbageCollection", .opcode_name = "Triggered",
-     .message = "", .payload = &kRecord_GCTriggered, .line = 1695},
+     .message = "", .payload = &kRecord_GCTriggered, .line = 1703},
     {.id = 36, .version = 0, .level = 4, .opcode = 38, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootCCW", .name = "GC/GCBulkRootCCW", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootCCW",
-     .message = "", .payload = &kRecord_GCBulkRootCCW, .line = 1696},
+     .message = "", .payload = &kRecord_GCBulkRootCCW, .line = 1704},
     {.id = 37, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRCW", .name = "GC/GCBulkRCW", .task_name = "GarbageCollection", .opcode_name = "GCBulkRCW",
-     .message = "", .payload = &kRecord_GCBulkRCW, .line = 1697},
+     .message = "", .payload = &kRecord_GCBulkRCW, .line = 1705},
     {.id = 38, .version = 0, .level = 4, .opcode = 40, .task = 1, .keywords = 0x100000,
      .symbol = "GCBulkRootStaticVar", .name = "GC/GCBulkRootStaticVar", .task_name = "GarbageCollection", .opcode_name = "GCBulkRootStaticVar",
-     .message = "", .payload = &kRecord_GCBulkRootStaticVar, .line = 1698},
+     .message = "", .payload = &kRecord_GCBulkRootStaticVar, .line = 1706},
     {.id = 39, .version = 0, .level = 0, .opcode = 41, .task = 1, .keywords = 0x3f00003,
      .symbol = "GCDynamicEvent", .name = "GC/GCDynamicEvent", .task_name = "GarbageCollection", .opcode_name = "GCDynamicEvent",
-     .message = "", .payload = &kRecord_GCDynamicEvent, .line = 1699},
+     .message = "", .payload = &kRecord_GCDynamicEvent, .line = 1707},
     {.id = 40, .version = 0, .level = 4, .opcode = 1, .task = 2, .keywords = 0x10000,
      .symbol = "WorkerThreadCreate", .name = "WorkerThreadCreationV2/Start", .task_name = "WorkerThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1700},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1708},
     {.id = 41, .version = 0, .level = 4, .opcode = 2, .task = 2, .keywords = 0x10000,
      .symbol = "WorkerThreadTerminate", .name = "WorkerThreadCreationV2/Stop", .task_name = "WorkerThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1701},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1709},
     {.id = 42, .version = 0, .level = 4, .opcode = 1, .task = 4, .keywords = 0x10000,
      .symbol = "WorkerThreadRetire", .name = "WorkerThreadRetirementV2/Start", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1702},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1710},
     {.id = 43, .version = 0, .level = 4, .opcode = 2, .task = 4, .keywords = 0x10000,
      .symbol = "WorkerThreadUnretire", .name = "WorkerThreadRetirementV2/Stop", .task_name = "WorkerThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1703},
+     .message = "", .payload = &kRecord_ClrWorkerThread, .line = 1711},
     {.id = 44, .version = 0, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadCreate", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread, .line = 1704},
+     .message = "", .payload = &kRecord_IOThread, .line = 1712},
     {.id = 44, .version = 1, .level = 4, .opcode = 1, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadCreate_V1", .name = "IOThreadCreation/Start", .task_name = "IOThreadCreation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1705},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1713},
     {.id = 45, .version = 0, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadTerminate", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread, .line = 1706},
+     .message = "", .payload = &kRecord_IOThread, .line = 1714},
     {.id = 45, .version = 1, .level = 4, .opcode = 2, .task = 3, .keywords = 0x10000,
      .symbol = "IOThreadTerminate_V1", .name = "IOThreadCreation/Stop", .task_name = "IOThreadCreation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1707},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1715},
     {.id = 46, .version = 0, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadRetire", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread, .line = 1708},
+     .message = "", .payload = &kRecord_IOThread, .line = 1716},
     {.id = 46, .version = 1, .level = 4, .opcode = 1, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadRetire_V1", .name = "IOThreadRetirement/Start", .task_name = "IOThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1709},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1717},
     {.id = 47, .version = 0, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadUnretire", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread, .line = 1710},
+     .message = "", .payload = &kRecord_IOThread, .line = 1718},
     {.id = 47, .version = 1, .level = 4, .opcode = 2, .task = 5, .keywords = 0x10000,
      .symbol = "IOThreadUnretire_V1", .name = "IOThreadRetirement/Stop", .task_name = "IOThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_IOThread_V1, .line = 1711},
+     .message = "", .payload = &kRecord_IOThread_V1, .line = 1719},
     {.id = 48, .version = 0, .level = 4, .opcode = 1, .task = 6, .keywords = 0x10000,
      .symbol = "ThreadpoolSuspensionSuspendThread", .name = "ThreadpoolSuspensionV2/Start", .task_name = "ThreadpoolSuspension", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1712},
+     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1720},
     {.id = 49, .version = 0, .level = 4, .opcode = 2, .task = 6, .keywords = 0x10000,
      .symbol = "ThreadpoolSuspensionResumeThread", .name = "ThreadpoolSuspensionV2/Stop", .task_name = "ThreadpoolSuspension", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1713},
+     .message = "", .payload = &kRecord_ClrThreadPoolSuspend, .line = 1721},
     {.id = 50, .version = 0, .level = 4, .opcode = 1, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadStart", .name = "ThreadPoolWorkerThread/Start", .task_name = "ThreadPoolWorkerThread", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1714},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1722},
     {.id = 51, .version = 0, .level = 4, .opcode = 2, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadStop", .name = "ThreadPoolWorkerThread/Stop", .task_name = "ThreadPoolWorkerThread", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1715},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1723},
     {.id = 52, .version = 0, .level = 4, .opcode = 1, .task = 17, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadRetirementStart", .name = "ThreadPoolWorkerThreadRetirement/Start", .task_name = "ThreadPoolWorkerThreadRetirement", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1716},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1724},
     {.id = 53, .version = 0, .level = 4, .opcode = 2, .task = 17, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadRetirementStop", .name = "ThreadPoolWorkerThreadRetirement/Stop", .task_name = "ThreadPoolWorkerThreadRetirement", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1717},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1725},
     {.id = 54, .version = 0, .level = 4, .opcode = 100, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentSample", .name = "ThreadPoolWorkerThreadAdjustment/Sample", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Sample",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentSample, .line = 1718},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentSample, .line = 1726},
     {.id = 55, .version = 0, .level = 4, .opcode = 101, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentAdjustment", .name = "ThreadPoolWorkerThreadAdjustment/Adjustment", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Adjustment",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment, .line = 1719},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment, .line = 1727},
     {.id = 56, .version = 0, .level = 5, .opcode = 102, .task = 18, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadAdjustmentStats", .name = "ThreadPoolWorkerThreadAdjustment/Stats", .task_name = "ThreadPoolWorkerThreadAdjustment", .opcode_name = "Stats",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentStats, .line = 1720},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThreadAdjustmentStats, .line = 1728},
     {.id = 57, .version = 0, .level = 4, .opcode = 90, .task = 16, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkerThreadWait", .name = "ThreadPoolWorkerThread/Wait", .task_name = "ThreadPoolWorkerThread", .opcode_name = "Wait",
-     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1721},
+     .message = "", .payload = &kRecord_ThreadPoolWorkerThread, .line = 1729},
     {.id = 58, .version = 0, .level = 4, .opcode = 0, .task = 37, .keywords = 0x10000,
      .symbol = "YieldProcessorMeasurement", .name = "YieldProcessorMeasurement", .task_name = "YieldProcessorMeasurement", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_YieldProcessorMeasurement, .line = 1722},
+     .message = "", .payload = &kRecord_YieldProcessorMeasurement, .line = 1730},
     {.id = 59, .version = 0, .level = 4, .opcode = 0, .task = 38, .keywords = 0x10000,
      .symbol = "ThreadPoolMinMaxThreads", .name = "ThreadPoolMinMaxThreads", .task_name = "ThreadPoolMinMaxThreads", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_ThreadPoolMinMaxThreads, .line = 1723},
+     .message = "", .payload = &kRecord_ThreadPoolMinMaxThreads, .line = 1731},
     {.id = 60, .version = 0, .level = 5, .opcode = 1, .task = 22, .keywords = 0x10000,
      .symbol = "ThreadPoolWorkingThreadCount", .name = "ThreadPoolWorkingThreadCount/Start", .task_name = "ThreadPoolWorkingThreadCount", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ThreadPoolWorkingThreadCount, .line = 1724},
+     .message = "", .payload = &kRecord_ThreadPoolWorkingThreadCount, .line = 1732},
     {.id = 61, .version = 0, .level = 5, .opcode = 11, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolEnqueue", .name = "ThreadPool/Enqueue", .task_name = "ThreadPool", .opcode_name = "Enqueue",
-     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1725},
+     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1733},
     {.id = 62, .version = 0, .level = 5, .opcode = 12, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolDequeue", .name = "ThreadPool/Dequeue", .task_name = "ThreadPool", .opcode_name = "Dequeue",
-     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1726},
+     .message = "", .payload = &kRecord_ThreadPoolWork, .line = 1734},
     {.id = 63, .version = 0, .level = 5, .opcode = 13, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolIOEnqueue", .name = "ThreadPool/IOEnqueue", .task_name = "ThreadPool", .opcode_name = "IOEnqueue",
-     .message = "", .payload = &kRecord_ThreadPoolIOWorkEnqueue, .line = 1727},
+     .message = "", .payload = &kRecord_ThreadPoolIOWorkEnqueue, .line = 1735},
     {.id = 64, .version = 0, .level = 5, .opcode = 14, .task = 23, .keywords = 0x80010000,
      .symbol = "ThreadPoolIODequeue", .name = "ThreadPool/IODequeue", .task_name = "ThreadPool", .opcode_name = "IODequeue",
-     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1728},
+     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1736},
     {.id = 65, .version = 0, .level = 5, .opcode = 15, .task = 23, .keywords = 0x10000,
      .symbol = "ThreadPoolIOPack", .name = "ThreadPool/IOPack", .task_name = "ThreadPool", .opcode_name = "IOPack",
-     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1729},
+     .message = "", .payload = &kRecord_ThreadPoolIOWork, .line = 1737},
     {.id = 70, .version = 0, .level = 4, .opcode = 11, .task = 24, .keywords = 0x80010000,
      .symbol = "ThreadCreating", .name = "Thread/Creating", .task_name = "Thread", .opcode_name = "Creating",
-     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1730},
+     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1738},
     {.id = 71, .version = 0, .level = 4, .opcode = 12, .task = 24, .keywords = 0x80010000,
      .symbol = "ThreadRunning", .name = "Thread/Running", .task_name = "Thread", .opcode_name = "Running",
-     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1731},
+     .message = "", .payload = &kRecord_ThreadStartWork, .line = 1739},
     {.id = 72, .version = 0, .level = 4, .opcode = 43, .task = 9, .keywords = 0x4000000000,
      .symbol = "MethodDetails", .name = "Method/MethodDetails", .task_name = "CLRMethod", .opcode_name = "MethodDetails",
-     .message = "", .payload = &kRecord_MethodDetails, .line = 1732},
+     .message = "", .payload = &kRecord_MethodDetails, .line = 1740},
     {.id = 73, .version = 0, .level = 4, .opcode = 1, .task = 33, .keywords = 0x8000000000,
      .symbol = "TypeLoadStart", .name = "TypeLoad/Start", .task_name = "TypeLoad", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_TypeLoadStart, .line = 1733},
+     .message = "", .payload = &kRecord_TypeLoadStart, .line = 1741},
     {.id = 74, .version = 0, .level = 4, .opcode = 2, .task = 33, .keywords = 0x8000000000,
      .symbol = "TypeLoadStop", .name = "TypeLoad/Stop", .task_name = "TypeLoad", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_TypeLoadStop, .line = 1734},
+     .message = "", .payload = &kRecord_TypeLoadStop, .line = 1742},
     {.id = 80, .version = 0, .level = 4, .opcode = 1, .task = 7, .keywords = 0x0,
      .symbol = "ExceptionThrown", .name = "Exception/Start", .task_name = "Exception", .opcode_name = "win:Start",
-     .message = "", .line = 1735},
+     .message = "", .line = 1743},
     {.id = 80, .version = 1, .level = 2, .opcode = 1, .task = 7, .keywords = 0x200008000,
      .symbol = "ExceptionThrown_V1", .name = "Exception/Start", .task_name = "Exception", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Exception, .line = 1736},
+     .message = "", .payload = &kRecord_Exception, .line = 1744},
     {.id = 81, .version = 0, .level = 4, .opcode = 1, .task = 8, .keywords = 0x0,
      .symbol = "Contention", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .line = 1744},
+     .message = "", .line = 1752},
     {.id = 81, .version = 1, .level = 4, .opcode = 1, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStart_V1", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_Contention, .line = 1745},
+     .message = "", .payload = &kRecord_Contention, .line = 1753},
     {.id = 81, .version = 2, .level = 4, .opcode = 1, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStart_V2", .name = "Contention/Start", .task_name = "Contention", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ContentionStart_V2, .line = 1746},
+     .message = "", .payload = &kRecord_ContentionStart_V2, .line = 1754},
     {.id = 82, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalk", .name = "ClrStack/Walk", .task_name = "CLRStack", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 1750},
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 1758},
     {.id = 83, .version = 0, .level = 4, .opcode = 48, .task = 14, .keywords = 0x800,
      .symbol = "AppDomainMemAllocated", .name = "AppDomainResourceManagement/MemAllocated", .task_name = "AppDomainResourceManagement", .opcode_name = "AppDomainMemAllocated",
-     .message = "", .payload = &kRecord_AppDomainMemAllocated, .line = 1751},
+     .message = "", .payload = &kRecord_AppDomainMemAllocated, .line = 1759},
     {.id = 84, .version = 0, .level = 4, .opcode = 49, .task = 14, .keywords = 0x800,
      .symbol = "AppDomainMemSurvived", .name = "AppDomainResourceManagement/MemSurvived", .task_name = "AppDomainResourceManagement", .opcode_name = "AppDomainMemSurvived",
-     .message = "", .payload = &kRecord_AppDomainMemSurvived, .line = 1752},
+     .message = "", .payload = &kRecord_AppDomainMemSurvived, .line = 1760},
     {.id = 85, .version = 0, .level = 4, .opcode = 50, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadCreated", .name = "AppDomainResourceManagement/ThreadCreated", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadCreated",
-     .message = "", .payload = &kRecord_ThreadCreated, .line = 1753},
+     .message = "", .payload = &kRecord_ThreadCreated, .line = 1761},
     {.id = 86, .version = 0, .level = 4, .opcode = 51, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadTerminated", .name = "AppDomainResourceManagement/ThreadTerminated", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadTerminated",
-     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1754},
+     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1762},
     {.id = 87, .version = 0, .level = 4, .opcode = 52, .task = 14, .keywords = 0x10800,
      .symbol = "ThreadDomainEnter", .name = "AppDomainResourceManagement/DomainEnter", .task_name = "AppDomainResourceManagement", .opcode_name = "ThreadDomainEnter",
-     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1755},
+     .message = "", .payload = &kRecord_ThreadTerminatedOrTransition, .line = 1763},
     {.id = 88, .version = 0, .level = 4, .opcode = 88, .task = 15, .keywords = 0x2000,
      .symbol = "ILStubGenerated", .name = "ILStub/StubGenerated", .task_name = "CLRILStub", .opcode_name = "ILStubGenerated",
-     .message = "", .payload = &kRecord_ILStubGenerated, .line = 1756},
+     .message = "", .payload = &kRecord_ILStubGenerated, .line = 1764},
     {.id = 89, .version = 0, .level = 4, .opcode = 89, .task = 15, .keywords = 0x2000,
      .symbol = "ILStubCacheHit", .name = "ILStub/StubCacheHit", .task_name = "CLRILStub", .opcode_name = "ILStubCacheHit",
-     .message = "", .payload = &kRecord_ILStubCacheHit, .line = 1757},
+     .message = "", .payload = &kRecord_ILStubCacheHit, .line = 1765},
     {.id = 90, .version = 0, .level = 4, .opcode = 0, .task = 8, .keywords = 0x4000,
      .symbol = "LockCreated", .name = "Contention", .task_name = "Contention", .opcode_name = "win:Info",
-     .message = "", .payload = &kRecord_LockCreated, .line = 1749},
+     .message = "", .payload = &kRecord_LockCreated, .line = 1757},
     {.id = 91, .version = 0, .level = 4, .opcode = 2, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStop", .name = "Contention/Stop", .task_name = "Contention", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_Contention, .line = 1747},
+     .message = "", .payload = &kRecord_Contention, .line = 1755},
     {.id = 91, .version = 1, .level = 4, .opcode = 2, .task = 8, .keywords = 0x4000,
      .symbol = "ContentionStop_V1", .name = "Contention/Stop", .task_name = "Contention", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_ContentionStop_V1, .line = 1748},
+     .message = "", .payload = &kRecord_ContentionStop_V1, .line = 1756},
     {.id = 135, .version = 0, .level = 4, .opcode = 14, .task = 9, .keywords = 0x30,
      .symbol = "DCStartCompleteV2", .name = "Method/DCStartCompleteV2", .task_name = "CLRMethod", .opcode_name = "DCStartComplete",
-     .message = "", .line = 1758},
+     .message = "", .line = 1766},
     {.id = 136, .version = 0, .level = 4, .opcode = 15, .task = 9, .keywords = 0x30,
      .symbol = "DCEndCompleteV2", .name = "Method/DCEndCompleteV2", .task_name = "CLRMethod", .opcode_name = "DCEndComplete",
-     .message = "", .line = 1759},
+     .message = "", .line = 1767},
     {.id = 137, .version = 0, .level = 4, .opcode = 35, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCStartV2", .name = "Method/DCStartV2", .task_name = "CLRMethod", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1760},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1768},
     {.id = 138, .version = 0, .level = 4, .opcode = 36, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCEndV2", .name = "Method/DCStopV2", .task_name = "CLRMethod", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1761},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1769},
     {.id = 139, .version = 0, .level = 4, .opcode = 39, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCStartVerboseV2", .name = "Method/DCStartVerboseV2", .task_name = "CLRMethod", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1762},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1770},
     {.id = 140, .version = 0, .level = 4, .opcode = 40, .task = 9, .keywords = 0x30,
      .symbol = "MethodDCEndVerboseV2", .name = "Method/DCStopVerboseV2", .task_name = "CLRMethod", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1763},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1771},
     {.id = 141, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1764},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1772},
     {.id = 141, .version = 1, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad_V1", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1765},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1773},
     {.id = 141, .version = 2, .level = 4, .opcode = 33, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoad_V2", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1766},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1774},
     {.id = 142, .version = 0, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnload", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
-     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1769},
+     .message = "", .payload = &kRecord_MethodLoadUnload, .line = 1777},
     {.id = 142, .version = 1, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnload_V1", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1770},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V1, .line = 1778},
     {.id = 142, .version = 2, .level = 4, .opcode = 34, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnload_V2", .name = "Method/Unload", .task_name = "CLRMethod", .opcode_name = "MethodUnload",
-     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1771},
+     .message = "", .payload = &kRecord_MethodLoadUnload_V2, .line = 1779},
     {.id = 143, .version = 0, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1772},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1780},
     {.id = 143, .version = 1, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose_V1", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1773},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1781},
     {.id = 143, .version = 2, .level = 4, .opcode = 37, .task = 9, .keywords = 0x30,
      .symbol = "MethodLoadVerbose_V2", .name = "Method/LoadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodLoadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1774},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1782},
     {.id = 144, .version = 0, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnloadVerbose", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1775},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose, .line = 1783},
     {.id = 144, .version = 1, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnloadVerbose_V1", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1776},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V1, .line = 1784},
     {.id = 144, .version = 2, .level = 4, .opcode = 38, .task = 9, .keywords = 0x30,
      .symbol = "MethodUnloadVerbose_V2", .name = "Method/UnloadVerbose", .task_name = "CLRMethod", .opcode_name = "MethodUnloadVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1777},
+     .message = "", .payload = &kRecord_MethodLoadUnloadVerbose_V2, .line = 1785},
     {.id = 145, .version = 0, .level = 5, .opcode = 42, .task = 9, .keywords = 0x10,
      .symbol = "MethodJittingStarted", .name = "Method/JittingStarted", .task_name = "CLRMethod", .opcode_name = "MethodJittingStarted",
-     .message = "", .payload = &kRecord_MethodJittingStarted, .line = 1778},
+     .message = "", .payload = &kRecord_MethodJittingStarted, .line = 1786},
     {.id = 145, .version = 1, .level = 5, .opcode = 42, .task = 9, .keywords = 0x10,
      .symbol = "MethodJittingStarted_V1", .name = "Method/JittingStarted", .task_name = "CLRMethod", .opcode_name = "MethodJittingStarted",
-     .message = "", .payload = &kRecord_MethodJittingStarted_V1, .line = 1779},
+     .message = "", .payload = &kRecord_MethodJittingStarted_V1, .line = 1787},
     {.id = 146, .version = 0, .level = 5, .opcode = 103, .task = 9, .keywords = 0x10,
      .symbol = "MethodJitMemoryAllocatedForCode", .name = "Method/MemoryAllocatedForJitCode", .task_name = "CLRMethod", .opcode_name = "MemoryAllocatedForJitCode",
-     .message = "", .payload = &kRecord_MethodJitMemoryAllocatedForCode, .line = 1780},
+     .message = "", .payload = &kRecord_MethodJitMemoryAllocatedForCode, .line = 1788},
     {.id = 149, .version = 0, .level = 4, .opcode = 35, .task = 10, .keywords = 0x8,
      .symbol = "ModuleDCStartV2", .name = "Loader/ModuleDCStartV2", .task_name = "CLRLoader", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1789},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1797},
     {.id = 150, .version = 0, .level = 4, .opcode = 36, .task = 10, .keywords = 0x8,
      .symbol = "ModuleDCEndV2", .name = "Loader/ModuleDCStopV2", .task_name = "CLRLoader", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1790},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1798},
     {.id = 151, .version = 0, .level = 4, .opcode = 45, .task = 10, .keywords = 0x8,
      .symbol = "DomainModuleLoad", .name = "Loader/DomainModuleLoad", .task_name = "CLRLoader", .opcode_name = "DomainModuleLoad",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1791},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnload, .line = 1799},
     {.id = 151, .version = 1, .level = 4, .opcode = 45, .task = 10, .keywords = 0x8,
      .symbol = "DomainModuleLoad_V1", .name = "Loader/DomainModuleLoad", .task_name = "CLRLoader", .opcode_name = "DomainModuleLoad",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1792},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnload_V1, .line = 1800},
     {.id = 152, .version = 0, .level = 4, .opcode = 33, .task = 10, .keywords = 0x8,
      .symbol = "ModuleLoad", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1793},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1801},
     {.id = 152, .version = 1, .level = 4, .opcode = 33, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleLoad_V1", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1794},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1802},
     {.id = 152, .version = 2, .level = 4, .opcode = 33, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleLoad_V2", .name = "Loader/ModuleLoad", .task_name = "CLRLoader", .opcode_name = "ModuleLoad",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1795},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1803},
     {.id = 153, .version = 0, .level = 4, .opcode = 34, .task = 10, .keywords = 0x8,
      .symbol = "ModuleUnload", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1796},
+     .message = "", .payload = &kRecord_ModuleLoadUnload, .line = 1804},
     {.id = 153, .version = 1, .level = 4, .opcode = 34, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleUnload_V1", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1797},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V1, .line = 1805},
     {.id = 153, .version = 2, .level = 4, .opcode = 34, .task = 10, .keywords = 0x20000008,
      .symbol = "ModuleUnload_V2", .name = "Loader/ModuleUnload", .task_name = "CLRLoader", .opcode_name = "ModuleUnload",
-     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1798},
+     .message = "", .payload = &kRecord_ModuleLoadUnload_V2, .line = 1806},
     {.id = 154, .version = 0, .level = 4, .opcode = 37, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyLoad", .name = "Loader/AssemblyLoad", .task_name = "CLRLoader", .opcode_name = "AssemblyLoad",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1799},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1807},
     {.id = 154, .version = 1, .level = 4, .opcode = 37, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyLoad_V1", .name = "Loader/AssemblyLoad", .task_name = "CLRLoader", .opcode_name = "AssemblyLoad",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1800},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1808},
     {.id = 155, .version = 0, .level = 4, .opcode = 38, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyUnload", .name = "Loader/AssemblyUnload", .task_name = "CLRLoader", .opcode_name = "AssemblyUnload",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1801},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload, .line = 1809},
     {.id = 155, .version = 1, .level = 4, .opcode = 38, .task = 10, .keywords = 0x8,
      .symbol = "AssemblyUnload_V1", .name = "Loader/AssemblyUnload", .task_name = "CLRLoader", .opcode_name = "AssemblyUnload",
-     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1802},
+     .message = "", .payload = &kRecord_AssemblyLoadUnload_V1, .line = 1810},
     {.id = 156, .version = 0, .level = 4, .opcode = 41, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainLoad", .name = "Loader/AppDomainLoad", .task_name = "CLRLoader", .opcode_name = "AppDomainLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1803},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1811},
     {.id = 156, .version = 1, .level = 4, .opcode = 41, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainLoad_V1", .name = "Loader/AppDomainLoad", .task_name = "CLRLoader", .opcode_name = "AppDomainLoad",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1804},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1812},
     {.id = 157, .version = 0, .level = 4, .opcode = 42, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainUnload", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnload",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1805},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 1813},
     {.id = 157, .version = 1, .level = 4, .opcode = 42, .task = 10, .keywords = 0x8,
      .symbol = "AppDomainUnload_V1", .name = "Loader/AppDomainUnload", .task_name = "CLRLoader", .opcode_name = "AppDomainUnload",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1806},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload_V1, .line = 1814},
     {.id = 158, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeLoad", .name = "ClrPerfTrack/ModuleRangeLoad", .task_name = "CLRPerfTrack", .opcode_name = "ModuleRangeLoad",
-     .message = "", .payload = &kRecord_ModuleRange, .line = 1807},
+     .message = "", .payload = &kRecord_ModuleRange, .line = 1815},
     {.id = 159, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x2000000000,
      .symbol = "R2RGetEntryPoint", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_R2RGetEntryPoint, .line = 1767},
+     .message = "", .payload = &kRecord_R2RGetEntryPoint, .line = 1775},
     {.id = 160, .version = 0, .level = 4, .opcode = 33, .task = 9, .keywords = 0x2000000000,
      .symbol = "R2RGetEntryPointStart", .name = "Method/Load", .task_name = "CLRMethod", .opcode_name = "MethodLoad",
-     .message = "", .payload = &kRecord_R2RGetEntryPointStart, .line = 1768},
+     .message = "", .payload = &kRecord_R2RGetEntryPointStart, .line = 1776},
     {.id = 181, .version = 0, .level = 5, .opcode = 1, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStart", .name = "StrongNameVerification/Start", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1808},
+     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1816},
     {.id = 181, .version = 1, .level = 5, .opcode = 1, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStart_V1", .name = "StrongNameVerification/Start", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1809},
+     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1817},
     {.id = 182, .version = 0, .level = 4, .opcode = 2, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStop", .name = "StrongNameVerification/Stop", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1810},
+     .message = "", .payload = &kRecord_StrongNameVerification, .line = 1818},
     {.id = 182, .version = 1, .level = 4, .opcode = 2, .task = 12, .keywords = 0x400,
      .symbol = "StrongNameVerificationStop_V1", .name = "StrongNameVerification/Stop", .task_name = "CLRStrongNameVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1811},
+     .message = "", .payload = &kRecord_StrongNameVerification_V1, .line = 1819},
     {.id = 183, .version = 0, .level = 5, .opcode = 1, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStart", .name = "AuthenticodeVerification/Start", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1812},
+     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1820},
     {.id = 183, .version = 1, .level = 5, .opcode = 1, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStart_V1", .name = "AuthenticodeVerification/Start", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1813},
+     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1821},
     {.id = 184, .version = 0, .level = 4, .opcode = 2, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStop", .name = "AuthenticodeVerification/Stop", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1814},
+     .message = "", .payload = &kRecord_AuthenticodeVerification, .line = 1822},
     {.id = 184, .version = 1, .level = 4, .opcode = 2, .task = 13, .keywords = 0x400,
      .symbol = "AuthenticodeVerificationStop_V1", .name = "AuthenticodeVerification/Stop", .task_name = "CLRAuthenticodeVerification", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1815},
+     .message = "", .payload = &kRecord_AuthenticodeVerification_V1, .line = 1823},
     {.id = 185, .version = 0, .level = 5, .opcode = 83, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitInliningSucceeded", .name = "Method/InliningSucceeded", .task_name = "CLRMethod", .opcode_name = "JitInliningSucceeded",
-     .message = "", .payload = &kRecord_MethodJitInliningSucceeded, .line = 1781},
+     .message = "", .payload = &kRecord_MethodJitInliningSucceeded, .line = 1789},
     {.id = 186, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitInliningFailedAnsi", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "JitInliningFailed",
-     .message = "", .payload = &kRecord_MethodJitInliningFailedAnsi, .line = 1782},
+     .message = "", .payload = &kRecord_MethodJitInliningFailedAnsi, .line = 1790},
     {.id = 187, .version = 0, .level = 4, .opcode = 1, .task = 19, .keywords = 0x0,
      .symbol = "RuntimeInformationStart", .name = "Runtime/Start", .task_name = "CLRRuntimeInformation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_RuntimeInformation, .line = 1816},
+     .message = "", .payload = &kRecord_RuntimeInformation, .line = 1824},
     {.id = 188, .version = 0, .level = 5, .opcode = 85, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitTailCallSucceeded", .name = "Method/TailCallSucceeded", .task_name = "CLRMethod", .opcode_name = "JitTailCallSucceeded",
-     .message = "", .payload = &kRecord_MethodJitTailCallSucceeded, .line = 1783},
+     .message = "", .payload = &kRecord_MethodJitTailCallSucceeded, .line = 1791},
     {.id = 189, .version = 0, .level = 5, .opcode = 86, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitTailCallFailedAnsi", .name = "Method/TailCallFailed", .task_name = "CLRMethod", .opcode_name = "JitTailCallFailed",
-     .message = "", .payload = &kRecord_MethodJitTailCallFailedAnsi, .line = 1784},
+     .message = "", .payload = &kRecord_MethodJitTailCallFailedAnsi, .line = 1792},
     {.id = 190, .version = 0, .level = 5, .opcode = 87, .task = 9, .keywords = 0x20000,
      .symbol = "MethodILToNativeMap", .name = "Method/MethodILToNativeMap", .task_name = "CLRMethod", .opcode_name = "MethodILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMap, .line = 1785},
+     .message = "", .payload = &kRecord_MethodILToNativeMap, .line = 1793},
     {.id = 190, .version = 1, .level = 5, .opcode = 87, .task = 9, .keywords = 0x20000,
      .symbol = "MethodILToNativeMap_V1", .name = "Method/MethodILToNativeMap", .task_name = "CLRMethod", .opcode_name = "MethodILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMap_V1, .line = 1786},
+     .message = "", .payload = &kRecord_MethodILToNativeMap_V1, .line = 1794},
     {.id = 191, .version = 0, .level = 5, .opcode = 86, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitTailCallFailed", .name = "Method/TailCallFailed", .task_name = "CLRMethod", .opcode_name = "JitTailCallFailed",
-     .message = "", .payload = &kRecord_MethodJitTailCallFailed, .line = 1787},
+     .message = "", .payload = &kRecord_MethodJitTailCallFailed, .line = 1795},
     {.id = 192, .version = 0, .level = 5, .opcode = 84, .task = 9, .keywords = 0x1000,
      .symbol = "MethodJitInliningFailed", .name = "Method/InliningFailed", .task_name = "CLRMethod", .opcode_name = "JitInliningFailed",
-     .message = "", .payload = &kRecord_MethodJitInliningFailed, .line = 1788},
+     .message = "", .payload = &kRecord_MethodJitInliningFailed, .line = 1796},
     {.id = 200, .version = 0, .level = 5, .opcode = 200, .task = 1, .keywords = 0x1,
      .symbol = "IncreaseMemoryPressure", .name = "GC/IncreaseMemoryPressure", .task_name = "GarbageCollection", .opcode_name = "IncreaseMemoryPressure",
-     .message = "", .payload = &kRecord_IncreaseMemoryPressure, .line = 1817},
+     .message = "", .payload = &kRecord_IncreaseMemoryPressure, .line = 1825},
     {.id = 201, .version = 0, .level = 5, .opcode = 201, .task = 1, .keywords = 0x1,
      .symbol = "DecreaseMemoryPressure", .name = "GC/DecreaseMemoryPressure", .task_name = "GarbageCollection", .opcode_name = "DecreaseMemoryPressure",
-     .message = "", .payload = &kRecord_DecreaseMemoryPressure, .line = 1818},
+     .message = "", .payload = &kRecord_DecreaseMemoryPressure, .line = 1826},
     {.id = 202, .version = 0, .level = 4, .opcode = 202, .task = 1, .keywords = 0x1,
      .symbol = "GCMarkWithType", .name = "GC/Mark", .task_name = "GarbageCollection", .opcode_name = "GCMarkWithType",
-     .message = "", .payload = &kRecord_GCMarkWithType, .line = 1819},
+     .message = "", .payload = &kRecord_GCMarkWithType, .line = 1827},
     {.id = 203, .version = 2, .level = 5, .opcode = 203, .task = 1, .keywords = 0x1,
      .symbol = "GCJoin_V2", .name = "GC/GCJoin", .task_name = "GarbageCollection", .opcode_name = "GCJoin",
-     .message = "", .payload = &kRecord_GCJoin_V2, .line = 1820},
+     .message = "", .payload = &kRecord_GCJoin_V2, .line = 1828},
     {.id = 204, .version = 3, .level = 4, .opcode = 204, .task = 1, .keywords = 0x1,
      .symbol = "GCPerHeapHistory_V3", .name = "GC/PerHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCPerHeapHistory",
-     .message = "", .payload = &kRecord_GCPerHeapHistory_V3, .line = 1821},
+     .message = "", .payload = &kRecord_GCPerHeapHistory_V3, .line = 1829},
     {.id = 205, .version = 2, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V2", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V2, .line = 1822},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V2, .line = 1830},
     {.id = 205, .version = 3, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V3", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V3, .line = 1823},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V3, .line = 1831},
     {.id = 205, .version = 4, .level = 4, .opcode = 205, .task = 1, .keywords = 0x1,
      .symbol = "GCGlobalHeapHistory_V4", .name = "GC/GlobalHeapHistory", .task_name = "GarbageCollection", .opcode_name = "GCGlobalHeapHistory",
-     .message = "", .payload = &kRecord_GCGlobalHeap_V4, .line = 1824},
+     .message = "", .payload = &kRecord_GCGlobalHeap_V4, .line = 1832},
     {.id = 206, .version = 0, .level = 4, .opcode = 206, .task = 1, .keywords = 0x100000,
      .symbol = "GenAwareBegin", .name = "GC/GenAwareBegin", .task_name = "GarbageCollection", .opcode_name = "GenAwareBegin",
-     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1825},
+     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1833},
     {.id = 207, .version = 0, .level = 4, .opcode = 207, .task = 1, .keywords = 0x100000,
      .symbol = "GenAwareEnd", .name = "GC/GenAwareEnd", .task_name = "GarbageCollection", .opcode_name = "GenAwareEnd",
-     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1826},
+     .message = "", .payload = &kRecord_GenAwareTemplate, .line = 1834},
     {.id = 208, .version = 0, .level = 4, .opcode = 208, .task = 1, .keywords = 0x1,
      .symbol = "GCLOHCompact", .name = "GC/GCLOHCompact", .task_name = "GarbageCollection", .opcode_name = "GCLOHCompact",
-     .message = "", .payload = &kRecord_GCLOHCompact, .line = 1827},
+     .message = "", .payload = &kRecord_GCLOHCompact, .line = 1835},
     {.id = 209, .version = 0, .level = 5, .opcode = 209, .task = 1, .keywords = 0x1,
      .symbol = "GCFitBucketInfo", .name = "GC/GCFitBucketInfo", .task_name = "GarbageCollection", .opcode_name = "GCFitBucketInfo",
-     .message = "", .payload = &kRecord_GCFitBucketInfo, .line = 1828},
+     .message = "", .payload = &kRecord_GCFitBucketInfo, .line = 1836},
     {.id = 240, .version = 0, .level = 4, .opcode = 1, .task = 25, .keywords = 0x100000000,
      .symbol = "DebugIPCEventStart", .name = "DebugIPCEvent/Start", .task_name = "DebugIPCEvent", .opcode_name = "win:Start",
-     .message = "", .line = 1829},
+     .message = "", .line = 1837},
     {.id = 241, .version = 0, .level = 4, .opcode = 2, .task = 25, .keywords = 0x100000000,
      .symbol = "DebugIPCEventEnd", .name = "DebugIPCEvent/Stop", .task_name = "DebugIPCEvent", .opcode_name = "win:Stop",
-     .message = "", .line = 1830},
+     .message = "", .line = 1838},
     {.id = 242, .version = 0, .level = 4, .opcode = 1, .task = 26, .keywords = 0x100000000,
      .symbol = "DebugExceptionProcessingStart", .name = "DebugExceptionProcessing/Start", .task_name = "DebugExceptionProcessing", .opcode_name = "win:Start",
-     .message = "", .line = 1831},
+     .message = "", .line = 1839},
     {.id = 243, .version = 0, .level = 4, .opcode = 2, .task = 26, .keywords = 0x100000000,
      .symbol = "DebugExceptionProcessingEnd", .name = "DebugExceptionProcessing/Stop", .task_name = "DebugExceptionProcessing", .opcode_name = "win:Stop",
-     .message = "", .line = 1832},
+     .message = "", .line = 1840},
     {.id = 250, .version = 0, .level = 4, .opcode = 1, .task = 27, .keywords = 0x8000,
      .symbol = "ExceptionCatchStart", .name = "ExceptionCatch/Start", .task_name = "ExceptionCatch", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1737},
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1745},
     {.id = 251, .version = 0, .level = 4, .opcode = 2, .task = 27, .keywords = 0x8000,
      .symbol = "ExceptionCatchStop", .name = "ExceptionCatch/Stop", .task_name = "ExceptionCatch", .opcode_name = "win:Stop",
-     .message = "", .line = 1738},
+     .message = "", .line = 1746},
     {.id = 252, .version = 0, .level = 4, .opcode = 1, .task = 28, .keywords = 0x8000,
      .symbol = "ExceptionFinallyStart", .name = "ExceptionFinally/Start", .task_name = "ExceptionFinally", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1739},
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1747},
     {.id = 253, .version = 0, .level = 4, .opcode = 2, .task = 28, .keywords = 0x8000,
      .symbol = "ExceptionFinallyStop", .name = "ExceptionFinally/Stop", .task_name = "ExceptionFinally", .opcode_name = "win:Stop",
-     .message = "", .line = 1740},
+     .message = "", .line = 1748},
     {.id = 254, .version = 0, .level = 4, .opcode = 1, .task = 29, .keywords = 0x8000,
      .symbol = "ExceptionFilterStart", .name = "ExceptionFilter/Start", .task_name = "ExceptionFilter", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1741},
+     .message = "", .payload = &kRecord_ExceptionHandling, .line = 1749},
     {.id = 255, .version = 0, .level = 4, .opcode = 2, .task = 29, .keywords = 0x8000,
      .symbol = "ExceptionFilterStop", .name = "ExceptionFilter/Stop", .task_name = "ExceptionFilter", .opcode_name = "win:Stop",
-     .message = "", .line = 1742},
+     .message = "", .line = 1750},
     {.id = 256, .version = 0, .level = 4, .opcode = 2, .task = 7, .keywords = 0x8000,
      .symbol = "ExceptionThrownStop", .name = "Exception/Stop", .task_name = "Exception", .opcode_name = "win:Stop",
-     .message = "", .line = 1743},
+     .message = "", .line = 1751},
     {.id = 260, .version = 0, .level = 5, .opcode = 1, .task = 30, .keywords = 0x400000000,
      .symbol = "CodeSymbols", .name = "CodeSymbols/Start", .task_name = "CodeSymbols", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_CodeSymbols, .line = 1833},
+     .message = "", .payload = &kRecord_CodeSymbols, .line = 1841},
     {.id = 270, .version = 0, .level = 4, .opcode = 0, .task = 0, .keywords = 0x800000000,
      .symbol = "EventSource", .name = "EventSource", .task_name = "", .opcode_name = "",
-     .message = "", .payload = &kRecord_EventSource, .line = 1834},
+     .message = "", .payload = &kRecord_EventSource, .line = 1842},
     {.id = 280, .version = 0, .level = 4, .opcode = 11, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationSettings", .name = "TieredCompilation/Settings", .task_name = "TieredCompilation", .opcode_name = "Settings",
-     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 1835},
+     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 1843},
     {.id = 281, .version = 0, .level = 4, .opcode = 12, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationPause", .name = "TieredCompilation/Pause", .task_name = "TieredCompilation", .opcode_name = "Pause",
-     .message = "", .payload = &kRecord_TieredCompilationEmpty, .line = 1836},
+     .message = "", .payload = &kRecord_TieredCompilationEmpty, .line = 1844},
     {.id = 282, .version = 0, .level = 4, .opcode = 13, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationResume", .name = "TieredCompilation/Resume", .task_name = "TieredCompilation", .opcode_name = "Resume",
-     .message = "", .payload = &kRecord_TieredCompilationResume, .line = 1837},
+     .message = "", .payload = &kRecord_TieredCompilationResume, .line = 1845},
     {.id = 283, .version = 0, .level = 4, .opcode = 1, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationBackgroundJitStart", .name = "TieredCompilation/Start", .task_name = "TieredCompilation", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStart, .line = 1838},
+     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStart, .line = 1846},
     {.id = 284, .version = 0, .level = 4, .opcode = 2, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationBackgroundJitStop", .name = "TieredCompilation/Stop", .task_name = "TieredCompilation", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStop, .line = 1839},
+     .message = "", .payload = &kRecord_TieredCompilationBackgroundJitStop, .line = 1847},
     {.id = 290, .version = 0, .level = 4, .opcode = 1, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadStart", .name = "AssemblyLoader/Start", .task_name = "AssemblyLoader", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_AssemblyLoadStart, .line = 1840},
+     .message = "", .payload = &kRecord_AssemblyLoadStart, .line = 1848},
     {.id = 291, .version = 0, .level = 4, .opcode = 2, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadStop", .name = "AssemblyLoader/Stop", .task_name = "AssemblyLoader", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_AssemblyLoadStop, .line = 1841},
+     .message = "", .payload = &kRecord_AssemblyLoadStop, .line = 1849},
     {.id = 292, .version = 0, .level = 4, .opcode = 11, .task = 32, .keywords = 0x4,
      .symbol = "ResolutionAttempted", .name = "AssemblyLoader/ResolutionAttempted", .task_name = "AssemblyLoader", .opcode_name = "ResolutionAttempted",
-     .message = "", .payload = &kRecord_ResolutionAttempted, .line = 1842},
+     .message = "", .payload = &kRecord_ResolutionAttempted, .line = 1850},
     {.id = 293, .version = 0, .level = 4, .opcode = 12, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadContextResolvingHandlerInvoked", .name = "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AssemblyLoadContextResolvingHandlerInvoked",
-     .message = "", .payload = &kRecord_AssemblyLoadContextResolvingHandlerInvoked, .line = 1843},
+     .message = "", .payload = &kRecord_AssemblyLoadContextResolvingHandlerInvoked, .line = 1851},
     {.id = 294, .version = 0, .level = 4, .opcode = 13, .task = 32, .keywords = 0x4,
      .symbol = "AppDomainAssemblyResolveHandlerInvoked", .name = "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AppDomainAssemblyResolveHandlerInvoked",
-     .message = "", .payload = &kRecord_AppDomainAssemblyResolveHandlerInvoked, .line = 1844},
+     .message = "", .payload = &kRecord_AppDomainAssemblyResolveHandlerInvoked, .line = 1852},
     {.id = 295, .version = 0, .level = 4, .opcode = 14, .task = 32, .keywords = 0x4,
      .symbol = "AssemblyLoadFromResolveHandlerInvoked", .name = "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", .task_name = "AssemblyLoader", .opcode_name = "AssemblyLoadFromResolveHandlerInvoked",
-     .message = "", .payload = &kRecord_AssemblyLoadFromResolveHandlerInvoked, .line = 1845},
+     .message = "", .payload = &kRecord_AssemblyLoadFromResolveHandlerInvoked, .line = 1853},
     {.id = 296, .version = 0, .level = 4, .opcode = 15, .task = 32, .keywords = 0x4,
      .symbol = "KnownPathProbed", .name = "AssemblyLoader/KnownPathProbed", .task_name = "AssemblyLoader", .opcode_name = "KnownPathProbed",
-     .message = "", .payload = &kRecord_KnownPathProbed, .line = 1846},
+     .message = "", .payload = &kRecord_KnownPathProbed, .line = 1854},
     {.id = 297, .version = 0, .level = 4, .opcode = 11, .task = 34, .keywords = 0x10000000000,
      .symbol = "JitInstrumentationData", .name = "JitInstrumentationData/InstrumentationData", .task_name = "JitInstrumentationData", .opcode_name = "InstrumentationData",
-     .message = "", .payload = &kRecord_JitInstrumentationData, .line = 1847},
+     .message = "", .payload = &kRecord_JitInstrumentationData, .line = 1855},
     {.id = 298, .version = 0, .level = 4, .opcode = 12, .task = 34, .keywords = 0x10000000000,
      .symbol = "JitInstrumentationDataVerbose", .name = "JitInstrumentationData/InstrumentationData", .task_name = "JitInstrumentationData", .opcode_name = "InstrumentationDataVerbose",
-     .message = "", .payload = &kRecord_JitInstrumentationDataVerbose, .line = 1848},
+     .message = "", .payload = &kRecord_JitInstrumentationDataVerbose, .line = 1856},
     {.id = 299, .version = 0, .level = 4, .opcode = 11, .task = 36, .keywords = 0x20000000000,
      .symbol = "ProfilerMessage", .name = "Profiler/ProfilerMessage", .task_name = "Profiler", .opcode_name = "Profiler",
-     .message = "", .payload = &kRecord_ProfilerMessage, .line = 1849},
+     .message = "", .payload = &kRecord_ProfilerMessage, .line = 1857},
     {.id = 300, .version = 0, .level = 4, .opcode = 11, .task = 35, .keywords = 0x20000000,
      .symbol = "ExecutionCheckpoint", .name = "ExecutionCheckpoint/ExecutionCheckpoint", .task_name = "ExecutionCheckpoint", .opcode_name = "ExecutionCheckpoint",
-     .message = "", .payload = &kRecord_ExecutionCheckpoint, .line = 1850},
+     .message = "", .payload = &kRecord_ExecutionCheckpoint, .line = 1858},
     {.id = 301, .version = 0, .level = 5, .opcode = 1, .task = 39, .keywords = 0x40000000000,
      .symbol = "WaitHandleWaitStart", .name = "WaitHandleWait/Start", .task_name = "WaitHandleWait", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_WaitHandleWaitStart, .line = 1852},
+     .message = "", .payload = &kRecord_WaitHandleWaitStart, .line = 1860},
     {.id = 302, .version = 0, .level = 5, .opcode = 2, .task = 39, .keywords = 0x40000000000,
      .symbol = "WaitHandleWaitStop", .name = "WaitHandleWait/Stop", .task_name = "WaitHandleWait", .opcode_name = "win:Stop",
-     .message = "", .payload = &kRecord_WaitHandleWaitStop, .line = 1854},
+     .message = "", .payload = &kRecord_WaitHandleWaitStop, .line = 1862},
     {.id = 303, .version = 0, .level = 4, .opcode = 0, .task = 0, .keywords = 0x80000000000,
      .symbol = "AllocationSampled", .name = "AllocationSampled", .task_name = "", .opcode_name = "",
-     .message = "", .payload = &kRecord_AllocationSampled, .line = 1856},
+     .message = "", .payload = &kRecord_AllocationSampled, .line = 1864},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -4412,6 +4423,9 @@ constexpr ::clretw::ProviderDesc provider{
   return s;
 }
 
+
+
+::std::string_view to_string(GCPauseModeMap value) noexcept { return kMap_GCPauseModeMap.find(static_cast<::std::uint64_t>(value)); }
 
 
 ::std::string_view to_string(GCHeapCompactMechanismMap value) noexcept { return kMap_GCHeapCompactMechanismMap.find(static_cast<::std::uint64_t>(value)); }

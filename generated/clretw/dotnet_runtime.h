@@ -733,7 +733,19 @@ constexpr bool clretw_flag_enum(GCGlobalMechanismsMap) noexcept { return true; }
 ::std::string to_string(GCGlobalMechanismsMap value);
 
 
-/// Value map GCHeapCompactMechanismMap (ClrEtwBuiltin.man:518).
+/// Value map GCPauseModeMap (ClrEtwBuiltin.man:515).
+enum class GCPauseModeMap : ::std::uint32_t {
+  Batch = 0x0,
+  Interactive = 0x1,
+  LowLatency = 0x2,
+  SustainedLowLatency = 0x3,
+  NoGC = 0x4,
+};
+
+/// The entry's name; empty for a value the map does not name.
+::std::string_view to_string(GCPauseModeMap value) noexcept;
+
+/// Value map GCHeapCompactMechanismMap (ClrEtwBuiltin.man:526).
 enum class GCHeapCompactMechanismMap : ::std::uint32_t {
   not_specified = 0x0,
   compact_low_ephemeral = 0x80000001,
@@ -753,7 +765,7 @@ enum class GCHeapCompactMechanismMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHeapCompactMechanismMap value) noexcept;
 
-/// Value map GCHeapExpandMechanismMap (ClrEtwBuiltin.man:534).
+/// Value map GCHeapExpandMechanismMap (ClrEtwBuiltin.man:542).
 enum class GCHeapExpandMechanismMap : ::std::uint32_t {
   not_specified = 0x0,
   expand_reuse_normal = 0x80000001,
@@ -767,7 +779,7 @@ enum class GCHeapExpandMechanismMap : ::std::uint32_t {
 /// The entry's name; empty for a value the map does not name.
 ::std::string_view to_string(GCHeapExpandMechanismMap value) noexcept;
 
-/// Value map WaitHandleWaitSourceMap (ClrEtwBuiltin.man:544).
+/// Value map WaitHandleWaitSourceMap (ClrEtwBuiltin.man:552).
 enum class WaitHandleWaitSourceMap : ::std::uint32_t {
   Unknown = 0x0,
   MonitorWait = 0x1,
@@ -785,7 +797,7 @@ enum class WaitHandleWaitSourceMap : ::std::uint32_t {
 
 namespace templates {
 
-/// Template EventSource (ClrEtwBuiltin.man:550).
+/// Template EventSource (ClrEtwBuiltin.man:558).
 struct EventSource {
   ::std::int32_t EventID{};  // win:Int32
   ::std::string EventName{};  // win:UnicodeString
@@ -806,7 +818,7 @@ struct EventSource {
   friend bool operator==(const EventSource&, const EventSource&) = default;
 };
 
-/// Template StrongNameVerification (ClrEtwBuiltin.man:556).
+/// Template StrongNameVerification (ClrEtwBuiltin.man:564).
 struct StrongNameVerification {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -825,7 +837,7 @@ struct StrongNameVerification {
   friend bool operator==(const StrongNameVerification&, const StrongNameVerification&) = default;
 };
 
-/// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:561).
+/// Template StrongNameVerification_V1 (ClrEtwBuiltin.man:569).
 struct StrongNameVerification_V1 {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -846,7 +858,7 @@ struct StrongNameVerification_V1 {
   friend bool operator==(const StrongNameVerification_V1&, const StrongNameVerification_V1&) = default;
 };
 
-/// Template AuthenticodeVerification (ClrEtwBuiltin.man:567).
+/// Template AuthenticodeVerification (ClrEtwBuiltin.man:575).
 struct AuthenticodeVerification {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -865,7 +877,7 @@ struct AuthenticodeVerification {
   friend bool operator==(const AuthenticodeVerification&, const AuthenticodeVerification&) = default;
 };
 
-/// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:572).
+/// Template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:580).
 struct AuthenticodeVerification_V1 {
   ::std::uint32_t VerificationFlags{};  // win:UInt32 -> win:HexInt32
   ::std::uint32_t ErrorCode{};  // win:UInt32 -> win:HexInt32
@@ -886,7 +898,7 @@ struct AuthenticodeVerification_V1 {
   friend bool operator==(const AuthenticodeVerification_V1&, const AuthenticodeVerification_V1&) = default;
 };
 
-/// Template RuntimeInformation (ClrEtwBuiltin.man:578).
+/// Template RuntimeInformation (ClrEtwBuiltin.man:586).
 struct RuntimeInformation {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::RuntimeSkuMap Sku{};  // win:UInt16, map RuntimeSkuMap
@@ -929,7 +941,7 @@ struct RuntimeInformation {
   friend bool operator==(const RuntimeInformation&, const RuntimeInformation&) = default;
 };
 
-/// Template GCStart (ClrEtwBuiltin.man:595).
+/// Template GCStart (ClrEtwBuiltin.man:603).
 struct GCStart {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
@@ -946,7 +958,7 @@ struct GCStart {
   friend bool operator==(const GCStart&, const GCStart&) = default;
 };
 
-/// Template GCStart_V1 (ClrEtwBuiltin.man:599).
+/// Template GCStart_V1 (ClrEtwBuiltin.man:607).
 struct GCStart_V1 {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Depth{};  // win:UInt32 -> xs:unsignedInt
@@ -969,7 +981,7 @@ struct GCStart_V1 {
   friend bool operator==(const GCStart_V1&, const GCStart_V1&) = default;
 };
 
-/// Template GCStart_V2 (ClrEtwBuiltin.man:606).
+/// Template GCStart_V2 (ClrEtwBuiltin.man:614).
 struct GCStart_V2 {
   ::std::uint32_t Count{};  // win:UInt32 -> xs:unsignedInt
   ::std::uint32_t Depth{};  // win:UInt32 -> xs:unsignedInt
@@ -994,7 +1006,7 @@ struct GCStart_V2 {
   friend bool operator==(const GCStart_V2&, const GCStart_V2&) = default;
 };
 
-/// Template GCEnd (ClrEtwBuiltin.man:614).
+/// Template GCEnd (ClrEtwBuiltin.man:622).
 struct GCEnd {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t Depth{};  // win:UInt16
@@ -1011,7 +1023,7 @@ struct GCEnd {
   friend bool operator==(const GCEnd&, const GCEnd&) = default;
 };
 
-/// Template GCEnd_V1 (ClrEtwBuiltin.man:618).
+/// Template GCEnd_V1 (ClrEtwBuiltin.man:626).
 struct GCEnd_V1 {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint32_t Depth{};  // win:UInt32
@@ -1030,7 +1042,7 @@ struct GCEnd_V1 {
   friend bool operator==(const GCEnd_V1&, const GCEnd_V1&) = default;
 };
 
-/// Template GCHeapStats (ClrEtwBuiltin.man:623).
+/// Template GCHeapStats (ClrEtwBuiltin.man:631).
 struct GCHeapStats {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1069,7 +1081,7 @@ struct GCHeapStats {
   friend bool operator==(const GCHeapStats&, const GCHeapStats&) = default;
 };
 
-/// Template GCHeapStats_V1 (ClrEtwBuiltin.man:638).
+/// Template GCHeapStats_V1 (ClrEtwBuiltin.man:646).
 struct GCHeapStats_V1 {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1110,7 +1122,7 @@ struct GCHeapStats_V1 {
   friend bool operator==(const GCHeapStats_V1&, const GCHeapStats_V1&) = default;
 };
 
-/// Template GCHeapStats_V2 (ClrEtwBuiltin.man:654).
+/// Template GCHeapStats_V2 (ClrEtwBuiltin.man:662).
 struct GCHeapStats_V2 {
   ::std::uint64_t GenerationSize0{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TotalPromotedSize0{};  // win:UInt64 -> win:HexInt64
@@ -1155,7 +1167,7 @@ struct GCHeapStats_V2 {
   friend bool operator==(const GCHeapStats_V2&, const GCHeapStats_V2&) = default;
 };
 
-/// Template GCCreateSegment (ClrEtwBuiltin.man:672).
+/// Template GCCreateSegment (ClrEtwBuiltin.man:680).
 struct GCCreateSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Size{};  // win:UInt64 -> win:HexInt64
@@ -1174,7 +1186,7 @@ struct GCCreateSegment {
   friend bool operator==(const GCCreateSegment&, const GCCreateSegment&) = default;
 };
 
-/// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:677).
+/// Template GCCreateSegment_V1 (ClrEtwBuiltin.man:685).
 struct GCCreateSegment_V1 {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Size{};  // win:UInt64 -> win:HexInt64
@@ -1195,7 +1207,7 @@ struct GCCreateSegment_V1 {
   friend bool operator==(const GCCreateSegment_V1&, const GCCreateSegment_V1&) = default;
 };
 
-/// Template GCFreeSegment (ClrEtwBuiltin.man:683).
+/// Template GCFreeSegment (ClrEtwBuiltin.man:691).
 struct GCFreeSegment {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
 
@@ -1210,7 +1222,7 @@ struct GCFreeSegment {
   friend bool operator==(const GCFreeSegment&, const GCFreeSegment&) = default;
 };
 
-/// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:686).
+/// Template GCFreeSegment_V1 (ClrEtwBuiltin.man:694).
 struct GCFreeSegment_V1 {
   ::std::uint64_t Address{};  // win:UInt64 -> win:HexInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1227,7 +1239,7 @@ struct GCFreeSegment_V1 {
   friend bool operator==(const GCFreeSegment_V1&, const GCFreeSegment_V1&) = default;
 };
 
-/// Template GCNoUserData (ClrEtwBuiltin.man:690).
+/// Template GCNoUserData (ClrEtwBuiltin.man:698).
 struct GCNoUserData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1242,7 +1254,7 @@ struct GCNoUserData {
   friend bool operator==(const GCNoUserData&, const GCNoUserData&) = default;
 };
 
-/// Template GenAwareTemplate (ClrEtwBuiltin.man:693).
+/// Template GenAwareTemplate (ClrEtwBuiltin.man:701).
 struct GenAwareTemplate {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1259,7 +1271,7 @@ struct GenAwareTemplate {
   friend bool operator==(const GenAwareTemplate&, const GenAwareTemplate&) = default;
 };
 
-/// Template GCSuspendEE (ClrEtwBuiltin.man:697).
+/// Template GCSuspendEE (ClrEtwBuiltin.man:705).
 struct GCSuspendEE {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt16, map GCSuspendEEReasonMap
 
@@ -1274,7 +1286,7 @@ struct GCSuspendEE {
   friend bool operator==(const GCSuspendEE&, const GCSuspendEE&) = default;
 };
 
-/// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:700).
+/// Template GCSuspendEE_V1 (ClrEtwBuiltin.man:708).
 struct GCSuspendEE_V1 {
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason{};  // win:UInt32, map GCSuspendEEReasonMap
   ::std::uint32_t Count{};  // win:UInt32
@@ -1293,7 +1305,7 @@ struct GCSuspendEE_V1 {
   friend bool operator==(const GCSuspendEE_V1&, const GCSuspendEE_V1&) = default;
 };
 
-/// Template GCAllocationTick (ClrEtwBuiltin.man:705).
+/// Template GCAllocationTick (ClrEtwBuiltin.man:713).
 struct GCAllocationTick {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1310,7 +1322,7 @@ struct GCAllocationTick {
   friend bool operator==(const GCAllocationTick&, const GCAllocationTick&) = default;
 };
 
-/// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:709).
+/// Template GCAllocationTick_V1 (ClrEtwBuiltin.man:717).
 struct GCAllocationTick_V1 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1329,7 +1341,7 @@ struct GCAllocationTick_V1 {
   friend bool operator==(const GCAllocationTick_V1&, const GCAllocationTick_V1&) = default;
 };
 
-/// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:714).
+/// Template GCAllocationTick_V2 (ClrEtwBuiltin.man:722).
 struct GCAllocationTick_V2 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1356,7 +1368,7 @@ struct GCAllocationTick_V2 {
   friend bool operator==(const GCAllocationTick_V2&, const GCAllocationTick_V2&) = default;
 };
 
-/// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:723).
+/// Template GCAllocationTick_V3 (ClrEtwBuiltin.man:731).
 struct GCAllocationTick_V3 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1385,7 +1397,7 @@ struct GCAllocationTick_V3 {
   friend bool operator==(const GCAllocationTick_V3&, const GCAllocationTick_V3&) = default;
 };
 
-/// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:733).
+/// Template GCAllocationTick_V4 (ClrEtwBuiltin.man:741).
 struct GCAllocationTick_V4 {
   ::std::uint32_t AllocationAmount{};  // win:UInt32 -> win:HexInt32
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
@@ -1416,7 +1428,7 @@ struct GCAllocationTick_V4 {
   friend bool operator==(const GCAllocationTick_V4&, const GCAllocationTick_V4&) = default;
 };
 
-/// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:744).
+/// Template GCCreateConcurrentThread (ClrEtwBuiltin.man:752).
 struct GCCreateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1431,7 +1443,7 @@ struct GCCreateConcurrentThread {
   friend bool operator==(const GCCreateConcurrentThread&, const GCCreateConcurrentThread&) = default;
 };
 
-/// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:747).
+/// Template GCTerminateConcurrentThread (ClrEtwBuiltin.man:755).
 struct GCTerminateConcurrentThread {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -1446,7 +1458,7 @@ struct GCTerminateConcurrentThread {
   friend bool operator==(const GCTerminateConcurrentThread&, const GCTerminateConcurrentThread&) = default;
 };
 
-/// Template GCFinalizersEnd (ClrEtwBuiltin.man:750).
+/// Template GCFinalizersEnd (ClrEtwBuiltin.man:758).
 struct GCFinalizersEnd {
   ::std::uint32_t Count{};  // win:UInt32
 
@@ -1461,7 +1473,7 @@ struct GCFinalizersEnd {
   friend bool operator==(const GCFinalizersEnd&, const GCFinalizersEnd&) = default;
 };
 
-/// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:753).
+/// Template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:761).
 struct GCFinalizersEnd_V1 {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1478,7 +1490,7 @@ struct GCFinalizersEnd_V1 {
   friend bool operator==(const GCFinalizersEnd_V1&, const GCFinalizersEnd_V1&) = default;
 };
 
-/// Template GCMark (ClrEtwBuiltin.man:757).
+/// Template GCMark (ClrEtwBuiltin.man:765).
 struct GCMark {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1495,7 +1507,7 @@ struct GCMark {
   friend bool operator==(const GCMark&, const GCMark&) = default;
 };
 
-/// Template GCMarkWithType (ClrEtwBuiltin.man:761).
+/// Template GCMarkWithType (ClrEtwBuiltin.man:769).
 struct GCMarkWithType {
   ::std::uint32_t HeapNum{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1516,7 +1528,7 @@ struct GCMarkWithType {
   friend bool operator==(const GCMarkWithType&, const GCMarkWithType&) = default;
 };
 
-/// Template GCJoin_V2 (ClrEtwBuiltin.man:767).
+/// Template GCJoin_V2 (ClrEtwBuiltin.man:775).
 struct GCJoin_V2 {
   ::std::uint32_t Heap{};  // win:UInt32
   ::std::uint32_t JoinTime{};  // win:UInt32
@@ -1539,7 +1551,7 @@ struct GCJoin_V2 {
   friend bool operator==(const GCJoin_V2&, const GCJoin_V2&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:790).
+/// Element of struct Values (ClrEtwBuiltin.man:798).
 struct GCPerHeapHistory_V3_Values {
   ::std::uint64_t SizeBefore{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t FreeListBefore{};  // win:Pointer -> win:HexInt64
@@ -1572,7 +1584,7 @@ struct GCPerHeapHistory_V3_Values {
   friend bool operator==(const GCPerHeapHistory_V3_Values&, const GCPerHeapHistory_V3_Values&) = default;
 };
 
-/// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:774).
+/// Template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:782).
 struct GCPerHeapHistory_V3 {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t FreeListAllocated{};  // win:Pointer -> win:HexInt64
@@ -1617,7 +1629,7 @@ struct GCPerHeapHistory_V3 {
   friend bool operator==(const GCPerHeapHistory_V3&, const GCPerHeapHistory_V3&) = default;
 };
 
-/// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:803).
+/// Template GCGlobalHeap_V2 (ClrEtwBuiltin.man:811).
 struct GCGlobalHeap_V2 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -1626,7 +1638,7 @@ struct GCGlobalHeap_V2 {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
   ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
-  ::std::uint32_t PauseMode{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCPauseModeMap PauseMode{};  // win:UInt32, map GCPauseModeMap
   ::std::uint32_t MemoryPressure{};  // win:UInt32
 
   static const ::clretw::RecordDesc& record() noexcept;
@@ -1648,7 +1660,7 @@ struct GCGlobalHeap_V2 {
   friend bool operator==(const GCGlobalHeap_V2&, const GCGlobalHeap_V2&) = default;
 };
 
-/// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:814).
+/// Template GCGlobalHeap_V3 (ClrEtwBuiltin.man:822).
 struct GCGlobalHeap_V3 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -1657,7 +1669,7 @@ struct GCGlobalHeap_V3 {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
   ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
-  ::std::uint32_t PauseMode{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCPauseModeMap PauseMode{};  // win:UInt32, map GCPauseModeMap
   ::std::uint32_t MemoryPressure{};  // win:UInt32
   ::std::uint32_t CondemnReasons0{};  // win:UInt32
   ::std::uint32_t CondemnReasons1{};  // win:UInt32
@@ -1683,7 +1695,7 @@ struct GCGlobalHeap_V3 {
   friend bool operator==(const GCGlobalHeap_V3&, const GCGlobalHeap_V3&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:840).
+/// Element of struct Values (ClrEtwBuiltin.man:848).
 struct GCGlobalHeap_V4_Values {
   ::std::uint32_t Time{};  // win:UInt32
 
@@ -1698,7 +1710,7 @@ struct GCGlobalHeap_V4_Values {
   friend bool operator==(const GCGlobalHeap_V4_Values&, const GCGlobalHeap_V4_Values&) = default;
 };
 
-/// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:827).
+/// Template GCGlobalHeap_V4 (ClrEtwBuiltin.man:835).
 struct GCGlobalHeap_V4 {
   ::std::uint64_t FinalYoungestDesired{};  // win:UInt64 -> win:HexInt64
   ::std::int32_t NumHeaps{};  // win:Int32
@@ -1707,7 +1719,7 @@ struct GCGlobalHeap_V4 {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
   ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms{};  // win:UInt32, map GCGlobalMechanismsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
-  ::std::uint32_t PauseMode{};  // win:UInt32
+  ::clretw::dotnet_runtime::GCPauseModeMap PauseMode{};  // win:UInt32, map GCPauseModeMap
   ::std::uint32_t MemoryPressure{};  // win:UInt32
   ::std::uint32_t CondemnReasons0{};  // win:UInt32
   ::std::uint32_t CondemnReasons1{};  // win:UInt32
@@ -1737,7 +1749,7 @@ struct GCGlobalHeap_V4 {
   friend bool operator==(const GCGlobalHeap_V4&, const GCGlobalHeap_V4&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:847).
+/// Element of struct Values (ClrEtwBuiltin.man:855).
 struct GCLOHCompact_Values {
   ::std::uint32_t TimePlan{};  // win:UInt32
   ::std::uint32_t TimeCompact{};  // win:UInt32
@@ -1762,7 +1774,7 @@ struct GCLOHCompact_Values {
   friend bool operator==(const GCLOHCompact_Values&, const GCLOHCompact_Values&) = default;
 };
 
-/// Template GCLOHCompact (ClrEtwBuiltin.man:844).
+/// Template GCLOHCompact (ClrEtwBuiltin.man:852).
 struct GCLOHCompact {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint16_t Count{};  // win:UInt16
@@ -1781,7 +1793,7 @@ struct GCLOHCompact {
   friend bool operator==(const GCLOHCompact&, const GCLOHCompact&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:860).
+/// Element of struct Values (ClrEtwBuiltin.man:868).
 struct GCFitBucketInfo_Values {
   ::std::uint16_t Index{};  // win:UInt16
   ::std::uint16_t Padding{};  // win:UInt16
@@ -1802,7 +1814,7 @@ struct GCFitBucketInfo_Values {
   friend bool operator==(const GCFitBucketInfo_Values&, const GCFitBucketInfo_Values&) = default;
 };
 
-/// Template GCFitBucketInfo (ClrEtwBuiltin.man:855).
+/// Template GCFitBucketInfo (ClrEtwBuiltin.man:863).
 struct GCFitBucketInfo {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::GCBucketKindMap BucketKind{};  // win:UInt16, map GCBucketKindMap
@@ -1825,7 +1837,7 @@ struct GCFitBucketInfo {
   friend bool operator==(const GCFitBucketInfo&, const GCFitBucketInfo&) = default;
 };
 
-/// Template FinalizeObject (ClrEtwBuiltin.man:866).
+/// Template FinalizeObject (ClrEtwBuiltin.man:874).
 struct FinalizeObject {
   ::std::uint64_t TypeID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -1844,7 +1856,7 @@ struct FinalizeObject {
   friend bool operator==(const FinalizeObject&, const FinalizeObject&) = default;
 };
 
-/// Template DestroyGCHandle (ClrEtwBuiltin.man:871).
+/// Template DestroyGCHandle (ClrEtwBuiltin.man:879).
 struct DestroyGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1861,7 +1873,7 @@ struct DestroyGCHandle {
   friend bool operator==(const DestroyGCHandle&, const DestroyGCHandle&) = default;
 };
 
-/// Template SetGCHandle (ClrEtwBuiltin.man:875).
+/// Template SetGCHandle (ClrEtwBuiltin.man:883).
 struct SetGCHandle {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -1886,7 +1898,7 @@ struct SetGCHandle {
   friend bool operator==(const SetGCHandle&, const SetGCHandle&) = default;
 };
 
-/// Template GCTriggered (ClrEtwBuiltin.man:883).
+/// Template GCTriggered (ClrEtwBuiltin.man:891).
 struct GCTriggered {
   ::clretw::dotnet_runtime::GCReasonMap Reason{};  // win:UInt32, map GCReasonMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1903,7 +1915,7 @@ struct GCTriggered {
   friend bool operator==(const GCTriggered&, const GCTriggered&) = default;
 };
 
-/// Template PinObjectAtGCTime (ClrEtwBuiltin.man:887).
+/// Template PinObjectAtGCTime (ClrEtwBuiltin.man:895).
 struct PinObjectAtGCTime {
   ::std::uint64_t HandleID{};  // win:Pointer
   ::std::uint64_t ObjectID{};  // win:Pointer
@@ -1926,7 +1938,7 @@ struct PinObjectAtGCTime {
   friend bool operator==(const PinObjectAtGCTime&, const PinObjectAtGCTime&) = default;
 };
 
-/// Template GCDynamicEvent (ClrEtwBuiltin.man:894).
+/// Template GCDynamicEvent (ClrEtwBuiltin.man:902).
 struct GCDynamicEvent {
   ::std::string Name{};  // win:UnicodeString
   ::std::uint32_t DataSize{};  // win:UInt32
@@ -1947,7 +1959,7 @@ struct GCDynamicEvent {
   friend bool operator==(const GCDynamicEvent&, const GCDynamicEvent&) = default;
 };
 
-/// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:900).
+/// Template IncreaseMemoryPressure (ClrEtwBuiltin.man:908).
 struct IncreaseMemoryPressure {
   ::std::uint64_t BytesAllocated{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1964,7 +1976,7 @@ struct IncreaseMemoryPressure {
   friend bool operator==(const IncreaseMemoryPressure&, const IncreaseMemoryPressure&) = default;
 };
 
-/// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:904).
+/// Template DecreaseMemoryPressure (ClrEtwBuiltin.man:912).
 struct DecreaseMemoryPressure {
   ::std::uint64_t BytesFreed{};  // win:UInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -1981,7 +1993,7 @@ struct DecreaseMemoryPressure {
   friend bool operator==(const DecreaseMemoryPressure&, const DecreaseMemoryPressure&) = default;
 };
 
-/// Template ClrWorkerThread (ClrEtwBuiltin.man:908).
+/// Template ClrWorkerThread (ClrEtwBuiltin.man:916).
 struct ClrWorkerThread {
   ::std::uint32_t WorkerThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredWorkerThreads{};  // win:UInt32
@@ -1998,7 +2010,7 @@ struct ClrWorkerThread {
   friend bool operator==(const ClrWorkerThread&, const ClrWorkerThread&) = default;
 };
 
-/// Template IOThread (ClrEtwBuiltin.man:912).
+/// Template IOThread (ClrEtwBuiltin.man:920).
 struct IOThread {
   ::std::uint32_t IOThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
@@ -2015,7 +2027,7 @@ struct IOThread {
   friend bool operator==(const IOThread&, const IOThread&) = default;
 };
 
-/// Template IOThread_V1 (ClrEtwBuiltin.man:916).
+/// Template IOThread_V1 (ClrEtwBuiltin.man:924).
 struct IOThread_V1 {
   ::std::uint32_t IOThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredIOThreads{};  // win:UInt32
@@ -2034,7 +2046,7 @@ struct IOThread_V1 {
   friend bool operator==(const IOThread_V1&, const IOThread_V1&) = default;
 };
 
-/// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:921).
+/// Template ClrThreadPoolSuspend (ClrEtwBuiltin.man:929).
 struct ClrThreadPoolSuspend {
   ::std::uint32_t ClrThreadID{};  // win:UInt32
   ::std::uint32_t CpuUtilization{};  // win:UInt32
@@ -2051,7 +2063,7 @@ struct ClrThreadPoolSuspend {
   friend bool operator==(const ClrThreadPoolSuspend&, const ClrThreadPoolSuspend&) = default;
 };
 
-/// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:925).
+/// Template ThreadPoolWorkerThread (ClrEtwBuiltin.man:933).
 struct ThreadPoolWorkerThread {
   ::std::uint32_t ActiveWorkerThreadCount{};  // win:UInt32
   ::std::uint32_t RetiredWorkerThreadCount{};  // win:UInt32
@@ -2070,7 +2082,7 @@ struct ThreadPoolWorkerThread {
   friend bool operator==(const ThreadPoolWorkerThread&, const ThreadPoolWorkerThread&) = default;
 };
 
-/// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:930).
+/// Template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:938).
 struct ThreadPoolMinMaxThreads {
   ::std::uint16_t MinWorkerThreads{};  // win:UInt16
   ::std::uint16_t MaxWorkerThreads{};  // win:UInt16
@@ -2093,7 +2105,7 @@ struct ThreadPoolMinMaxThreads {
   friend bool operator==(const ThreadPoolMinMaxThreads&, const ThreadPoolMinMaxThreads&) = default;
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:937).
+/// Template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:945).
 struct ThreadPoolWorkerThreadAdjustmentSample {
   double Throughput{};  // win:Double
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2110,7 +2122,7 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentSample&, const ThreadPoolWorkerThreadAdjustmentSample&) = default;
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:941).
+/// Template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:949).
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   double AverageThroughput{};  // win:Double
   ::std::uint32_t NewWorkerThreadCount{};  // win:UInt32
@@ -2131,7 +2143,7 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentAdjustment&, const ThreadPoolWorkerThreadAdjustmentAdjustment&) = default;
 };
 
-/// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:947).
+/// Template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:955).
 struct ThreadPoolWorkerThreadAdjustmentStats {
   double Duration{};  // win:Double
   double Throughput{};  // win:Double
@@ -2166,7 +2178,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
   friend bool operator==(const ThreadPoolWorkerThreadAdjustmentStats&, const ThreadPoolWorkerThreadAdjustmentStats&) = default;
 };
 
-/// Template ThreadPoolWork (ClrEtwBuiltin.man:960).
+/// Template ThreadPoolWork (ClrEtwBuiltin.man:968).
 struct ThreadPoolWork {
   ::std::uint64_t WorkID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2183,7 +2195,7 @@ struct ThreadPoolWork {
   friend bool operator==(const ThreadPoolWork&, const ThreadPoolWork&) = default;
 };
 
-/// Template ThreadPoolIOWork (ClrEtwBuiltin.man:964).
+/// Template ThreadPoolIOWork (ClrEtwBuiltin.man:972).
 struct ThreadPoolIOWork {
   ::std::uint64_t NativeOverlapped{};  // win:Pointer
   ::std::uint64_t Overlapped{};  // win:Pointer
@@ -2202,7 +2214,7 @@ struct ThreadPoolIOWork {
   friend bool operator==(const ThreadPoolIOWork&, const ThreadPoolIOWork&) = default;
 };
 
-/// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:969).
+/// Template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:977).
 struct ThreadPoolIOWorkEnqueue {
   ::std::uint64_t NativeOverlapped{};  // win:Pointer
   ::std::uint64_t Overlapped{};  // win:Pointer
@@ -2223,7 +2235,7 @@ struct ThreadPoolIOWorkEnqueue {
   friend bool operator==(const ThreadPoolIOWorkEnqueue&, const ThreadPoolIOWorkEnqueue&) = default;
 };
 
-/// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:975).
+/// Template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:983).
 struct ThreadPoolWorkingThreadCount {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2240,7 +2252,7 @@ struct ThreadPoolWorkingThreadCount {
   friend bool operator==(const ThreadPoolWorkingThreadCount&, const ThreadPoolWorkingThreadCount&) = default;
 };
 
-/// Template ThreadStartWork (ClrEtwBuiltin.man:979).
+/// Template ThreadStartWork (ClrEtwBuiltin.man:987).
 struct ThreadStartWork {
   ::std::uint64_t ID{};  // win:Pointer
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2257,7 +2269,7 @@ struct ThreadStartWork {
   friend bool operator==(const ThreadStartWork&, const ThreadStartWork&) = default;
 };
 
-/// Template Exception (ClrEtwBuiltin.man:983).
+/// Template Exception (ClrEtwBuiltin.man:991).
 struct Exception {
   ::std::string ExceptionType{};  // win:UnicodeString
   ::std::string ExceptionMessage{};  // win:UnicodeString
@@ -2282,7 +2294,7 @@ struct Exception {
   friend bool operator==(const Exception&, const Exception&) = default;
 };
 
-/// Template ExceptionHandling (ClrEtwBuiltin.man:991).
+/// Template ExceptionHandling (ClrEtwBuiltin.man:999).
 struct ExceptionHandling {
   ::std::uint64_t EntryEIP{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
@@ -2303,7 +2315,7 @@ struct ExceptionHandling {
   friend bool operator==(const ExceptionHandling&, const ExceptionHandling&) = default;
 };
 
-/// Template Contention (ClrEtwBuiltin.man:997).
+/// Template Contention (ClrEtwBuiltin.man:1005).
 struct Contention {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2320,7 +2332,7 @@ struct Contention {
   friend bool operator==(const Contention&, const Contention&) = default;
 };
 
-/// Template ContentionStart_V2 (ClrEtwBuiltin.man:1001).
+/// Template ContentionStart_V2 (ClrEtwBuiltin.man:1009).
 struct ContentionStart_V2 {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2343,7 +2355,7 @@ struct ContentionStart_V2 {
   friend bool operator==(const ContentionStart_V2&, const ContentionStart_V2&) = default;
 };
 
-/// Template ContentionStop_V1 (ClrEtwBuiltin.man:1008).
+/// Template ContentionStop_V1 (ClrEtwBuiltin.man:1016).
 struct ContentionStop_V1 {
   ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags{};  // win:UInt8, map ContentionFlagsMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2362,7 +2374,7 @@ struct ContentionStop_V1 {
   friend bool operator==(const ContentionStop_V1&, const ContentionStop_V1&) = default;
 };
 
-/// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1013).
+/// Template DomainModuleLoadUnload (ClrEtwBuiltin.man:1021).
 struct DomainModuleLoadUnload {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -2389,7 +2401,7 @@ struct DomainModuleLoadUnload {
   friend bool operator==(const DomainModuleLoadUnload&, const DomainModuleLoadUnload&) = default;
 };
 
-/// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1022).
+/// Template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1030).
 struct DomainModuleLoadUnload_V1 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -2418,7 +2430,7 @@ struct DomainModuleLoadUnload_V1 {
   friend bool operator==(const DomainModuleLoadUnload_V1&, const DomainModuleLoadUnload_V1&) = default;
 };
 
-/// Template ModuleLoadUnload (ClrEtwBuiltin.man:1032).
+/// Template ModuleLoadUnload (ClrEtwBuiltin.man:1040).
 struct ModuleLoadUnload {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -2443,7 +2455,7 @@ struct ModuleLoadUnload {
   friend bool operator==(const ModuleLoadUnload&, const ModuleLoadUnload&) = default;
 };
 
-/// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1040).
+/// Template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1048).
 struct ModuleLoadUnload_V1 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -2470,7 +2482,7 @@ struct ModuleLoadUnload_V1 {
   friend bool operator==(const ModuleLoadUnload_V1&, const ModuleLoadUnload_V1&) = default;
 };
 
-/// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1049).
+/// Template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1057).
 struct ModuleLoadUnload_V2 {
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
@@ -2509,7 +2521,7 @@ struct ModuleLoadUnload_V2 {
   friend bool operator==(const ModuleLoadUnload_V2&, const ModuleLoadUnload_V2&) = default;
 };
 
-/// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1064).
+/// Template AssemblyLoadUnload (ClrEtwBuiltin.man:1072).
 struct AssemblyLoadUnload {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -2530,7 +2542,7 @@ struct AssemblyLoadUnload {
   friend bool operator==(const AssemblyLoadUnload&, const AssemblyLoadUnload&) = default;
 };
 
-/// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1070).
+/// Template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1078).
 struct AssemblyLoadUnload_V1 {
   ::std::uint64_t AssemblyID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -2555,7 +2567,7 @@ struct AssemblyLoadUnload_V1 {
   friend bool operator==(const AssemblyLoadUnload_V1&, const AssemblyLoadUnload_V1&) = default;
 };
 
-/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1078).
+/// Template AppDomainLoadUnload (ClrEtwBuiltin.man:1086).
 struct AppDomainLoadUnload {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
@@ -2574,7 +2586,7 @@ struct AppDomainLoadUnload {
   friend bool operator==(const AppDomainLoadUnload&, const AppDomainLoadUnload&) = default;
 };
 
-/// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1083).
+/// Template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1091).
 struct AppDomainLoadUnload_V1 {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags{};  // win:UInt32, map AppDomainFlagsMap
@@ -2597,7 +2609,7 @@ struct AppDomainLoadUnload_V1 {
   friend bool operator==(const AppDomainLoadUnload_V1&, const AppDomainLoadUnload_V1&) = default;
 };
 
-/// Template AssemblyLoadStart (ClrEtwBuiltin.man:1090).
+/// Template AssemblyLoadStart (ClrEtwBuiltin.man:1098).
 struct AssemblyLoadStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -2622,7 +2634,7 @@ struct AssemblyLoadStart {
   friend bool operator==(const AssemblyLoadStart&, const AssemblyLoadStart&) = default;
 };
 
-/// Template AssemblyLoadStop (ClrEtwBuiltin.man:1098).
+/// Template AssemblyLoadStop (ClrEtwBuiltin.man:1106).
 struct AssemblyLoadStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -2655,7 +2667,7 @@ struct AssemblyLoadStop {
   friend bool operator==(const AssemblyLoadStop&, const AssemblyLoadStop&) = default;
 };
 
-/// Template ResolutionAttempted (ClrEtwBuiltin.man:1110).
+/// Template ResolutionAttempted (ClrEtwBuiltin.man:1118).
 struct ResolutionAttempted {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -2684,7 +2696,7 @@ struct ResolutionAttempted {
   friend bool operator==(const ResolutionAttempted&, const ResolutionAttempted&) = default;
 };
 
-/// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1120).
+/// Template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1128).
 struct AssemblyLoadContextResolvingHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -2709,7 +2721,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
   friend bool operator==(const AssemblyLoadContextResolvingHandlerInvoked&, const AssemblyLoadContextResolvingHandlerInvoked&) = default;
 };
 
-/// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1128).
+/// Template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1136).
 struct AppDomainAssemblyResolveHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -2732,7 +2744,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
   friend bool operator==(const AppDomainAssemblyResolveHandlerInvoked&, const AppDomainAssemblyResolveHandlerInvoked&) = default;
 };
 
-/// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1135).
+/// Template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1143).
 struct AssemblyLoadFromResolveHandlerInvoked {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string AssemblyName{};  // win:UnicodeString
@@ -2755,7 +2767,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
   friend bool operator==(const AssemblyLoadFromResolveHandlerInvoked&, const AssemblyLoadFromResolveHandlerInvoked&) = default;
 };
 
-/// Template KnownPathProbed (ClrEtwBuiltin.man:1142).
+/// Template KnownPathProbed (ClrEtwBuiltin.man:1150).
 struct KnownPathProbed {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string FilePath{};  // win:UnicodeString
@@ -2776,7 +2788,7 @@ struct KnownPathProbed {
   friend bool operator==(const KnownPathProbed&, const KnownPathProbed&) = default;
 };
 
-/// Template MethodDetails (ClrEtwBuiltin.man:1148).
+/// Template MethodDetails (ClrEtwBuiltin.man:1156).
 struct MethodDetails {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
@@ -2801,7 +2813,7 @@ struct MethodDetails {
   friend bool operator==(const MethodDetails&, const MethodDetails&) = default;
 };
 
-/// Template TypeLoadStart (ClrEtwBuiltin.man:1156).
+/// Template TypeLoadStart (ClrEtwBuiltin.man:1164).
 struct TypeLoadStart {
   ::std::uint32_t TypeLoadStartID{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2818,7 +2830,7 @@ struct TypeLoadStart {
   friend bool operator==(const TypeLoadStart&, const TypeLoadStart&) = default;
 };
 
-/// Template TypeLoadStop (ClrEtwBuiltin.man:1160).
+/// Template TypeLoadStop (ClrEtwBuiltin.man:1168).
 struct TypeLoadStop {
   ::std::uint32_t TypeLoadStartID{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2841,7 +2853,7 @@ struct TypeLoadStop {
   friend bool operator==(const TypeLoadStop&, const TypeLoadStop&) = default;
 };
 
-/// Template MethodLoadUnload (ClrEtwBuiltin.man:1167).
+/// Template MethodLoadUnload (ClrEtwBuiltin.man:1175).
 struct MethodLoadUnload {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -2866,7 +2878,7 @@ struct MethodLoadUnload {
   friend bool operator==(const MethodLoadUnload&, const MethodLoadUnload&) = default;
 };
 
-/// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1175).
+/// Template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1183).
 struct MethodLoadUnload_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -2893,7 +2905,7 @@ struct MethodLoadUnload_V1 {
   friend bool operator==(const MethodLoadUnload_V1&, const MethodLoadUnload_V1&) = default;
 };
 
-/// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1184).
+/// Template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1192).
 struct MethodLoadUnload_V2 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -2922,7 +2934,7 @@ struct MethodLoadUnload_V2 {
   friend bool operator==(const MethodLoadUnload_V2&, const MethodLoadUnload_V2&) = default;
 };
 
-/// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1194).
+/// Template R2RGetEntryPoint (ClrEtwBuiltin.man:1202).
 struct R2RGetEntryPoint {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::string MethodNamespace{};  // win:UnicodeString
@@ -2947,7 +2959,7 @@ struct R2RGetEntryPoint {
   friend bool operator==(const R2RGetEntryPoint&, const R2RGetEntryPoint&) = default;
 };
 
-/// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1202).
+/// Template R2RGetEntryPointStart (ClrEtwBuiltin.man:1210).
 struct R2RGetEntryPointStart {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -2964,7 +2976,7 @@ struct R2RGetEntryPointStart {
   friend bool operator==(const R2RGetEntryPointStart&, const R2RGetEntryPointStart&) = default;
 };
 
-/// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1206).
+/// Template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1214).
 struct MethodLoadUnloadVerbose {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -2995,7 +3007,7 @@ struct MethodLoadUnloadVerbose {
   friend bool operator==(const MethodLoadUnloadVerbose&, const MethodLoadUnloadVerbose&) = default;
 };
 
-/// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1217).
+/// Template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1225).
 struct MethodLoadUnloadVerbose_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3028,7 +3040,7 @@ struct MethodLoadUnloadVerbose_V1 {
   friend bool operator==(const MethodLoadUnloadVerbose_V1&, const MethodLoadUnloadVerbose_V1&) = default;
 };
 
-/// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1229).
+/// Template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1237).
 struct MethodLoadUnloadVerbose_V2 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3063,7 +3075,7 @@ struct MethodLoadUnloadVerbose_V2 {
   friend bool operator==(const MethodLoadUnloadVerbose_V2&, const MethodLoadUnloadVerbose_V2&) = default;
 };
 
-/// Template MethodJittingStarted (ClrEtwBuiltin.man:1242).
+/// Template MethodJittingStarted (ClrEtwBuiltin.man:1250).
 struct MethodJittingStarted {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3090,7 +3102,7 @@ struct MethodJittingStarted {
   friend bool operator==(const MethodJittingStarted&, const MethodJittingStarted&) = default;
 };
 
-/// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1251).
+/// Template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1259).
 struct MethodJittingStarted_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3119,7 +3131,7 @@ struct MethodJittingStarted_V1 {
   friend bool operator==(const MethodJittingStarted_V1&, const MethodJittingStarted_V1&) = default;
 };
 
-/// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1261).
+/// Template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1269).
 struct MethodJitInliningSucceeded {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -3152,7 +3164,7 @@ struct MethodJitInliningSucceeded {
   friend bool operator==(const MethodJitInliningSucceeded&, const MethodJitInliningSucceeded&) = default;
 };
 
-/// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1273).
+/// Template MethodJitInliningFailed (ClrEtwBuiltin.man:1281).
 struct MethodJitInliningFailed {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -3189,7 +3201,7 @@ struct MethodJitInliningFailed {
   friend bool operator==(const MethodJitInliningFailed&, const MethodJitInliningFailed&) = default;
 };
 
-/// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1287).
+/// Template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1295).
 struct MethodJitInliningFailedAnsi {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -3226,7 +3238,7 @@ struct MethodJitInliningFailedAnsi {
   friend bool operator==(const MethodJitInliningFailedAnsi&, const MethodJitInliningFailedAnsi&) = default;
 };
 
-/// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1301).
+/// Template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1309).
 struct MethodJitTailCallSucceeded {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -3263,7 +3275,7 @@ struct MethodJitTailCallSucceeded {
   friend bool operator==(const MethodJitTailCallSucceeded&, const MethodJitTailCallSucceeded&) = default;
 };
 
-/// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1315).
+/// Template MethodJitTailCallFailed (ClrEtwBuiltin.man:1323).
 struct MethodJitTailCallFailed {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -3300,7 +3312,7 @@ struct MethodJitTailCallFailed {
   friend bool operator==(const MethodJitTailCallFailed&, const MethodJitTailCallFailed&) = default;
 };
 
-/// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1329).
+/// Template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1337).
 struct MethodJitTailCallFailedAnsi {
   ::std::string MethodBeingCompiledNamespace{};  // win:UnicodeString
   ::std::string MethodBeingCompiledName{};  // win:UnicodeString
@@ -3337,7 +3349,7 @@ struct MethodJitTailCallFailedAnsi {
   friend bool operator==(const MethodJitTailCallFailedAnsi&, const MethodJitTailCallFailedAnsi&) = default;
 };
 
-/// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1343).
+/// Template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1351).
 struct MethodJitMemoryAllocatedForCode {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3364,7 +3376,7 @@ struct MethodJitMemoryAllocatedForCode {
   friend bool operator==(const MethodJitMemoryAllocatedForCode&, const MethodJitMemoryAllocatedForCode&) = default;
 };
 
-/// Template MethodILToNativeMap (ClrEtwBuiltin.man:1352).
+/// Template MethodILToNativeMap (ClrEtwBuiltin.man:1360).
 struct MethodILToNativeMap {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
@@ -3391,7 +3403,7 @@ struct MethodILToNativeMap {
   friend bool operator==(const MethodILToNativeMap&, const MethodILToNativeMap&) = default;
 };
 
-/// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1361).
+/// Template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1369).
 struct MethodILToNativeMap_V1 {
   ::std::uint64_t MethodID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ReJITID{};  // win:UInt64 -> win:HexInt64
@@ -3420,7 +3432,7 @@ struct MethodILToNativeMap_V1 {
   friend bool operator==(const MethodILToNativeMap_V1&, const MethodILToNativeMap_V1&) = default;
 };
 
-/// Template ClrStackWalk (ClrEtwBuiltin.man:1371).
+/// Template ClrStackWalk (ClrEtwBuiltin.man:1379).
 struct ClrStackWalk {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint8_t Reserved1{};  // win:UInt8
@@ -3443,7 +3455,7 @@ struct ClrStackWalk {
   friend bool operator==(const ClrStackWalk&, const ClrStackWalk&) = default;
 };
 
-/// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1378).
+/// Template AppDomainMemAllocated (ClrEtwBuiltin.man:1386).
 struct AppDomainMemAllocated {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Allocated{};  // win:UInt64 -> win:HexInt64
@@ -3462,7 +3474,7 @@ struct AppDomainMemAllocated {
   friend bool operator==(const AppDomainMemAllocated&, const AppDomainMemAllocated&) = default;
 };
 
-/// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1383).
+/// Template AppDomainMemSurvived (ClrEtwBuiltin.man:1391).
 struct AppDomainMemSurvived {
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t Survived{};  // win:UInt64 -> win:HexInt64
@@ -3483,7 +3495,7 @@ struct AppDomainMemSurvived {
   friend bool operator==(const AppDomainMemSurvived&, const AppDomainMemSurvived&) = default;
 };
 
-/// Template ThreadCreated (ClrEtwBuiltin.man:1389).
+/// Template ThreadCreated (ClrEtwBuiltin.man:1397).
 struct ThreadCreated {
   ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3508,7 +3520,7 @@ struct ThreadCreated {
   friend bool operator==(const ThreadCreated&, const ThreadCreated&) = default;
 };
 
-/// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1397).
+/// Template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1405).
 struct ThreadTerminatedOrTransition {
   ::std::uint64_t ManagedThreadID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3527,7 +3539,7 @@ struct ThreadTerminatedOrTransition {
   friend bool operator==(const ThreadTerminatedOrTransition&, const ThreadTerminatedOrTransition&) = default;
 };
 
-/// Template ILStubGenerated (ClrEtwBuiltin.man:1402).
+/// Template ILStubGenerated (ClrEtwBuiltin.man:1410).
 struct ILStubGenerated {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3562,7 +3574,7 @@ struct ILStubGenerated {
   friend bool operator==(const ILStubGenerated&, const ILStubGenerated&) = default;
 };
 
-/// Template ILStubCacheHit (ClrEtwBuiltin.man:1415).
+/// Template ILStubCacheHit (ClrEtwBuiltin.man:1423).
 struct ILStubCacheHit {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3589,7 +3601,7 @@ struct ILStubCacheHit {
   friend bool operator==(const ILStubCacheHit&, const ILStubCacheHit&) = default;
 };
 
-/// Template ModuleRange (ClrEtwBuiltin.man:1424).
+/// Template ModuleRange (ClrEtwBuiltin.man:1432).
 struct ModuleRange {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3612,7 +3624,7 @@ struct ModuleRange {
   friend bool operator==(const ModuleRange&, const ModuleRange&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1434).
+/// Element of struct Values (ClrEtwBuiltin.man:1442).
 struct BulkType_Values {
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ModuleID{};  // win:UInt64 -> win:HexInt64
@@ -3641,7 +3653,7 @@ struct BulkType_Values {
   friend bool operator==(const BulkType_Values&, const BulkType_Values&) = default;
 };
 
-/// Template BulkType (ClrEtwBuiltin.man:1431).
+/// Template BulkType (ClrEtwBuiltin.man:1439).
 struct BulkType {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3660,7 +3672,7 @@ struct BulkType {
   friend bool operator==(const BulkType&, const BulkType&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1449).
+/// Element of struct Values (ClrEtwBuiltin.man:1457).
 struct GCBulkRootEdge_Values {
   ::std::uint64_t RootedNodeAddress{};  // win:Pointer
   ::clretw::dotnet_runtime::GCRootKindMap GCRootKind{};  // win:UInt8, map GCRootKindMap
@@ -3681,7 +3693,7 @@ struct GCBulkRootEdge_Values {
   friend bool operator==(const GCBulkRootEdge_Values&, const GCBulkRootEdge_Values&) = default;
 };
 
-/// Template GCBulkRootEdge (ClrEtwBuiltin.man:1445).
+/// Template GCBulkRootEdge (ClrEtwBuiltin.man:1453).
 struct GCBulkRootEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -3702,7 +3714,7 @@ struct GCBulkRootEdge {
   friend bool operator==(const GCBulkRootEdge&, const GCBulkRootEdge&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1459).
+/// Element of struct Values (ClrEtwBuiltin.man:1467).
 struct GCBulkRootCCW_Values {
   ::std::uint64_t GCRootID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
@@ -3729,7 +3741,7 @@ struct GCBulkRootCCW_Values {
   friend bool operator==(const GCBulkRootCCW_Values&, const GCBulkRootCCW_Values&) = default;
 };
 
-/// Template GCBulkRootCCW (ClrEtwBuiltin.man:1456).
+/// Template GCBulkRootCCW (ClrEtwBuiltin.man:1464).
 struct GCBulkRootCCW {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3748,7 +3760,7 @@ struct GCBulkRootCCW {
   friend bool operator==(const GCBulkRootCCW&, const GCBulkRootCCW&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1472).
+/// Element of struct Values (ClrEtwBuiltin.man:1480).
 struct GCBulkRCW_Values {
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t TypeID{};  // win:UInt64 -> win:HexInt64
@@ -3773,7 +3785,7 @@ struct GCBulkRCW_Values {
   friend bool operator==(const GCBulkRCW_Values&, const GCBulkRCW_Values&) = default;
 };
 
-/// Template GCBulkRCW (ClrEtwBuiltin.man:1469).
+/// Template GCBulkRCW (ClrEtwBuiltin.man:1477).
 struct GCBulkRCW {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -3792,7 +3804,7 @@ struct GCBulkRCW {
   friend bool operator==(const GCBulkRCW&, const GCBulkRCW&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1485).
+/// Element of struct Values (ClrEtwBuiltin.man:1493).
 struct GCBulkRootStaticVar_Values {
   ::std::uint64_t GCRootID{};  // win:UInt64 -> win:HexInt64
   ::std::uint64_t ObjectID{};  // win:UInt64 -> win:HexInt64
@@ -3815,7 +3827,7 @@ struct GCBulkRootStaticVar_Values {
   friend bool operator==(const GCBulkRootStaticVar_Values&, const GCBulkRootStaticVar_Values&) = default;
 };
 
-/// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1481).
+/// Template GCBulkRootStaticVar (ClrEtwBuiltin.man:1489).
 struct GCBulkRootStaticVar {
   ::std::uint32_t Count{};  // win:UInt32
   ::std::uint64_t AppDomainID{};  // win:UInt64 -> win:HexInt64
@@ -3836,7 +3848,7 @@ struct GCBulkRootStaticVar {
   friend bool operator==(const GCBulkRootStaticVar&, const GCBulkRootStaticVar&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1497).
+/// Element of struct Values (ClrEtwBuiltin.man:1505).
 struct GCBulkRootConditionalWeakTableElementEdge_Values {
   ::std::uint64_t GCKeyNodeID{};  // win:Pointer
   ::std::uint64_t GCValueNodeID{};  // win:Pointer
@@ -3855,7 +3867,7 @@ struct GCBulkRootConditionalWeakTableElementEdge_Values {
   friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge_Values&, const GCBulkRootConditionalWeakTableElementEdge_Values&) = default;
 };
 
-/// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1493).
+/// Template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1501).
 struct GCBulkRootConditionalWeakTableElementEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -3876,7 +3888,7 @@ struct GCBulkRootConditionalWeakTableElementEdge {
   friend bool operator==(const GCBulkRootConditionalWeakTableElementEdge&, const GCBulkRootConditionalWeakTableElementEdge&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1507).
+/// Element of struct Values (ClrEtwBuiltin.man:1515).
 struct GCBulkNode_Values {
   ::std::uint64_t Address{};  // win:Pointer
   ::std::uint64_t Size{};  // win:UInt64
@@ -3897,7 +3909,7 @@ struct GCBulkNode_Values {
   friend bool operator==(const GCBulkNode_Values&, const GCBulkNode_Values&) = default;
 };
 
-/// Template GCBulkNode (ClrEtwBuiltin.man:1503).
+/// Template GCBulkNode (ClrEtwBuiltin.man:1511).
 struct GCBulkNode {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -3918,7 +3930,7 @@ struct GCBulkNode {
   friend bool operator==(const GCBulkNode&, const GCBulkNode&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1518).
+/// Element of struct Values (ClrEtwBuiltin.man:1526).
 struct GCBulkEdge_Values {
   ::std::uint64_t Value{};  // win:Pointer -> win:HexInt64
   ::std::uint32_t ReferencingFieldID{};  // win:UInt32
@@ -3935,7 +3947,7 @@ struct GCBulkEdge_Values {
   friend bool operator==(const GCBulkEdge_Values&, const GCBulkEdge_Values&) = default;
 };
 
-/// Template GCBulkEdge (ClrEtwBuiltin.man:1514).
+/// Template GCBulkEdge (ClrEtwBuiltin.man:1522).
 struct GCBulkEdge {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -3956,7 +3968,7 @@ struct GCBulkEdge {
   friend bool operator==(const GCBulkEdge&, const GCBulkEdge&) = default;
 };
 
-/// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1523).
+/// Template GCSampledObjectAllocation (ClrEtwBuiltin.man:1531).
 struct GCSampledObjectAllocation {
   ::std::uint64_t Address{};  // win:Pointer
   ::std::uint64_t TypeID{};  // win:Pointer
@@ -3979,7 +3991,7 @@ struct GCSampledObjectAllocation {
   friend bool operator==(const GCSampledObjectAllocation&, const GCSampledObjectAllocation&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1534).
+/// Element of struct Values (ClrEtwBuiltin.man:1542).
 struct GCBulkSurvivingObjectRanges_Values {
   ::std::uint64_t RangeBase{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t RangeLength{};  // win:UInt64
@@ -3996,7 +4008,7 @@ struct GCBulkSurvivingObjectRanges_Values {
   friend bool operator==(const GCBulkSurvivingObjectRanges_Values&, const GCBulkSurvivingObjectRanges_Values&) = default;
 };
 
-/// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1530).
+/// Template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1538).
 struct GCBulkSurvivingObjectRanges {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -4017,7 +4029,7 @@ struct GCBulkSurvivingObjectRanges {
   friend bool operator==(const GCBulkSurvivingObjectRanges&, const GCBulkSurvivingObjectRanges&) = default;
 };
 
-/// Element of struct Values (ClrEtwBuiltin.man:1543).
+/// Element of struct Values (ClrEtwBuiltin.man:1551).
 struct GCBulkMovedObjectRanges_Values {
   ::std::uint64_t OldRangeBase{};  // win:Pointer -> win:HexInt64
   ::std::uint64_t NewRangeBase{};  // win:Pointer -> win:HexInt64
@@ -4036,7 +4048,7 @@ struct GCBulkMovedObjectRanges_Values {
   friend bool operator==(const GCBulkMovedObjectRanges_Values&, const GCBulkMovedObjectRanges_Values&) = default;
 };
 
-/// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1539).
+/// Template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1547).
 struct GCBulkMovedObjectRanges {
   ::std::uint32_t Index{};  // win:UInt32
   ::std::uint32_t Count{};  // win:UInt32
@@ -4057,7 +4069,7 @@ struct GCBulkMovedObjectRanges {
   friend bool operator==(const GCBulkMovedObjectRanges&, const GCBulkMovedObjectRanges&) = default;
 };
 
-/// Template GCGenerationRange (ClrEtwBuiltin.man:1549).
+/// Template GCGenerationRange (ClrEtwBuiltin.man:1557).
 struct GCGenerationRange {
   ::std::uint8_t Generation{};  // win:UInt8
   ::std::uint64_t RangeStart{};  // win:Pointer -> win:HexInt64
@@ -4080,7 +4092,7 @@ struct GCGenerationRange {
   friend bool operator==(const GCGenerationRange&, const GCGenerationRange&) = default;
 };
 
-/// Template CodeSymbols (ClrEtwBuiltin.man:1556).
+/// Template CodeSymbols (ClrEtwBuiltin.man:1564).
 struct CodeSymbols {
   ::std::uint64_t ModuleId{};  // win:UInt64
   ::std::uint16_t TotalChunks{};  // win:UInt16
@@ -4105,7 +4117,7 @@ struct CodeSymbols {
   friend bool operator==(const CodeSymbols&, const CodeSymbols&) = default;
 };
 
-/// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1564).
+/// Template TieredCompilationEmpty (ClrEtwBuiltin.man:1572).
 struct TieredCompilationEmpty {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -4120,7 +4132,7 @@ struct TieredCompilationEmpty {
   friend bool operator==(const TieredCompilationEmpty&, const TieredCompilationEmpty&) = default;
 };
 
-/// Template TieredCompilationSettings (ClrEtwBuiltin.man:1567).
+/// Template TieredCompilationSettings (ClrEtwBuiltin.man:1575).
 struct TieredCompilationSettings {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags{};  // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
@@ -4137,7 +4149,7 @@ struct TieredCompilationSettings {
   friend bool operator==(const TieredCompilationSettings&, const TieredCompilationSettings&) = default;
 };
 
-/// Template TieredCompilationResume (ClrEtwBuiltin.man:1571).
+/// Template TieredCompilationResume (ClrEtwBuiltin.man:1579).
 struct TieredCompilationResume {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t NewMethodCount{};  // win:UInt32
@@ -4154,7 +4166,7 @@ struct TieredCompilationResume {
   friend bool operator==(const TieredCompilationResume&, const TieredCompilationResume&) = default;
 };
 
-/// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1575).
+/// Template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1583).
 struct TieredCompilationBackgroundJitStart {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
@@ -4171,7 +4183,7 @@ struct TieredCompilationBackgroundJitStart {
   friend bool operator==(const TieredCompilationBackgroundJitStart&, const TieredCompilationBackgroundJitStart&) = default;
 };
 
-/// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1579).
+/// Template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1587).
 struct TieredCompilationBackgroundJitStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t PendingMethodCount{};  // win:UInt32
@@ -4190,7 +4202,7 @@ struct TieredCompilationBackgroundJitStop {
   friend bool operator==(const TieredCompilationBackgroundJitStop&, const TieredCompilationBackgroundJitStop&) = default;
 };
 
-/// Template JitInstrumentationData (ClrEtwBuiltin.man:1584).
+/// Template JitInstrumentationData (ClrEtwBuiltin.man:1592).
 struct JitInstrumentationData {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t MethodFlags{};  // win:UInt32
@@ -4213,7 +4225,7 @@ struct JitInstrumentationData {
   friend bool operator==(const JitInstrumentationData&, const JitInstrumentationData&) = default;
 };
 
-/// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1591).
+/// Template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1599).
 struct JitInstrumentationDataVerbose {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::uint32_t MethodFlags{};  // win:UInt32
@@ -4246,7 +4258,7 @@ struct JitInstrumentationDataVerbose {
   friend bool operator==(const JitInstrumentationDataVerbose&, const JitInstrumentationDataVerbose&) = default;
 };
 
-/// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1603).
+/// Template ExecutionCheckpoint (ClrEtwBuiltin.man:1611).
 struct ExecutionCheckpoint {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string Name{};  // win:UnicodeString
@@ -4265,7 +4277,7 @@ struct ExecutionCheckpoint {
   friend bool operator==(const ExecutionCheckpoint&, const ExecutionCheckpoint&) = default;
 };
 
-/// Template ProfilerMessage (ClrEtwBuiltin.man:1608).
+/// Template ProfilerMessage (ClrEtwBuiltin.man:1616).
 struct ProfilerMessage {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   ::std::string Message{};  // win:UnicodeString
@@ -4282,7 +4294,7 @@ struct ProfilerMessage {
   friend bool operator==(const ProfilerMessage&, const ProfilerMessage&) = default;
 };
 
-/// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1612).
+/// Template YieldProcessorMeasurement (ClrEtwBuiltin.man:1620).
 struct YieldProcessorMeasurement {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
   double NsPerYield{};  // win:Double
@@ -4301,7 +4313,7 @@ struct YieldProcessorMeasurement {
   friend bool operator==(const YieldProcessorMeasurement&, const YieldProcessorMeasurement&) = default;
 };
 
-/// Template LockCreated (ClrEtwBuiltin.man:1617).
+/// Template LockCreated (ClrEtwBuiltin.man:1625).
 struct LockCreated {
   ::std::uint64_t LockID{};  // win:Pointer
   ::std::uint64_t AssociatedObjectID{};  // win:Pointer
@@ -4320,7 +4332,7 @@ struct LockCreated {
   friend bool operator==(const LockCreated&, const LockCreated&) = default;
 };
 
-/// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1623).
+/// Template WaitHandleWaitStart (ClrEtwBuiltin.man:1631).
 struct WaitHandleWaitStart {
   ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource{};  // win:UInt8, map WaitHandleWaitSourceMap
   ::std::uint64_t AssociatedObjectID{};  // win:Pointer
@@ -4339,7 +4351,7 @@ struct WaitHandleWaitStart {
   friend bool operator==(const WaitHandleWaitStart&, const WaitHandleWaitStart&) = default;
 };
 
-/// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1629).
+/// Template WaitHandleWaitStop (ClrEtwBuiltin.man:1637).
 struct WaitHandleWaitStop {
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
 
@@ -4354,7 +4366,7 @@ struct WaitHandleWaitStop {
   friend bool operator==(const WaitHandleWaitStop&, const WaitHandleWaitStop&) = default;
 };
 
-/// Template AllocationSampled (ClrEtwBuiltin.man:1633).
+/// Template AllocationSampled (ClrEtwBuiltin.man:1641).
 struct AllocationSampled {
   ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind{};  // win:UInt32, map GCAllocationKindMap
   ::std::uint16_t ClrInstanceID{};  // win:UInt16
@@ -4603,9 +4615,9 @@ using AllocationSampled = ::clretw::dotnet_runtime::templates::AllocationSampled
 // event's version are std::optional.
 
 /// GCStart: event 1 of Microsoft-Windows-DotNETRuntime ("GC/Start"), versions 0, 1, 2.
-///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1644)
-///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1645)
-///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1646)
+///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1652)
+///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1653)
+///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1654)
 class GCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4670,8 +4682,8 @@ class GCStartView : public ::clretw::ViewBase<1> {
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
-///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1647)
-///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1648)
+///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1655)
+///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1656)
 class GCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4710,8 +4722,8 @@ class GCEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
-///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1649)
-///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1650)
+///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1657)
+///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1658)
 class GCRestartEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4739,9 +4751,9 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
-///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1651)
-///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1652)
-///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1653)
+///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1659)
+///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1660)
+///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1661)
 class GCHeapStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4838,8 +4850,8 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
-///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1654)
-///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1655)
+///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1662)
+///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1663)
 class GCCreateSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4879,8 +4891,8 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
-///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1656)
-///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1657)
+///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1664)
+///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1665)
 class GCFreeSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4912,8 +4924,8 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
-///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1658)
-///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1659)
+///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1666)
+///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1667)
 class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4941,8 +4953,8 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
-///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1660)
-///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1661)
+///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1668)
+///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1669)
 class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -4970,8 +4982,8 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
-///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1662)
-///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1663)
+///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1670)
+///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1671)
 class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5013,11 +5025,11 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
-///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1664)
-///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1665)
-///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1666)
-///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1667)
-///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1668)
+///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1672)
+///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1673)
+///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1674)
+///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1675)
+///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1676)
 class GCAllocationTickView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5116,8 +5128,8 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
-///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1669)
-///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1670)
+///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1677)
+///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1678)
 class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5145,8 +5157,8 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
-///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1671)
-///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1672)
+///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1679)
+///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1680)
 class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5174,8 +5186,8 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
-///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1673)
-///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1674)
+///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1681)
+///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1682)
 class GCFinalizersEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5207,8 +5219,8 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
-///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1675)
-///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1676)
+///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1683)
+///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1684)
 class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5286,7 +5298,7 @@ class BulkTypeView_Values : public ::clretw::ViewBase<3> {
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
-///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1677)
+///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1685)
 class BulkTypeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5353,7 +5365,7 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRootEdge: event 16 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootEdge"), version 0.
-///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1678)
+///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1686)
 class GCBulkRootEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5420,7 +5432,7 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
 };
 
 /// GCBulkRootConditionalWeakTableElementEdge: event 17 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootConditionalWeakTableElementEdge"), version 0.
-///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1679)
+///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1687)
 class GCBulkRootConditionalWeakTableElementEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5491,7 +5503,7 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkNode: event 18 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkNode"), version 0.
-///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1680)
+///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1688)
 class GCBulkNodeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5554,7 +5566,7 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkEdge: event 19 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkEdge"), version 0.
-///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1681)
+///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1689)
 class GCBulkEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5591,7 +5603,7 @@ class GCBulkEdgeView : public ::clretw::ViewBase<2> {
 };
 
 /// GCSampledObjectAllocationHigh: event 20 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1682)
+///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1690)
 class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5658,7 +5670,7 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkSurvivingObjectRanges: event 21 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkSurvivingObjectRanges"), version 0.
-///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1683)
+///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1691)
 class GCBulkSurvivingObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5725,7 +5737,7 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkMovedObjectRanges: event 22 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkMovedObjectRanges"), version 0.
-///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1684)
+///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1692)
 class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5762,7 +5774,7 @@ class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
 };
 
 /// GCGenerationRange: event 23 of Microsoft-Windows-DotNETRuntime ("GC/GCGenerationRange"), version 0.
-///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1685)
+///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1693)
 class GCGenerationRangeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5803,7 +5815,7 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkStackRoots: event 25 of Microsoft-Windows-DotNETRuntime ("GC/MarkStackRoots"), version 0.
-///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1686)
+///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1694)
 class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5832,7 +5844,7 @@ class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkFinalizeQueueRoots: event 26 of Microsoft-Windows-DotNETRuntime ("GC/MarkFinalizeQueueRoots"), version 0.
-///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1687)
+///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1695)
 class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5861,7 +5873,7 @@ class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkHandles: event 27 of Microsoft-Windows-DotNETRuntime ("GC/MarkHandles"), version 0.
-///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1688)
+///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1696)
 class GCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5890,7 +5902,7 @@ class GCMarkHandlesView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkOlderGenerationRoots: event 28 of Microsoft-Windows-DotNETRuntime ("GC/MarkCards"), version 0.
-///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1689)
+///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1697)
 class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5919,7 +5931,7 @@ class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
 };
 
 /// FinalizeObject: event 29 of Microsoft-Windows-DotNETRuntime ("GC/FinalizeObject"), version 0.
-///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1690)
+///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1698)
 class FinalizeObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5952,7 +5964,7 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
 };
 
 /// SetGCHandle: event 30 of Microsoft-Windows-DotNETRuntime ("GC/SetGCHandle"), version 0.
-///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1691)
+///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1699)
 class SetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -5997,7 +6009,7 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// DestroyGCHandle: event 31 of Microsoft-Windows-DotNETRuntime ("GC/DestoryGCHandle"), version 0.
-///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1692)
+///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1700)
 class DestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6026,7 +6038,7 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
 };
 
 /// GCSampledObjectAllocationLow: event 32 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1693)
+///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1701)
 class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6067,7 +6079,7 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
 };
 
 /// PinObjectAtGCTime: event 33 of Microsoft-Windows-DotNETRuntime ("GC/PinObjectAtGCTime"), version 0.
-///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1694)
+///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1702)
 class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6108,7 +6120,7 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
 };
 
 /// GCTriggered: event 35 of Microsoft-Windows-DotNETRuntime ("GC/Triggered"), version 0.
-///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1695)
+///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1703)
 class GCTriggeredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6183,7 +6195,7 @@ class GCBulkRootCCWView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRootCCW: event 36 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootCCW"), version 0.
-///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1696)
+///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1704)
 class GCBulkRootCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6258,7 +6270,7 @@ class GCBulkRCWView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCBulkRCW: event 37 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRCW"), version 0.
-///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1697)
+///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1705)
 class GCBulkRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6329,7 +6341,7 @@ class GCBulkRootStaticVarView_Values : public ::clretw::ViewBase<2> {
 };
 
 /// GCBulkRootStaticVar: event 38 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootStaticVar"), version 0.
-///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1698)
+///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1706)
 class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6366,7 +6378,7 @@ class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
 };
 
 /// GCDynamicEvent: event 39 of Microsoft-Windows-DotNETRuntime ("GC/GCDynamicEvent"), version 0.
-///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1699)
+///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1707)
 class GCDynamicEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6403,7 +6415,7 @@ class GCDynamicEventView : public ::clretw::ViewBase<3> {
 };
 
 /// WorkerThreadCreate: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Start"), version 0.
-///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1700)
+///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1708)
 class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6432,7 +6444,7 @@ class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadTerminate: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Stop"), version 0.
-///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1701)
+///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1709)
 class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6461,7 +6473,7 @@ class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadRetire: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Start"), version 0.
-///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1702)
+///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1710)
 class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6490,7 +6502,7 @@ class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
 };
 
 /// WorkerThreadUnretire: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Stop"), version 0.
-///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1703)
+///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1711)
 class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6519,8 +6531,8 @@ class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadCreate: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), versions 0, 1.
-///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1704)
-///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1705)
+///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1712)
+///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1713)
 class IOThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6556,8 +6568,8 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
-///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1706)
-///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1707)
+///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1714)
+///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1715)
 class IOThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6593,8 +6605,8 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
-///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1708)
-///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1709)
+///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1716)
+///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1717)
 class IOThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6630,8 +6642,8 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
-///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1710)
-///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1711)
+///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1718)
+///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1719)
 class IOThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6667,7 +6679,7 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
-///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1712)
+///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1720)
 class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6696,7 +6708,7 @@ class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Stop"), version 0.
-///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1713)
+///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1721)
 class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6725,7 +6737,7 @@ class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1714)
+///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1722)
 class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6758,7 +6770,7 @@ class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1715)
+///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1723)
 class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6791,7 +6803,7 @@ class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
+///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1724)
 class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6824,7 +6836,7 @@ class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1717)
+///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1725)
 class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6857,7 +6869,7 @@ class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1718)
+///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1726)
 class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6886,7 +6898,7 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> 
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1719)
+///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1727)
 class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6923,7 +6935,7 @@ class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase
 };
 
 /// ThreadPoolWorkerThreadAdjustmentStats: event 56 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Stats"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1720)
+///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1728)
 class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -6988,7 +7000,7 @@ class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkerThreadWait: event 57 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Wait"), version 0.
-///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1721)
+///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1729)
 class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7021,7 +7033,7 @@ class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
 };
 
 /// YieldProcessorMeasurement: event 58 of Microsoft-Windows-DotNETRuntime ("YieldProcessorMeasurement"), version 0.
-///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1722)
+///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1730)
 class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7054,7 +7066,7 @@ class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolMinMaxThreads: event 59 of Microsoft-Windows-DotNETRuntime ("ThreadPoolMinMaxThreads"), version 0.
-///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1723)
+///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1731)
 class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7095,7 +7107,7 @@ class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolWorkingThreadCount: event 60 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkingThreadCount/Start"), version 0.
-///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1724)
+///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1732)
 class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7124,7 +7136,7 @@ class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolEnqueue: event 61 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Enqueue"), version 0.
-///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1725)
+///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1733)
 class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7153,7 +7165,7 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolDequeue: event 62 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Dequeue"), version 0.
-///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1726)
+///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1734)
 class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7182,7 +7194,7 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIOEnqueue: event 63 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOEnqueue"), version 0.
-///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1727)
+///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1735)
 class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7219,7 +7231,7 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIODequeue: event 64 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IODequeue"), version 0.
-///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1728)
+///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1736)
 class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7252,7 +7264,7 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadPoolIOPack: event 65 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOPack"), version 0.
-///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1729)
+///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1737)
 class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7285,7 +7297,7 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadCreating: event 70 of Microsoft-Windows-DotNETRuntime ("Thread/Creating"), version 0.
-///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1730)
+///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1738)
 class ThreadCreatingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7314,7 +7326,7 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadRunning: event 71 of Microsoft-Windows-DotNETRuntime ("Thread/Running"), version 0.
-///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1731)
+///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1739)
 class ThreadRunningView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7343,7 +7355,7 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDetails: event 72 of Microsoft-Windows-DotNETRuntime ("Method/MethodDetails"), version 0.
-///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1732)
+///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1740)
 class MethodDetailsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7388,7 +7400,7 @@ class MethodDetailsView : public ::clretw::ViewBase<2> {
 };
 
 /// TypeLoadStart: event 73 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Start"), version 0.
-///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1733)
+///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1741)
 class TypeLoadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7417,7 +7429,7 @@ class TypeLoadStartView : public ::clretw::ViewBase<1> {
 };
 
 /// TypeLoadStop: event 74 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Stop"), version 0.
-///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1734)
+///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1742)
 class TypeLoadStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7458,8 +7470,8 @@ class TypeLoadStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), versions 0, 1.
-///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1735)
-///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1736)
+///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1743)
+///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1744)
 class ExceptionThrownView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7522,9 +7534,9 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
-///   v0 Contention: no payload (ClrEtwBuiltin.man:1744)
-///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1745)
-///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1746)
+///   v0 Contention: no payload (ClrEtwBuiltin.man:1752)
+///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1753)
+///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1754)
 class ContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7585,7 +7597,7 @@ class ContentionView : public ::clretw::ViewBase<1> {
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1750)
+///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1758)
 class CLRStackWalkView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7626,7 +7638,7 @@ class CLRStackWalkView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
-///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1751)
+///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1759)
 class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7659,7 +7671,7 @@ class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
-///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1752)
+///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1760)
 class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7696,7 +7708,7 @@ class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
-///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1753)
+///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1761)
 class ThreadCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7741,7 +7753,7 @@ class ThreadCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
-///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1754)
+///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1762)
 class ThreadTerminatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7774,7 +7786,7 @@ class ThreadTerminatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ThreadDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/DomainEnter"), version 0.
-///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1755)
+///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1763)
 class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7807,7 +7819,7 @@ class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
-///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1756)
+///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1764)
 class ILStubGeneratedView : public ::clretw::ViewBase<7> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7872,7 +7884,7 @@ class ILStubGeneratedView : public ::clretw::ViewBase<7> {
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
-///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1757)
+///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1765)
 class ILStubCacheHitView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7921,7 +7933,7 @@ class ILStubCacheHitView : public ::clretw::ViewBase<4> {
 };
 
 /// LockCreated: event 90 of Microsoft-Windows-DotNETRuntime ("Contention"), version 0.
-///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1749)
+///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1757)
 class LockCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7954,8 +7966,8 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), versions 0, 1.
-///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1747)
-///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1748)
+///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1755)
+///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1756)
 class ContentionStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -7991,7 +8003,7 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
-///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1758)
+///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1766)
 class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8015,7 +8027,7 @@ class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
 };
 
 /// DCEndCompleteV2: event 136 of Microsoft-Windows-DotNETRuntime ("Method/DCEndCompleteV2"), version 0.
-///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1759)
+///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1767)
 class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8039,7 +8051,7 @@ class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCStartV2: event 137 of Microsoft-Windows-DotNETRuntime ("Method/DCStartV2"), version 0.
-///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1760)
+///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1768)
 class MethodDCStartV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8084,7 +8096,7 @@ class MethodDCStartV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCEndV2: event 138 of Microsoft-Windows-DotNETRuntime ("Method/DCStopV2"), version 0.
-///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1761)
+///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1769)
 class MethodDCEndV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8129,7 +8141,7 @@ class MethodDCEndV2View : public ::clretw::ViewBase<1> {
 };
 
 /// MethodDCStartVerboseV2: event 139 of Microsoft-Windows-DotNETRuntime ("Method/DCStartVerboseV2"), version 0.
-///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1762)
+///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1770)
 class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8186,7 +8198,7 @@ class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
 };
 
 /// MethodDCEndVerboseV2: event 140 of Microsoft-Windows-DotNETRuntime ("Method/DCStopVerboseV2"), version 0.
-///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1763)
+///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1771)
 class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8243,9 +8255,9 @@ class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
 };
 
 /// MethodLoad: event 141 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1, 2.
-///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
-///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
-///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
+///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1772)
+///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1773)
+///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1774)
 class MethodLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8306,9 +8318,9 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
-///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1769)
-///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1770)
-///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1771)
+///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1777)
+///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1778)
+///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1779)
 class MethodUnloadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8369,9 +8381,9 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
-///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1772)
-///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1773)
-///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1774)
+///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1780)
+///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1781)
+///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1782)
 class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8444,9 +8456,9 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
-///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1775)
-///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1776)
-///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1777)
+///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1783)
+///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1784)
+///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1785)
 class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8519,8 +8531,8 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
-///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1778)
-///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1779)
+///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1786)
+///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1787)
 class MethodJittingStartedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8576,7 +8588,7 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
-///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1780)
+///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1788)
 class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8625,7 +8637,7 @@ class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
 };
 
 /// ModuleDCStartV2: event 149 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStartV2"), version 0.
-///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1789)
+///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1797)
 class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8670,7 +8682,7 @@ class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
 };
 
 /// ModuleDCEndV2: event 150 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStopV2"), version 0.
-///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1790)
+///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1798)
 class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8715,8 +8727,8 @@ class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
-///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1791)
-///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
+///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1799)
+///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1800)
 class DomainModuleLoadView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8772,9 +8784,9 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
-///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1793)
-///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1794)
-///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1795)
+///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1801)
+///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1802)
+///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1803)
 class ModuleLoadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8875,9 +8887,9 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
-///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1796)
-///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1797)
-///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1798)
+///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1804)
+///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1805)
+///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1806)
 class ModuleUnloadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -8978,8 +8990,8 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
-///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1799)
-///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1800)
+///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1807)
+///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1808)
 class AssemblyLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9036,8 +9048,8 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
-///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1801)
-///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1802)
+///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1809)
+///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1810)
 class AssemblyUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9094,8 +9106,8 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
-///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1803)
-///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1804)
+///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1811)
+///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1812)
 class AppDomainLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9142,8 +9154,8 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
-///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1805)
-///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1806)
+///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1813)
+///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1814)
 class AppDomainUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9190,7 +9202,7 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1807)
+///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1815)
 class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9231,7 +9243,7 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
 };
 
 /// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1767)
+///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1775)
 class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9276,7 +9288,7 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
 };
 
 /// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1768)
+///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1776)
 class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9305,8 +9317,8 @@ class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), versions 0, 1.
-///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1808)
-///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1809)
+///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1816)
+///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1817)
 class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9346,8 +9358,8 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
-///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1810)
-///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1811)
+///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1818)
+///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1819)
 class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9387,8 +9399,8 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
-///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1812)
-///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1813)
+///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1820)
+///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1821)
 class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9428,8 +9440,8 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
-///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1814)
-///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1815)
+///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1822)
+///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1823)
 class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9469,7 +9481,7 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
-///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1781)
+///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1789)
 class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9530,7 +9542,7 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
 };
 
 /// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1782)
+///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1790)
 class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9599,7 +9611,7 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
 };
 
 /// RuntimeInformationStart: event 187 of Microsoft-Windows-DotNETRuntime ("Runtime/Start"), version 0.
-///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1816)
+///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1824)
 class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9680,7 +9692,7 @@ class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodJitTailCallSucceeded: event 188 of Microsoft-Windows-DotNETRuntime ("Method/TailCallSucceeded"), version 0.
-///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1783)
+///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1791)
 class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9749,7 +9761,7 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
 };
 
 /// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1784)
+///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1792)
 class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9818,8 +9830,8 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
 };
 
 /// MethodILToNativeMap: event 190 of Microsoft-Windows-DotNETRuntime ("Method/MethodILToNativeMap"), versions 0, 1.
-///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1785)
-///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1786)
+///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1793)
+///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1794)
 class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9875,7 +9887,7 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1787)
+///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1795)
 class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -9944,7 +9956,7 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
 };
 
 /// MethodJitInliningFailed: event 192 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1788)
+///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1796)
 class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10013,7 +10025,7 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
 };
 
 /// IncreaseMemoryPressure: event 200 of Microsoft-Windows-DotNETRuntime ("GC/IncreaseMemoryPressure"), version 0.
-///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1817)
+///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1825)
 class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10042,7 +10054,7 @@ class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 };
 
 /// DecreaseMemoryPressure: event 201 of Microsoft-Windows-DotNETRuntime ("GC/DecreaseMemoryPressure"), version 0.
-///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1818)
+///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1826)
 class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10071,7 +10083,7 @@ class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 };
 
 /// GCMarkWithType: event 202 of Microsoft-Windows-DotNETRuntime ("GC/Mark"), version 0.
-///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1819)
+///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1827)
 class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10108,7 +10120,7 @@ class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
 };
 
 /// GCJoin: event 203 of Microsoft-Windows-DotNETRuntime ("GC/GCJoin"), version 2.
-///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1820)
+///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1828)
 class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10207,7 +10219,7 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCPerHeapHistory: event 204 of Microsoft-Windows-DotNETRuntime ("GC/PerHeapHistory"), version 3.
-///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1821)
+///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1829)
 class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10318,9 +10330,9 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
-///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1822)
-///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1823)
-///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1824)
+///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1830)
+///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1831)
+///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1832)
 class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10343,8 +10355,8 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
   ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return get<::clretw::dotnet_runtime::GCGlobalMechanismsMap>(k_GlobalMechanisms); }
   // win:UInt16
   ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
-  // win:UInt32
-  ::std::uint32_t PauseMode() const noexcept { return get<::std::uint32_t>(k_PauseMode); }
+  // win:UInt32, map GCPauseModeMap
+  ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return get<::clretw::dotnet_runtime::GCPauseModeMap>(k_PauseMode); }
   // win:UInt32
   ::std::uint32_t MemoryPressure() const noexcept { return get<::std::uint32_t>(k_MemoryPressure); }
   // win:UInt32 (from v3)
@@ -10409,7 +10421,7 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
-///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1825)
+///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1833)
 class GenAwareBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10438,7 +10450,7 @@ class GenAwareBeginView : public ::clretw::ViewBase<1> {
 };
 
 /// GenAwareEnd: event 207 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareEnd"), version 0.
-///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1826)
+///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1834)
 class GenAwareEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10509,7 +10521,7 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCLOHCompact: event 208 of Microsoft-Windows-DotNETRuntime ("GC/GCLOHCompact"), version 0.
-///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1827)
+///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1835)
 class GCLOHCompactView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10576,7 +10588,7 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
 };
 
 /// GCFitBucketInfo: event 209 of Microsoft-Windows-DotNETRuntime ("GC/GCFitBucketInfo"), version 0.
-///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1828)
+///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1836)
 class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10617,7 +10629,7 @@ class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
 };
 
 /// DebugIPCEventStart: event 240 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Start"), version 0.
-///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1829)
+///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1837)
 class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10641,7 +10653,7 @@ class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugIPCEventEnd: event 241 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Stop"), version 0.
-///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1830)
+///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1838)
 class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10665,7 +10677,7 @@ class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugExceptionProcessingStart: event 242 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Start"), version 0.
-///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1831)
+///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1839)
 class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10689,7 +10701,7 @@ class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
 };
 
 /// DebugExceptionProcessingEnd: event 243 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Stop"), version 0.
-///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1832)
+///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1840)
 class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10713,7 +10725,7 @@ class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionCatchStart: event 250 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Start"), version 0.
-///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1737)
+///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1745)
 class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10750,7 +10762,7 @@ class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionCatchStop: event 251 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Stop"), version 0.
-///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1738)
+///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1746)
 class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10774,7 +10786,7 @@ class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionFinallyStart: event 252 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Start"), version 0.
-///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1739)
+///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1747)
 class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10811,7 +10823,7 @@ class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionFinallyStop: event 253 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Stop"), version 0.
-///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1740)
+///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1748)
 class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10835,7 +10847,7 @@ class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionFilterStart: event 254 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Start"), version 0.
-///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1741)
+///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1749)
 class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10872,7 +10884,7 @@ class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
 };
 
 /// ExceptionFilterStop: event 255 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Stop"), version 0.
-///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1742)
+///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1750)
 class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10896,7 +10908,7 @@ class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
 };
 
 /// ExceptionThrownStop: event 256 of Microsoft-Windows-DotNETRuntime ("Exception/Stop"), version 0.
-///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1743)
+///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1751)
 class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10920,7 +10932,7 @@ class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
 };
 
 /// CodeSymbols: event 260 of Microsoft-Windows-DotNETRuntime ("CodeSymbols/Start"), version 0.
-///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1833)
+///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1841)
 class CodeSymbolsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -10965,7 +10977,7 @@ class CodeSymbolsView : public ::clretw::ViewBase<2> {
 };
 
 /// EventSource: event 270 of Microsoft-Windows-DotNETRuntime ("EventSource"), version 0.
-///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1834)
+///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1842)
 class EventSourceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11002,7 +11014,7 @@ class EventSourceView : public ::clretw::ViewBase<4> {
 };
 
 /// TieredCompilationSettings: event 280 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Settings"), version 0.
-///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1835)
+///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1843)
 class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11031,7 +11043,7 @@ class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationPause: event 281 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Pause"), version 0.
-///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1836)
+///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1844)
 class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11056,7 +11068,7 @@ class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationResume: event 282 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Resume"), version 0.
-///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1837)
+///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1845)
 class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11085,7 +11097,7 @@ class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationBackgroundJitStart: event 283 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Start"), version 0.
-///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1838)
+///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1846)
 class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11114,7 +11126,7 @@ class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
 };
 
 /// TieredCompilationBackgroundJitStop: event 284 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Stop"), version 0.
-///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1839)
+///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1847)
 class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11147,7 +11159,7 @@ class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
 };
 
 /// AssemblyLoadStart: event 290 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Start"), version 0.
-///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1840)
+///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1848)
 class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11192,7 +11204,7 @@ class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
 };
 
 /// AssemblyLoadStop: event 291 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Stop"), version 0.
-///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1841)
+///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1849)
 class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11253,7 +11265,7 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
 };
 
 /// ResolutionAttempted: event 292 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/ResolutionAttempted"), version 0.
-///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1842)
+///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1850)
 class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11306,7 +11318,7 @@ class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
 };
 
 /// AssemblyLoadContextResolvingHandlerInvoked: event 293 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked"), version 0.
-///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1843)
+///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1851)
 class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11351,7 +11363,7 @@ class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase
 };
 
 /// AppDomainAssemblyResolveHandlerInvoked: event 294 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked"), version 0.
-///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1844)
+///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1852)
 class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11392,7 +11404,7 @@ class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> 
 };
 
 /// AssemblyLoadFromResolveHandlerInvoked: event 295 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked"), version 0.
-///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1845)
+///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1853)
 class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11433,7 +11445,7 @@ class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
 };
 
 /// KnownPathProbed: event 296 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/KnownPathProbed"), version 0.
-///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1846)
+///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1854)
 class KnownPathProbedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11470,7 +11482,7 @@ class KnownPathProbedView : public ::clretw::ViewBase<2> {
 };
 
 /// JitInstrumentationData: event 297 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1847)
+///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1855)
 class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11511,7 +11523,7 @@ class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
 };
 
 /// JitInstrumentationDataVerbose: event 298 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1848)
+///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1856)
 class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11572,7 +11584,7 @@ class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
 };
 
 /// ProfilerMessage: event 299 of Microsoft-Windows-DotNETRuntime ("Profiler/ProfilerMessage"), version 0.
-///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1849)
+///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1857)
 class ProfilerMessageView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11601,7 +11613,7 @@ class ProfilerMessageView : public ::clretw::ViewBase<2> {
 };
 
 /// ExecutionCheckpoint: event 300 of Microsoft-Windows-DotNETRuntime ("ExecutionCheckpoint/ExecutionCheckpoint"), version 0.
-///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1850)
+///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1858)
 class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11634,7 +11646,7 @@ class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
 };
 
 /// WaitHandleWaitStart: event 301 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Start"), version 0.
-///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1852)
+///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1860)
 class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11667,7 +11679,7 @@ class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
 };
 
 /// WaitHandleWaitStop: event 302 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Stop"), version 0.
-///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1854)
+///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1862)
 class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11692,7 +11704,7 @@ class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
 };
 
 /// AllocationSampled: event 303 of Microsoft-Windows-DotNETRuntime ("AllocationSampled"), version 0.
-///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1856)
+///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1864)
 class AllocationSampledView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -11744,9 +11756,9 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
 // Event types, for clretw::Dispatcher::on<E>() and generic code.
 
 /// GCStart: event 1 of Microsoft-Windows-DotNETRuntime ("GC/Start"), versions 0, 1, 2.
-///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1644)
-///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1645)
-///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1646)
+///   v0 GCStart: template GCStart (ClrEtwBuiltin.man:1652)
+///   v1 GCStart_V1: template GCStart_V1 (ClrEtwBuiltin.man:1653)
+///   v2 GCStart_V2: template GCStart_V2 (ClrEtwBuiltin.man:1654)
 struct GCStart {
   static constexpr ::std::uint16_t id = 1;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11757,8 +11769,8 @@ struct GCStart {
 };
 
 /// GCEnd: event 2 of Microsoft-Windows-DotNETRuntime ("GC/Stop"), versions 0, 1.
-///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1647)
-///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1648)
+///   v0 GCEnd: template GCEnd (ClrEtwBuiltin.man:1655)
+///   v1 GCEnd_V1: template GCEnd_V1 (ClrEtwBuiltin.man:1656)
 struct GCEnd {
   static constexpr ::std::uint16_t id = 2;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11769,8 +11781,8 @@ struct GCEnd {
 };
 
 /// GCRestartEEEnd: event 3 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStop"), versions 0, 1.
-///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1649)
-///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1650)
+///   v0 GCRestartEEEnd: no payload (ClrEtwBuiltin.man:1657)
+///   v1 GCRestartEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1658)
 struct GCRestartEEEnd {
   static constexpr ::std::uint16_t id = 3;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11781,9 +11793,9 @@ struct GCRestartEEEnd {
 };
 
 /// GCHeapStats: event 4 of Microsoft-Windows-DotNETRuntime ("GC/HeapStats"), versions 0, 1, 2.
-///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1651)
-///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1652)
-///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1653)
+///   v0 GCHeapStats: template GCHeapStats (ClrEtwBuiltin.man:1659)
+///   v1 GCHeapStats_V1: template GCHeapStats_V1 (ClrEtwBuiltin.man:1660)
+///   v2 GCHeapStats_V2: template GCHeapStats_V2 (ClrEtwBuiltin.man:1661)
 struct GCHeapStats {
   static constexpr ::std::uint16_t id = 4;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11794,8 +11806,8 @@ struct GCHeapStats {
 };
 
 /// GCCreateSegment: event 5 of Microsoft-Windows-DotNETRuntime ("GC/CreateSegment"), versions 0, 1.
-///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1654)
-///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1655)
+///   v0 GCCreateSegment: template GCCreateSegment (ClrEtwBuiltin.man:1662)
+///   v1 GCCreateSegment_V1: template GCCreateSegment_V1 (ClrEtwBuiltin.man:1663)
 struct GCCreateSegment {
   static constexpr ::std::uint16_t id = 5;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11806,8 +11818,8 @@ struct GCCreateSegment {
 };
 
 /// GCFreeSegment: event 6 of Microsoft-Windows-DotNETRuntime ("GC/FreeSegment"), versions 0, 1.
-///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1656)
-///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1657)
+///   v0 GCFreeSegment: template GCFreeSegment (ClrEtwBuiltin.man:1664)
+///   v1 GCFreeSegment_V1: template GCFreeSegment_V1 (ClrEtwBuiltin.man:1665)
 struct GCFreeSegment {
   static constexpr ::std::uint16_t id = 6;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11818,8 +11830,8 @@ struct GCFreeSegment {
 };
 
 /// GCRestartEEBegin: event 7 of Microsoft-Windows-DotNETRuntime ("GC/RestartEEStart"), versions 0, 1.
-///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1658)
-///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1659)
+///   v0 GCRestartEEBegin: no payload (ClrEtwBuiltin.man:1666)
+///   v1 GCRestartEEBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1667)
 struct GCRestartEEBegin {
   static constexpr ::std::uint16_t id = 7;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11830,8 +11842,8 @@ struct GCRestartEEBegin {
 };
 
 /// GCSuspendEEEnd: event 8 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStop"), versions 0, 1.
-///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1660)
-///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1661)
+///   v0 GCSuspendEEEnd: no payload (ClrEtwBuiltin.man:1668)
+///   v1 GCSuspendEEEnd_V1: template GCNoUserData (ClrEtwBuiltin.man:1669)
 struct GCSuspendEEEnd {
   static constexpr ::std::uint16_t id = 8;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11842,8 +11854,8 @@ struct GCSuspendEEEnd {
 };
 
 /// GCSuspendEEBegin: event 9 of Microsoft-Windows-DotNETRuntime ("GC/SuspendEEStart"), versions 0, 1.
-///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1662)
-///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1663)
+///   v0 GCSuspendEEBegin: template GCSuspendEE (ClrEtwBuiltin.man:1670)
+///   v1 GCSuspendEEBegin_V1: template GCSuspendEE_V1 (ClrEtwBuiltin.man:1671)
 struct GCSuspendEEBegin {
   static constexpr ::std::uint16_t id = 9;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11854,11 +11866,11 @@ struct GCSuspendEEBegin {
 };
 
 /// GCAllocationTick: event 10 of Microsoft-Windows-DotNETRuntime ("GC/AllocationTick"), versions 0, 1, 2, 3, 4.
-///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1664)
-///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1665)
-///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1666)
-///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1667)
-///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1668)
+///   v0 GCAllocationTick: template GCAllocationTick (ClrEtwBuiltin.man:1672)
+///   v1 GCAllocationTick_V1: template GCAllocationTick_V1 (ClrEtwBuiltin.man:1673)
+///   v2 GCAllocationTick_V2: template GCAllocationTick_V2 (ClrEtwBuiltin.man:1674)
+///   v3 GCAllocationTick_V3: template GCAllocationTick_V3 (ClrEtwBuiltin.man:1675)
+///   v4 GCAllocationTick_V4: template GCAllocationTick_V4 (ClrEtwBuiltin.man:1676)
 struct GCAllocationTick {
   static constexpr ::std::uint16_t id = 10;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11869,8 +11881,8 @@ struct GCAllocationTick {
 };
 
 /// GCCreateConcurrentThread: event 11 of Microsoft-Windows-DotNETRuntime ("GC/CreateConcurrentThread"), versions 0, 1.
-///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1669)
-///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1670)
+///   v0 GCCreateConcurrentThread: no payload (ClrEtwBuiltin.man:1677)
+///   v1 GCCreateConcurrentThread_V1: template GCCreateConcurrentThread (ClrEtwBuiltin.man:1678)
 struct GCCreateConcurrentThread {
   static constexpr ::std::uint16_t id = 11;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11881,8 +11893,8 @@ struct GCCreateConcurrentThread {
 };
 
 /// GCTerminateConcurrentThread: event 12 of Microsoft-Windows-DotNETRuntime ("GC/TerminateConcurrentThread"), versions 0, 1.
-///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1671)
-///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1672)
+///   v0 GCTerminateConcurrentThread: no payload (ClrEtwBuiltin.man:1679)
+///   v1 GCTerminateConcurrentThread_V1: template GCTerminateConcurrentThread (ClrEtwBuiltin.man:1680)
 struct GCTerminateConcurrentThread {
   static constexpr ::std::uint16_t id = 12;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11893,8 +11905,8 @@ struct GCTerminateConcurrentThread {
 };
 
 /// GCFinalizersEnd: event 13 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStop"), versions 0, 1.
-///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1673)
-///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1674)
+///   v0 GCFinalizersEnd: template GCFinalizersEnd (ClrEtwBuiltin.man:1681)
+///   v1 GCFinalizersEnd_V1: template GCFinalizersEnd_V1 (ClrEtwBuiltin.man:1682)
 struct GCFinalizersEnd {
   static constexpr ::std::uint16_t id = 13;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11905,8 +11917,8 @@ struct GCFinalizersEnd {
 };
 
 /// GCFinalizersBegin: event 14 of Microsoft-Windows-DotNETRuntime ("GC/FinalizersStart"), versions 0, 1.
-///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1675)
-///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1676)
+///   v0 GCFinalizersBegin: no payload (ClrEtwBuiltin.man:1683)
+///   v1 GCFinalizersBegin_V1: template GCNoUserData (ClrEtwBuiltin.man:1684)
 struct GCFinalizersBegin {
   static constexpr ::std::uint16_t id = 14;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11917,7 +11929,7 @@ struct GCFinalizersBegin {
 };
 
 /// BulkType: event 15 of Microsoft-Windows-DotNETRuntime ("Type/BulkType"), version 0.
-///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1677)
+///   v0 BulkType: template BulkType (ClrEtwBuiltin.man:1685)
 struct BulkType {
   static constexpr ::std::uint16_t id = 15;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11928,7 +11940,7 @@ struct BulkType {
 };
 
 /// GCBulkRootEdge: event 16 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootEdge"), version 0.
-///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1678)
+///   v0 GCBulkRootEdge: template GCBulkRootEdge (ClrEtwBuiltin.man:1686)
 struct GCBulkRootEdge {
   static constexpr ::std::uint16_t id = 16;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11939,7 +11951,7 @@ struct GCBulkRootEdge {
 };
 
 /// GCBulkRootConditionalWeakTableElementEdge: event 17 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootConditionalWeakTableElementEdge"), version 0.
-///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1679)
+///   v0 GCBulkRootConditionalWeakTableElementEdge: template GCBulkRootConditionalWeakTableElementEdge (ClrEtwBuiltin.man:1687)
 struct GCBulkRootConditionalWeakTableElementEdge {
   static constexpr ::std::uint16_t id = 17;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11950,7 +11962,7 @@ struct GCBulkRootConditionalWeakTableElementEdge {
 };
 
 /// GCBulkNode: event 18 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkNode"), version 0.
-///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1680)
+///   v0 GCBulkNode: template GCBulkNode (ClrEtwBuiltin.man:1688)
 struct GCBulkNode {
   static constexpr ::std::uint16_t id = 18;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11961,7 +11973,7 @@ struct GCBulkNode {
 };
 
 /// GCBulkEdge: event 19 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkEdge"), version 0.
-///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1681)
+///   v0 GCBulkEdge: template GCBulkEdge (ClrEtwBuiltin.man:1689)
 struct GCBulkEdge {
   static constexpr ::std::uint16_t id = 19;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11972,7 +11984,7 @@ struct GCBulkEdge {
 };
 
 /// GCSampledObjectAllocationHigh: event 20 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1682)
+///   v0 GCSampledObjectAllocationHigh: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1690)
 struct GCSampledObjectAllocationHigh {
   static constexpr ::std::uint16_t id = 20;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11983,7 +11995,7 @@ struct GCSampledObjectAllocationHigh {
 };
 
 /// GCBulkSurvivingObjectRanges: event 21 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkSurvivingObjectRanges"), version 0.
-///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1683)
+///   v0 GCBulkSurvivingObjectRanges: template GCBulkSurvivingObjectRanges (ClrEtwBuiltin.man:1691)
 struct GCBulkSurvivingObjectRanges {
   static constexpr ::std::uint16_t id = 21;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -11994,7 +12006,7 @@ struct GCBulkSurvivingObjectRanges {
 };
 
 /// GCBulkMovedObjectRanges: event 22 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkMovedObjectRanges"), version 0.
-///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1684)
+///   v0 GCBulkMovedObjectRanges: template GCBulkMovedObjectRanges (ClrEtwBuiltin.man:1692)
 struct GCBulkMovedObjectRanges {
   static constexpr ::std::uint16_t id = 22;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12005,7 +12017,7 @@ struct GCBulkMovedObjectRanges {
 };
 
 /// GCGenerationRange: event 23 of Microsoft-Windows-DotNETRuntime ("GC/GCGenerationRange"), version 0.
-///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1685)
+///   v0 GCGenerationRange: template GCGenerationRange (ClrEtwBuiltin.man:1693)
 struct GCGenerationRange {
   static constexpr ::std::uint16_t id = 23;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12016,7 +12028,7 @@ struct GCGenerationRange {
 };
 
 /// GCMarkStackRoots: event 25 of Microsoft-Windows-DotNETRuntime ("GC/MarkStackRoots"), version 0.
-///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1686)
+///   v0 GCMarkStackRoots: template GCMark (ClrEtwBuiltin.man:1694)
 struct GCMarkStackRoots {
   static constexpr ::std::uint16_t id = 25;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12027,7 +12039,7 @@ struct GCMarkStackRoots {
 };
 
 /// GCMarkFinalizeQueueRoots: event 26 of Microsoft-Windows-DotNETRuntime ("GC/MarkFinalizeQueueRoots"), version 0.
-///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1687)
+///   v0 GCMarkFinalizeQueueRoots: template GCMark (ClrEtwBuiltin.man:1695)
 struct GCMarkFinalizeQueueRoots {
   static constexpr ::std::uint16_t id = 26;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12038,7 +12050,7 @@ struct GCMarkFinalizeQueueRoots {
 };
 
 /// GCMarkHandles: event 27 of Microsoft-Windows-DotNETRuntime ("GC/MarkHandles"), version 0.
-///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1688)
+///   v0 GCMarkHandles: template GCMark (ClrEtwBuiltin.man:1696)
 struct GCMarkHandles {
   static constexpr ::std::uint16_t id = 27;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12049,7 +12061,7 @@ struct GCMarkHandles {
 };
 
 /// GCMarkOlderGenerationRoots: event 28 of Microsoft-Windows-DotNETRuntime ("GC/MarkCards"), version 0.
-///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1689)
+///   v0 GCMarkOlderGenerationRoots: template GCMark (ClrEtwBuiltin.man:1697)
 struct GCMarkOlderGenerationRoots {
   static constexpr ::std::uint16_t id = 28;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12060,7 +12072,7 @@ struct GCMarkOlderGenerationRoots {
 };
 
 /// FinalizeObject: event 29 of Microsoft-Windows-DotNETRuntime ("GC/FinalizeObject"), version 0.
-///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1690)
+///   v0 FinalizeObject: template FinalizeObject (ClrEtwBuiltin.man:1698)
 struct FinalizeObject {
   static constexpr ::std::uint16_t id = 29;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12071,7 +12083,7 @@ struct FinalizeObject {
 };
 
 /// SetGCHandle: event 30 of Microsoft-Windows-DotNETRuntime ("GC/SetGCHandle"), version 0.
-///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1691)
+///   v0 SetGCHandle: template SetGCHandle (ClrEtwBuiltin.man:1699)
 struct SetGCHandle {
   static constexpr ::std::uint16_t id = 30;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12082,7 +12094,7 @@ struct SetGCHandle {
 };
 
 /// DestroyGCHandle: event 31 of Microsoft-Windows-DotNETRuntime ("GC/DestoryGCHandle"), version 0.
-///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1692)
+///   v0 DestroyGCHandle: template DestroyGCHandle (ClrEtwBuiltin.man:1700)
 struct DestroyGCHandle {
   static constexpr ::std::uint16_t id = 31;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12093,7 +12105,7 @@ struct DestroyGCHandle {
 };
 
 /// GCSampledObjectAllocationLow: event 32 of Microsoft-Windows-DotNETRuntime ("GC/GCSampledObjectAllocation"), version 0.
-///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1693)
+///   v0 GCSampledObjectAllocationLow: template GCSampledObjectAllocation (ClrEtwBuiltin.man:1701)
 struct GCSampledObjectAllocationLow {
   static constexpr ::std::uint16_t id = 32;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12104,7 +12116,7 @@ struct GCSampledObjectAllocationLow {
 };
 
 /// PinObjectAtGCTime: event 33 of Microsoft-Windows-DotNETRuntime ("GC/PinObjectAtGCTime"), version 0.
-///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1694)
+///   v0 PinObjectAtGCTime: template PinObjectAtGCTime (ClrEtwBuiltin.man:1702)
 struct PinObjectAtGCTime {
   static constexpr ::std::uint16_t id = 33;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12115,7 +12127,7 @@ struct PinObjectAtGCTime {
 };
 
 /// GCTriggered: event 35 of Microsoft-Windows-DotNETRuntime ("GC/Triggered"), version 0.
-///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1695)
+///   v0 GCTriggered: template GCTriggered (ClrEtwBuiltin.man:1703)
 struct GCTriggered {
   static constexpr ::std::uint16_t id = 35;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12126,7 +12138,7 @@ struct GCTriggered {
 };
 
 /// GCBulkRootCCW: event 36 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootCCW"), version 0.
-///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1696)
+///   v0 GCBulkRootCCW: template GCBulkRootCCW (ClrEtwBuiltin.man:1704)
 struct GCBulkRootCCW {
   static constexpr ::std::uint16_t id = 36;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12137,7 +12149,7 @@ struct GCBulkRootCCW {
 };
 
 /// GCBulkRCW: event 37 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRCW"), version 0.
-///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1697)
+///   v0 GCBulkRCW: template GCBulkRCW (ClrEtwBuiltin.man:1705)
 struct GCBulkRCW {
   static constexpr ::std::uint16_t id = 37;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12148,7 +12160,7 @@ struct GCBulkRCW {
 };
 
 /// GCBulkRootStaticVar: event 38 of Microsoft-Windows-DotNETRuntime ("GC/GCBulkRootStaticVar"), version 0.
-///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1698)
+///   v0 GCBulkRootStaticVar: template GCBulkRootStaticVar (ClrEtwBuiltin.man:1706)
 struct GCBulkRootStaticVar {
   static constexpr ::std::uint16_t id = 38;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12159,7 +12171,7 @@ struct GCBulkRootStaticVar {
 };
 
 /// GCDynamicEvent: event 39 of Microsoft-Windows-DotNETRuntime ("GC/GCDynamicEvent"), version 0.
-///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1699)
+///   v0 GCDynamicEvent: template GCDynamicEvent (ClrEtwBuiltin.man:1707)
 struct GCDynamicEvent {
   static constexpr ::std::uint16_t id = 39;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12170,7 +12182,7 @@ struct GCDynamicEvent {
 };
 
 /// WorkerThreadCreate: event 40 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Start"), version 0.
-///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1700)
+///   v0 WorkerThreadCreate: template ClrWorkerThread (ClrEtwBuiltin.man:1708)
 struct WorkerThreadCreate {
   static constexpr ::std::uint16_t id = 40;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12181,7 +12193,7 @@ struct WorkerThreadCreate {
 };
 
 /// WorkerThreadTerminate: event 41 of Microsoft-Windows-DotNETRuntime ("WorkerThreadCreationV2/Stop"), version 0.
-///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1701)
+///   v0 WorkerThreadTerminate: template ClrWorkerThread (ClrEtwBuiltin.man:1709)
 struct WorkerThreadTerminate {
   static constexpr ::std::uint16_t id = 41;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12192,7 +12204,7 @@ struct WorkerThreadTerminate {
 };
 
 /// WorkerThreadRetire: event 42 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Start"), version 0.
-///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1702)
+///   v0 WorkerThreadRetire: template ClrWorkerThread (ClrEtwBuiltin.man:1710)
 struct WorkerThreadRetire {
   static constexpr ::std::uint16_t id = 42;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12203,7 +12215,7 @@ struct WorkerThreadRetire {
 };
 
 /// WorkerThreadUnretire: event 43 of Microsoft-Windows-DotNETRuntime ("WorkerThreadRetirementV2/Stop"), version 0.
-///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1703)
+///   v0 WorkerThreadUnretire: template ClrWorkerThread (ClrEtwBuiltin.man:1711)
 struct WorkerThreadUnretire {
   static constexpr ::std::uint16_t id = 43;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12214,8 +12226,8 @@ struct WorkerThreadUnretire {
 };
 
 /// IOThreadCreate: event 44 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Start"), versions 0, 1.
-///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1704)
-///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1705)
+///   v0 IOThreadCreate: template IOThread (ClrEtwBuiltin.man:1712)
+///   v1 IOThreadCreate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1713)
 struct IOThreadCreate {
   static constexpr ::std::uint16_t id = 44;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12226,8 +12238,8 @@ struct IOThreadCreate {
 };
 
 /// IOThreadTerminate: event 45 of Microsoft-Windows-DotNETRuntime ("IOThreadCreation/Stop"), versions 0, 1.
-///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1706)
-///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1707)
+///   v0 IOThreadTerminate: template IOThread (ClrEtwBuiltin.man:1714)
+///   v1 IOThreadTerminate_V1: template IOThread_V1 (ClrEtwBuiltin.man:1715)
 struct IOThreadTerminate {
   static constexpr ::std::uint16_t id = 45;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12238,8 +12250,8 @@ struct IOThreadTerminate {
 };
 
 /// IOThreadRetire: event 46 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Start"), versions 0, 1.
-///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1708)
-///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1709)
+///   v0 IOThreadRetire: template IOThread (ClrEtwBuiltin.man:1716)
+///   v1 IOThreadRetire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1717)
 struct IOThreadRetire {
   static constexpr ::std::uint16_t id = 46;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12250,8 +12262,8 @@ struct IOThreadRetire {
 };
 
 /// IOThreadUnretire: event 47 of Microsoft-Windows-DotNETRuntime ("IOThreadRetirement/Stop"), versions 0, 1.
-///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1710)
-///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1711)
+///   v0 IOThreadUnretire: template IOThread (ClrEtwBuiltin.man:1718)
+///   v1 IOThreadUnretire_V1: template IOThread_V1 (ClrEtwBuiltin.man:1719)
 struct IOThreadUnretire {
   static constexpr ::std::uint16_t id = 47;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12262,7 +12274,7 @@ struct IOThreadUnretire {
 };
 
 /// ThreadpoolSuspensionSuspendThread: event 48 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Start"), version 0.
-///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1712)
+///   v0 ThreadpoolSuspensionSuspendThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1720)
 struct ThreadpoolSuspensionSuspendThread {
   static constexpr ::std::uint16_t id = 48;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12273,7 +12285,7 @@ struct ThreadpoolSuspensionSuspendThread {
 };
 
 /// ThreadpoolSuspensionResumeThread: event 49 of Microsoft-Windows-DotNETRuntime ("ThreadpoolSuspensionV2/Stop"), version 0.
-///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1713)
+///   v0 ThreadpoolSuspensionResumeThread: template ClrThreadPoolSuspend (ClrEtwBuiltin.man:1721)
 struct ThreadpoolSuspensionResumeThread {
   static constexpr ::std::uint16_t id = 49;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12284,7 +12296,7 @@ struct ThreadpoolSuspensionResumeThread {
 };
 
 /// ThreadPoolWorkerThreadStart: event 50 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1714)
+///   v0 ThreadPoolWorkerThreadStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1722)
 struct ThreadPoolWorkerThreadStart {
   static constexpr ::std::uint16_t id = 50;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12295,7 +12307,7 @@ struct ThreadPoolWorkerThreadStart {
 };
 
 /// ThreadPoolWorkerThreadStop: event 51 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1715)
+///   v0 ThreadPoolWorkerThreadStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1723)
 struct ThreadPoolWorkerThreadStop {
   static constexpr ::std::uint16_t id = 51;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12306,7 +12318,7 @@ struct ThreadPoolWorkerThreadStop {
 };
 
 /// ThreadPoolWorkerThreadRetirementStart: event 52 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Start"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1716)
+///   v0 ThreadPoolWorkerThreadRetirementStart: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1724)
 struct ThreadPoolWorkerThreadRetirementStart {
   static constexpr ::std::uint16_t id = 52;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12317,7 +12329,7 @@ struct ThreadPoolWorkerThreadRetirementStart {
 };
 
 /// ThreadPoolWorkerThreadRetirementStop: event 53 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadRetirement/Stop"), version 0.
-///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1717)
+///   v0 ThreadPoolWorkerThreadRetirementStop: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1725)
 struct ThreadPoolWorkerThreadRetirementStop {
   static constexpr ::std::uint16_t id = 53;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12328,7 +12340,7 @@ struct ThreadPoolWorkerThreadRetirementStop {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentSample: event 54 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Sample"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1718)
+///   v0 ThreadPoolWorkerThreadAdjustmentSample: template ThreadPoolWorkerThreadAdjustmentSample (ClrEtwBuiltin.man:1726)
 struct ThreadPoolWorkerThreadAdjustmentSample {
   static constexpr ::std::uint16_t id = 54;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12339,7 +12351,7 @@ struct ThreadPoolWorkerThreadAdjustmentSample {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentAdjustment: event 55 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Adjustment"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1719)
+///   v0 ThreadPoolWorkerThreadAdjustmentAdjustment: template ThreadPoolWorkerThreadAdjustmentAdjustment (ClrEtwBuiltin.man:1727)
 struct ThreadPoolWorkerThreadAdjustmentAdjustment {
   static constexpr ::std::uint16_t id = 55;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12350,7 +12362,7 @@ struct ThreadPoolWorkerThreadAdjustmentAdjustment {
 };
 
 /// ThreadPoolWorkerThreadAdjustmentStats: event 56 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThreadAdjustment/Stats"), version 0.
-///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1720)
+///   v0 ThreadPoolWorkerThreadAdjustmentStats: template ThreadPoolWorkerThreadAdjustmentStats (ClrEtwBuiltin.man:1728)
 struct ThreadPoolWorkerThreadAdjustmentStats {
   static constexpr ::std::uint16_t id = 56;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12361,7 +12373,7 @@ struct ThreadPoolWorkerThreadAdjustmentStats {
 };
 
 /// ThreadPoolWorkerThreadWait: event 57 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkerThread/Wait"), version 0.
-///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1721)
+///   v0 ThreadPoolWorkerThreadWait: template ThreadPoolWorkerThread (ClrEtwBuiltin.man:1729)
 struct ThreadPoolWorkerThreadWait {
   static constexpr ::std::uint16_t id = 57;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12372,7 +12384,7 @@ struct ThreadPoolWorkerThreadWait {
 };
 
 /// YieldProcessorMeasurement: event 58 of Microsoft-Windows-DotNETRuntime ("YieldProcessorMeasurement"), version 0.
-///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1722)
+///   v0 YieldProcessorMeasurement: template YieldProcessorMeasurement (ClrEtwBuiltin.man:1730)
 struct YieldProcessorMeasurement {
   static constexpr ::std::uint16_t id = 58;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12383,7 +12395,7 @@ struct YieldProcessorMeasurement {
 };
 
 /// ThreadPoolMinMaxThreads: event 59 of Microsoft-Windows-DotNETRuntime ("ThreadPoolMinMaxThreads"), version 0.
-///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1723)
+///   v0 ThreadPoolMinMaxThreads: template ThreadPoolMinMaxThreads (ClrEtwBuiltin.man:1731)
 struct ThreadPoolMinMaxThreads {
   static constexpr ::std::uint16_t id = 59;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12394,7 +12406,7 @@ struct ThreadPoolMinMaxThreads {
 };
 
 /// ThreadPoolWorkingThreadCount: event 60 of Microsoft-Windows-DotNETRuntime ("ThreadPoolWorkingThreadCount/Start"), version 0.
-///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1724)
+///   v0 ThreadPoolWorkingThreadCount: template ThreadPoolWorkingThreadCount (ClrEtwBuiltin.man:1732)
 struct ThreadPoolWorkingThreadCount {
   static constexpr ::std::uint16_t id = 60;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12405,7 +12417,7 @@ struct ThreadPoolWorkingThreadCount {
 };
 
 /// ThreadPoolEnqueue: event 61 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Enqueue"), version 0.
-///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1725)
+///   v0 ThreadPoolEnqueue: template ThreadPoolWork (ClrEtwBuiltin.man:1733)
 struct ThreadPoolEnqueue {
   static constexpr ::std::uint16_t id = 61;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12416,7 +12428,7 @@ struct ThreadPoolEnqueue {
 };
 
 /// ThreadPoolDequeue: event 62 of Microsoft-Windows-DotNETRuntime ("ThreadPool/Dequeue"), version 0.
-///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1726)
+///   v0 ThreadPoolDequeue: template ThreadPoolWork (ClrEtwBuiltin.man:1734)
 struct ThreadPoolDequeue {
   static constexpr ::std::uint16_t id = 62;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12427,7 +12439,7 @@ struct ThreadPoolDequeue {
 };
 
 /// ThreadPoolIOEnqueue: event 63 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOEnqueue"), version 0.
-///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1727)
+///   v0 ThreadPoolIOEnqueue: template ThreadPoolIOWorkEnqueue (ClrEtwBuiltin.man:1735)
 struct ThreadPoolIOEnqueue {
   static constexpr ::std::uint16_t id = 63;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12438,7 +12450,7 @@ struct ThreadPoolIOEnqueue {
 };
 
 /// ThreadPoolIODequeue: event 64 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IODequeue"), version 0.
-///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1728)
+///   v0 ThreadPoolIODequeue: template ThreadPoolIOWork (ClrEtwBuiltin.man:1736)
 struct ThreadPoolIODequeue {
   static constexpr ::std::uint16_t id = 64;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12449,7 +12461,7 @@ struct ThreadPoolIODequeue {
 };
 
 /// ThreadPoolIOPack: event 65 of Microsoft-Windows-DotNETRuntime ("ThreadPool/IOPack"), version 0.
-///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1729)
+///   v0 ThreadPoolIOPack: template ThreadPoolIOWork (ClrEtwBuiltin.man:1737)
 struct ThreadPoolIOPack {
   static constexpr ::std::uint16_t id = 65;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12460,7 +12472,7 @@ struct ThreadPoolIOPack {
 };
 
 /// ThreadCreating: event 70 of Microsoft-Windows-DotNETRuntime ("Thread/Creating"), version 0.
-///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1730)
+///   v0 ThreadCreating: template ThreadStartWork (ClrEtwBuiltin.man:1738)
 struct ThreadCreating {
   static constexpr ::std::uint16_t id = 70;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12471,7 +12483,7 @@ struct ThreadCreating {
 };
 
 /// ThreadRunning: event 71 of Microsoft-Windows-DotNETRuntime ("Thread/Running"), version 0.
-///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1731)
+///   v0 ThreadRunning: template ThreadStartWork (ClrEtwBuiltin.man:1739)
 struct ThreadRunning {
   static constexpr ::std::uint16_t id = 71;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12482,7 +12494,7 @@ struct ThreadRunning {
 };
 
 /// MethodDetails: event 72 of Microsoft-Windows-DotNETRuntime ("Method/MethodDetails"), version 0.
-///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1732)
+///   v0 MethodDetails: template MethodDetails (ClrEtwBuiltin.man:1740)
 struct MethodDetails {
   static constexpr ::std::uint16_t id = 72;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12493,7 +12505,7 @@ struct MethodDetails {
 };
 
 /// TypeLoadStart: event 73 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Start"), version 0.
-///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1733)
+///   v0 TypeLoadStart: template TypeLoadStart (ClrEtwBuiltin.man:1741)
 struct TypeLoadStart {
   static constexpr ::std::uint16_t id = 73;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12504,7 +12516,7 @@ struct TypeLoadStart {
 };
 
 /// TypeLoadStop: event 74 of Microsoft-Windows-DotNETRuntime ("TypeLoad/Stop"), version 0.
-///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1734)
+///   v0 TypeLoadStop: template TypeLoadStop (ClrEtwBuiltin.man:1742)
 struct TypeLoadStop {
   static constexpr ::std::uint16_t id = 74;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12515,8 +12527,8 @@ struct TypeLoadStop {
 };
 
 /// ExceptionThrown: event 80 of Microsoft-Windows-DotNETRuntime ("Exception/Start"), versions 0, 1.
-///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1735)
-///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1736)
+///   v0 ExceptionThrown: no payload (ClrEtwBuiltin.man:1743)
+///   v1 ExceptionThrown_V1: template Exception (ClrEtwBuiltin.man:1744)
 struct ExceptionThrown {
   static constexpr ::std::uint16_t id = 80;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12527,9 +12539,9 @@ struct ExceptionThrown {
 };
 
 /// Contention: event 81 of Microsoft-Windows-DotNETRuntime ("Contention/Start"), versions 0, 1, 2.
-///   v0 Contention: no payload (ClrEtwBuiltin.man:1744)
-///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1745)
-///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1746)
+///   v0 Contention: no payload (ClrEtwBuiltin.man:1752)
+///   v1 ContentionStart_V1: template Contention (ClrEtwBuiltin.man:1753)
+///   v2 ContentionStart_V2: template ContentionStart_V2 (ClrEtwBuiltin.man:1754)
 struct Contention {
   static constexpr ::std::uint16_t id = 81;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12540,7 +12552,7 @@ struct Contention {
 };
 
 /// CLRStackWalk: event 82 of Microsoft-Windows-DotNETRuntime ("ClrStack/Walk"), version 0.
-///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1750)
+///   v0 CLRStackWalk: template ClrStackWalk (ClrEtwBuiltin.man:1758)
 struct CLRStackWalk {
   static constexpr ::std::uint16_t id = 82;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12551,7 +12563,7 @@ struct CLRStackWalk {
 };
 
 /// AppDomainMemAllocated: event 83 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemAllocated"), version 0.
-///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1751)
+///   v0 AppDomainMemAllocated: template AppDomainMemAllocated (ClrEtwBuiltin.man:1759)
 struct AppDomainMemAllocated {
   static constexpr ::std::uint16_t id = 83;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12562,7 +12574,7 @@ struct AppDomainMemAllocated {
 };
 
 /// AppDomainMemSurvived: event 84 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/MemSurvived"), version 0.
-///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1752)
+///   v0 AppDomainMemSurvived: template AppDomainMemSurvived (ClrEtwBuiltin.man:1760)
 struct AppDomainMemSurvived {
   static constexpr ::std::uint16_t id = 84;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12573,7 +12585,7 @@ struct AppDomainMemSurvived {
 };
 
 /// ThreadCreated: event 85 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadCreated"), version 0.
-///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1753)
+///   v0 ThreadCreated: template ThreadCreated (ClrEtwBuiltin.man:1761)
 struct ThreadCreated {
   static constexpr ::std::uint16_t id = 85;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12584,7 +12596,7 @@ struct ThreadCreated {
 };
 
 /// ThreadTerminated: event 86 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/ThreadTerminated"), version 0.
-///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1754)
+///   v0 ThreadTerminated: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1762)
 struct ThreadTerminated {
   static constexpr ::std::uint16_t id = 86;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12595,7 +12607,7 @@ struct ThreadTerminated {
 };
 
 /// ThreadDomainEnter: event 87 of Microsoft-Windows-DotNETRuntime ("AppDomainResourceManagement/DomainEnter"), version 0.
-///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1755)
+///   v0 ThreadDomainEnter: template ThreadTerminatedOrTransition (ClrEtwBuiltin.man:1763)
 struct ThreadDomainEnter {
   static constexpr ::std::uint16_t id = 87;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12606,7 +12618,7 @@ struct ThreadDomainEnter {
 };
 
 /// ILStubGenerated: event 88 of Microsoft-Windows-DotNETRuntime ("ILStub/StubGenerated"), version 0.
-///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1756)
+///   v0 ILStubGenerated: template ILStubGenerated (ClrEtwBuiltin.man:1764)
 struct ILStubGenerated {
   static constexpr ::std::uint16_t id = 88;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12617,7 +12629,7 @@ struct ILStubGenerated {
 };
 
 /// ILStubCacheHit: event 89 of Microsoft-Windows-DotNETRuntime ("ILStub/StubCacheHit"), version 0.
-///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1757)
+///   v0 ILStubCacheHit: template ILStubCacheHit (ClrEtwBuiltin.man:1765)
 struct ILStubCacheHit {
   static constexpr ::std::uint16_t id = 89;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12628,7 +12640,7 @@ struct ILStubCacheHit {
 };
 
 /// LockCreated: event 90 of Microsoft-Windows-DotNETRuntime ("Contention"), version 0.
-///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1749)
+///   v0 LockCreated: template LockCreated (ClrEtwBuiltin.man:1757)
 struct LockCreated {
   static constexpr ::std::uint16_t id = 90;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12639,8 +12651,8 @@ struct LockCreated {
 };
 
 /// ContentionStop: event 91 of Microsoft-Windows-DotNETRuntime ("Contention/Stop"), versions 0, 1.
-///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1747)
-///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1748)
+///   v0 ContentionStop: template Contention (ClrEtwBuiltin.man:1755)
+///   v1 ContentionStop_V1: template ContentionStop_V1 (ClrEtwBuiltin.man:1756)
 struct ContentionStop {
   static constexpr ::std::uint16_t id = 91;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12651,7 +12663,7 @@ struct ContentionStop {
 };
 
 /// DCStartCompleteV2: event 135 of Microsoft-Windows-DotNETRuntime ("Method/DCStartCompleteV2"), version 0.
-///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1758)
+///   v0 DCStartCompleteV2: no payload (ClrEtwBuiltin.man:1766)
 struct DCStartCompleteV2 {
   static constexpr ::std::uint16_t id = 135;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12662,7 +12674,7 @@ struct DCStartCompleteV2 {
 };
 
 /// DCEndCompleteV2: event 136 of Microsoft-Windows-DotNETRuntime ("Method/DCEndCompleteV2"), version 0.
-///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1759)
+///   v0 DCEndCompleteV2: no payload (ClrEtwBuiltin.man:1767)
 struct DCEndCompleteV2 {
   static constexpr ::std::uint16_t id = 136;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12673,7 +12685,7 @@ struct DCEndCompleteV2 {
 };
 
 /// MethodDCStartV2: event 137 of Microsoft-Windows-DotNETRuntime ("Method/DCStartV2"), version 0.
-///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1760)
+///   v0 MethodDCStartV2: template MethodLoadUnload (ClrEtwBuiltin.man:1768)
 struct MethodDCStartV2 {
   static constexpr ::std::uint16_t id = 137;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12684,7 +12696,7 @@ struct MethodDCStartV2 {
 };
 
 /// MethodDCEndV2: event 138 of Microsoft-Windows-DotNETRuntime ("Method/DCStopV2"), version 0.
-///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1761)
+///   v0 MethodDCEndV2: template MethodLoadUnload (ClrEtwBuiltin.man:1769)
 struct MethodDCEndV2 {
   static constexpr ::std::uint16_t id = 138;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12695,7 +12707,7 @@ struct MethodDCEndV2 {
 };
 
 /// MethodDCStartVerboseV2: event 139 of Microsoft-Windows-DotNETRuntime ("Method/DCStartVerboseV2"), version 0.
-///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1762)
+///   v0 MethodDCStartVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1770)
 struct MethodDCStartVerboseV2 {
   static constexpr ::std::uint16_t id = 139;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12706,7 +12718,7 @@ struct MethodDCStartVerboseV2 {
 };
 
 /// MethodDCEndVerboseV2: event 140 of Microsoft-Windows-DotNETRuntime ("Method/DCStopVerboseV2"), version 0.
-///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1763)
+///   v0 MethodDCEndVerboseV2: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1771)
 struct MethodDCEndVerboseV2 {
   static constexpr ::std::uint16_t id = 140;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12717,9 +12729,9 @@ struct MethodDCEndVerboseV2 {
 };
 
 /// MethodLoad: event 141 of Microsoft-Windows-DotNETRuntime ("Method/Load"), versions 0, 1, 2.
-///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1764)
-///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1765)
-///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1766)
+///   v0 MethodLoad: template MethodLoadUnload (ClrEtwBuiltin.man:1772)
+///   v1 MethodLoad_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1773)
+///   v2 MethodLoad_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1774)
 struct MethodLoad {
   static constexpr ::std::uint16_t id = 141;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12730,9 +12742,9 @@ struct MethodLoad {
 };
 
 /// MethodUnload: event 142 of Microsoft-Windows-DotNETRuntime ("Method/Unload"), versions 0, 1, 2.
-///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1769)
-///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1770)
-///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1771)
+///   v0 MethodUnload: template MethodLoadUnload (ClrEtwBuiltin.man:1777)
+///   v1 MethodUnload_V1: template MethodLoadUnload_V1 (ClrEtwBuiltin.man:1778)
+///   v2 MethodUnload_V2: template MethodLoadUnload_V2 (ClrEtwBuiltin.man:1779)
 struct MethodUnload {
   static constexpr ::std::uint16_t id = 142;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12743,9 +12755,9 @@ struct MethodUnload {
 };
 
 /// MethodLoadVerbose: event 143 of Microsoft-Windows-DotNETRuntime ("Method/LoadVerbose"), versions 0, 1, 2.
-///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1772)
-///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1773)
-///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1774)
+///   v0 MethodLoadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1780)
+///   v1 MethodLoadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1781)
+///   v2 MethodLoadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1782)
 struct MethodLoadVerbose {
   static constexpr ::std::uint16_t id = 143;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12756,9 +12768,9 @@ struct MethodLoadVerbose {
 };
 
 /// MethodUnloadVerbose: event 144 of Microsoft-Windows-DotNETRuntime ("Method/UnloadVerbose"), versions 0, 1, 2.
-///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1775)
-///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1776)
-///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1777)
+///   v0 MethodUnloadVerbose: template MethodLoadUnloadVerbose (ClrEtwBuiltin.man:1783)
+///   v1 MethodUnloadVerbose_V1: template MethodLoadUnloadVerbose_V1 (ClrEtwBuiltin.man:1784)
+///   v2 MethodUnloadVerbose_V2: template MethodLoadUnloadVerbose_V2 (ClrEtwBuiltin.man:1785)
 struct MethodUnloadVerbose {
   static constexpr ::std::uint16_t id = 144;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12769,8 +12781,8 @@ struct MethodUnloadVerbose {
 };
 
 /// MethodJittingStarted: event 145 of Microsoft-Windows-DotNETRuntime ("Method/JittingStarted"), versions 0, 1.
-///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1778)
-///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1779)
+///   v0 MethodJittingStarted: template MethodJittingStarted (ClrEtwBuiltin.man:1786)
+///   v1 MethodJittingStarted_V1: template MethodJittingStarted_V1 (ClrEtwBuiltin.man:1787)
 struct MethodJittingStarted {
   static constexpr ::std::uint16_t id = 145;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12781,7 +12793,7 @@ struct MethodJittingStarted {
 };
 
 /// MethodJitMemoryAllocatedForCode: event 146 of Microsoft-Windows-DotNETRuntime ("Method/MemoryAllocatedForJitCode"), version 0.
-///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1780)
+///   v0 MethodJitMemoryAllocatedForCode: template MethodJitMemoryAllocatedForCode (ClrEtwBuiltin.man:1788)
 struct MethodJitMemoryAllocatedForCode {
   static constexpr ::std::uint16_t id = 146;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12792,7 +12804,7 @@ struct MethodJitMemoryAllocatedForCode {
 };
 
 /// ModuleDCStartV2: event 149 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStartV2"), version 0.
-///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1789)
+///   v0 ModuleDCStartV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1797)
 struct ModuleDCStartV2 {
   static constexpr ::std::uint16_t id = 149;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12803,7 +12815,7 @@ struct ModuleDCStartV2 {
 };
 
 /// ModuleDCEndV2: event 150 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleDCStopV2"), version 0.
-///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1790)
+///   v0 ModuleDCEndV2: template ModuleLoadUnload (ClrEtwBuiltin.man:1798)
 struct ModuleDCEndV2 {
   static constexpr ::std::uint16_t id = 150;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12814,8 +12826,8 @@ struct ModuleDCEndV2 {
 };
 
 /// DomainModuleLoad: event 151 of Microsoft-Windows-DotNETRuntime ("Loader/DomainModuleLoad"), versions 0, 1.
-///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1791)
-///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1792)
+///   v0 DomainModuleLoad: template DomainModuleLoadUnload (ClrEtwBuiltin.man:1799)
+///   v1 DomainModuleLoad_V1: template DomainModuleLoadUnload_V1 (ClrEtwBuiltin.man:1800)
 struct DomainModuleLoad {
   static constexpr ::std::uint16_t id = 151;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12826,9 +12838,9 @@ struct DomainModuleLoad {
 };
 
 /// ModuleLoad: event 152 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleLoad"), versions 0, 1, 2.
-///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1793)
-///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1794)
-///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1795)
+///   v0 ModuleLoad: template ModuleLoadUnload (ClrEtwBuiltin.man:1801)
+///   v1 ModuleLoad_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1802)
+///   v2 ModuleLoad_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1803)
 struct ModuleLoad {
   static constexpr ::std::uint16_t id = 152;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12839,9 +12851,9 @@ struct ModuleLoad {
 };
 
 /// ModuleUnload: event 153 of Microsoft-Windows-DotNETRuntime ("Loader/ModuleUnload"), versions 0, 1, 2.
-///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1796)
-///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1797)
-///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1798)
+///   v0 ModuleUnload: template ModuleLoadUnload (ClrEtwBuiltin.man:1804)
+///   v1 ModuleUnload_V1: template ModuleLoadUnload_V1 (ClrEtwBuiltin.man:1805)
+///   v2 ModuleUnload_V2: template ModuleLoadUnload_V2 (ClrEtwBuiltin.man:1806)
 struct ModuleUnload {
   static constexpr ::std::uint16_t id = 153;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12852,8 +12864,8 @@ struct ModuleUnload {
 };
 
 /// AssemblyLoad: event 154 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyLoad"), versions 0, 1.
-///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1799)
-///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1800)
+///   v0 AssemblyLoad: template AssemblyLoadUnload (ClrEtwBuiltin.man:1807)
+///   v1 AssemblyLoad_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1808)
 struct AssemblyLoad {
   static constexpr ::std::uint16_t id = 154;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12864,8 +12876,8 @@ struct AssemblyLoad {
 };
 
 /// AssemblyUnload: event 155 of Microsoft-Windows-DotNETRuntime ("Loader/AssemblyUnload"), versions 0, 1.
-///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1801)
-///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1802)
+///   v0 AssemblyUnload: template AssemblyLoadUnload (ClrEtwBuiltin.man:1809)
+///   v1 AssemblyUnload_V1: template AssemblyLoadUnload_V1 (ClrEtwBuiltin.man:1810)
 struct AssemblyUnload {
   static constexpr ::std::uint16_t id = 155;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12876,8 +12888,8 @@ struct AssemblyUnload {
 };
 
 /// AppDomainLoad: event 156 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainLoad"), versions 0, 1.
-///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1803)
-///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1804)
+///   v0 AppDomainLoad: template AppDomainLoadUnload (ClrEtwBuiltin.man:1811)
+///   v1 AppDomainLoad_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1812)
 struct AppDomainLoad {
   static constexpr ::std::uint16_t id = 156;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12888,8 +12900,8 @@ struct AppDomainLoad {
 };
 
 /// AppDomainUnload: event 157 of Microsoft-Windows-DotNETRuntime ("Loader/AppDomainUnload"), versions 0, 1.
-///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1805)
-///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1806)
+///   v0 AppDomainUnload: template AppDomainLoadUnload (ClrEtwBuiltin.man:1813)
+///   v1 AppDomainUnload_V1: template AppDomainLoadUnload_V1 (ClrEtwBuiltin.man:1814)
 struct AppDomainUnload {
   static constexpr ::std::uint16_t id = 157;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12900,7 +12912,7 @@ struct AppDomainUnload {
 };
 
 /// ModuleRangeLoad: event 158 of Microsoft-Windows-DotNETRuntime ("ClrPerfTrack/ModuleRangeLoad"), version 0.
-///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1807)
+///   v0 ModuleRangeLoad: template ModuleRange (ClrEtwBuiltin.man:1815)
 struct ModuleRangeLoad {
   static constexpr ::std::uint16_t id = 158;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12911,7 +12923,7 @@ struct ModuleRangeLoad {
 };
 
 /// R2RGetEntryPoint: event 159 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1767)
+///   v0 R2RGetEntryPoint: template R2RGetEntryPoint (ClrEtwBuiltin.man:1775)
 struct R2RGetEntryPoint {
   static constexpr ::std::uint16_t id = 159;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12922,7 +12934,7 @@ struct R2RGetEntryPoint {
 };
 
 /// R2RGetEntryPointStart: event 160 of Microsoft-Windows-DotNETRuntime ("Method/Load"), version 0.
-///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1768)
+///   v0 R2RGetEntryPointStart: template R2RGetEntryPointStart (ClrEtwBuiltin.man:1776)
 struct R2RGetEntryPointStart {
   static constexpr ::std::uint16_t id = 160;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12933,8 +12945,8 @@ struct R2RGetEntryPointStart {
 };
 
 /// StrongNameVerificationStart: event 181 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Start"), versions 0, 1.
-///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1808)
-///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1809)
+///   v0 StrongNameVerificationStart: template StrongNameVerification (ClrEtwBuiltin.man:1816)
+///   v1 StrongNameVerificationStart_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1817)
 struct StrongNameVerificationStart {
   static constexpr ::std::uint16_t id = 181;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12945,8 +12957,8 @@ struct StrongNameVerificationStart {
 };
 
 /// StrongNameVerificationStop: event 182 of Microsoft-Windows-DotNETRuntime ("StrongNameVerification/Stop"), versions 0, 1.
-///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1810)
-///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1811)
+///   v0 StrongNameVerificationStop: template StrongNameVerification (ClrEtwBuiltin.man:1818)
+///   v1 StrongNameVerificationStop_V1: template StrongNameVerification_V1 (ClrEtwBuiltin.man:1819)
 struct StrongNameVerificationStop {
   static constexpr ::std::uint16_t id = 182;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12957,8 +12969,8 @@ struct StrongNameVerificationStop {
 };
 
 /// AuthenticodeVerificationStart: event 183 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Start"), versions 0, 1.
-///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1812)
-///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1813)
+///   v0 AuthenticodeVerificationStart: template AuthenticodeVerification (ClrEtwBuiltin.man:1820)
+///   v1 AuthenticodeVerificationStart_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1821)
 struct AuthenticodeVerificationStart {
   static constexpr ::std::uint16_t id = 183;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12969,8 +12981,8 @@ struct AuthenticodeVerificationStart {
 };
 
 /// AuthenticodeVerificationStop: event 184 of Microsoft-Windows-DotNETRuntime ("AuthenticodeVerification/Stop"), versions 0, 1.
-///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1814)
-///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1815)
+///   v0 AuthenticodeVerificationStop: template AuthenticodeVerification (ClrEtwBuiltin.man:1822)
+///   v1 AuthenticodeVerificationStop_V1: template AuthenticodeVerification_V1 (ClrEtwBuiltin.man:1823)
 struct AuthenticodeVerificationStop {
   static constexpr ::std::uint16_t id = 184;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12981,7 +12993,7 @@ struct AuthenticodeVerificationStop {
 };
 
 /// MethodJitInliningSucceeded: event 185 of Microsoft-Windows-DotNETRuntime ("Method/InliningSucceeded"), version 0.
-///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1781)
+///   v0 MethodJitInliningSucceeded: template MethodJitInliningSucceeded (ClrEtwBuiltin.man:1789)
 struct MethodJitInliningSucceeded {
   static constexpr ::std::uint16_t id = 185;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -12992,7 +13004,7 @@ struct MethodJitInliningSucceeded {
 };
 
 /// MethodJitInliningFailedAnsi: event 186 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1782)
+///   v0 MethodJitInliningFailedAnsi: template MethodJitInliningFailedAnsi (ClrEtwBuiltin.man:1790)
 struct MethodJitInliningFailedAnsi {
   static constexpr ::std::uint16_t id = 186;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13003,7 +13015,7 @@ struct MethodJitInliningFailedAnsi {
 };
 
 /// RuntimeInformationStart: event 187 of Microsoft-Windows-DotNETRuntime ("Runtime/Start"), version 0.
-///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1816)
+///   v0 RuntimeInformationStart: template RuntimeInformation (ClrEtwBuiltin.man:1824)
 struct RuntimeInformationStart {
   static constexpr ::std::uint16_t id = 187;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13014,7 +13026,7 @@ struct RuntimeInformationStart {
 };
 
 /// MethodJitTailCallSucceeded: event 188 of Microsoft-Windows-DotNETRuntime ("Method/TailCallSucceeded"), version 0.
-///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1783)
+///   v0 MethodJitTailCallSucceeded: template MethodJitTailCallSucceeded (ClrEtwBuiltin.man:1791)
 struct MethodJitTailCallSucceeded {
   static constexpr ::std::uint16_t id = 188;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13025,7 +13037,7 @@ struct MethodJitTailCallSucceeded {
 };
 
 /// MethodJitTailCallFailedAnsi: event 189 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1784)
+///   v0 MethodJitTailCallFailedAnsi: template MethodJitTailCallFailedAnsi (ClrEtwBuiltin.man:1792)
 struct MethodJitTailCallFailedAnsi {
   static constexpr ::std::uint16_t id = 189;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13036,8 +13048,8 @@ struct MethodJitTailCallFailedAnsi {
 };
 
 /// MethodILToNativeMap: event 190 of Microsoft-Windows-DotNETRuntime ("Method/MethodILToNativeMap"), versions 0, 1.
-///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1785)
-///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1786)
+///   v0 MethodILToNativeMap: template MethodILToNativeMap (ClrEtwBuiltin.man:1793)
+///   v1 MethodILToNativeMap_V1: template MethodILToNativeMap_V1 (ClrEtwBuiltin.man:1794)
 struct MethodILToNativeMap {
   static constexpr ::std::uint16_t id = 190;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13048,7 +13060,7 @@ struct MethodILToNativeMap {
 };
 
 /// MethodJitTailCallFailed: event 191 of Microsoft-Windows-DotNETRuntime ("Method/TailCallFailed"), version 0.
-///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1787)
+///   v0 MethodJitTailCallFailed: template MethodJitTailCallFailed (ClrEtwBuiltin.man:1795)
 struct MethodJitTailCallFailed {
   static constexpr ::std::uint16_t id = 191;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13059,7 +13071,7 @@ struct MethodJitTailCallFailed {
 };
 
 /// MethodJitInliningFailed: event 192 of Microsoft-Windows-DotNETRuntime ("Method/InliningFailed"), version 0.
-///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1788)
+///   v0 MethodJitInliningFailed: template MethodJitInliningFailed (ClrEtwBuiltin.man:1796)
 struct MethodJitInliningFailed {
   static constexpr ::std::uint16_t id = 192;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13070,7 +13082,7 @@ struct MethodJitInliningFailed {
 };
 
 /// IncreaseMemoryPressure: event 200 of Microsoft-Windows-DotNETRuntime ("GC/IncreaseMemoryPressure"), version 0.
-///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1817)
+///   v0 IncreaseMemoryPressure: template IncreaseMemoryPressure (ClrEtwBuiltin.man:1825)
 struct IncreaseMemoryPressure {
   static constexpr ::std::uint16_t id = 200;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13081,7 +13093,7 @@ struct IncreaseMemoryPressure {
 };
 
 /// DecreaseMemoryPressure: event 201 of Microsoft-Windows-DotNETRuntime ("GC/DecreaseMemoryPressure"), version 0.
-///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1818)
+///   v0 DecreaseMemoryPressure: template DecreaseMemoryPressure (ClrEtwBuiltin.man:1826)
 struct DecreaseMemoryPressure {
   static constexpr ::std::uint16_t id = 201;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13092,7 +13104,7 @@ struct DecreaseMemoryPressure {
 };
 
 /// GCMarkWithType: event 202 of Microsoft-Windows-DotNETRuntime ("GC/Mark"), version 0.
-///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1819)
+///   v0 GCMarkWithType: template GCMarkWithType (ClrEtwBuiltin.man:1827)
 struct GCMarkWithType {
   static constexpr ::std::uint16_t id = 202;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13103,7 +13115,7 @@ struct GCMarkWithType {
 };
 
 /// GCJoin: event 203 of Microsoft-Windows-DotNETRuntime ("GC/GCJoin"), version 2.
-///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1820)
+///   v2 GCJoin_V2: template GCJoin_V2 (ClrEtwBuiltin.man:1828)
 struct GCJoin {
   static constexpr ::std::uint16_t id = 203;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13114,7 +13126,7 @@ struct GCJoin {
 };
 
 /// GCPerHeapHistory: event 204 of Microsoft-Windows-DotNETRuntime ("GC/PerHeapHistory"), version 3.
-///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1821)
+///   v3 GCPerHeapHistory_V3: template GCPerHeapHistory_V3 (ClrEtwBuiltin.man:1829)
 struct GCPerHeapHistory {
   static constexpr ::std::uint16_t id = 204;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13125,9 +13137,9 @@ struct GCPerHeapHistory {
 };
 
 /// GCGlobalHeapHistory: event 205 of Microsoft-Windows-DotNETRuntime ("GC/GlobalHeapHistory"), versions 2, 3, 4.
-///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1822)
-///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1823)
-///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1824)
+///   v2 GCGlobalHeapHistory_V2: template GCGlobalHeap_V2 (ClrEtwBuiltin.man:1830)
+///   v3 GCGlobalHeapHistory_V3: template GCGlobalHeap_V3 (ClrEtwBuiltin.man:1831)
+///   v4 GCGlobalHeapHistory_V4: template GCGlobalHeap_V4 (ClrEtwBuiltin.man:1832)
 struct GCGlobalHeapHistory {
   static constexpr ::std::uint16_t id = 205;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13138,7 +13150,7 @@ struct GCGlobalHeapHistory {
 };
 
 /// GenAwareBegin: event 206 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareBegin"), version 0.
-///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1825)
+///   v0 GenAwareBegin: template GenAwareTemplate (ClrEtwBuiltin.man:1833)
 struct GenAwareBegin {
   static constexpr ::std::uint16_t id = 206;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13149,7 +13161,7 @@ struct GenAwareBegin {
 };
 
 /// GenAwareEnd: event 207 of Microsoft-Windows-DotNETRuntime ("GC/GenAwareEnd"), version 0.
-///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1826)
+///   v0 GenAwareEnd: template GenAwareTemplate (ClrEtwBuiltin.man:1834)
 struct GenAwareEnd {
   static constexpr ::std::uint16_t id = 207;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13160,7 +13172,7 @@ struct GenAwareEnd {
 };
 
 /// GCLOHCompact: event 208 of Microsoft-Windows-DotNETRuntime ("GC/GCLOHCompact"), version 0.
-///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1827)
+///   v0 GCLOHCompact: template GCLOHCompact (ClrEtwBuiltin.man:1835)
 struct GCLOHCompact {
   static constexpr ::std::uint16_t id = 208;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13171,7 +13183,7 @@ struct GCLOHCompact {
 };
 
 /// GCFitBucketInfo: event 209 of Microsoft-Windows-DotNETRuntime ("GC/GCFitBucketInfo"), version 0.
-///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1828)
+///   v0 GCFitBucketInfo: template GCFitBucketInfo (ClrEtwBuiltin.man:1836)
 struct GCFitBucketInfo {
   static constexpr ::std::uint16_t id = 209;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13182,7 +13194,7 @@ struct GCFitBucketInfo {
 };
 
 /// DebugIPCEventStart: event 240 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Start"), version 0.
-///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1829)
+///   v0 DebugIPCEventStart: no payload (ClrEtwBuiltin.man:1837)
 struct DebugIPCEventStart {
   static constexpr ::std::uint16_t id = 240;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13193,7 +13205,7 @@ struct DebugIPCEventStart {
 };
 
 /// DebugIPCEventEnd: event 241 of Microsoft-Windows-DotNETRuntime ("DebugIPCEvent/Stop"), version 0.
-///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1830)
+///   v0 DebugIPCEventEnd: no payload (ClrEtwBuiltin.man:1838)
 struct DebugIPCEventEnd {
   static constexpr ::std::uint16_t id = 241;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13204,7 +13216,7 @@ struct DebugIPCEventEnd {
 };
 
 /// DebugExceptionProcessingStart: event 242 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Start"), version 0.
-///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1831)
+///   v0 DebugExceptionProcessingStart: no payload (ClrEtwBuiltin.man:1839)
 struct DebugExceptionProcessingStart {
   static constexpr ::std::uint16_t id = 242;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13215,7 +13227,7 @@ struct DebugExceptionProcessingStart {
 };
 
 /// DebugExceptionProcessingEnd: event 243 of Microsoft-Windows-DotNETRuntime ("DebugExceptionProcessing/Stop"), version 0.
-///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1832)
+///   v0 DebugExceptionProcessingEnd: no payload (ClrEtwBuiltin.man:1840)
 struct DebugExceptionProcessingEnd {
   static constexpr ::std::uint16_t id = 243;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13226,7 +13238,7 @@ struct DebugExceptionProcessingEnd {
 };
 
 /// ExceptionCatchStart: event 250 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Start"), version 0.
-///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1737)
+///   v0 ExceptionCatchStart: template ExceptionHandling (ClrEtwBuiltin.man:1745)
 struct ExceptionCatchStart {
   static constexpr ::std::uint16_t id = 250;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13237,7 +13249,7 @@ struct ExceptionCatchStart {
 };
 
 /// ExceptionCatchStop: event 251 of Microsoft-Windows-DotNETRuntime ("ExceptionCatch/Stop"), version 0.
-///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1738)
+///   v0 ExceptionCatchStop: no payload (ClrEtwBuiltin.man:1746)
 struct ExceptionCatchStop {
   static constexpr ::std::uint16_t id = 251;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13248,7 +13260,7 @@ struct ExceptionCatchStop {
 };
 
 /// ExceptionFinallyStart: event 252 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Start"), version 0.
-///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1739)
+///   v0 ExceptionFinallyStart: template ExceptionHandling (ClrEtwBuiltin.man:1747)
 struct ExceptionFinallyStart {
   static constexpr ::std::uint16_t id = 252;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13259,7 +13271,7 @@ struct ExceptionFinallyStart {
 };
 
 /// ExceptionFinallyStop: event 253 of Microsoft-Windows-DotNETRuntime ("ExceptionFinally/Stop"), version 0.
-///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1740)
+///   v0 ExceptionFinallyStop: no payload (ClrEtwBuiltin.man:1748)
 struct ExceptionFinallyStop {
   static constexpr ::std::uint16_t id = 253;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13270,7 +13282,7 @@ struct ExceptionFinallyStop {
 };
 
 /// ExceptionFilterStart: event 254 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Start"), version 0.
-///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1741)
+///   v0 ExceptionFilterStart: template ExceptionHandling (ClrEtwBuiltin.man:1749)
 struct ExceptionFilterStart {
   static constexpr ::std::uint16_t id = 254;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13281,7 +13293,7 @@ struct ExceptionFilterStart {
 };
 
 /// ExceptionFilterStop: event 255 of Microsoft-Windows-DotNETRuntime ("ExceptionFilter/Stop"), version 0.
-///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1742)
+///   v0 ExceptionFilterStop: no payload (ClrEtwBuiltin.man:1750)
 struct ExceptionFilterStop {
   static constexpr ::std::uint16_t id = 255;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13292,7 +13304,7 @@ struct ExceptionFilterStop {
 };
 
 /// ExceptionThrownStop: event 256 of Microsoft-Windows-DotNETRuntime ("Exception/Stop"), version 0.
-///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1743)
+///   v0 ExceptionThrownStop: no payload (ClrEtwBuiltin.man:1751)
 struct ExceptionThrownStop {
   static constexpr ::std::uint16_t id = 256;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13303,7 +13315,7 @@ struct ExceptionThrownStop {
 };
 
 /// CodeSymbols: event 260 of Microsoft-Windows-DotNETRuntime ("CodeSymbols/Start"), version 0.
-///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1833)
+///   v0 CodeSymbols: template CodeSymbols (ClrEtwBuiltin.man:1841)
 struct CodeSymbols {
   static constexpr ::std::uint16_t id = 260;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13314,7 +13326,7 @@ struct CodeSymbols {
 };
 
 /// EventSource: event 270 of Microsoft-Windows-DotNETRuntime ("EventSource"), version 0.
-///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1834)
+///   v0 EventSource: template EventSource (ClrEtwBuiltin.man:1842)
 struct EventSource {
   static constexpr ::std::uint16_t id = 270;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13325,7 +13337,7 @@ struct EventSource {
 };
 
 /// TieredCompilationSettings: event 280 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Settings"), version 0.
-///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1835)
+///   v0 TieredCompilationSettings: template TieredCompilationSettings (ClrEtwBuiltin.man:1843)
 struct TieredCompilationSettings {
   static constexpr ::std::uint16_t id = 280;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13336,7 +13348,7 @@ struct TieredCompilationSettings {
 };
 
 /// TieredCompilationPause: event 281 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Pause"), version 0.
-///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1836)
+///   v0 TieredCompilationPause: template TieredCompilationEmpty (ClrEtwBuiltin.man:1844)
 struct TieredCompilationPause {
   static constexpr ::std::uint16_t id = 281;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13347,7 +13359,7 @@ struct TieredCompilationPause {
 };
 
 /// TieredCompilationResume: event 282 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Resume"), version 0.
-///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1837)
+///   v0 TieredCompilationResume: template TieredCompilationResume (ClrEtwBuiltin.man:1845)
 struct TieredCompilationResume {
   static constexpr ::std::uint16_t id = 282;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13358,7 +13370,7 @@ struct TieredCompilationResume {
 };
 
 /// TieredCompilationBackgroundJitStart: event 283 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Start"), version 0.
-///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1838)
+///   v0 TieredCompilationBackgroundJitStart: template TieredCompilationBackgroundJitStart (ClrEtwBuiltin.man:1846)
 struct TieredCompilationBackgroundJitStart {
   static constexpr ::std::uint16_t id = 283;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13369,7 +13381,7 @@ struct TieredCompilationBackgroundJitStart {
 };
 
 /// TieredCompilationBackgroundJitStop: event 284 of Microsoft-Windows-DotNETRuntime ("TieredCompilation/Stop"), version 0.
-///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1839)
+///   v0 TieredCompilationBackgroundJitStop: template TieredCompilationBackgroundJitStop (ClrEtwBuiltin.man:1847)
 struct TieredCompilationBackgroundJitStop {
   static constexpr ::std::uint16_t id = 284;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13380,7 +13392,7 @@ struct TieredCompilationBackgroundJitStop {
 };
 
 /// AssemblyLoadStart: event 290 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Start"), version 0.
-///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1840)
+///   v0 AssemblyLoadStart: template AssemblyLoadStart (ClrEtwBuiltin.man:1848)
 struct AssemblyLoadStart {
   static constexpr ::std::uint16_t id = 290;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13391,7 +13403,7 @@ struct AssemblyLoadStart {
 };
 
 /// AssemblyLoadStop: event 291 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/Stop"), version 0.
-///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1841)
+///   v0 AssemblyLoadStop: template AssemblyLoadStop (ClrEtwBuiltin.man:1849)
 struct AssemblyLoadStop {
   static constexpr ::std::uint16_t id = 291;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13402,7 +13414,7 @@ struct AssemblyLoadStop {
 };
 
 /// ResolutionAttempted: event 292 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/ResolutionAttempted"), version 0.
-///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1842)
+///   v0 ResolutionAttempted: template ResolutionAttempted (ClrEtwBuiltin.man:1850)
 struct ResolutionAttempted {
   static constexpr ::std::uint16_t id = 292;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13413,7 +13425,7 @@ struct ResolutionAttempted {
 };
 
 /// AssemblyLoadContextResolvingHandlerInvoked: event 293 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked"), version 0.
-///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1843)
+///   v0 AssemblyLoadContextResolvingHandlerInvoked: template AssemblyLoadContextResolvingHandlerInvoked (ClrEtwBuiltin.man:1851)
 struct AssemblyLoadContextResolvingHandlerInvoked {
   static constexpr ::std::uint16_t id = 293;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13424,7 +13436,7 @@ struct AssemblyLoadContextResolvingHandlerInvoked {
 };
 
 /// AppDomainAssemblyResolveHandlerInvoked: event 294 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked"), version 0.
-///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1844)
+///   v0 AppDomainAssemblyResolveHandlerInvoked: template AppDomainAssemblyResolveHandlerInvoked (ClrEtwBuiltin.man:1852)
 struct AppDomainAssemblyResolveHandlerInvoked {
   static constexpr ::std::uint16_t id = 294;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13435,7 +13447,7 @@ struct AppDomainAssemblyResolveHandlerInvoked {
 };
 
 /// AssemblyLoadFromResolveHandlerInvoked: event 295 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked"), version 0.
-///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1845)
+///   v0 AssemblyLoadFromResolveHandlerInvoked: template AssemblyLoadFromResolveHandlerInvoked (ClrEtwBuiltin.man:1853)
 struct AssemblyLoadFromResolveHandlerInvoked {
   static constexpr ::std::uint16_t id = 295;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13446,7 +13458,7 @@ struct AssemblyLoadFromResolveHandlerInvoked {
 };
 
 /// KnownPathProbed: event 296 of Microsoft-Windows-DotNETRuntime ("AssemblyLoader/KnownPathProbed"), version 0.
-///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1846)
+///   v0 KnownPathProbed: template KnownPathProbed (ClrEtwBuiltin.man:1854)
 struct KnownPathProbed {
   static constexpr ::std::uint16_t id = 296;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13457,7 +13469,7 @@ struct KnownPathProbed {
 };
 
 /// JitInstrumentationData: event 297 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1847)
+///   v0 JitInstrumentationData: template JitInstrumentationData (ClrEtwBuiltin.man:1855)
 struct JitInstrumentationData {
   static constexpr ::std::uint16_t id = 297;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13468,7 +13480,7 @@ struct JitInstrumentationData {
 };
 
 /// JitInstrumentationDataVerbose: event 298 of Microsoft-Windows-DotNETRuntime ("JitInstrumentationData/InstrumentationData"), version 0.
-///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1848)
+///   v0 JitInstrumentationDataVerbose: template JitInstrumentationDataVerbose (ClrEtwBuiltin.man:1856)
 struct JitInstrumentationDataVerbose {
   static constexpr ::std::uint16_t id = 298;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13479,7 +13491,7 @@ struct JitInstrumentationDataVerbose {
 };
 
 /// ProfilerMessage: event 299 of Microsoft-Windows-DotNETRuntime ("Profiler/ProfilerMessage"), version 0.
-///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1849)
+///   v0 ProfilerMessage: template ProfilerMessage (ClrEtwBuiltin.man:1857)
 struct ProfilerMessage {
   static constexpr ::std::uint16_t id = 299;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13490,7 +13502,7 @@ struct ProfilerMessage {
 };
 
 /// ExecutionCheckpoint: event 300 of Microsoft-Windows-DotNETRuntime ("ExecutionCheckpoint/ExecutionCheckpoint"), version 0.
-///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1850)
+///   v0 ExecutionCheckpoint: template ExecutionCheckpoint (ClrEtwBuiltin.man:1858)
 struct ExecutionCheckpoint {
   static constexpr ::std::uint16_t id = 300;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13501,7 +13513,7 @@ struct ExecutionCheckpoint {
 };
 
 /// WaitHandleWaitStart: event 301 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Start"), version 0.
-///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1852)
+///   v0 WaitHandleWaitStart: template WaitHandleWaitStart (ClrEtwBuiltin.man:1860)
 struct WaitHandleWaitStart {
   static constexpr ::std::uint16_t id = 301;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13512,7 +13524,7 @@ struct WaitHandleWaitStart {
 };
 
 /// WaitHandleWaitStop: event 302 of Microsoft-Windows-DotNETRuntime ("WaitHandleWait/Stop"), version 0.
-///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1854)
+///   v0 WaitHandleWaitStop: template WaitHandleWaitStop (ClrEtwBuiltin.man:1862)
 struct WaitHandleWaitStop {
   static constexpr ::std::uint16_t id = 302;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;
@@ -13523,7 +13535,7 @@ struct WaitHandleWaitStop {
 };
 
 /// AllocationSampled: event 303 of Microsoft-Windows-DotNETRuntime ("AllocationSampled"), version 0.
-///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1856)
+///   v0 AllocationSampled: template AllocationSampled (ClrEtwBuiltin.man:1864)
 struct AllocationSampled {
   static constexpr ::std::uint16_t id = 303;
   static constexpr ::clretw::Guid provider_guid = ::clretw::dotnet_runtime::provider_guid;

@@ -87,7 +87,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "ContextLoadedUnloaded", line 3283
+// "ContextLoadedUnloaded", line 3299
 constexpr ::clretw::FieldDesc kFieldsContextLoadedUnloaded[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -102,9 +102,9 @@ constexpr ::clretw::RecordDesc kRecord_ContextLoadedUnloaded{
     .fields = kFieldsContextLoadedUnloaded,
     .layout = {{kPlacesContextLoadedUnloaded[0], kSegmentsContextLoadedUnloaded[0], 20}, {kPlacesContextLoadedUnloaded[1], kSegmentsContextLoadedUnloaded[1], 24}},
 
-    .line = 3283};
+    .line = 3299};
 
-// "AppDomainLoadUnload", line 3288
+// "AppDomainLoadUnload", line 3304
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnload[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -117,9 +117,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnload{
     .fields = kFieldsAppDomainLoadUnload,
     .layout = {{kPlacesAppDomainLoadUnload[0], kSegmentsAppDomainLoadUnload[0], 8}, {kPlacesAppDomainLoadUnload[1], kSegmentsAppDomainLoadUnload[1], 8}},
 
-    .line = 3288};
+    .line = 3304};
 
-// "AppDomainName", line 3291
+// "AppDomainName", line 3307
 constexpr ::clretw::FieldDesc kFieldsAppDomainName[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainName", .type = ::clretw::InType::UnicodeString},
@@ -133,9 +133,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainName{
     .fields = kFieldsAppDomainName,
     .layout = {{kPlacesAppDomainName[0], kSegmentsAppDomainName[0], 8}, {kPlacesAppDomainName[1], kSegmentsAppDomainName[1], 8}},
 
-    .line = 3291};
+    .line = 3307};
 
-// "JitBeginFailedDone", line 3295
+// "JitBeginFailedDone", line 3311
 constexpr ::clretw::FieldDesc kFieldsJitBeginFailedDone[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -150,9 +150,9 @@ constexpr ::clretw::RecordDesc kRecord_JitBeginFailedDone{
     .fields = kFieldsJitBeginFailedDone,
     .layout = {{kPlacesJitBeginFailedDone[0], kSegmentsJitBeginFailedDone[0], 20}, {kPlacesJitBeginFailedDone[1], kSegmentsJitBeginFailedDone[1], 20}},
 
-    .line = 3295};
+    .line = 3311};
 
-// "JitChunkCreated", line 3300
+// "JitChunkCreated", line 3316
 constexpr ::clretw::FieldDesc kFieldsJitChunkCreated[] = {
     {.name = "ChunkID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "ChunkSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -166,9 +166,9 @@ constexpr ::clretw::RecordDesc kRecord_JitChunkCreated{
     .fields = kFieldsJitChunkCreated,
     .layout = {{kPlacesJitChunkCreated[0], kSegmentsJitChunkCreated[0], 12}, {kPlacesJitChunkCreated[1], kSegmentsJitChunkCreated[1], 16}},
 
-    .line = 3300};
+    .line = 3316};
 
-// "JitChunkDestroyed", line 3304
+// "JitChunkDestroyed", line 3320
 constexpr ::clretw::FieldDesc kFieldsJitChunkDestroyed[] = {
     {.name = "ChunkID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -181,9 +181,9 @@ constexpr ::clretw::RecordDesc kRecord_JitChunkDestroyed{
     .fields = kFieldsJitChunkDestroyed,
     .layout = {{kPlacesJitChunkDestroyed[0], kSegmentsJitChunkDestroyed[0], 4}, {kPlacesJitChunkDestroyed[1], kSegmentsJitChunkDestroyed[1], 8}},
 
-    .line = 3304};
+    .line = 3320};
 
-// "JitCodeBuffer", line 3307
+// "JitCodeBuffer", line 3323
 constexpr ::clretw::FieldDesc kFieldsJitCodeBuffer[] = {
     {.name = "BufferID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "BufferSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -198,9 +198,9 @@ constexpr ::clretw::RecordDesc kRecord_JitCodeBuffer{
     .fields = kFieldsJitCodeBuffer,
     .layout = {{kPlacesJitCodeBuffer[0], kSegmentsJitCodeBuffer[0], 13}, {kPlacesJitCodeBuffer[1], kSegmentsJitCodeBuffer[1], 17}},
 
-    .line = 3307};
+    .line = 3323};
 
-// "ClassLoadingFailed", line 3312
+// "ClassLoadingFailed", line 3328
 constexpr ::clretw::FieldDesc kFieldsClassLoadingFailed[] = {
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -214,9 +214,9 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoadingFailed{
     .fields = kFieldsClassLoadingFailed,
     .layout = {{kPlacesClassLoadingFailed[0], kSegmentsClassLoadingFailed[0], 16}, {kPlacesClassLoadingFailed[1], kSegmentsClassLoadingFailed[1], 16}},
 
-    .line = 3312};
+    .line = 3328};
 
-// "ClassLoaded", line 3316
+// "ClassLoaded", line 3332
 constexpr ::clretw::FieldDesc kFieldsClassLoaded[] = {
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -231,9 +231,9 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded{
     .fields = kFieldsClassLoaded,
     .layout = {{kPlacesClassLoaded[0], kSegmentsClassLoaded[0], 16}, {kPlacesClassLoaded[1], kSegmentsClassLoaded[1], 16}},
 
-    .line = 3316};
+    .line = 3332};
 
-// "VTableLoadingFailedLoaded", line 3321
+// "VTableLoadingFailedLoaded", line 3337
 constexpr ::clretw::FieldDesc kFieldsVTableLoadingFailedLoaded[] = {
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -248,9 +248,9 @@ constexpr ::clretw::RecordDesc kRecord_VTableLoadingFailedLoaded{
     .fields = kFieldsVTableLoadingFailedLoaded,
     .layout = {{kPlacesVTableLoadingFailedLoaded[0], kSegmentsVTableLoadingFailedLoaded[0], 24}, {kPlacesVTableLoadingFailedLoaded[1], kSegmentsVTableLoadingFailedLoaded[1], 24}},
 
-    .line = 3321};
+    .line = 3337};
 
-// "ModuleLoadingUnloadingFailed", line 3326
+// "ModuleLoadingUnloadingFailed", line 3342
 constexpr ::clretw::FieldDesc kFieldsModuleLoadingUnloadingFailed[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -263,9 +263,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadingUnloadingFailed{
     .fields = kFieldsModuleLoadingUnloadingFailed,
     .layout = {{kPlacesModuleLoadingUnloadingFailed[0], kSegmentsModuleLoadingUnloadingFailed[0], 8}, {kPlacesModuleLoadingUnloadingFailed[1], kSegmentsModuleLoadingUnloadingFailed[1], 8}},
 
-    .line = 3326};
+    .line = 3342};
 
-// "ModuleLoadedUnloaded", line 3329
+// "ModuleLoadedUnloaded", line 3345
 constexpr ::clretw::FieldDesc kFieldsModuleLoadedUnloaded[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleName", .type = ::clretw::InType::UnicodeString},
@@ -280,9 +280,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadedUnloaded{
     .fields = kFieldsModuleLoadedUnloaded,
     .layout = {{kPlacesModuleLoadedUnloaded[0], kSegmentsModuleLoadedUnloaded[0], 8}, {kPlacesModuleLoadedUnloaded[1], kSegmentsModuleLoadedUnloaded[1], 8}},
 
-    .line = 3329};
+    .line = 3345};
 
-// "AssemblyLoadingUnloading", line 3334
+// "AssemblyLoadingUnloading", line 3350
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadingUnloading[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -296,9 +296,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadingUnloading{
     .fields = kFieldsAssemblyLoadingUnloading,
     .layout = {{kPlacesAssemblyLoadingUnloading[0], kSegmentsAssemblyLoadingUnloading[0], 16}, {kPlacesAssemblyLoadingUnloading[1], kSegmentsAssemblyLoadingUnloading[1], 16}},
 
-    .line = 3334};
+    .line = 3350};
 
-// "AssemblyLoadedUnloaded", line 3338
+// "AssemblyLoadedUnloaded", line 3354
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadedUnloaded[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -313,9 +313,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadedUnloaded{
     .fields = kFieldsAssemblyLoadedUnloaded,
     .layout = {{kPlacesAssemblyLoadedUnloaded[0], kSegmentsAssemblyLoadedUnloaded[0], 16}, {kPlacesAssemblyLoadedUnloaded[1], kSegmentsAssemblyLoadedUnloaded[1], 16}},
 
-    .line = 3338};
+    .line = 3354};
 
-// "MethodTracing", line 3343
+// "MethodTracing", line 3359
 constexpr ::clretw::FieldDesc kFieldsMethodTracing[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -328,9 +328,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodTracing{
     .fields = kFieldsMethodTracing,
     .layout = {{kPlacesMethodTracing[0], kSegmentsMethodTracing[0], 8}, {kPlacesMethodTracing[1], kSegmentsMethodTracing[1], 8}},
 
-    .line = 3343};
+    .line = 3359};
 
-// "ExceptionThrow", line 3346
+// "ExceptionThrow", line 3362
 constexpr ::clretw::FieldDesc kFieldsExceptionThrow[] = {
     {.name = "TypeID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -344,9 +344,9 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionThrow{
     .fields = kFieldsExceptionThrow,
     .layout = {{kPlacesExceptionThrow[0], kSegmentsExceptionThrow[0], 12}, {kPlacesExceptionThrow[1], kSegmentsExceptionThrow[1], 16}},
 
-    .line = 3346};
+    .line = 3362};
 
-// "ExceptionClause", line 3350
+// "ExceptionClause", line 3366
 constexpr ::clretw::FieldDesc kFieldsExceptionClause[] = {
     {.name = "ClauseType", .type = ::clretw::InType::UInt8, .map = &kMap_ExceptionClauseTypeMap},
     {.name = "ClauseIdx", .type = ::clretw::InType::UInt32},
@@ -363,9 +363,9 @@ constexpr ::clretw::RecordDesc kRecord_ExceptionClause{
     .fields = kFieldsExceptionClause,
     .layout = {{kPlacesExceptionClause[0], kSegmentsExceptionClause[0], 25}, {kPlacesExceptionClause[1], kSegmentsExceptionClause[1], 29}},
 
-    .line = 3350};
+    .line = 3366};
 
-// "GCEvent", line 3357
+// "GCEvent", line 3373
 constexpr ::clretw::FieldDesc kFieldsGCEvent[] = {
     {.name = "GCEventType", .type = ::clretw::InType::UInt8, .map = &kMap_GCEventTypeMap},
     {.name = "GCGeneration", .type = ::clretw::InType::UInt32},
@@ -379,9 +379,9 @@ constexpr ::clretw::RecordDesc kRecord_GCEvent{
     .fields = kFieldsGCEvent,
     .layout = {{kPlacesGCEvent[0], kSegmentsGCEvent[0], 5}, {kPlacesGCEvent[1], kSegmentsGCEvent[1], 5}},
 
-    .line = 3357};
+    .line = 3373};
 
-// "GCAllocation", line 3361
+// "GCAllocation", line 3377
 constexpr ::clretw::FieldDesc kFieldsGCAllocation[] = {
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -396,9 +396,9 @@ constexpr ::clretw::RecordDesc kRecord_GCAllocation{
     .fields = kFieldsGCAllocation,
     .layout = {{kPlacesGCAllocation[0], kSegmentsGCAllocation[0], 20}, {kPlacesGCAllocation[1], kSegmentsGCAllocation[1], 24}},
 
-    .line = 3361};
+    .line = 3377};
 
-// "Values", line 3368
+// "Values", line 3384
 constexpr ::clretw::FieldDesc kFieldsGCMoves_Values[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "AddressID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -412,9 +412,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMoves_Values{
     .fields = kFieldsGCMoves_Values,
     .layout = {{kPlacesGCMoves_Values[0], kSegmentsGCMoves_Values[0], 8}, {kPlacesGCMoves_Values[1], kSegmentsGCMoves_Values[1], 16}},
 
-    .line = 3368};
+    .line = 3384};
 
-// "GCMoves", line 3366
+// "GCMoves", line 3382
 constexpr ::clretw::FieldDesc kFieldsGCMoves[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCMoves_Values},
@@ -428,9 +428,9 @@ constexpr ::clretw::RecordDesc kRecord_GCMoves{
     .fields = kFieldsGCMoves,
     .layout = {{kPlacesGCMoves[0], kSegmentsGCMoves[0], 4}, {kPlacesGCMoves[1], kSegmentsGCMoves[1], 4}},
 
-    .line = 3366};
+    .line = 3382};
 
-// "GCResize", line 3373
+// "GCResize", line 3389
 constexpr ::clretw::FieldDesc kFieldsGCResize[] = {
     {.name = "NewSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -443,9 +443,9 @@ constexpr ::clretw::RecordDesc kRecord_GCResize{
     .fields = kFieldsGCResize,
     .layout = {{kPlacesGCResize[0], kSegmentsGCResize[0], 8}, {kPlacesGCResize[1], kSegmentsGCResize[1], 8}},
 
-    .line = 3373};
+    .line = 3389};
 
-// "GCHandleCreated", line 3376
+// "GCHandleCreated", line 3392
 constexpr ::clretw::FieldDesc kFieldsGCHandleCreated[] = {
     {.name = "HandleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "HandleType", .type = ::clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
@@ -460,9 +460,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHandleCreated{
     .fields = kFieldsGCHandleCreated,
     .layout = {{kPlacesGCHandleCreated[0], kSegmentsGCHandleCreated[0], 13}, {kPlacesGCHandleCreated[1], kSegmentsGCHandleCreated[1], 17}},
 
-    .line = 3376};
+    .line = 3392};
 
-// "GCHandleDeleted", line 3381
+// "GCHandleDeleted", line 3397
 constexpr ::clretw::FieldDesc kFieldsGCHandleDeleted[] = {
     {.name = "HandleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "HandleType", .type = ::clretw::InType::UInt8, .map = &kMap_GCHandleTypeMap},
@@ -476,9 +476,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHandleDeleted{
     .fields = kFieldsGCHandleDeleted,
     .layout = {{kPlacesGCHandleDeleted[0], kSegmentsGCHandleDeleted[0], 9}, {kPlacesGCHandleDeleted[1], kSegmentsGCHandleDeleted[1], 9}},
 
-    .line = 3381};
+    .line = 3397};
 
-// "GCFinalizingFinalizedObject", line 3385
+// "GCFinalizingFinalizedObject", line 3401
 constexpr ::clretw::FieldDesc kFieldsGCFinalizingFinalizedObject[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -491,9 +491,9 @@ constexpr ::clretw::RecordDesc kRecord_GCFinalizingFinalizedObject{
     .fields = kFieldsGCFinalizingFinalizedObject,
     .layout = {{kPlacesGCFinalizingFinalizedObject[0], kSegmentsGCFinalizingFinalizedObject[0], 4}, {kPlacesGCFinalizingFinalizedObject[1], kSegmentsGCFinalizingFinalizedObject[1], 8}},
 
-    .line = 3385};
+    .line = 3401};
 
-// "GCRootRegister", line 3388
+// "GCRootRegister", line 3404
 constexpr ::clretw::FieldDesc kFieldsGCRootRegister[] = {
     {.name = "RootID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "RootSize", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -510,9 +510,9 @@ constexpr ::clretw::RecordDesc kRecord_GCRootRegister{
     .fields = kFieldsGCRootRegister,
     .layout = {{kPlacesGCRootRegister[0], kSegmentsGCRootRegister[0], 21}, {kPlacesGCRootRegister[1], kSegmentsGCRootRegister[1], 25}},
 
-    .line = 3388};
+    .line = 3404};
 
-// "GCRootUnregister", line 3395
+// "GCRootUnregister", line 3411
 constexpr ::clretw::FieldDesc kFieldsGCRootUnregister[] = {
     {.name = "RootID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -525,9 +525,9 @@ constexpr ::clretw::RecordDesc kRecord_GCRootUnregister{
     .fields = kFieldsGCRootUnregister,
     .layout = {{kPlacesGCRootUnregister[0], kSegmentsGCRootUnregister[0], 4}, {kPlacesGCRootUnregister[1], kSegmentsGCRootUnregister[1], 8}},
 
-    .line = 3395};
+    .line = 3411};
 
-// "Values", line 3400
+// "Values", line 3416
 constexpr ::clretw::FieldDesc kFieldsGCRoots_Values[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "AddressID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -541,9 +541,9 @@ constexpr ::clretw::RecordDesc kRecord_GCRoots_Values{
     .fields = kFieldsGCRoots_Values,
     .layout = {{kPlacesGCRoots_Values[0], kSegmentsGCRoots_Values[0], 8}, {kPlacesGCRoots_Values[1], kSegmentsGCRoots_Values[1], 16}},
 
-    .line = 3400};
+    .line = 3416};
 
-// "GCRoots", line 3398
+// "GCRoots", line 3414
 constexpr ::clretw::FieldDesc kFieldsGCRoots[] = {
     {.name = "Count", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "Values", .type = ::clretw::InType::Struct, .count = {::clretw::Extent::Kind::field, 0}, .members = &kRecord_GCRoots_Values},
@@ -557,9 +557,9 @@ constexpr ::clretw::RecordDesc kRecord_GCRoots{
     .fields = kFieldsGCRoots,
     .layout = {{kPlacesGCRoots[0], kSegmentsGCRoots[0], 4}, {kPlacesGCRoots[1], kSegmentsGCRoots[1], 4}},
 
-    .line = 3398};
+    .line = 3414};
 
-// "GCHeapDumpStart", line 3405
+// "GCHeapDumpStart", line 3421
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpStart[] = {
     {.name = "HeapCollectParam", .type = ::clretw::InType::UnicodeString},
 };
@@ -572,9 +572,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpStart{
     .fields = kFieldsGCHeapDumpStart,
     .layout = {{kPlacesGCHeapDumpStart[0], kSegmentsGCHeapDumpStart[0], 0}, {kPlacesGCHeapDumpStart[1], kSegmentsGCHeapDumpStart[1], 0}},
 
-    .line = 3405};
+    .line = 3421};
 
-// "Values", line 3414
+// "Values", line 3430
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference_Values[] = {
     {.name = "ReferenceOffset", .type = ::clretw::InType::UInt32},
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
@@ -588,9 +588,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference_Values{
     .fields = kFieldsGCHeapDumpObjectReference_Values,
     .layout = {{kPlacesGCHeapDumpObjectReference_Values[0], kSegmentsGCHeapDumpObjectReference_Values[0], 8}, {kPlacesGCHeapDumpObjectReference_Values[1], kSegmentsGCHeapDumpObjectReference_Values[1], 12}},
 
-    .line = 3414};
+    .line = 3430};
 
-// "GCHeapDumpObjectReference", line 3408
+// "GCHeapDumpObjectReference", line 3424
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpObjectReference[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -608,9 +608,9 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpObjectReference{
     .fields = kFieldsGCHeapDumpObjectReference,
     .layout = {{kPlacesGCHeapDumpObjectReference[0], kSegmentsGCHeapDumpObjectReference[0], 25}, {kPlacesGCHeapDumpObjectReference[1], kSegmentsGCHeapDumpObjectReference[1], 29}},
 
-    .line = 3408};
+    .line = 3424};
 
-// "MonitorContentionFailedAcquired", line 3419
+// "MonitorContentionFailedAcquired", line 3435
 constexpr ::clretw::FieldDesc kFieldsMonitorContentionFailedAcquired[] = {
     {.name = "ObjectID", .type = ::clretw::InType::Pointer, .out = ::clretw::OutType::HexInt64},
 };
@@ -623,9 +623,9 @@ constexpr ::clretw::RecordDesc kRecord_MonitorContentionFailedAcquired{
     .fields = kFieldsMonitorContentionFailedAcquired,
     .layout = {{kPlacesMonitorContentionFailedAcquired[0], kSegmentsMonitorContentionFailedAcquired[0], 4}, {kPlacesMonitorContentionFailedAcquired[1], kSegmentsMonitorContentionFailedAcquired[1], 8}},
 
-    .line = 3419};
+    .line = 3435};
 
-// "ThreadStartedStoppingStoppedExited", line 3422
+// "ThreadStartedStoppingStoppedExited", line 3438
 constexpr ::clretw::FieldDesc kFieldsThreadStartedStoppingStoppedExited[] = {
     {.name = "ThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
 };
@@ -638,9 +638,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadStartedStoppingStoppedExited{
     .fields = kFieldsThreadStartedStoppingStoppedExited,
     .layout = {{kPlacesThreadStartedStoppingStoppedExited[0], kSegmentsThreadStartedStoppingStoppedExited[0], 8}, {kPlacesThreadStartedStoppingStoppedExited[1], kSegmentsThreadStartedStoppingStoppedExited[1], 8}},
 
-    .line = 3422};
+    .line = 3438};
 
-// "ThreadName", line 3425
+// "ThreadName", line 3441
 constexpr ::clretw::FieldDesc kFieldsThreadName[] = {
     {.name = "ThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ThreadName", .type = ::clretw::InType::UnicodeString},
@@ -654,9 +654,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadName{
     .fields = kFieldsThreadName,
     .layout = {{kPlacesThreadName[0], kSegmentsThreadName[0], 8}, {kPlacesThreadName[1], kSegmentsThreadName[1], 8}},
 
-    .line = 3425};
+    .line = 3441};
 
-// "JitDoneVerbose", line 3429
+// "JitDoneVerbose", line 3445
 constexpr ::clretw::FieldDesc kFieldsJitDoneVerbose[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "MethodNamespace", .type = ::clretw::InType::UnicodeString},
@@ -672,9 +672,9 @@ constexpr ::clretw::RecordDesc kRecord_JitDoneVerbose{
     .fields = kFieldsJitDoneVerbose,
     .layout = {{kPlacesJitDoneVerbose[0], kSegmentsJitDoneVerbose[0], 8}, {kPlacesJitDoneVerbose[1], kSegmentsJitDoneVerbose[1], 8}},
 
-    .line = 3429};
+    .line = 3445};
 
-// "Values", line 3440
+// "Values", line 3456
 constexpr ::clretw::FieldDesc kFieldsJitDone_V1_Values[] = {
     {.name = "Type", .type = ::clretw::InType::UInt8},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -688,9 +688,9 @@ constexpr ::clretw::RecordDesc kRecord_JitDone_V1_Values{
     .fields = kFieldsJitDone_V1_Values,
     .layout = {{kPlacesJitDone_V1_Values[0], kSegmentsJitDone_V1_Values[0], 9}, {kPlacesJitDone_V1_Values[1], kSegmentsJitDone_V1_Values[1], 9}},
 
-    .line = 3440};
+    .line = 3456};
 
-// "JitDone_V1", line 3435
+// "JitDone_V1", line 3451
 constexpr ::clretw::FieldDesc kFieldsJitDone_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -707,9 +707,9 @@ constexpr ::clretw::RecordDesc kRecord_JitDone_V1{
     .fields = kFieldsJitDone_V1,
     .layout = {{kPlacesJitDone_V1[0], kSegmentsJitDone_V1[0], 24}, {kPlacesJitDone_V1[1], kSegmentsJitDone_V1[1], 24}},
 
-    .line = 3435};
+    .line = 3451};
 
-// "Values", line 3450
+// "Values", line 3466
 constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1_Values[] = {
     {.name = "Type", .type = ::clretw::InType::UInt8},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -723,9 +723,9 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1_Values{
     .fields = kFieldsClassLoaded_V1_Values,
     .layout = {{kPlacesClassLoaded_V1_Values[0], kSegmentsClassLoaded_V1_Values[0], 9}, {kPlacesClassLoaded_V1_Values[1], kSegmentsClassLoaded_V1_Values[1], 9}},
 
-    .line = 3450};
+    .line = 3466};
 
-// "ClassLoaded_V1", line 3445
+// "ClassLoaded_V1", line 3461
 constexpr ::clretw::FieldDesc kFieldsClassLoaded_V1[] = {
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -742,9 +742,9 @@ constexpr ::clretw::RecordDesc kRecord_ClassLoaded_V1{
     .fields = kFieldsClassLoaded_V1,
     .layout = {{kPlacesClassLoaded_V1[0], kSegmentsClassLoaded_V1[0], 20}, {kPlacesClassLoaded_V1[1], kSegmentsClassLoaded_V1[1], 20}},
 
-    .line = 3445};
+    .line = 3461};
 
-// "GCHeapDumpVTableClassReference", line 3455
+// "GCHeapDumpVTableClassReference", line 3471
 constexpr ::clretw::FieldDesc kFieldsGCHeapDumpVTableClassReference[] = {
     {.name = "VTableID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ClassID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -760,7 +760,7 @@ constexpr ::clretw::RecordDesc kRecord_GCHeapDumpVTableClassReference{
     .fields = kFieldsGCHeapDumpVTableClassReference,
     .layout = {{kPlacesGCHeapDumpVTableClassReference[0], kSegmentsGCHeapDumpVTableClassReference[0], 24}, {kPlacesGCHeapDumpVTableClassReference[1], kSegmentsGCHeapDumpVTableClassReference[1], 24}},
 
-    .line = 3455};
+    .line = 3471};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -868,199 +868,199 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 1, .version = 0, .level = 4, .opcode = 18, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerContextLoaded", .name = "MonoProfiler/ContextLoaded", .task_name = "MonoProfiler", .opcode_name = "ContextLoaded",
-     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3463},
+     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3479},
     {.id = 2, .version = 0, .level = 4, .opcode = 19, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerContextUnloaded", .name = "MonoProfiler/ContextUnloaded", .task_name = "MonoProfiler", .opcode_name = "ContextUnloaded",
-     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3464},
+     .message = "", .payload = &kRecord_ContextLoadedUnloaded, .line = 3480},
     {.id = 3, .version = 0, .level = 5, .opcode = 20, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainLoading", .name = "MonoProfiler/AppDomainLoading", .task_name = "MonoProfiler", .opcode_name = "AppDomainLoading",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3465},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3481},
     {.id = 4, .version = 0, .level = 4, .opcode = 21, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainLoaded", .name = "MonoProfiler/AppDomainLoaded", .task_name = "MonoProfiler", .opcode_name = "AppDomainLoaded",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3466},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3482},
     {.id = 5, .version = 0, .level = 5, .opcode = 22, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainUnloading", .name = "MonoProfiler/AppDomainUnloading", .task_name = "MonoProfiler", .opcode_name = "AppDomainUnloading",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3467},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3483},
     {.id = 6, .version = 0, .level = 4, .opcode = 23, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainUnloaded", .name = "MonoProfiler/AppDomainUnloaded", .task_name = "MonoProfiler", .opcode_name = "AppDomainUnloaded",
-     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3468},
+     .message = "", .payload = &kRecord_AppDomainLoadUnload, .line = 3484},
     {.id = 7, .version = 0, .level = 5, .opcode = 24, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAppDomainName", .name = "MonoProfiler/AppDomainName", .task_name = "MonoProfiler", .opcode_name = "AppDomainName",
-     .message = "", .payload = &kRecord_AppDomainName, .line = 3469},
+     .message = "", .payload = &kRecord_AppDomainName, .line = 3485},
     {.id = 8, .version = 0, .level = 4, .opcode = 25, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitBegin", .name = "MonoProfiler/JitBegin", .task_name = "MonoProfiler", .opcode_name = "JitBegin",
-     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3470},
+     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3486},
     {.id = 9, .version = 0, .level = 4, .opcode = 26, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitFailed", .name = "MonoProfiler/JitFailed", .task_name = "MonoProfiler", .opcode_name = "JitFailed",
-     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3471},
+     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3487},
     {.id = 10, .version = 0, .level = 4, .opcode = 27, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitDone", .name = "MonoProfiler/JitDone", .task_name = "MonoProfiler", .opcode_name = "JitDone",
-     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3472},
+     .message = "", .payload = &kRecord_JitBeginFailedDone, .line = 3488},
     {.id = 10, .version = 1, .level = 4, .opcode = 27, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitDone_V1", .name = "MonoProfiler/JitDone", .task_name = "MonoProfiler", .opcode_name = "JitDone",
-     .message = "", .payload = &kRecord_JitDone_V1, .line = 3473},
+     .message = "", .payload = &kRecord_JitDone_V1, .line = 3489},
     {.id = 11, .version = 0, .level = 4, .opcode = 28, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitChunkCreated", .name = "MonoProfiler/JitChunkCreated", .task_name = "MonoProfiler", .opcode_name = "JitChunkCreated",
-     .message = "", .payload = &kRecord_JitChunkCreated, .line = 3474},
+     .message = "", .payload = &kRecord_JitChunkCreated, .line = 3490},
     {.id = 12, .version = 0, .level = 4, .opcode = 29, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitChunkDestroyed", .name = "MonoProfiler/JitChunkDestroyed", .task_name = "MonoProfiler", .opcode_name = "JitChunkDestroyed",
-     .message = "", .payload = &kRecord_JitChunkDestroyed, .line = 3475},
+     .message = "", .payload = &kRecord_JitChunkDestroyed, .line = 3491},
     {.id = 13, .version = 0, .level = 4, .opcode = 30, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitCodeBuffer", .name = "MonoProfiler/JitCodeBuffer", .task_name = "MonoProfiler", .opcode_name = "JitCodeBuffer",
-     .message = "", .payload = &kRecord_JitCodeBuffer, .line = 3476},
+     .message = "", .payload = &kRecord_JitCodeBuffer, .line = 3492},
     {.id = 14, .version = 0, .level = 5, .opcode = 31, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassLoading", .name = "MonoProfiler/ClassLoading", .task_name = "MonoProfiler", .opcode_name = "ClassLoading",
-     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3477},
+     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3493},
     {.id = 15, .version = 0, .level = 4, .opcode = 32, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassFailed", .name = "MonoProfiler/ClassFailed", .task_name = "MonoProfiler", .opcode_name = "ClassFailed",
-     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3478},
+     .message = "", .payload = &kRecord_ClassLoadingFailed, .line = 3494},
     {.id = 16, .version = 0, .level = 4, .opcode = 33, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassLoaded", .name = "MonoProfiler/ClassLoaded", .task_name = "MonoProfiler", .opcode_name = "ClassLoaded",
-     .message = "", .payload = &kRecord_ClassLoaded, .line = 3479},
+     .message = "", .payload = &kRecord_ClassLoaded, .line = 3495},
     {.id = 16, .version = 1, .level = 4, .opcode = 33, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerClassLoaded_V1", .name = "MonoProfiler/ClassLoaded", .task_name = "MonoProfiler", .opcode_name = "ClassLoaded",
-     .message = "", .payload = &kRecord_ClassLoaded_V1, .line = 3480},
+     .message = "", .payload = &kRecord_ClassLoaded_V1, .line = 3496},
     {.id = 17, .version = 0, .level = 5, .opcode = 34, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerVTableLoading", .name = "MonoProfiler/VTableLoading", .task_name = "MonoProfiler", .opcode_name = "VTableLoading",
-     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3481},
+     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3497},
     {.id = 18, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerVTableFailed", .name = "MonoProfiler/VTableFailed", .task_name = "MonoProfiler", .opcode_name = "VTableFailed",
-     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3482},
+     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3498},
     {.id = 19, .version = 0, .level = 4, .opcode = 36, .task = 1, .keywords = 0x8000000000,
      .symbol = "MonoProfilerVTableLoaded", .name = "MonoProfiler/VTableLoaded", .task_name = "MonoProfiler", .opcode_name = "VTableLoaded",
-     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3483},
+     .message = "", .payload = &kRecord_VTableLoadingFailedLoaded, .line = 3499},
     {.id = 20, .version = 0, .level = 5, .opcode = 37, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleLoading", .name = "MonoProfiler/ModuleLoading", .task_name = "MonoProfiler", .opcode_name = "ModuleLoading",
-     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3484},
+     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3500},
     {.id = 21, .version = 0, .level = 4, .opcode = 38, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleFailed", .name = "MonoProfiler/ModuleFailed", .task_name = "MonoProfiler", .opcode_name = "ModuleFailed",
-     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3485},
+     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3501},
     {.id = 22, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleLoaded", .name = "MonoProfiler/ModuleLoaded", .task_name = "MonoProfiler", .opcode_name = "ModuleLoaded",
-     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3486},
+     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3502},
     {.id = 23, .version = 0, .level = 5, .opcode = 40, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleUnloading", .name = "MonoProfiler/ModuleUnloading", .task_name = "MonoProfiler", .opcode_name = "ModuleUnloading",
-     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3487},
+     .message = "", .payload = &kRecord_ModuleLoadingUnloadingFailed, .line = 3503},
     {.id = 24, .version = 0, .level = 4, .opcode = 41, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerModuleUnloaded", .name = "MonoProfiler/ModuleUnloaded", .task_name = "MonoProfiler", .opcode_name = "ModuleUnloaded",
-     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3488},
+     .message = "", .payload = &kRecord_ModuleLoadedUnloaded, .line = 3504},
     {.id = 25, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyLoading", .name = "MonoProfiler/AssemblyLoading", .task_name = "MonoProfiler", .opcode_name = "AssemblyLoading",
-     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3489},
+     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3505},
     {.id = 26, .version = 0, .level = 4, .opcode = 43, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyLoaded", .name = "MonoProfiler/AssemblyLoaded", .task_name = "MonoProfiler", .opcode_name = "AssemblyLoaded",
-     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3490},
+     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3506},
     {.id = 27, .version = 0, .level = 5, .opcode = 44, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyUnloading", .name = "MonoProfiler/AssemblyUnloading", .task_name = "MonoProfiler", .opcode_name = "AssemblyUnloading",
-     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3491},
+     .message = "", .payload = &kRecord_AssemblyLoadingUnloading, .line = 3507},
     {.id = 28, .version = 0, .level = 4, .opcode = 45, .task = 1, .keywords = 0x8,
      .symbol = "MonoProfilerAssemblyUnloaded", .name = "MonoProfiler/AssemblyUnloaded", .task_name = "MonoProfiler", .opcode_name = "AssemblyUnloaded",
-     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3492},
+     .message = "", .payload = &kRecord_AssemblyLoadedUnloaded, .line = 3508},
     {.id = 29, .version = 0, .level = 4, .opcode = 46, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodEnter", .name = "MonoProfiler/MethodEnter", .task_name = "MonoProfiler", .opcode_name = "MethodEnter",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3493},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3509},
     {.id = 30, .version = 0, .level = 4, .opcode = 47, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodLeave", .name = "MonoProfiler/MethodLeave", .task_name = "MonoProfiler", .opcode_name = "MethodLeave",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3494},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3510},
     {.id = 31, .version = 0, .level = 4, .opcode = 48, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodTailCall", .name = "MonoProfiler/MethodTailCall", .task_name = "MonoProfiler", .opcode_name = "MethodTailCall",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3495},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3511},
     {.id = 32, .version = 0, .level = 4, .opcode = 49, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodExceptionLeave", .name = "MonoProfiler/MethodExceptionLeave", .task_name = "MonoProfiler", .opcode_name = "MethodExceptionLeave",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3496},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3512},
     {.id = 33, .version = 0, .level = 4, .opcode = 50, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodFree", .name = "MonoProfiler/MethodFree", .task_name = "MonoProfiler", .opcode_name = "MethodFree",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3497},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3513},
     {.id = 34, .version = 0, .level = 4, .opcode = 51, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodBeginInvoke", .name = "MonoProfiler/MethodBeginInvoke", .task_name = "MonoProfiler", .opcode_name = "MethodBeginInvoke",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3498},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3514},
     {.id = 35, .version = 0, .level = 4, .opcode = 52, .task = 1, .keywords = 0x20000000,
      .symbol = "MonoProfilerMethodEndInvoke", .name = "MonoProfiler/MethodEndInvoke", .task_name = "MonoProfiler", .opcode_name = "MethodEndInvoke",
-     .message = "", .payload = &kRecord_MethodTracing, .line = 3499},
+     .message = "", .payload = &kRecord_MethodTracing, .line = 3515},
     {.id = 36, .version = 0, .level = 4, .opcode = 53, .task = 1, .keywords = 0x8000,
      .symbol = "MonoProfilerExceptionThrow", .name = "MonoProfiler/ExceptionThrow", .task_name = "MonoProfiler", .opcode_name = "ExceptionThrow",
-     .message = "", .payload = &kRecord_ExceptionThrow, .line = 3500},
+     .message = "", .payload = &kRecord_ExceptionThrow, .line = 3516},
     {.id = 37, .version = 0, .level = 4, .opcode = 54, .task = 1, .keywords = 0x8000,
      .symbol = "MonoProfilerExceptionClause", .name = "MonoProfiler/ExceptionClause", .task_name = "MonoProfiler", .opcode_name = "ExceptionClause",
-     .message = "", .payload = &kRecord_ExceptionClause, .line = 3501},
+     .message = "", .payload = &kRecord_ExceptionClause, .line = 3517},
     {.id = 38, .version = 0, .level = 4, .opcode = 55, .task = 1, .keywords = 0x1,
      .symbol = "MonoProfilerGCEvent", .name = "MonoProfiler/GCEvent", .task_name = "MonoProfiler", .opcode_name = "GCEvent",
-     .message = "", .payload = &kRecord_GCEvent, .line = 3502},
+     .message = "", .payload = &kRecord_GCEvent, .line = 3518},
     {.id = 39, .version = 0, .level = 4, .opcode = 56, .task = 1, .keywords = 0x200000,
      .symbol = "MonoProfilerGCAllocation", .name = "MonoProfiler/GCAllocation", .task_name = "MonoProfiler", .opcode_name = "GCAllocation",
-     .message = "", .payload = &kRecord_GCAllocation, .line = 3503},
+     .message = "", .payload = &kRecord_GCAllocation, .line = 3519},
     {.id = 40, .version = 0, .level = 4, .opcode = 57, .task = 1, .keywords = 0x400000,
      .symbol = "MonoProfilerGCMoves", .name = "MonoProfiler/GCMoves", .task_name = "MonoProfiler", .opcode_name = "GCMoves",
-     .message = "", .payload = &kRecord_GCMoves, .line = 3504},
+     .message = "", .payload = &kRecord_GCMoves, .line = 3520},
     {.id = 41, .version = 0, .level = 4, .opcode = 58, .task = 1, .keywords = 0x2000000,
      .symbol = "MonoProfilerGCResize", .name = "MonoProfiler/GCResize", .task_name = "MonoProfiler", .opcode_name = "GCResize",
-     .message = "", .payload = &kRecord_GCResize, .line = 3505},
+     .message = "", .payload = &kRecord_GCResize, .line = 3521},
     {.id = 42, .version = 0, .level = 4, .opcode = 59, .task = 1, .keywords = 0x2,
      .symbol = "MonoProfilerGCHandleCreated", .name = "MonoProfiler/GCHandleCreated", .task_name = "MonoProfiler", .opcode_name = "GCHandleCreated",
-     .message = "", .payload = &kRecord_GCHandleCreated, .line = 3506},
+     .message = "", .payload = &kRecord_GCHandleCreated, .line = 3522},
     {.id = 43, .version = 0, .level = 4, .opcode = 60, .task = 1, .keywords = 0x2,
      .symbol = "MonoProfilerGCHandleDeleted", .name = "MonoProfiler/GCHandleDeleted", .task_name = "MonoProfiler", .opcode_name = "GCHandleDeleted",
-     .message = "", .payload = &kRecord_GCHandleDeleted, .line = 3507},
+     .message = "", .payload = &kRecord_GCHandleDeleted, .line = 3523},
     {.id = 44, .version = 0, .level = 4, .opcode = 61, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalizing", .name = "MonoProfiler/GCFinalizing", .task_name = "MonoProfiler", .opcode_name = "GCFinalizing",
-     .message = "", .line = 3508},
+     .message = "", .line = 3524},
     {.id = 45, .version = 0, .level = 4, .opcode = 62, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalized", .name = "MonoProfiler/GCFinalized", .task_name = "MonoProfiler", .opcode_name = "GCFinalized",
-     .message = "", .line = 3509},
+     .message = "", .line = 3525},
     {.id = 46, .version = 0, .level = 4, .opcode = 63, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalizingObject", .name = "MonoProfiler/GCFinalizingObject", .task_name = "MonoProfiler", .opcode_name = "GCFinalizingObject",
-     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3510},
+     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3526},
     {.id = 47, .version = 0, .level = 4, .opcode = 64, .task = 1, .keywords = 0x1000000,
      .symbol = "MonoProfilerGCFinalizedObject", .name = "MonoProfiler/GCFinalizedObject", .task_name = "MonoProfiler", .opcode_name = "GCFinalizedObject",
-     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3511},
+     .message = "", .payload = &kRecord_GCFinalizingFinalizedObject, .line = 3527},
     {.id = 48, .version = 0, .level = 4, .opcode = 65, .task = 1, .keywords = 0x4000000,
      .symbol = "MonoProfilerGCRootRegister", .name = "MonoProfiler/GCRootRegister", .task_name = "MonoProfiler", .opcode_name = "GCRootRegister",
-     .message = "", .payload = &kRecord_GCRootRegister, .line = 3512},
+     .message = "", .payload = &kRecord_GCRootRegister, .line = 3528},
     {.id = 49, .version = 0, .level = 4, .opcode = 66, .task = 1, .keywords = 0x4000000,
      .symbol = "MonoProfilerGCRootUnregister", .name = "MonoProfiler/GCRootUnregister", .task_name = "MonoProfiler", .opcode_name = "GCRootUnregister",
-     .message = "", .payload = &kRecord_GCRootUnregister, .line = 3513},
+     .message = "", .payload = &kRecord_GCRootUnregister, .line = 3529},
     {.id = 50, .version = 0, .level = 4, .opcode = 67, .task = 1, .keywords = 0x4000000,
      .symbol = "MonoProfilerGCRoots", .name = "MonoProfiler/GCRoots", .task_name = "MonoProfiler", .opcode_name = "GCRoots",
-     .message = "", .payload = &kRecord_GCRoots, .line = 3514},
+     .message = "", .payload = &kRecord_GCRoots, .line = 3530},
     {.id = 51, .version = 0, .level = 4, .opcode = 68, .task = 1, .keywords = 0x100000,
      .symbol = "MonoProfilerGCHeapDumpStart", .name = "MonoProfiler/GCHeapDumpStart", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpStart",
-     .message = "", .payload = &kRecord_GCHeapDumpStart, .line = 3515},
+     .message = "", .payload = &kRecord_GCHeapDumpStart, .line = 3531},
     {.id = 52, .version = 0, .level = 4, .opcode = 69, .task = 1, .keywords = 0x100000,
      .symbol = "MonoProfilerGCHeapDumpStop", .name = "MonoProfiler/GCHeapDumpStop", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpStop",
-     .message = "", .line = 3516},
+     .message = "", .line = 3532},
     {.id = 53, .version = 0, .level = 4, .opcode = 70, .task = 1, .keywords = 0x100000,
      .symbol = "MonoProfilerGCHeapDumpObjectReference", .name = "MonoProfiler/GCHeapDumpObjectReference", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpObjectReference",
-     .message = "", .payload = &kRecord_GCHeapDumpObjectReference, .line = 3517},
+     .message = "", .payload = &kRecord_GCHeapDumpObjectReference, .line = 3533},
     {.id = 54, .version = 0, .level = 4, .opcode = 71, .task = 1, .keywords = 0x10000004000,
      .symbol = "MonoProfilerMonitorContention", .name = "MonoProfiler/MonitorContention", .task_name = "MonoProfiler", .opcode_name = "MonitorContention",
-     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3518},
+     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3534},
     {.id = 55, .version = 0, .level = 4, .opcode = 72, .task = 1, .keywords = 0x10000000000,
      .symbol = "MonoProfilerMonitorFailed", .name = "MonoProfiler/MonitorFailed", .task_name = "MonoProfiler", .opcode_name = "MonitorFailed",
-     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3519},
+     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3535},
     {.id = 56, .version = 0, .level = 4, .opcode = 73, .task = 1, .keywords = 0x10000000000,
      .symbol = "MonoProfilerMonitorAcquired", .name = "MonoProfiler/MonitorAquired", .task_name = "MonoProfiler", .opcode_name = "MonitorAquired",
-     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3520},
+     .message = "", .payload = &kRecord_MonitorContentionFailedAcquired, .line = 3536},
     {.id = 57, .version = 0, .level = 4, .opcode = 74, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadStarted", .name = "MonoProfiler/ThreadStarted", .task_name = "MonoProfiler", .opcode_name = "ThreadStarted",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3521},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3537},
     {.id = 58, .version = 0, .level = 5, .opcode = 75, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadStopping", .name = "MonoProfiler/ThreadStopping", .task_name = "MonoProfiler", .opcode_name = "ThreadStopping",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3522},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3538},
     {.id = 59, .version = 0, .level = 4, .opcode = 76, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadStopped", .name = "MonoProfiler/ThreadStopped", .task_name = "MonoProfiler", .opcode_name = "ThreadStopped",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3523},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3539},
     {.id = 60, .version = 0, .level = 4, .opcode = 77, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadExited", .name = "MonoProfiler/ThreadExited", .task_name = "MonoProfiler", .opcode_name = "ThreadExited",
-     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3524},
+     .message = "", .payload = &kRecord_ThreadStartedStoppingStoppedExited, .line = 3540},
     {.id = 61, .version = 0, .level = 5, .opcode = 78, .task = 1, .keywords = 0x10000,
      .symbol = "MonoProfilerThreadName", .name = "MonoProfiler/ThreadName", .task_name = "MonoProfiler", .opcode_name = "ThreadName",
-     .message = "", .payload = &kRecord_ThreadName, .line = 3525},
+     .message = "", .payload = &kRecord_ThreadName, .line = 3541},
     {.id = 62, .version = 0, .level = 5, .opcode = 79, .task = 1, .keywords = 0x10,
      .symbol = "MonoProfilerJitDoneVerbose", .name = "MonoProfiler/JitDoneVerbose", .task_name = "MonoProfiler", .opcode_name = "JitDoneVerbose",
-     .message = "", .payload = &kRecord_JitDoneVerbose, .line = 3526},
+     .message = "", .payload = &kRecord_JitDoneVerbose, .line = 3542},
     {.id = 63, .version = 0, .level = 4, .opcode = 80, .task = 1, .keywords = 0x8000000,
      .symbol = "MonoProfilerGCHeapDumpVTableClassReference", .name = "MonoProfiler/GCHeapDumpVTableClassReference", .task_name = "MonoProfiler", .opcode_name = "GCHeapDumpVTableClassReference",
-     .message = "", .payload = &kRecord_GCHeapDumpVTableClassReference, .line = 3527},
+     .message = "", .payload = &kRecord_GCHeapDumpVTableClassReference, .line = 3543},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

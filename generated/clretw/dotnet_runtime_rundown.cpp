@@ -121,6 +121,16 @@ constexpr ::clretw::MapEntry kEntries_kMap_TieredCompilationSettingsFlagsMap[] =
 constexpr ::clretw::MapDesc kMap_TieredCompilationSettingsFlagsMap{"TieredCompilationSettingsFlagsMap", true, kEntries_kMap_TieredCompilationSettingsFlagsMap};
 
 
+constexpr ::clretw::MapEntry kEntries_kMap_GCSettingsFlagsMap[] = {
+    {0x1, "GCSettingsConcurrent"},
+    {0x2, "GCSettingsLargePages"},
+    {0x4, "GCSettingsFrozenSegs"},
+    {0x8, "GCSettingsHardLimitConfig"},
+    {0x10, "GCSettingsNoAffinitize"},
+};
+constexpr ::clretw::MapDesc kMap_GCSettingsFlagsMap{"GCSettingsFlagsMap", true, kEntries_kMap_GCSettingsFlagsMap};
+
+
 constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_ModuleRangeTypeMap,
     &kMap_AppDomainFlagsMap,
@@ -132,6 +142,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
     &kMap_StartupFlagsMap,
     &kMap_ThreadFlagsMap,
     &kMap_TieredCompilationSettingsFlagsMap,
+    &kMap_GCSettingsFlagsMap,
 };
 
 // ---------------------------------------------------------------------------
@@ -139,7 +150,7 @@ constexpr const ::clretw::MapDesc* kMaps[] = {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "GCSettingsRundown", line 2023
+// "GCSettingsRundown", line 2039
 constexpr ::clretw::FieldDesc kFieldsGCSettingsRundown[] = {
     {.name = "HardLimit", .type = ::clretw::InType::UInt64},
     {.name = "LOHThreshold", .type = ::clretw::InType::UInt64},
@@ -147,7 +158,7 @@ constexpr ::clretw::FieldDesc kFieldsGCSettingsRundown[] = {
     {.name = "Gen0MinBudgetConfig", .type = ::clretw::InType::UInt64},
     {.name = "Gen0MaxBudgetConfig", .type = ::clretw::InType::UInt64},
     {.name = "HighMemPercentConfig", .type = ::clretw::InType::UInt32},
-    {.name = "BitSettings", .type = ::clretw::InType::UInt32},
+    {.name = "BitSettings", .type = ::clretw::InType::UInt32, .map = &kMap_GCSettingsFlagsMap},
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
 constexpr ::clretw::FieldPlace kPlacesGCSettingsRundown[2][8] = {
@@ -159,9 +170,9 @@ constexpr ::clretw::RecordDesc kRecord_GCSettingsRundown{
     .fields = kFieldsGCSettingsRundown,
     .layout = {{kPlacesGCSettingsRundown[0], kSegmentsGCSettingsRundown[0], 50}, {kPlacesGCSettingsRundown[1], kSegmentsGCSettingsRundown[1], 50}},
 
-    .line = 2023};
+    .line = 2039};
 
-// "RuntimeInformationRundown", line 2033
+// "RuntimeInformationRundown", line 2049
 constexpr ::clretw::FieldDesc kFieldsRuntimeInformationRundown[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Sku", .type = ::clretw::InType::UInt16, .map = &kMap_RuntimeSkuMap},
@@ -188,9 +199,9 @@ constexpr ::clretw::RecordDesc kRecord_RuntimeInformationRundown{
     .fields = kFieldsRuntimeInformationRundown,
     .layout = {{kPlacesRuntimeInformationRundown[0], kSegmentsRuntimeInformationRundown[0], 41}, {kPlacesRuntimeInformationRundown[1], kSegmentsRuntimeInformationRundown[1], 41}},
 
-    .line = 2033};
+    .line = 2049};
 
-// "DomainModuleLoadUnloadRundown", line 2050
+// "DomainModuleLoadUnloadRundown", line 2066
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -209,9 +220,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown{
     .fields = kFieldsDomainModuleLoadUnloadRundown,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown[0], kSegmentsDomainModuleLoadUnloadRundown[0], 32}, {kPlacesDomainModuleLoadUnloadRundown[1], kSegmentsDomainModuleLoadUnloadRundown[1], 32}},
 
-    .line = 2050};
+    .line = 2066};
 
-// "DomainModuleLoadUnloadRundown_V1", line 2059
+// "DomainModuleLoadUnloadRundown_V1", line 2075
 constexpr ::clretw::FieldDesc kFieldsDomainModuleLoadUnloadRundown_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -231,9 +242,9 @@ constexpr ::clretw::RecordDesc kRecord_DomainModuleLoadUnloadRundown_V1{
     .fields = kFieldsDomainModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesDomainModuleLoadUnloadRundown_V1[0], kSegmentsDomainModuleLoadUnloadRundown_V1[0], 34}, {kPlacesDomainModuleLoadUnloadRundown_V1[1], kSegmentsDomainModuleLoadUnloadRundown_V1[1], 34}},
 
-    .line = 2059};
+    .line = 2075};
 
-// "ModuleLoadUnloadRundown", line 2069
+// "ModuleLoadUnloadRundown", line 2085
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -251,9 +262,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown{
     .fields = kFieldsModuleLoadUnloadRundown,
     .layout = {{kPlacesModuleLoadUnloadRundown[0], kSegmentsModuleLoadUnloadRundown[0], 24}, {kPlacesModuleLoadUnloadRundown[1], kSegmentsModuleLoadUnloadRundown[1], 24}},
 
-    .line = 2069};
+    .line = 2085};
 
-// "ModuleLoadUnloadRundown_V1", line 2077
+// "ModuleLoadUnloadRundown_V1", line 2093
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V1[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -272,9 +283,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V1{
     .fields = kFieldsModuleLoadUnloadRundown_V1,
     .layout = {{kPlacesModuleLoadUnloadRundown_V1[0], kSegmentsModuleLoadUnloadRundown_V1[0], 26}, {kPlacesModuleLoadUnloadRundown_V1[1], kSegmentsModuleLoadUnloadRundown_V1[1], 26}},
 
-    .line = 2077};
+    .line = 2093};
 
-// "ModuleLoadUnloadRundown_V2", line 2086
+// "ModuleLoadUnloadRundown_V2", line 2102
 constexpr ::clretw::FieldDesc kFieldsModuleLoadUnloadRundown_V2[] = {
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -299,9 +310,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleLoadUnloadRundown_V2{
     .fields = kFieldsModuleLoadUnloadRundown_V2,
     .layout = {{kPlacesModuleLoadUnloadRundown_V2[0], kSegmentsModuleLoadUnloadRundown_V2[0], 66}, {kPlacesModuleLoadUnloadRundown_V2[1], kSegmentsModuleLoadUnloadRundown_V2[1], 66}},
 
-    .line = 2086};
+    .line = 2102};
 
-// "AssemblyLoadUnloadRundown", line 2101
+// "AssemblyLoadUnloadRundown", line 2117
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -317,9 +328,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown{
     .fields = kFieldsAssemblyLoadUnloadRundown,
     .layout = {{kPlacesAssemblyLoadUnloadRundown[0], kSegmentsAssemblyLoadUnloadRundown[0], 20}, {kPlacesAssemblyLoadUnloadRundown[1], kSegmentsAssemblyLoadUnloadRundown[1], 20}},
 
-    .line = 2101};
+    .line = 2117};
 
-// "AssemblyLoadUnloadRundown_V1", line 2107
+// "AssemblyLoadUnloadRundown_V1", line 2123
 constexpr ::clretw::FieldDesc kFieldsAssemblyLoadUnloadRundown_V1[] = {
     {.name = "AssemblyID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -337,9 +348,9 @@ constexpr ::clretw::RecordDesc kRecord_AssemblyLoadUnloadRundown_V1{
     .fields = kFieldsAssemblyLoadUnloadRundown_V1,
     .layout = {{kPlacesAssemblyLoadUnloadRundown_V1[0], kSegmentsAssemblyLoadUnloadRundown_V1[0], 30}, {kPlacesAssemblyLoadUnloadRundown_V1[1], kSegmentsAssemblyLoadUnloadRundown_V1[1], 30}},
 
-    .line = 2107};
+    .line = 2123};
 
-// "AppDomainLoadUnloadRundown", line 2115
+// "AppDomainLoadUnloadRundown", line 2131
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -354,9 +365,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown{
     .fields = kFieldsAppDomainLoadUnloadRundown,
     .layout = {{kPlacesAppDomainLoadUnloadRundown[0], kSegmentsAppDomainLoadUnloadRundown[0], 12}, {kPlacesAppDomainLoadUnloadRundown[1], kSegmentsAppDomainLoadUnloadRundown[1], 12}},
 
-    .line = 2115};
+    .line = 2131};
 
-// "AppDomainLoadUnloadRundown_V1", line 2120
+// "AppDomainLoadUnloadRundown_V1", line 2136
 constexpr ::clretw::FieldDesc kFieldsAppDomainLoadUnloadRundown_V1[] = {
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainFlags", .type = ::clretw::InType::UInt32, .map = &kMap_AppDomainFlagsMap},
@@ -373,9 +384,9 @@ constexpr ::clretw::RecordDesc kRecord_AppDomainLoadUnloadRundown_V1{
     .fields = kFieldsAppDomainLoadUnloadRundown_V1,
     .layout = {{kPlacesAppDomainLoadUnloadRundown_V1[0], kSegmentsAppDomainLoadUnloadRundown_V1[0], 18}, {kPlacesAppDomainLoadUnloadRundown_V1[1], kSegmentsAppDomainLoadUnloadRundown_V1[1], 18}},
 
-    .line = 2120};
+    .line = 2136};
 
-// "MethodLoadUnloadRundown", line 2127
+// "MethodLoadUnloadRundown", line 2143
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -393,9 +404,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown{
     .fields = kFieldsMethodLoadUnloadRundown,
     .layout = {{kPlacesMethodLoadUnloadRundown[0], kSegmentsMethodLoadUnloadRundown[0], 36}, {kPlacesMethodLoadUnloadRundown[1], kSegmentsMethodLoadUnloadRundown[1], 36}},
 
-    .line = 2127};
+    .line = 2143};
 
-// "MethodLoadUnloadRundown_V1", line 2135
+// "MethodLoadUnloadRundown_V1", line 2151
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -414,9 +425,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V1{
     .fields = kFieldsMethodLoadUnloadRundown_V1,
     .layout = {{kPlacesMethodLoadUnloadRundown_V1[0], kSegmentsMethodLoadUnloadRundown_V1[0], 38}, {kPlacesMethodLoadUnloadRundown_V1[1], kSegmentsMethodLoadUnloadRundown_V1[1], 38}},
 
-    .line = 2135};
+    .line = 2151};
 
-// "MethodLoadUnloadRundown_V2", line 2144
+// "MethodLoadUnloadRundown_V2", line 2160
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundown_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -436,9 +447,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundown_V2{
     .fields = kFieldsMethodLoadUnloadRundown_V2,
     .layout = {{kPlacesMethodLoadUnloadRundown_V2[0], kSegmentsMethodLoadUnloadRundown_V2[0], 46}, {kPlacesMethodLoadUnloadRundown_V2[1], kSegmentsMethodLoadUnloadRundown_V2[1], 46}},
 
-    .line = 2144};
+    .line = 2160};
 
-// "MethodLoadUnloadRundownVerbose", line 2154
+// "MethodLoadUnloadRundownVerbose", line 2170
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -459,9 +470,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose{
     .fields = kFieldsMethodLoadUnloadRundownVerbose,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose[0], kSegmentsMethodLoadUnloadRundownVerbose[0], 36}, {kPlacesMethodLoadUnloadRundownVerbose[1], kSegmentsMethodLoadUnloadRundownVerbose[1], 36}},
 
-    .line = 2154};
+    .line = 2170};
 
-// "MethodLoadUnloadRundownVerbose_V1", line 2165
+// "MethodLoadUnloadRundownVerbose_V1", line 2181
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -483,9 +494,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V1{
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V1,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V1[0], kSegmentsMethodLoadUnloadRundownVerbose_V1[0], 38}, {kPlacesMethodLoadUnloadRundownVerbose_V1[1], kSegmentsMethodLoadUnloadRundownVerbose_V1[1], 38}},
 
-    .line = 2165};
+    .line = 2181};
 
-// "MethodLoadUnloadRundownVerbose_V2", line 2177
+// "MethodLoadUnloadRundownVerbose_V2", line 2193
 constexpr ::clretw::FieldDesc kFieldsMethodLoadUnloadRundownVerbose_V2[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -508,9 +519,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodLoadUnloadRundownVerbose_V2{
     .fields = kFieldsMethodLoadUnloadRundownVerbose_V2,
     .layout = {{kPlacesMethodLoadUnloadRundownVerbose_V2[0], kSegmentsMethodLoadUnloadRundownVerbose_V2[0], 46}, {kPlacesMethodLoadUnloadRundownVerbose_V2[1], kSegmentsMethodLoadUnloadRundownVerbose_V2[1], 46}},
 
-    .line = 2177};
+    .line = 2193};
 
-// "MethodILToNativeMapRundown", line 2190
+// "MethodILToNativeMapRundown", line 2206
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -529,9 +540,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown{
     .fields = kFieldsMethodILToNativeMapRundown,
     .layout = {{kPlacesMethodILToNativeMapRundown[0], kSegmentsMethodILToNativeMapRundown[0], 21}, {kPlacesMethodILToNativeMapRundown[1], kSegmentsMethodILToNativeMapRundown[1], 21}},
 
-    .line = 2190};
+    .line = 2206};
 
-// "MethodILToNativeMapRundown_V1", line 2199
+// "MethodILToNativeMapRundown_V1", line 2215
 constexpr ::clretw::FieldDesc kFieldsMethodILToNativeMapRundown_V1[] = {
     {.name = "MethodID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "ReJITID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -551,9 +562,9 @@ constexpr ::clretw::RecordDesc kRecord_MethodILToNativeMapRundown_V1{
     .fields = kFieldsMethodILToNativeMapRundown_V1,
     .layout = {{kPlacesMethodILToNativeMapRundown_V1[0], kSegmentsMethodILToNativeMapRundown_V1[0], 29}, {kPlacesMethodILToNativeMapRundown_V1[1], kSegmentsMethodILToNativeMapRundown_V1[1], 29}},
 
-    .line = 2199};
+    .line = 2215};
 
-// "DCStartEnd", line 2209
+// "DCStartEnd", line 2225
 constexpr ::clretw::FieldDesc kFieldsDCStartEnd[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
 };
@@ -566,9 +577,9 @@ constexpr ::clretw::RecordDesc kRecord_DCStartEnd{
     .fields = kFieldsDCStartEnd,
     .layout = {{kPlacesDCStartEnd[0], kSegmentsDCStartEnd[0], 2}, {kPlacesDCStartEnd[1], kSegmentsDCStartEnd[1], 2}},
 
-    .line = 2209};
+    .line = 2225};
 
-// "ClrStackWalk", line 2212
+// "ClrStackWalk", line 2228
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Reserved1", .type = ::clretw::InType::UInt8},
@@ -585,9 +596,9 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 2212};
+    .line = 2228};
 
-// "ThreadCreatedRundown", line 2219
+// "ThreadCreatedRundown", line 2235
 constexpr ::clretw::FieldDesc kFieldsThreadCreatedRundown[] = {
     {.name = "ManagedThreadID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
     {.name = "AppDomainID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -605,9 +616,9 @@ constexpr ::clretw::RecordDesc kRecord_ThreadCreatedRundown{
     .fields = kFieldsThreadCreatedRundown,
     .layout = {{kPlacesThreadCreatedRundown[0], kSegmentsThreadCreatedRundown[0], 30}, {kPlacesThreadCreatedRundown[1], kSegmentsThreadCreatedRundown[1], 30}},
 
-    .line = 2219};
+    .line = 2235};
 
-// "ModuleRangeRundown", line 2227
+// "ModuleRangeRundown", line 2243
 constexpr ::clretw::FieldDesc kFieldsModuleRangeRundown[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "ModuleID", .type = ::clretw::InType::UInt64, .out = ::clretw::OutType::HexInt64},
@@ -624,9 +635,9 @@ constexpr ::clretw::RecordDesc kRecord_ModuleRangeRundown{
     .fields = kFieldsModuleRangeRundown,
     .layout = {{kPlacesModuleRangeRundown[0], kSegmentsModuleRangeRundown[0], 19}, {kPlacesModuleRangeRundown[1], kSegmentsModuleRangeRundown[1], 19}},
 
-    .line = 2227};
+    .line = 2243};
 
-// "TieredCompilationSettings", line 2234
+// "TieredCompilationSettings", line 2250
 constexpr ::clretw::FieldDesc kFieldsTieredCompilationSettings[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Flags", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32, .map = &kMap_TieredCompilationSettingsFlagsMap},
@@ -640,9 +651,9 @@ constexpr ::clretw::RecordDesc kRecord_TieredCompilationSettings{
     .fields = kFieldsTieredCompilationSettings,
     .layout = {{kPlacesTieredCompilationSettings[0], kSegmentsTieredCompilationSettings[0], 6}, {kPlacesTieredCompilationSettings[1], kSegmentsTieredCompilationSettings[1], 6}},
 
-    .line = 2234};
+    .line = 2250};
 
-// "ExecutionCheckpointRundown", line 2238
+// "ExecutionCheckpointRundown", line 2254
 constexpr ::clretw::FieldDesc kFieldsExecutionCheckpointRundown[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Name", .type = ::clretw::InType::UnicodeString},
@@ -657,7 +668,7 @@ constexpr ::clretw::RecordDesc kRecord_ExecutionCheckpointRundown{
     .fields = kFieldsExecutionCheckpointRundown,
     .layout = {{kPlacesExecutionCheckpointRundown[0], kSegmentsExecutionCheckpointRundown[0], 10}, {kPlacesExecutionCheckpointRundown[1], kSegmentsExecutionCheckpointRundown[1], 10}},
 
-    .line = 2238};
+    .line = 2254};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -729,154 +740,154 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalkDCStart", .name = "ClrStack/Walk", .task_name = "CLRStackRundown", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2245},
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2261},
     {.id = 10, .version = 0, .level = 4, .opcode = 10, .task = 40, .keywords = 0x0,
      .symbol = "GCSettingsRundown", .name = "GC/GCSettingsRundown", .task_name = "CLRGCRundown", .opcode_name = "GCSettingsRundown",
-     .message = "", .payload = &kRecord_GCSettingsRundown, .line = 2246},
+     .message = "", .payload = &kRecord_GCSettingsRundown, .line = 2262},
     {.id = 141, .version = 0, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStart", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2247},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2263},
     {.id = 141, .version = 1, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStart_V1", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2248},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2264},
     {.id = 141, .version = 2, .level = 4, .opcode = 35, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStart_V2", .name = "Method/DCStart", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStart",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2249},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2265},
     {.id = 142, .version = 0, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEnd", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2250},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown, .line = 2266},
     {.id = 142, .version = 1, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEnd_V1", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2251},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V1, .line = 2267},
     {.id = 142, .version = 2, .level = 4, .opcode = 36, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEnd_V2", .name = "Method/DCStop", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEnd",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2252},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundown_V2, .line = 2268},
     {.id = 143, .version = 0, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2253},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2269},
     {.id = 143, .version = 1, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose_V1", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2254},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2270},
     {.id = 143, .version = 2, .level = 4, .opcode = 39, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCStartVerbose_V2", .name = "Method/DCStartVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2255},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2271},
     {.id = 144, .version = 0, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEndVerbose", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2256},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose, .line = 2272},
     {.id = 144, .version = 1, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEndVerbose_V1", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2257},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V1, .line = 2273},
     {.id = 144, .version = 2, .level = 4, .opcode = 40, .task = 1, .keywords = 0x30,
      .symbol = "MethodDCEndVerbose_V2", .name = "Method/DCStopVerbose", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndVerbose",
-     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2258},
+     .message = "", .payload = &kRecord_MethodLoadUnloadRundownVerbose_V2, .line = 2274},
     {.id = 145, .version = 0, .level = 4, .opcode = 14, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartComplete", .name = "Method/DCStartComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCStartComplete",
-     .message = "", .line = 2259},
+     .message = "", .line = 2275},
     {.id = 145, .version = 1, .level = 4, .opcode = 14, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartComplete_V1", .name = "Method/DCStartComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCStartComplete",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2260},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2276},
     {.id = 146, .version = 0, .level = 4, .opcode = 15, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndComplete", .name = "Method/DCStopComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
-     .message = "", .line = 2261},
+     .message = "", .line = 2277},
     {.id = 146, .version = 1, .level = 4, .opcode = 15, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndComplete_V1", .name = "Method/DCStopComplete", .task_name = "CLRMethodRundown", .opcode_name = "DCEndComplete",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2262},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2278},
     {.id = 147, .version = 0, .level = 4, .opcode = 16, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartInit", .name = "Method/DCStartInit", .task_name = "CLRMethodRundown", .opcode_name = "DCStartInit",
-     .message = "", .line = 2263},
+     .message = "", .line = 2279},
     {.id = 147, .version = 1, .level = 4, .opcode = 16, .task = 1, .keywords = 0x20038,
      .symbol = "DCStartInit_V1", .name = "Method/DCStartInit", .task_name = "CLRMethodRundown", .opcode_name = "DCStartInit",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2264},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2280},
     {.id = 148, .version = 0, .level = 4, .opcode = 17, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndInit", .name = "Method/DCStopInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
-     .message = "", .line = 2265},
+     .message = "", .line = 2281},
     {.id = 148, .version = 1, .level = 4, .opcode = 17, .task = 1, .keywords = 0x20038,
      .symbol = "DCEndInit_V1", .name = "Method/DCStopInit", .task_name = "CLRMethodRundown", .opcode_name = "DCEndInit",
-     .message = "", .payload = &kRecord_DCStartEnd, .line = 2266},
+     .message = "", .payload = &kRecord_DCStartEnd, .line = 2282},
     {.id = 149, .version = 0, .level = 5, .opcode = 41, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCStartILToNativeMap", .name = "Method/MethodDCStartILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2267},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2283},
     {.id = 149, .version = 1, .level = 5, .opcode = 41, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCStartILToNativeMap_V1", .name = "Method/MethodDCStartILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCStartILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2268},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2284},
     {.id = 150, .version = 0, .level = 5, .opcode = 42, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCEndILToNativeMap", .name = "Method/MethodDCEndILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2269},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown, .line = 2285},
     {.id = 150, .version = 1, .level = 5, .opcode = 42, .task = 1, .keywords = 0x20000,
      .symbol = "MethodDCEndILToNativeMap_V1", .name = "Method/MethodDCEndILToNativeMap", .task_name = "CLRMethodRundown", .opcode_name = "MethodDCEndILToNativeMap",
-     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2270},
+     .message = "", .payload = &kRecord_MethodILToNativeMapRundown_V1, .line = 2286},
     {.id = 151, .version = 0, .level = 4, .opcode = 46, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCStart", .name = "Loader/DomainModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCStart",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2271},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2287},
     {.id = 151, .version = 1, .level = 4, .opcode = 46, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCStart_V1", .name = "Loader/DomainModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCStart",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2272},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2288},
     {.id = 152, .version = 0, .level = 4, .opcode = 47, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCEnd", .name = "Loader/DomainModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2273},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown, .line = 2289},
     {.id = 152, .version = 1, .level = 4, .opcode = 47, .task = 2, .keywords = 0x8,
      .symbol = "DomainModuleDCEnd_V1", .name = "Loader/DomainModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "DomainModuleDCEnd",
-     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2274},
+     .message = "", .payload = &kRecord_DomainModuleLoadUnloadRundown_V1, .line = 2290},
     {.id = 153, .version = 0, .level = 4, .opcode = 35, .task = 2, .keywords = 0x8,
      .symbol = "ModuleDCStart", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2275},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2291},
     {.id = 153, .version = 1, .level = 4, .opcode = 35, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCStart_V1", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2276},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2292},
     {.id = 153, .version = 2, .level = 4, .opcode = 35, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCStart_V2", .name = "Loader/ModuleDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCStart",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2277},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2293},
     {.id = 154, .version = 0, .level = 4, .opcode = 36, .task = 2, .keywords = 0x8,
      .symbol = "ModuleDCEnd", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2278},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown, .line = 2294},
     {.id = 154, .version = 1, .level = 4, .opcode = 36, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCEnd_V1", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2279},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V1, .line = 2295},
     {.id = 154, .version = 2, .level = 4, .opcode = 36, .task = 2, .keywords = 0x20000008,
      .symbol = "ModuleDCEnd_V2", .name = "Loader/ModuleDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ModuleDCEnd",
-     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2280},
+     .message = "", .payload = &kRecord_ModuleLoadUnloadRundown_V2, .line = 2296},
     {.id = 155, .version = 0, .level = 4, .opcode = 39, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCStart", .name = "Loader/AssemblyDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCStart",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2281},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2297},
     {.id = 155, .version = 1, .level = 4, .opcode = 39, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCStart_V1", .name = "Loader/AssemblyDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCStart",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2282},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2298},
     {.id = 156, .version = 0, .level = 4, .opcode = 40, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCEnd", .name = "Loader/AssemblyDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2283},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown, .line = 2299},
     {.id = 156, .version = 1, .level = 4, .opcode = 40, .task = 2, .keywords = 0x8,
      .symbol = "AssemblyDCEnd_V1", .name = "Loader/AssemblyDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AssemblyDCEnd",
-     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2284},
+     .message = "", .payload = &kRecord_AssemblyLoadUnloadRundown_V1, .line = 2300},
     {.id = 157, .version = 0, .level = 4, .opcode = 43, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCStart", .name = "Loader/AppDomainDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCStart",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2285},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2301},
     {.id = 157, .version = 1, .level = 4, .opcode = 43, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCStart_V1", .name = "Loader/AppDomainDCStart", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCStart",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2286},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2302},
     {.id = 158, .version = 0, .level = 4, .opcode = 44, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCEnd", .name = "Loader/AppDomainDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2287},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown, .line = 2303},
     {.id = 158, .version = 1, .level = 4, .opcode = 44, .task = 2, .keywords = 0x8,
      .symbol = "AppDomainDCEnd_V1", .name = "Loader/AppDomainDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "AppDomainDCEnd",
-     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2288},
+     .message = "", .payload = &kRecord_AppDomainLoadUnloadRundown_V1, .line = 2304},
     {.id = 159, .version = 0, .level = 4, .opcode = 48, .task = 2, .keywords = 0x10800,
      .symbol = "ThreadDC", .name = "Loader/ThreadDCStop", .task_name = "CLRLoaderRundown", .opcode_name = "ThreadDC",
-     .message = "", .payload = &kRecord_ThreadCreatedRundown, .line = 2289},
+     .message = "", .payload = &kRecord_ThreadCreatedRundown, .line = 2305},
     {.id = 160, .version = 0, .level = 4, .opcode = 10, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeDCStart", .name = "ClrPerfTrack/ModuleRangeDCStart", .task_name = "CLRPerfTrackRundown", .opcode_name = "ModuleRangeDCStart",
-     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2290},
+     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2306},
     {.id = 161, .version = 0, .level = 4, .opcode = 11, .task = 20, .keywords = 0x20000000,
      .symbol = "ModuleRangeDCEnd", .name = "ClrPerfTrack/ModuleRangeDCEnd", .task_name = "CLRPerfTrackRundown", .opcode_name = "ModuleRangeDCEnd",
-     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2291},
+     .message = "", .payload = &kRecord_ModuleRangeRundown, .line = 2307},
     {.id = 187, .version = 0, .level = 4, .opcode = 1, .task = 19, .keywords = 0x0,
      .symbol = "RuntimeInformationDCStart", .name = "Runtime/Start", .task_name = "CLRRuntimeInformationRundown", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_RuntimeInformationRundown, .line = 2292},
+     .message = "", .payload = &kRecord_RuntimeInformationRundown, .line = 2308},
     {.id = 280, .version = 0, .level = 4, .opcode = 11, .task = 31, .keywords = 0x1000000000,
      .symbol = "TieredCompilationSettingsDCStart", .name = "TieredCompilation/SettingsDCStart", .task_name = "TieredCompilationRundown", .opcode_name = "SettingsDCStart",
-     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 2293},
+     .message = "", .payload = &kRecord_TieredCompilationSettings, .line = 2309},
     {.id = 300, .version = 0, .level = 4, .opcode = 11, .task = 35, .keywords = 0x0,
      .symbol = "ExecutionCheckpointDCEnd", .name = "ExecutionCheckpoint/ExecutionCheckpointDCEnd", .task_name = "ExecutionCheckpointRundown", .opcode_name = "ExecutionCheckpointDCEnd",
-     .message = "", .payload = &kRecord_ExecutionCheckpointRundown, .line = 2294},
+     .message = "", .payload = &kRecord_ExecutionCheckpointRundown, .line = 2310},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -985,6 +996,13 @@ constexpr ::clretw::ProviderDesc provider{
 ::std::string to_string(TieredCompilationSettingsFlagsMap value) {
   ::std::string s;
   kMap_TieredCompilationSettingsFlagsMap.format(static_cast<::std::uint64_t>(value), s);
+  return s;
+}
+
+
+::std::string to_string(GCSettingsFlagsMap value) {
+  ::std::string s;
+  kMap_GCSettingsFlagsMap.format(static_cast<::std::uint64_t>(value), s);
   return s;
 }
 

@@ -16,7 +16,7 @@ namespace {
 // layout engine: {segment, offset, size} per field, {fixed bytes, variable
 // field} per segment).
 
-// "StressLog", line 2310
+// "StressLog", line 2326
 constexpr ::clretw::FieldDesc kFieldsStressLog[] = {
     {.name = "Facility", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "LogLevel", .type = ::clretw::InType::UInt8},
@@ -31,9 +31,9 @@ constexpr ::clretw::RecordDesc kRecord_StressLog{
     .fields = kFieldsStressLog,
     .layout = {{kPlacesStressLog[0], kSegmentsStressLog[0], 5}, {kPlacesStressLog[1], kSegmentsStressLog[1], 5}},
 
-    .line = 2310};
+    .line = 2326};
 
-// "StressLog_V1", line 2315
+// "StressLog_V1", line 2331
 constexpr ::clretw::FieldDesc kFieldsStressLog_V1[] = {
     {.name = "Facility", .type = ::clretw::InType::UInt32, .out = ::clretw::OutType::HexInt32},
     {.name = "LogLevel", .type = ::clretw::InType::UInt8},
@@ -49,9 +49,9 @@ constexpr ::clretw::RecordDesc kRecord_StressLog_V1{
     .fields = kFieldsStressLog_V1,
     .layout = {{kPlacesStressLog_V1[0], kSegmentsStressLog_V1[0], 7}, {kPlacesStressLog_V1[1], kSegmentsStressLog_V1[1], 7}},
 
-    .line = 2315};
+    .line = 2331};
 
-// "ClrStackWalk", line 2321
+// "ClrStackWalk", line 2337
 constexpr ::clretw::FieldDesc kFieldsClrStackWalk[] = {
     {.name = "ClrInstanceID", .type = ::clretw::InType::UInt16},
     {.name = "Reserved1", .type = ::clretw::InType::UInt8},
@@ -68,7 +68,7 @@ constexpr ::clretw::RecordDesc kRecord_ClrStackWalk{
     .fields = kFieldsClrStackWalk,
     .layout = {{kPlacesClrStackWalk[0], kSegmentsClrStackWalk[0], 8}, {kPlacesClrStackWalk[1], kSegmentsClrStackWalk[1], 8}},
 
-    .line = 2321};
+    .line = 2337};
 
 // ---------------------------------------------------------------------------
 // Keywords, levels, tasks, opcodes, events
@@ -98,13 +98,13 @@ constexpr ::clretw::OpcodeDesc kOpcodes[] = {
 constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 0, .version = 0, .level = 4, .opcode = 1, .task = 1, .keywords = 0x0,
      .symbol = "StressLogEvent", .name = "StressLog/Start", .task_name = "StressLogTask", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StressLog, .line = 2330},
+     .message = "", .payload = &kRecord_StressLog, .line = 2346},
     {.id = 0, .version = 1, .level = 4, .opcode = 1, .task = 1, .keywords = 0x0,
      .symbol = "StressLogEvent_V1", .name = "StressLog/Start", .task_name = "StressLogTask", .opcode_name = "win:Start",
-     .message = "", .payload = &kRecord_StressLog_V1, .line = 2331},
+     .message = "", .payload = &kRecord_StressLog_V1, .line = 2347},
     {.id = 1, .version = 0, .level = 0, .opcode = 82, .task = 11, .keywords = 0x40000000,
      .symbol = "CLRStackWalkStress", .name = "ClrStack/Walk", .task_name = "CLRStackStress", .opcode_name = "CLRStackWalk",
-     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2332},
+     .message = "", .payload = &kRecord_ClrStackWalk, .line = 2348},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;

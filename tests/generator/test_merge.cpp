@@ -101,10 +101,12 @@ TEST_CASE("the built-in manifest is the runtime's newest manifest plus additions
                                                     {"event-added", 3},        // .NET 9/10: WaitHandleWait Start/Stop, AllocationSampled
                                                     {"keyword-added", 2},      // their keywords
                                                     {"task-added", 1},         // WaitHandleWait
-                                                    {"map-added", 4},          // GC global, compact, expand mechanisms; wait source
+                                                    {"map-added", 6},          // GC global, compact, expand mechanisms; wait source;
+                                                                               // GC pause mode, GC settings flags
                                                     {"map-entry-added", 22},   // ReadyToRun, tiers, ColdSection x2, GC reasons 10-13
-                                                    {"field-map-added", 8}});  // GlobalHeapHistory v2-v4 Reason and
-                                                                                // GlobalMechanisms, PerHeapHistory v3 mechanisms
+                                                    {"field-map-added", 12}}); // GlobalHeapHistory v2-v4 Reason,
+                                                                                // GlobalMechanisms and PauseMode, PerHeapHistory v3
+                                                                                // mechanisms, GCSettingsRundown's BitSettings
   // And merging the runtime's manifest into the built-in one changes nothing.
   const MergeResult r = merge_manifests(builtin, runtime);
   CHECK(r.dropped.empty());
