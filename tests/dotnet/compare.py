@@ -31,6 +31,10 @@ Normalisations, each with its reason:
 - A field TraceEvent shows as null is one the event's version does not have; ours leaves it out.
 - Fields of later versions that TraceEvent shows at their default on an older version (LATER_FIELDS).
 - Events pair in time order per (provider, id, version); times compare to 1 microsecond (we print 4 decimals).
+- Activity and related activity ids compare as GUIDs, absent when zero in both outputs; they count as fields.
+- A DateTime is ISO 8601 UTC with 7 fractional digits in both (our FILETIME, TraceEvent's DateTime.ToString("o")).
+
+A row of KNOWN_DIFFERENCES.json that matched nothing is listed (the workload may not provoke it every run).
 """
 import json
 import re
@@ -181,6 +185,10 @@ def main():
             if abs(o["ms"] - t["ms"]) > 0.001 or o["tid"] != t["tid"]:
                 unclassified.append(f"{name}: pairs at {o['ms']} ms (tid {o['tid']}) with {t['ms']} ms (tid {t['tid']})")
                 break
+            for header in ("activity", "related_activity"):
+                fields += 1
+                if o.get(header, "").lower() != t.get(header, "").lower():
+                    unclassified.append(f"{name} {header}: ours {o.get(header)}, TraceEvent {t.get(header)}")
             for field, value in t.get("fields", {}).items():
                 fields += 1
                 mine = ours_value(o.get("fields", {}), RENAMES.get((key[1], field), field))
@@ -203,6 +211,10 @@ def main():
     print(f"compare: {len(ours)} events here, {len(theirs)} in TraceEvent, {types} event types, {fields} field values compared")
     for (cls, name, field, reason), n in sorted(by_class.items()):
         print(f"  known ({cls}): {name} {field}: {n}x: {reason}")
+    used = {reason for (_, _, _, reason) in by_class}
+    for k in known:
+        if k["reason"] not in used:
+            print(f"  not seen this run: {k['event']} {k.get('field', '')}: {k['reason'][:80]}")
     seen = set()
     for u in unclassified:
         if u not in seen:

@@ -1,6 +1,7 @@
 // Text and JSON formatting through the descriptor tables.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <vector>
 
 #include "clretw/format.h"
@@ -91,4 +92,37 @@ TEST_CASE("a payload as text and as JSON") {
   b.resize(10);
   CHECK_FALSE(format_fields(rec.r, b, 4, untouched, Format::json));
   CHECK(untouched == "x");
+}
+
+TEST_CASE("NaN and infinities: names in text, quoted names in JSON, which has no literal for them") {
+  Rec rec({field("A", InType::Double), field("B", InType::Float), field("C", InType::Double)});
+  std::vector<std::uint8_t> b;
+  ByteWriter w(b);
+  w.put<double>(std::numeric_limits<double>::quiet_NaN());
+  w.put<float>(std::numeric_limits<float>::infinity());
+  w.put<double>(-std::numeric_limits<double>::infinity());
+  std::string text;
+  REQUIRE(format_fields(rec.r, b, 8, text, Format::text));
+  CHECK(text == "A=NaN B=Infinity C=-Infinity");
+  std::string json;
+  REQUIRE(format_fields(rec.r, b, 8, json, Format::json));
+  CHECK(json == "{\"A\":\"NaN\",\"B\":\"Infinity\",\"C\":\"-Infinity\"}");
+}
+
+TEST_CASE("FILETIME prints as ISO 8601 UTC with 100 ns digits, as .NET's round-trip format does") {
+  const std::pair<std::uint64_t, const char*> cases[] = {
+      {133536836967890000ull, "\"2024-02-29T12:34:56.7890000Z\""},  // a leap day
+      {0, "\"1601-01-01T00:00:00.0000000Z\""},
+      {125963424000000000ull, "\"2000-03-01T00:00:00.0000000Z\""},  // after a 400-year leap day
+      {94404997230000000ull, "\"1900-02-28T01:02:03.0000000Z\""},   // 1900 is no leap year
+      {2650467743999999999ull, "\"9999-12-31T23:59:59.9999999Z\""},
+  };
+  FieldDesc f = field("When", InType::FileTime);
+  for (const auto& [ticks, text] : cases) {
+    std::uint8_t b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(ticks >> (8 * i));
+    std::string out;
+    format_value(Scalar{&f, b, 8}, out, Format::json);
+    CHECK(out == text);
+  }
 }

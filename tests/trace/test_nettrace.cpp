@@ -61,7 +61,9 @@ Metadata event_source(unsigned format) {
   MetaField id{"Id", TypeCode::Int32, {}, {}, 0};
   MetaField url{"Url", TypeCode::String, {}, {}, 0};
   MetaField ok{"Ok", TypeCode::Boolean32, {}, {}, 0};
-  m.fields = {id, url, ok};
+  MetaField where{"Where", TypeCode::Object, {}, {MetaField{"X", TypeCode::Int16, {}, {}, 0},
+                                                  MetaField{"Label", TypeCode::String, {}, {}, 0}}, 0};
+  m.fields = {id, url, ok, where};
   if (format >= 5) {  // arrays need V2Params (V5) or V6 metadata
     MetaField sizes{"Sizes", TypeCode::Array, {MetaField{"", TypeCode::UInt16, {}, {}, 0}}, {}, 0};
     m.fields.push_back(sizes);
@@ -91,6 +93,9 @@ std::vector<std::uint8_t> request_payload(std::int32_t id, const std::string& ur
   put_utf16(w, url);
   w.put<std::uint16_t>(0);
   w.put<std::uint32_t>(1);
+  w.put<std::int16_t>(-5);
+  put_utf16(w, "here");
+  w.put<std::uint16_t>(0);
   if (format >= 5) {
     w.put<std::uint16_t>(3);
     for (std::uint16_t v : {10, 20, 30}) w.put(v);
@@ -248,7 +253,7 @@ TEST_CASE("decoding written events: CLR through the catalog, EventSource from it
     CHECK(first_gc.find("\"fields\":{\"Count\":0,\"Depth\":0,\"Reason\":\"Induced\",\"Type\":\"NonConcurrentGC\"") !=
           std::string::npos);
     CHECK(first_request.find("\"Url\":\"/api/") != std::string::npos);
-    CHECK(first_request.find("\"Ok\":true") != std::string::npos);
+    CHECK(first_request.find("\"Ok\":true,\"Where\":{\"X\":-5,\"Label\":\"here\"}") != std::string::npos);
     if (format >= 5) CHECK(first_request.find("\"Sizes\":[10,20,30]") != std::string::npos);
   }
 }
@@ -459,4 +464,52 @@ TEST_CASE("a malformed metadata record says what is wrong and where") {
     CHECK(why.find("name") != std::string::npos);
     CHECK(why.find("of the " + std::to_string(cut) + "-byte record") != std::string::npos);
   }
+}
+
+TEST_CASE("an EventSource event whose metadata lists no fields: its payload is undescribed, not trailing bytes") {
+  // The runtime writes no field list for an event of a manifest-based EventSource with a byte[]
+  // parameter; its payload is there all the same.
+  std::ostringstream out;
+  WriterOptions o;
+  o.format = 5;
+  Writer w(out, o);
+  Metadata m;
+  m.provider_name = "Contoso-Bytes";
+  m.event_id = 3;
+  m.event_name = "Blob";
+  m.describes_fields = true;
+  EventSpec e;
+  e.metadata_id = w.define(m);
+  e.thread_id = e.capture_thread_id = 1;
+  e.timestamp = 1000;
+  const std::vector<std::uint8_t> payload{2, 0, 0, 0, 0xAB, 0xCD};
+  e.payload = payload;
+  w.event(e);
+  e.payload = {};
+  w.event(e);  // no parameters, no payload: nothing undescribed
+  w.finish();
+  const std::string bytes = out.str();
+  auto r = Reader::open_memory(as_bytes(bytes));
+  REQUIRE(r);
+  EventDescriber describer({&clretw::catalog()});
+  std::vector<std::string> lines;
+  std::vector<Described> ds;
+  for (;;) {
+    auto next = (*r)->next();
+    REQUIRE(next);
+    if (!*next) break;
+    std::string line;
+    Described d;
+    format_event(**next, describer, 0, LineFormat::json, line, &d);
+    lines.push_back(line);
+    ds.push_back(d);
+  }
+  REQUIRE(ds.size() == 2);
+  CHECK(ds[0].kind == Described::Kind::decoded);
+  CHECK(ds[0].undescribed);
+  CHECK(ds[0].trailing == 6);
+  CHECK(lines[0].find("\"note\":\"6 payload bytes the trace's metadata lists no fields for\"") != std::string::npos);
+  CHECK_FALSE(ds[1].undescribed);
+  CHECK(ds[1].trailing == 0);
+  CHECK(lines[1].find("\"note\"") == std::string::npos);
 }

@@ -89,7 +89,7 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
   const nettrace::TraceInfo& info = reader.info();
 
   std::map<std::pair<std::string, std::string>, Counter> table;  // (provider, name) -> count
-  std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0;
+  std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0;
   Progress progress(!o.no_progress && CLRETW_ISATTY(2));
   std::string line;
   if (format == LineFormat::csv && first && !o.stats) std::cout << csv_header() << "\n";
@@ -128,7 +128,8 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
       case Described::Kind::unknown: ++unknown; break;
       case Described::Kind::malformed: ++malformed; break;
     }
-    if (d.kind == Described::Kind::decoded && d.trailing) ++trailing;
+    if (d.kind == Described::Kind::decoded && d.undescribed) ++undescribed;
+    else if (d.kind == Described::Kind::decoded && d.trailing) ++trailing;
     if (o.stats) {
       Counter& c = table[{std::string(d.provider_name), d.name}];
       ++c.count;
@@ -154,8 +155,10 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
                 static_cast<unsigned long long>(in_file), status ? " (before the damage)" : "",
                 static_cast<unsigned long long>(shown), static_cast<unsigned long long>(decoded),
                 static_cast<unsigned long long>(unknown), static_cast<unsigned long long>(malformed));
-    std::printf("lost events: %llu; decoded with trailing bytes (newer versions): %llu; stacks: %llu; sequence points: %llu\n",
+    std::printf("lost events: %llu; decoded with trailing bytes (newer versions): %llu; payloads the trace's metadata "
+                "lists no fields for: %llu; stacks: %llu; sequence points: %llu\n",
                 static_cast<unsigned long long>(s.lost_events), static_cast<unsigned long long>(trailing),
+                static_cast<unsigned long long>(undescribed),
                 static_cast<unsigned long long>(s.stacks), static_cast<unsigned long long>(s.sequence_points));
   }
   return status;

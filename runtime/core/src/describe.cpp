@@ -64,6 +64,7 @@ Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) 
     d.self_description = m;
     d.name = m->display_name();
     outcome(m->visit(r.payload, v));
+    d.undescribed = !m->has_fields() && size != 0;
     return d;
   }
   d.kind = Described::Kind::unknown;
@@ -86,6 +87,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
   std::string note;  // why an event is not fully decoded
   if (d.kind == Described::Kind::malformed) note = "malformed: " + d.error.message();
   else if (d.kind == Described::Kind::unknown) note = "unknown event, " + std::to_string(r.payload.size()) + " payload bytes";
+  else if (d.undescribed) note = std::to_string(d.trailing) + " payload bytes the trace's metadata lists no fields for";
   else if (d.trailing) note = std::to_string(d.trailing) + " trailing payload bytes";
 
   switch (format) {

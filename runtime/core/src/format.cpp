@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 namespace clretw {
@@ -78,6 +79,32 @@ std::string systemtime_text(const SystemTime& t) {
   return s;
 }
 
+// A FILETIME (100 ns ticks since 1601-01-01 UTC) as ISO 8601 UTC with 7 fractional digits, as .NET's
+// DateTime.ToString("o") writes it.
+std::string filetime_text(std::uint64_t ticks) {
+  constexpr std::uint64_t kTicksPerDay = 864'000'000'000ull;
+  const auto days = static_cast<std::int64_t>(ticks / kTicksPerDay);
+  std::uint64_t rest = ticks % kTicksPerDay;
+  // Days since 0000-03-01 in the proleptic Gregorian calendar, then eras of 400 years.
+  const std::int64_t z = days + 584'694;  // 1601-01-01 is day 584,694 after 0000-03-01
+  const std::int64_t era = z / 146'097;
+  const std::int64_t doe = z - era * 146'097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36'524 - doe / 146'096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const std::uint64_t fraction = rest % 10'000'000;
+  rest /= 10'000'000;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02llu:%02llu:%02llu.%07lluZ", static_cast<long long>(year),
+                static_cast<long long>(month), static_cast<long long>(day), static_cast<unsigned long long>(rest / 3600),
+                static_cast<unsigned long long>(rest / 60 % 60), static_cast<unsigned long long>(rest % 60),
+                static_cast<unsigned long long>(fraction));
+  return buf;
+}
+
 }  // namespace
 
 void format_value(const Scalar& s, std::string& out, Format fmt) {
@@ -103,12 +130,18 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
     }
     case InType::Float: case InType::Double: {
       double d = s.as_double();
-      if (std::isfinite(d)) append_double(out, d);
-      else out += json ? "null" : (std::isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
+      if (std::isfinite(d)) {
+        append_double(out, d);
+      } else {  // JSON has no literal for these: a quoted name keeps the value, as .NET's named literals do
+        const char* name = std::isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity");
+        if (json) out += '"';
+        out += name;
+        if (json) out += '"';
+      }
       return;
     }
     case InType::Boolean: out += s.as_bool() ? "true" : "false"; return;
-    case InType::FileTime: out += std::to_string(s.as_uint()); return;
+    case InType::FileTime: append_quoted(out, filetime_text(s.as_uint())); return;
     case InType::Guid:
       if (json) append_quoted(out, s.as_guid().to_string());
       else out += s.as_guid().to_string();
@@ -148,6 +181,11 @@ void FieldFormatter::begin_element(std::uint64_t) {
   open('{');
 }
 void FieldFormatter::end_element() { close('}'); }
+void FieldFormatter::begin_struct(const FieldDesc& f) {
+  name(f);
+  open('{');
+}
+void FieldFormatter::end_struct(const FieldDesc&) { close('}'); }
 
 // The top-level braces are printed for JSON only; text is "A=1 B=2".
 void FieldFormatter::open(char c) {

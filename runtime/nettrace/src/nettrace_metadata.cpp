@@ -386,9 +386,9 @@ class SelfDescribing {
     switch (f.type) {
       case TypeCode::Object: {
         FieldDesc d = desc(name, f.type);
-        if (v_) v_->begin_array(d, 1), v_->begin_element(0);
+        if (v_) v_->begin_struct(d);
         if (!fields(f.members, depth + 1)) return false;
-        if (v_) v_->end_element(), v_->end_array(d);
+        if (v_) v_->end_struct(d);
         return true;
       }
       case TypeCode::Array: case TypeCode::FixedLengthArray: {

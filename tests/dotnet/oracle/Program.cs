@@ -26,6 +26,8 @@ void Write(TraceEvent e, bool parsed) {
     json.WriteNumber("ms", e.TimeStampRelativeMSec);
     json.WriteNumber("pid", e.ProcessID);
     json.WriteNumber("tid", e.ThreadID);
+    if (e.ActivityID != Guid.Empty) json.WriteString("activity", e.ActivityID.ToString());
+    if (e.RelatedActivityID != Guid.Empty) json.WriteString("related_activity", e.RelatedActivityID.ToString());
     if (!parsed) json.WriteBoolean("unparsed", true);
     json.WriteStartObject("fields");
     var names = parsed ? e.PayloadNames : Array.Empty<string>();
@@ -42,6 +44,11 @@ void Write(TraceEvent e, bool parsed) {
   output.Write('\n');
   ++count;
 }
+// JSON has no literal for NaN and the infinities: both decoders write them as quoted names.
+static void WriteDouble(Utf8JsonWriter json, double d) {
+  if (double.IsFinite(d)) json.WriteNumberValue(d);
+  else json.WriteStringValue(double.IsNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+}
 static void WriteValue(Utf8JsonWriter json, object? value) {
   switch (value) {
     case null: json.WriteNullValue(); break;
@@ -49,12 +56,17 @@ static void WriteValue(Utf8JsonWriter json, object? value) {
     case bool b: json.WriteBooleanValue(b); break;
     case byte or sbyte or short or ushort or int or uint or long: json.WriteNumberValue(Convert.ToInt64(value)); break;
     case ulong u: json.WriteNumberValue(u); break;
-    case float f: json.WriteNumberValue(f); break;
-    case double d: json.WriteNumberValue(d); break;
+    case float f: WriteDouble(json, f); break;
+    case double d: WriteDouble(json, d); break;
     case Enum en: json.WriteStringValue(en.ToString()); break;
     case Guid g: json.WriteStringValue(g.ToString()); break;
     case DateTime t: json.WriteStringValue(t.ToUniversalTime().ToString("o")); break;
     case byte[] bytes: json.WriteStringValue(Convert.ToHexString(bytes)); break;
+    case IDictionary<string, object> fields:  // a nested struct (TraceEvent's StructValue)
+      json.WriteStartObject();
+      foreach (var kv in fields) { json.WritePropertyName(kv.Key); WriteValue(json, kv.Value); }
+      json.WriteEndObject();
+      break;
     case System.Collections.IDictionary dict:
       json.WriteStartObject();
       foreach (System.Collections.DictionaryEntry kv in dict) { json.WritePropertyName(kv.Key.ToString()!); WriteValue(json, kv.Value); }

@@ -1,9 +1,14 @@
 // Makes the runtime write as many kinds of events as it can in about a second:
 // allocations of every size and generation, induced and compacting GCs, pinning,
-// finalizers, tiered JIT with OSR, dynamic methods, generics, a collectible
-// AssemblyLoadContext, exceptions with filters, lock contention, Monitor.Wait,
-// the thread pool, timers and its own EventSource. `workload N` repeats N rounds.
+// finalizers, a GC heap dump, tiered JIT with OSR, dynamic methods, generics, a
+// collectible AssemblyLoadContext, exceptions with filters, lock contention,
+// Monitor.Wait, the thread pool with socket and file I/O, timers, and two
+// EventSources of its own: one manifest-based with every parameter type
+// EventSource supports, one self-describing (arrays, an [EventData] type, a
+// TraceLogging-style Write<T>), with nested activities. `workload N` repeats N rounds.
 using System.Diagnostics.Tracing;
+using System.Net;
+using System.Net.Sockets;
 using System.Reflection;
 using System.Reflection.Emit;
 using System.Runtime;
@@ -16,6 +21,11 @@ long checksum = 0;
 for (int round = 0; round < rounds; round++) checksum += Workload.Round(round);
 Console.WriteLine($"workload: {rounds} round(s), checksum {checksum}");
 
+enum Color { Red = 1, Green = 2, Blue = 3 }
+
+[Flags]
+enum Options : uint { None = 0, Fast = 1, Safe = 2, Big = 0x80000000 }
+
 [EventSource(Name = "Clretw-Workload")]
 sealed class WorkloadSource : EventSource {
   public static readonly WorkloadSource Log = new();
@@ -23,6 +33,60 @@ sealed class WorkloadSource : EventSource {
   public void RoundStart(int Round, long UtcTicks, string Name) => WriteEvent(1, Round, UtcTicks, Name);
   [Event(2, Level = EventLevel.Informational)]
   public void RoundStop(int Round, long Checksum, double Seconds) => WriteEvent(2, Round, Checksum, Seconds);
+  // Every primitive EventSource writes, at its extremes.
+  [Event(3, Level = EventLevel.Verbose)]
+  public void Primitives(bool Flag, byte U8, sbyte I8, short I16, ushort U16, int I32, uint U32, long I64, ulong U64,
+                         float F32, double F64, char Letter, IntPtr Pointer) =>
+      WriteEvent(3, Flag, U8, I8, I16, U16, I32, U32, I64, U64, F32, F64, Letter, Pointer);
+  // Strings (empty and not ASCII), a Guid, a DateTime and enums.
+  [Event(4, Level = EventLevel.Verbose)]
+  public void Values(string Text, string Empty, Guid Id, DateTime When, Color Color, Options Options) =>
+      WriteEvent(4, Text, Empty, Id, When, Color, Options);
+  // Bytes: EventPipe writes no field list for a manifest-based event with a byte[] parameter, so no
+  // decoder can name its fields; clretw-dump counts the payload as undescribed.
+  [Event(9, Level = EventLevel.Verbose)]
+  public void Blob(byte[] Data, int Length) => WriteEvent(9, Data, Length);
+  // Nested activities: a Start/Stop pair inside another.
+  [Event(5, Level = EventLevel.Informational)]
+  public void OuterStart(int Depth) => WriteEvent(5, Depth);
+  [Event(6, Level = EventLevel.Informational)]
+  public void OuterStop(int Depth) => WriteEvent(6, Depth);
+  [Event(7, Level = EventLevel.Informational)]
+  public void InnerStart(int Depth, string Name) => WriteEvent(7, Depth, Name);
+  [Event(8, Level = EventLevel.Informational)]
+  public void InnerStop(int Depth) => WriteEvent(8, Depth);
+}
+
+[EventData]
+public sealed class Point {
+  public int X { get; set; }
+  public double Y { get; set; }
+  public string Label { get; set; } = "";
+}
+
+// Self-describing: EventPipe writes the metadata of every field, arrays and nested types included.
+[EventSource(Name = "Clretw-Workload-SelfDescribing")]
+sealed class SelfDescribingSource : EventSource {
+  public static readonly SelfDescribingSource Log = new();
+  SelfDescribingSource() : base(EventSourceSettings.EtwSelfDescribingEventFormat) {}
+  [Event(1, Level = EventLevel.Informational)]
+  public void Arrays(int[] Numbers, double[] Ratios, string Tag) => WriteEvent(1, Numbers, Ratios, Tag);
+  [Event(2, Level = EventLevel.Informational)]
+  public void Located(Point Where, long Ticks) => WriteEvent(2, Where, Ticks);
+  // TraceLogging style: no method, the event's shape is the anonymous type's, nested types included.
+  // (An array member would make EventPipe write no field list at all: arrays are in Arrays above.)
+  public void Measured(int round) =>
+      Write("Measured", new EventSourceOptions { Level = EventLevel.Informational },
+            new { Round = round, Name = "measure " + round, Ratio = 1e300, At = new Point { X = round, Y = 0.5, Label = "at" } });
+}
+
+// Enabling the runtime provider's GCHeapCollect keyword (0x800000) from a running process makes the
+// runtime walk the heap in an induced GC: the trace's session, which has GCHeapDump on, gets BulkNode,
+// BulkEdge, BulkRootEdge and the rest.
+sealed class HeapDumpTrigger : EventListener {
+  protected override void OnEventSourceCreated(EventSource source) {
+    if (source.Name == "Microsoft-Windows-DotNETRuntime") EnableEvents(source, EventLevel.Informational, (EventKeywords)0x800000);
+  }
 }
 
 sealed class Finalized {
@@ -36,7 +100,8 @@ static class Workload {
   public static long Round(int round) {
     var watch = System.Diagnostics.Stopwatch.StartNew();
     WorkloadSource.Log.RoundStart(round, DateTime.UtcNow.Ticks, "round " + round);
-    long sum = Allocate() + Jit() + Load() + Exceptions() + Contention() + ThreadPoolWork();
+    long sum = Allocate() + Jit() + Load() + Exceptions() + Contention() + ThreadPoolWork() + Io() + Sources(round);
+    if (round == 0) HeapDump();
     WorkloadSource.Log.RoundStop(round, sum, watch.Elapsed.TotalSeconds);
     return sum;
   }
@@ -140,5 +205,67 @@ static class Workload {
     })).ToArray();
     Task.WaitAll(tasks);
     return tasks.Sum(t => t.Result);
+  }
+
+  static long Io() {  // socket and file I/O completing on the thread pool
+    using var listener = new TcpListener(IPAddress.Loopback, 0);
+    listener.Start();
+    var server = Task.Run(async () => {
+      using var peer = await listener.AcceptTcpClientAsync();
+      var stream = peer.GetStream();
+      var buffer = new byte[4096];
+      int n;
+      while ((n = await stream.ReadAsync(buffer)) > 0) await stream.WriteAsync(buffer.AsMemory(0, n));
+    });
+    long echoed = 0;
+    using (var client = new TcpClient()) {
+      client.Connect((IPEndPoint)listener.LocalEndpoint);
+      var stream = client.GetStream();
+      var message = new byte[1000];
+      var reply = new byte[1000];
+      for (int i = 0; i < 20; i++) {
+        stream.WriteAsync(message).AsTask().Wait();
+        int got = 0;
+        while (got < reply.Length) got += stream.ReadAsync(reply.AsMemory(got)).AsTask().Result;
+        echoed += got;
+      }
+    }
+    server.Wait();
+    var path = Path.Combine(Path.GetTempPath(), $"clretw-workload-{Environment.ProcessId}.bin");
+    using (var file = new FileStream(path, FileMode.Create, FileAccess.ReadWrite, FileShare.None, 4096, FileOptions.Asynchronous)) {
+      file.WriteAsync(new byte[64 * 1024]).AsTask().Wait();
+      file.Position = 0;
+      echoed += file.ReadAsync(new byte[64 * 1024]).AsTask().Result;
+    }
+    File.Delete(path);
+    return echoed;
+  }
+
+  static long Sources(int round) {
+    var log = WorkloadSource.Log;
+    log.Primitives(true, byte.MaxValue, sbyte.MinValue, short.MinValue, ushort.MaxValue, int.MinValue, uint.MaxValue,
+                   long.MinValue, ulong.MaxValue, 3.25f, -1.0 / 3, 'Ж', new IntPtr(0x7fff12345678L));
+    log.Primitives(false, 0, 0, 0, 0, 0, 0, 0, 0, float.NaN, double.PositiveInfinity, '\0', IntPtr.Zero);
+    log.Values("héllo, \"wörld\"\n\t€𝄞", "", new Guid("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"),
+               new DateTime(2024, 2, 29, 12, 34, 56, 789, DateTimeKind.Utc), Color.Blue, Options.Fast | Options.Big);
+    log.Values("", "x", Guid.Empty, new DateTime(1601, 1, 1, 0, 0, 0, DateTimeKind.Utc), (Color)7, Options.None);
+    log.Blob(new byte[] { 0, 1, 0x7f, 0x80, 0xff }, 5);
+    log.OuterStart(round);
+    for (int i = 0; i < 2; i++) {
+      log.InnerStart(round, "inner " + i);
+      log.InnerStop(round);
+    }
+    log.OuterStop(round);
+    var self = SelfDescribingSource.Log;
+    self.Arrays(new[] { 1, -2, int.MaxValue }, new[] { 0.5, -0.0 }, "tag");
+    self.Arrays(Array.Empty<int>(), Array.Empty<double>(), "");
+    self.Located(new Point { X = -7, Y = 2.5, Label = "here" }, DateTime.UtcNow.Ticks);
+    self.Measured(round);
+    return round;
+  }
+
+  static void HeapDump() {
+    using var trigger = new HeapDumpTrigger();
+    Thread.Sleep(200);
   }
 }

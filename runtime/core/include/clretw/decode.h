@@ -53,6 +53,11 @@ class FieldVisitor {
   virtual void end_array(const FieldDesc& field) { (void)field; }
   virtual void begin_element(std::uint64_t index) { (void)index; }
   virtual void end_element() {}
+  // One nested struct that is not an array (self-describing payloads: an [EventData] type, a
+  // TraceLogging event's fields); its members follow, then end_struct. A visitor that does not
+  // override these sees an array of one element.
+  virtual void begin_struct(const FieldDesc& field) { begin_array(field, 1), begin_element(0); }
+  virtual void end_struct(const FieldDesc& field) { end_element(), end_array(field); }
 };
 
 // Verifies the payload and reports every field. Returns the bytes the layout

@@ -29,6 +29,10 @@ struct Described {
   std::string_view symbol;  // manifest symbol, e.g. "GCStart_V2" (empty when self-described)
   std::uint32_t consumed = 0;  // payload bytes the layout accounts for
   std::uint32_t trailing = 0;  // bytes beyond (a newer version's additions)
+  // A self-described event whose metadata lists no fields although it has a payload: the runtime
+  // writes no field list for EventSource events it cannot describe (a byte[] parameter of a
+  // manifest-based EventSource, an array in a TraceLogging Write<T>). `trailing` is the payload size.
+  bool undescribed = false;
   Error error;                 // when malformed
 };
 

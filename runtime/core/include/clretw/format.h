@@ -37,6 +37,8 @@ class FieldFormatter final : public FieldVisitor {
   void end_array(const FieldDesc& f) override;
   void begin_element(std::uint64_t index) override;
   void end_element() override;
+  void begin_struct(const FieldDesc& f) override;
+  void end_struct(const FieldDesc& f) override;
 
  private:
   bool in_array() const { return kinds_.back() == '['; }
