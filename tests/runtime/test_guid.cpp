@@ -45,3 +45,18 @@ TEST_CASE("EventSource name-derived GUIDs match .NET") {
   CHECK((Guid::from_eventsource_name("Anything").data3 >> 12) == 5);
   CHECK(Guid::from_eventsource_name("system.runtime") == Guid::from_eventsource_name("System.Runtime"));
 }
+
+TEST_CASE("GUIDs are equal only when every part is: a difference in any byte counts") {
+  constexpr Guid g{0x11223344, 0x5566, 0x7788, {0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00}};
+  static_assert(g == g && !g.is_zero() && Guid{}.is_zero());
+  for (int byte = 0; byte < 16; ++byte) {
+    Guid h = g;
+    if (byte < 4) h.data1 ^= 1u << (8 * byte);
+    else if (byte < 6) h.data2 ^= static_cast<std::uint16_t>(1u << (8 * (byte - 4)));
+    else if (byte < 8) h.data3 ^= static_cast<std::uint16_t>(1u << (8 * (byte - 6)));
+    else h.data4[static_cast<std::size_t>(byte - 8)] ^= 0x80;
+    CAPTURE(byte);
+    CHECK_FALSE(h == g);
+    CHECK(h != g);
+  }
+}

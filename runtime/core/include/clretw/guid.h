@@ -20,7 +20,12 @@ struct Guid {
   std::uint16_t data3 = 0;
   std::array<std::uint8_t, 8> data4{};
 
-  friend constexpr bool operator==(const Guid&, const Guid&) = default;
+  // Field by field, without a call to memcmp: the dispatcher and every view compare GUIDs per event.
+  friend constexpr bool operator==(const Guid& a, const Guid& b) noexcept {
+    bool same = a.data1 == b.data1 && a.data2 == b.data2 && a.data3 == b.data3;
+    for (std::size_t i = 0; i < 8; ++i) same &= a.data4[i] == b.data4[i];
+    return same;
+  }
   constexpr bool is_zero() const noexcept { return *this == Guid{}; }
 
   // Reads the 16 wire bytes at p.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -91,19 +92,19 @@ class [[nodiscard]] Result {
   };
 };
 
-// The outcome of an operation that gives no value: ok, or an Error.
+// The outcome of an operation that gives no value: ok, or an Error. An ok Status
+// constructs no Error (views and handlers return one per event).
 class [[nodiscard]] Status {
  public:
   Status() = default;                                                 // ok
-  Status(Error error) : error_(std::move(error)), ok_(false) {}       // NOLINT: implicit by design
-  bool ok() const noexcept { return ok_; }
-  explicit operator bool() const noexcept { return ok_; }
-  const Error& error() const& { return error_; }
-  Error&& error() && { return std::move(error_); }
+  Status(Error error) : error_(std::move(error)) {}                   // NOLINT: implicit by design
+  bool ok() const noexcept { return !error_.has_value(); }
+  explicit operator bool() const noexcept { return ok(); }
+  const Error& error() const& { return *error_; }
+  Error&& error() && { return std::move(*error_); }
 
  private:
-  Error error_;
-  bool ok_ = true;
+  std::optional<Error> error_;
 };
 
 }  // namespace clretw

@@ -252,6 +252,13 @@ class ViewBase {
     layout_version_ = static_cast<std::uint8_t>(layout_version);
     begin_ = end_ = begin;
     if (!record) return {};
+    // A layout without variable-size items has one segment: checking the size is the whole walk.
+    const Layout& l = record->layout_for(ps);
+    if (l.fixed() && l.segments[0].var_field == kNoField && begin <= size_ && size_ - begin >= l.min_size) {
+      seg_[0] = begin;
+      end_ = begin + l.min_size;
+      return {};
+    }
     auto end = walk(*record, ps, payload, begin, seg_);
     if (!end) return std::move(end).error();
     end_ = *end;
