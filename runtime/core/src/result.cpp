@@ -16,6 +16,10 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::bad_format: return "malformed data";
     case Errc::unsupported_version: return "unsupported format version";
     case Errc::io_error: return "I/O error";
+    case Errc::connection_failed: return "diagnostics connection failed";
+    case Errc::protocol_error: return "diagnostics protocol error";
+    case Errc::command_failed: return "the runtime refused the command";
+    case Errc::timed_out: return "timed out";
   }
   return "unknown error";
 }
@@ -27,8 +31,11 @@ std::string Error::message() const {
     s += field;
     s += ')';
   }
-  s += " at offset ";
-  s += std::to_string(offset);
+  // Connections and answers have no byte offset worth naming.
+  if (code != Errc::connection_failed && code != Errc::command_failed && code != Errc::timed_out) {
+    s += " at offset ";
+    s += std::to_string(offset);
+  }
   if (!detail.empty()) {
     s += ": ";
     s += detail;

@@ -29,6 +29,21 @@ void Input::open_memory(Bytes data) {
 }
 
 bool Input::read(void* dst, std::size_t n) {
+  if (stream_) {
+    auto* out = static_cast<std::uint8_t*>(dst);
+    std::size_t done = 0;
+    while (done < n) {
+      auto got = stream_->read_some(out + done, n - done);
+      if (!got) {
+        stream_error_ = got.error().message();
+        break;
+      }
+      if (*got == 0) break;
+      done += *got;
+    }
+    pos_ += done;
+    return done == n;
+  }
   if (file_) {
     const std::size_t got = std::fread(dst, 1, n, file_);
     pos_ += got;
@@ -41,7 +56,7 @@ bool Input::read(void* dst, std::size_t n) {
 }
 
 bool Input::read_block(std::vector<std::uint8_t>& buf, std::size_t n, Bytes& out) {
-  if (!file_) {
+  if (!file_ && !stream_) {
     if (n > memory_.size() - pos_) {
       pos_ = memory_.size();
       return false;

@@ -15,7 +15,7 @@
 
 namespace clretw::nettrace::detail {
 
-// Byte source: a file read sequentially, or memory.
+// Byte source: a file read sequentially, memory, or a stream.
 class Input {
  public:
   Input() = default;
@@ -24,6 +24,9 @@ class Input {
   ~Input();
   bool open_file(const std::string& path);
   void open_memory(Bytes data);
+  void open_stream(ByteStream& stream) { stream_ = &stream; }
+  // What a stream reported when it failed (empty when it did not).
+  const std::string& stream_error() const noexcept { return stream_error_; }
   // Reads exactly n bytes; false (with what could be read consumed) at the end.
   bool read(void* dst, std::size_t n);
   // Reads n bytes into buf (resized); returns a view of them. Memory input: no copy.
@@ -33,6 +36,8 @@ class Input {
 
  private:
   std::FILE* file_ = nullptr;
+  ByteStream* stream_ = nullptr;
+  std::string stream_error_;
   Bytes memory_;
   std::uint64_t pos_ = 0, size_ = 0;
 };

@@ -33,6 +33,7 @@ struct Reader::Impl {
 
   // Damage ends the stream: later calls report it again.
   Error fail(Error e) {
+    if (const std::string& why = framing.input().stream_error(); !why.empty()) e.detail += " (the stream: " + why + ")";
     failed = true;
     error = e;
     return e;
@@ -94,6 +95,17 @@ Result<std::unique_ptr<Reader>> Reader::open_memory(Bytes data, ReaderOptions op
   auto impl = std::make_unique<Impl>(options);
   impl->framing.input().open_memory(data);
   if (Status s = impl->open(); !s) return std::move(s).error();
+  return std::unique_ptr<Reader>(new Reader(std::move(impl)));
+}
+
+Result<std::unique_ptr<Reader>> Reader::open_stream(ByteStream& stream, ReaderOptions options) {
+  auto impl = std::make_unique<Impl>(options);
+  impl->framing.input().open_stream(stream);
+  if (Status s = impl->open(); !s) {
+    Error e = std::move(s).error();
+    if (const std::string& why = impl->framing.input().stream_error(); !why.empty()) e.detail += " (the stream: " + why + ")";
+    return e;
+  }
   return std::unique_ptr<Reader>(new Reader(std::move(impl)));
 }
 

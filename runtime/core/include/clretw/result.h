@@ -29,6 +29,10 @@ enum class Errc : std::uint8_t {
   bad_format,           // container format error (trace files)
   unsupported_version,  // container format version not understood
   io_error,             // reading a file failed
+  connection_failed,    // a diagnostics connection could not be made, or broke
+  protocol_error,       // a peer sent bytes the diagnostics protocol does not allow
+  command_failed,       // the runtime answered a diagnostics command with an error
+  timed_out,            // a peer did not answer in time
 };
 
 std::string_view errc_name(Errc code) noexcept;

@@ -112,9 +112,22 @@ struct ReaderOptions {
   std::uint32_t max_block_size = 64u << 20;  // larger blocks are treated as damage
 };
 
+// Bytes of a trace read in order, without seeking: a live session's socket, a pipe.
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  // Reads up to n bytes (n > 0) into dst, blocking until at least one arrives; 0 at the end of
+  // the stream; an Error when the source fails.
+  virtual Result<std::size_t> read_some(void* dst, std::size_t n) = 0;
+};
+
 class Reader {
  public:
   static Result<std::unique_ptr<Reader>> open_file(const std::string& path, ReaderOptions options = {});
+  // Reads as the bytes come: a block's events are delivered as soon as the block has arrived, and
+  // nothing is read ahead of it. `stream` must outlive the reader. If the stream ends before the
+  // end-of-stream tag, next() says where, and what the stream reported.
+  static Result<std::unique_ptr<Reader>> open_stream(ByteStream& stream, ReaderOptions options = {});
   // `data` must outlive the reader.
   static Result<std::unique_ptr<Reader>> open_memory(Bytes data, ReaderOptions options = {});
   ~Reader();

@@ -1,0 +1,162 @@
+// clretw/diagnostics.h - live sessions: the .NET diagnostics IPC protocol.
+//
+//   auto client = clretw::diagnostics::Client::for_pid(pid);          // the process's socket
+//   auto info = client->process_info();                               // command line, runtime version
+//   clretw::diagnostics::SessionOptions o;
+//   o.providers = *clretw::diagnostics::parse_providers("Microsoft-Windows-DotNETRuntime:0x1:4");
+//   auto session = client->start_session(o);                          // CollectTracing2..5
+//   auto reader = clretw::nettrace::Reader::open_stream(**session);   // events as they come
+//   ... (*reader)->next() ...; from another thread: (*session)->stop();
+//
+// Standard library plus POSIX sockets (Unix domain sockets). Every message is bounds-checked;
+// every wait has a time-out except reading the event stream, which ends when the runtime
+// closes it (after StopTracing, or when the process exits).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clretw/guid.h"
+#include "clretw/nettrace.h"
+#include "clretw/result.h"
+
+namespace clretw::diagnostics {
+
+// A process's diagnostic endpoint: dotnet-diagnostic-{pid}-{key}-socket.
+struct Endpoint {
+  std::uint32_t pid = 0;
+  std::string address;  // the socket's path
+};
+
+// Every .NET process whose diagnostic socket this user can see, by pid: in $TMPDIR (or /tmp)
+// and in each process's own TMPDIR (from /proc/{pid}/environ). Where a pid has several
+// sockets, the newest. Sockets of processes that have exited are left out.
+std::vector<Endpoint> list_processes();
+// The endpoint of one process; an error naming the directories searched when there is none.
+Result<Endpoint> find_process(std::uint32_t pid);
+
+struct ProcessInfo {
+  std::uint64_t pid = 0;
+  Guid runtime_cookie;
+  std::string command_line, os, arch;
+  std::string entrypoint_assembly, clr_version;  // ProcessInfo2 and later
+  std::string runtime_identifier;                // ProcessInfo3
+  unsigned command = 0;                          // 3, 2 or 1: the ProcessInfo that answered
+};
+
+struct Provider {
+  std::string name;
+  std::uint64_t keywords = ~0ull;
+  std::uint32_t level = 5;
+  std::string arguments;  // "Key=Value;Key=Value" (EventSource filter arguments)
+  friend bool operator==(const Provider&, const Provider&) = default;
+};
+
+// dotnet-trace's syntax: "Name[:Keywords[:Level[:Key=Value;...]]]", comma separated. Keywords are
+// hex (0x optional) or empty for all, levels a number or a name (critical ... verbose).
+Result<std::vector<Provider>> parse_providers(std::string_view spec);
+// dotnet-trace's profiles: cpu-sampling, gc-verbose, gc-collect, none (an empty list).
+Result<std::vector<Provider>> profile_providers(std::string_view name);
+// The profile names, for --help.
+std::vector<std::string_view> profile_names();
+
+struct SessionOptions {
+  std::vector<Provider> providers;
+  std::uint32_t buffer_mb = 256;
+  bool rundown = true;                             // method and module rundown when the session stops
+  std::optional<std::uint64_t> rundown_keywords;   // a rundown keyword mask (runtimes of .NET 9 and later)
+  bool stackwalk = true;                           // a stack with each event
+};
+
+// The lowest CollectTracing command (2..5, as the command id's suffix) that can express `o`.
+unsigned collect_command_for(const SessionOptions& o) noexcept;
+
+// The text of a diagnostics HRESULT.
+std::string hresult_message(std::uint32_t hresult);
+
+class Connection;
+
+// A live EventPipe session: its nettrace stream, read as a ByteStream.
+class Session final : public nettrace::ByteStream {
+ public:
+  ~Session() override;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  std::uint64_t id() const noexcept { return id_; }
+  unsigned command() const noexcept { return command_; }  // the CollectTracing that started it (2..5)
+  std::uint64_t bytes_read() const noexcept { return bytes_; }
+
+  Result<std::size_t> read_some(void* dst, std::size_t n) override;
+  // Sends StopTracing on a new connection (the runtime ignores it on the streaming one). The
+  // runtime then writes the rundown and ends the stream: keep reading to the end. Safe to call
+  // from another thread while one reads; a second call does nothing.
+  Status stop();
+
+ private:
+  friend class Client;
+  Session(std::unique_ptr<Connection> stream, std::string address, std::uint64_t id, unsigned command,
+          std::chrono::milliseconds timeout);
+  std::unique_ptr<Connection> stream_;
+  std::string address_;
+  std::uint64_t id_ = 0;
+  unsigned command_ = 0;
+  std::chrono::milliseconds timeout_;
+  std::uint64_t bytes_ = 0;
+  bool stopped_ = false;
+};
+
+class Client {
+ public:
+  explicit Client(std::string address, std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  ~Client();
+  Client(Client&&) noexcept;
+  Client& operator=(Client&&) noexcept;
+  static Result<Client> for_pid(std::uint32_t pid, std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  const std::string& address() const noexcept { return address_; }
+
+  // ProcessInfo3, else 2, else 1 (older runtimes answer "unknown command").
+  Result<ProcessInfo> process_info();
+  // Lets a runtime started with DOTNET_DiagnosticPorts=...,suspend go on.
+  Status resume_runtime();
+  // CollectTracing as collect_command_for() chooses it, falling back to lower ones (where they can
+  // still express the request) when the runtime does not know the command.
+  Result<std::unique_ptr<Session>> start_session(const SessionOptions& options);
+
+ private:
+  friend class ReversePort;
+  std::string address_;
+  std::chrono::milliseconds timeout_;
+  std::unique_ptr<Connection> pending_;  // a connection the runtime opened (reverse port), used once
+};
+
+// A reverse diagnostic port: start a child with DOTNET_DiagnosticPorts=<path>,suspend,connect; it
+// connects here and advertises itself; start a session on that connection, then resume it.
+class ReversePort {
+ public:
+  ~ReversePort();
+  ReversePort(ReversePort&&) noexcept;
+  ReversePort& operator=(ReversePort&&) noexcept;
+  static Result<ReversePort> listen(const std::string& path);
+  const std::string& path() const noexcept { return path_; }
+
+  struct Advertised {
+    Guid runtime_cookie;
+    std::uint64_t pid = 0;
+  };
+  // Waits for the runtime's next connection and its ADVR_V1 advertisement; the returned client
+  // sends its first command on that connection. (Each command takes a connection of its own.)
+  Result<std::pair<Advertised, Client>> accept(std::chrono::milliseconds timeout);
+
+ private:
+  ReversePort(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
+};
+
+}  // namespace clretw::diagnostics

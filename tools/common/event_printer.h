@@ -1,0 +1,43 @@
+// The event printing of clretw-dump, shared with clretw-trace: filters, text/JSON/CSV lines or
+// --stats counts, and progress on a terminal, over any nettrace::Reader (a file or a live session).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clretw/describe.h"
+#include "clretw/nettrace.h"
+
+namespace clretw::tools {
+
+struct PrintOptions {
+  std::string format = "text";
+  std::vector<std::string> filters;
+  std::vector<std::uint32_t> ids;
+  std::uint64_t keywords = 0;
+  int level = -1;
+  double from = -1e300, to = 1e300;
+  bool stats = false, no_progress = false;
+  std::uint64_t limit = 0;
+  bool live = false;  // flush each line: a live session's events are shown as they come
+
+  LineFormat line_format() const {
+    return format == "json" ? LineFormat::json : format == "csv" ? LineFormat::csv : LineFormat::text;
+  }
+};
+
+// Adds --format, --filter, --id, --keywords, --level, --from, --to, --stats, --limit, --no-progress.
+void add_print_options(CLI::App& app, PrintOptions& o);
+// Checks what CLI11 cannot (--from after --to, empty filters); throws CLI::ValidationError.
+void check_print_options(const CLI::App& app, const PrintOptions& o);
+
+// Prints (or counts) every event of `reader`, labelled `label` in messages. Returns 0 when the
+// trace was read to its end, 1 when it is damaged or cut (everything before was printed; the error
+// goes to stderr, prefixed with `tool`).
+int print_events(nettrace::Reader& reader, const std::string& label, const PrintOptions& o,
+                 const EventDescriber& describer, bool first, const char* tool);
+
+}  // namespace clretw::tools
