@@ -15,7 +15,8 @@ if [ $# -gt 0 ] && [ "$1" != -- ]; then work=$1; shift; fi
 src=$(cd "$(dirname "$0")/.." && pwd)
 shared="$src/../shared"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/seeds-nettrace" "$work/seeds-views" "$work/seeds-manifest"
+mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/ipc" "$work/seeds-nettrace" "$work/seeds-views" \
+         "$work/seeds-manifest" "$work/seeds-ipc"
 
 # Seeds. The nettrace harness reads its options from the first byte.
 seed_trace() { { printf '\000'; cat "$1"; } > "$work/seeds-nettrace/$(basename "$1")"; }
@@ -27,6 +28,14 @@ fi
 "$build/fuzz/fuzz_views_seeds" "$work/seeds-views" >/dev/null
 for m in "$src"/tests/manifests/*.man "$src"/tests/validate/invalid/*.man "$src"/tests/diff/*/*.man "$src"/tests/merge/*.man; do
   cp "$m" "$work/seeds-manifest/$(echo "$m" | sed "s|$src/||; s|/|_|g")"
+done
+# The diagnostics harness: its first byte picks answer (0), advertisement (1) or stream (2), its second the chunk size.
+printf '\000\000DOTNET_IPC_V1\000\034\000\377\000\000\000\052\000\000\000\000\000\000\000' > "$work/seeds-ipc/session-id"
+printf '\000\000DOTNET_IPC_V1\000\030\000\377\377\000\000\205\023\023\200' > "$work/seeds-ipc/unknown-command"
+printf '\001\000ADVR_V1\000\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\071\060\000\000\000\000\000\000\000\000' \
+  > "$work/seeds-ipc/advertisement"
+for t in "$work"/seeds-nettrace/*; do
+  [ -f "$t" ] && { printf '\002\005'; tail -c +2 "$t"; } > "$work/seeds-ipc/stream-$(basename "$t")"
 done
 
 status=0
@@ -45,4 +54,5 @@ run() {  # run NAME MAX_LEN
 run nettrace 65536 "$@"
 run views 4096 "$@"
 run manifest 262144 "$@"
+run ipc 65536 "$@"
 exit $status

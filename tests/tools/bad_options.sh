@@ -1,8 +1,8 @@
 #!/bin/sh
 # Every option of every tool, given a bad value: exit status 2 and a message that names the option.
-#   bad_options.sh CLRETW_DUMP CLRETW_SAMPLE CLRETW_GEN WORK_DIR SOURCE_DIR
+#   bad_options.sh CLRETW_DUMP CLRETW_SAMPLE CLRETW_GEN WORK_DIR SOURCE_DIR CLRETW_TRACE
 set -u
-dump=$1 sample=$2 gen=$3 work=$4 src=$5
+dump=$1 sample=$2 gen=$3 work=$4 src=$5 ttool=$6
 mkdir -p "$work"
 trace="$work/t.nettrace"
 man="$src/tests/manifests/features.man"
@@ -77,5 +77,24 @@ bad update      "$gen" merge "$man"
 bad update      "$gen" merge "$man" /nonexistent.man
 bad --output    "$gen" merge "$man" "$man" -o /proc/clretw-cannot-write
 bad subcommand  "$gen" frobnicate
+# clretw-trace (every one refused before any process is contacted)
+bad -p          "$ttool" collect -p -5
+bad -p          "$ttool" collect -p abc
+bad -p          "$ttool" collect -p 0
+bad -p          "$ttool" collect --duration 1s
+bad -p          "$ttool" collect -p 1 -- dotnet app.dll
+bad --providers "$ttool" collect -p 1 --providers "A:0xZZ:4"
+bad --providers "$ttool" collect -p 1 --providers "A:0x1:loud"
+bad --providers "$ttool" collect -p 1 --providers ":0x1:4"
+bad --profile   "$ttool" collect -p 1 --profile fast
+bad --duration  "$ttool" collect -p 1 --duration "5 parsecs"
+bad --duration  "$ttool" collect -p 1 --duration 1:2:3
+bad --buffersize "$ttool" collect -p 1 --buffersize 0
+bad --buffersize "$ttool" collect -p 1 --buffersize 99999
+bad --format    "$ttool" collect -p 1 --format xml
+bad --output    "$ttool" collect -p 1 -o /proc/clretw-cannot-write
+bad --no-rundown "$ttool" collect -p 1 --no-rundown=perhaps
+bad subcommand  "$ttool" frobnicate
+bad subcommand  "$ttool"
 echo "bad_options: $cases cases"
 exit $fail

@@ -170,6 +170,16 @@ int collect(CollectOptions& o) {
   // Events are decoded to stdout without -o, or when a decoding option asks for them.
   const bool print = o.output.empty() || o.decode_asked;
 
+  // The output file first: nothing is started that could not be written.
+  std::FILE* file = nullptr;
+  if (!o.output.empty() && !(file = std::fopen(o.output.c_str(), "wb")))
+    return std::cerr << "clretw-trace: --output: cannot write " << o.output << ": " << std::strerror(errno) << "\n", 2;
+  struct Closer {
+    std::FILE*& f;
+    ~Closer() {
+      if (f) std::fclose(f);
+    }
+  } closer{file};
   std::optional<diag::ReversePort> port;
   Child child;
   std::optional<diag::Client> client;
@@ -210,9 +220,6 @@ int collect(CollectOptions& o) {
       return std::cerr << "clretw-trace: resuming the runtime: " << resumed.error().message() << "\n", 1;
     }
   }
-  std::FILE* file = nullptr;
-  if (!o.output.empty() && !(file = std::fopen(o.output.c_str(), "wb")))
-    return std::cerr << "clretw-trace: cannot write " << o.output << ": " << std::strerror(errno) << "\n", 2;
   if (!o.print.no_progress && ::isatty(2))
     std::fprintf(stderr, "clretw-trace: session %llu with pid %u (CollectTracing%u)%s\n",
                  static_cast<unsigned long long>((*session)->id()), o.pid, (*session)->command(),
@@ -255,7 +262,7 @@ int collect(CollectOptions& o) {
   }
   done = true;
   stopper.join();
-  if (file) std::fclose(file);
+  if (file) std::fclose(file), file = nullptr;
   if (!stop_error.empty()) std::cerr << "clretw-trace: StopTracing: " << stop_error << "\n";
   if (!o.output.empty() && (!o.print.no_progress && ::isatty(2)))
     std::fprintf(stderr, "clretw-trace: %llu bytes written to %s\n", static_cast<unsigned long long>((*session)->bytes_read()),

@@ -15,9 +15,9 @@ namespace clretw::diagnostics {
 
 namespace fs = std::filesystem;
 
-bool process_alive(std::uint32_t pid);  // transport_*.cpp
-
 namespace {
+
+#if !defined(_WIN32)
 
 // "dotnet-diagnostic-{pid}-{key}-socket" -> pid
 std::optional<std::uint32_t> socket_pid(std::string_view name) {
@@ -63,10 +63,18 @@ std::vector<std::string> search_dirs() {
   return {dirs.begin(), dirs.end()};
 }
 
+std::string searched() {
+  std::string dirs;
+  for (const std::string& d : search_dirs()) dirs += (dirs.empty() ? "" : ", ") + d;
+  return dirs;
+}
+#endif
+
 Error refused(std::string_view command, const detail::Answer& a) { return detail::answer_error(a, command); }
 
 }  // namespace
 
+#if !defined(_WIN32)
 std::vector<Endpoint> list_processes() {
   struct Found {
     std::string path;
@@ -88,15 +96,19 @@ std::vector<Endpoint> list_processes() {
     if (process_alive(pid)) out.push_back({pid, f.path});
   return out;
 }
+#endif
 
 Result<Endpoint> find_process(std::uint32_t pid) {
   for (Endpoint& e : list_processes())
     if (e.pid == pid) return std::move(e);
-  std::string dirs;
-  for (const std::string& d : search_dirs()) dirs += (dirs.empty() ? "" : ", ") + d;
+#if defined(_WIN32)
+  const std::string what = "no diagnostic pipe \\\\.\\pipe\\dotnet-diagnostic-" + std::to_string(pid);
+#else
+  const std::string what = "no diagnostic socket dotnet-diagnostic-" + std::to_string(pid) +
+                           "-*-socket of a running process in " + searched();
+#endif
   return Error{Errc::connection_failed, 0, {},
-               "no diagnostic socket dotnet-diagnostic-" + std::to_string(pid) + "-*-socket of a running process in " + dirs +
-                   (process_alive(pid) ? " (is it a .NET process, with DOTNET_EnableDiagnostics not 0?)" : " (no such process)")};
+               what + (process_alive(pid) ? " (is it a .NET process, with DOTNET_EnableDiagnostics not 0?)" : " (no such process)")};
 }
 
 // ---- providers ----------------------------------------------------------------------------

@@ -19,7 +19,11 @@ using Millis = std::chrono::milliseconds;
 
 class Connection {
  public:
+#if defined(_WIN32)
+  explicit Connection(void* pipe) : pipe_(pipe) {}  // a HANDLE, opened for overlapped I/O
+#else
   explicit Connection(int fd) : fd_(fd) {}
+#endif
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -38,7 +42,14 @@ class Connection {
                                   std::string_view command);
 
  private:
+#if defined(_WIN32)
+  void* pipe_ = nullptr;
+#else
   int fd_ = -1;
+#endif
 };
+
+// Whether a process runs (transport_*.cpp).
+bool process_alive(std::uint32_t pid);
 
 }  // namespace clretw::diagnostics
