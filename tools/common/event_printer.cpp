@@ -90,7 +90,7 @@ int print_events(nettrace::Reader& reader, const std::string& path, const PrintO
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
     Described d;
     line.clear();
-    if (o.stats) d = describer.describe(*r);
+    if (o.stats || o.quiet) d = describer.describe(*r);
     else format_event(*r, describer, ms, format, line, &d);
     if (!o.filters.empty()) {
       const std::string key = std::string(d.provider_name) + "/" + d.name;
@@ -112,7 +112,7 @@ int print_events(nettrace::Reader& reader, const std::string& path, const PrintO
       const std::string v = std::to_string(r->id) + " v" + std::to_string(r->version) +
                             (d.kind == Described::Kind::unknown ? " unknown" : d.kind == Described::Kind::malformed ? " malformed" : "");
       if (c.versions.find(v) == std::string::npos) c.versions += (c.versions.empty() ? "" : ", ") + v;
-    } else {
+    } else if (!o.quiet) {
       line.push_back('\n');
       std::cout << line;
       if (o.live) std::cout.flush();

@@ -22,7 +22,8 @@ struct PrintOptions {
   double from = -1e300, to = 1e300;
   bool stats = false, no_progress = false;
   std::uint64_t limit = 0;
-  bool live = false;  // flush each line: a live session's events are shown as they come
+  bool live = false;   // flush each line: a live session's events are shown as they come
+  bool quiet = false;  // print nothing (progress aside): read through so that damage is still reported
 
   LineFormat line_format() const {
     return format == "json" ? LineFormat::json : format == "csv" ? LineFormat::csv : LineFormat::text;

@@ -245,20 +245,11 @@ int collect(CollectOptions& o) {
   if (!reader) {
     std::cerr << "clretw-trace: the session's stream: " << reader.error().message() << "\n";
     status = 1;
-  } else if (print) {
+  } else {  // without printing, read through all the same: progress shows, and damage is reported
     o.print.live = true;
+    o.print.quiet = !print;
     EventDescriber describer({&clretw::catalog()});
     status = tools::print_events(**reader, "pid " + std::to_string(o.pid), o.print, describer, true, "clretw-trace");
-  } else {
-    for (;;) {  // only the file: read through, so that damage is still reported
-      auto next = (*reader)->next();
-      if (!next) {
-        std::cerr << "clretw-trace: pid " << o.pid << ": " << next.error().message() << "\n";
-        status = 1;
-        break;
-      }
-      if (!*next) break;
-    }
   }
   done = true;
   stopper.join();
