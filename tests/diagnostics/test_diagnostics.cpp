@@ -464,11 +464,16 @@ TEST_CASE("provider specifications in dotnet-trace's syntax, and the profiles") 
     CAPTURE(bad);
     CHECK_FALSE(parse_providers(bad));
   }
-  auto gc = profile_providers("gc-verbose");
+  auto gc = profile("gc-verbose");
   REQUIRE(gc);
-  CHECK(*gc == std::vector<Provider>{{"Microsoft-Windows-DotNETRuntime", 0x8003, 5, ""}});
-  CHECK(profile_providers("none")->empty());
-  auto unknown = profile_providers("fast");
+  CHECK(gc->providers == std::vector<Provider>{{"Microsoft-Windows-DotNETRuntime", 0x8003, 5, ""}});
+  CHECK(gc->rundown);
+  auto collect = profile("gc-collect");
+  REQUIRE(collect);
+  CHECK(collect->providers.size() == 2);
+  CHECK_FALSE(collect->rundown);  // dotnet-trace's low-overhead profile asks for no rundown
+  CHECK(profile("none")->providers.empty());
+  auto unknown = profile("fast");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message().find("gc-collect") != std::string::npos);
 }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -169,6 +171,25 @@ Written write_trace(unsigned format, bool compressed, unsigned ps, std::uint32_t
 
 Bytes as_bytes(const std::string& s) { return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}; }
 
+// Every event of a trace, described with the built-in decoders and formatted as a JSON line.
+struct Line {
+  std::string json;
+  Described described;
+};
+std::vector<Line> json_lines(const std::string& bytes) {
+  auto r = Reader::open_memory(as_bytes(bytes));
+  REQUIRE(r);
+  EventDescriber describer({&clretw::catalog()});
+  std::vector<Line> lines;
+  for (;;) {
+    auto next = (*r)->next();
+    REQUIRE(next);
+    if (!*next) return lines;
+    Line& l = lines.emplace_back();
+    format_event(**next, describer, 0, LineFormat::json, l.json, &l.described);
+  }
+}
+
 std::vector<std::uint64_t> stack_of(const EventRecord& r) {
   std::vector<std::uint64_t> ips;
   for (std::size_t i = 0; i < r.stack_depth(); ++i) ips.push_back(r.stack_frame(i));
@@ -230,22 +251,14 @@ TEST_CASE("decoding written events: CLR through the catalog, EventSource from it
   for (unsigned format : {4u, 5u, 6u}) {
     CAPTURE(format);
     const Written t = write_trace(format, true, 8);
-    auto r = Reader::open_memory(as_bytes(t.bytes));
-    REQUIRE(r);
-    EventDescriber describer({&clretw::catalog()});
     std::map<Described::Kind, int> kinds;
     std::string first_request, first_gc;
-    while (true) {
-      auto next = (*r)->next();
-      REQUIRE(next);
-      if (!*next) break;
-      std::string line;
-      Described d;
-      format_event(**next, describer, 0, LineFormat::json, line, &d);
+    for (const Line& l : json_lines(t.bytes)) {
+      const Described& d = l.described;
       ++kinds[d.kind];
-      if (d.name.rfind("Request", 0) == 0 && first_request.empty()) first_request = line;
+      if (d.name.rfind("Request", 0) == 0 && first_request.empty()) first_request = l.json;
       if (d.self_description && format >= 5) CHECK(d.name == "Request/Start");  // V5+ carries the opcode
-      if (d.name == "GC/Start" && first_gc.empty()) first_gc = line;
+      if (d.name == "GC/Start" && first_gc.empty()) first_gc = l.json;
     }
     CHECK(kinds[Described::Kind::malformed] == 0);
     CHECK(kinds[Described::Kind::unknown] == 17);  // every 7th event comes from the unknown provider
@@ -488,28 +501,58 @@ TEST_CASE("an EventSource event whose metadata lists no fields: its payload is u
   e.payload = {};
   w.event(e);  // no parameters, no payload: nothing undescribed
   w.finish();
-  const std::string bytes = out.str();
-  auto r = Reader::open_memory(as_bytes(bytes));
-  REQUIRE(r);
-  EventDescriber describer({&clretw::catalog()});
-  std::vector<std::string> lines;
-  std::vector<Described> ds;
-  for (;;) {
-    auto next = (*r)->next();
-    REQUIRE(next);
-    if (!*next) break;
-    std::string line;
-    Described d;
-    format_event(**next, describer, 0, LineFormat::json, line, &d);
-    lines.push_back(line);
-    ds.push_back(d);
+  const std::vector<Line> lines = json_lines(out.str());
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].described.kind == Described::Kind::decoded);
+  CHECK(lines[0].described.undescribed);
+  CHECK(lines[0].described.trailing == 6);
+  CHECK(lines[0].json.find("\"note\":\"6 payload bytes the trace's metadata lists no fields for\"") != std::string::npos);
+  CHECK_FALSE(lines[1].described.undescribed);
+  CHECK(lines[1].described.trailing == 0);
+  CHECK(lines[1].json.find("\"note\"") == std::string::npos);
+}
+
+TEST_CASE("a stream read as it comes: in chunks of any size it reads as memory does; a failing stream is named") {
+  const Written t = write_trace(5, true, 8);
+  // Hands out the trace a few bytes at a time, then fails or ends where told.
+  class Chunks final : public ByteStream {
+   public:
+    Chunks(const std::string& b, std::size_t chunk, std::size_t fail_at) : b_(b), chunk_(chunk), fail_at_(fail_at) {}
+    Result<std::size_t> read_some(void* dst, std::size_t n) override {
+      if (pos_ >= fail_at_) return Error{Errc::connection_failed, 0, {}, "the peer reset the connection"};
+      const std::size_t take = std::min({n, chunk_, b_.size() - pos_, fail_at_ - pos_});
+      std::memcpy(dst, b_.data() + pos_, take);
+      pos_ += take;
+      return take;
+    }
+
+   private:
+    const std::string& b_;
+    std::size_t chunk_, fail_at_, pos_ = 0;
+  };
+  for (std::size_t chunk : {1u, 7u, 4096u}) {
+    CAPTURE(chunk);
+    Chunks whole(t.bytes, chunk, SIZE_MAX);
+    auto r = Reader::open_stream(whole);
+    REQUIRE(r);
+    std::size_t events = 0;
+    for (;;) {
+      auto next = (*r)->next();
+      REQUIRE(next);
+      if (!*next) break;
+      ++events;
+    }
+    CHECK(events == t.events.size());
   }
-  REQUIRE(ds.size() == 2);
-  CHECK(ds[0].kind == Described::Kind::decoded);
-  CHECK(ds[0].undescribed);
-  CHECK(ds[0].trailing == 6);
-  CHECK(lines[0].find("\"note\":\"6 payload bytes the trace's metadata lists no fields for\"") != std::string::npos);
-  CHECK_FALSE(ds[1].undescribed);
-  CHECK(ds[1].trailing == 0);
-  CHECK(lines[1].find("\"note\"") == std::string::npos);
+  Chunks failing(t.bytes, 64, t.bytes.size() / 2);
+  auto r = Reader::open_stream(failing);
+  REQUIRE(r);
+  Result<const EventRecord*> next = static_cast<const EventRecord*>(nullptr);
+  while ((next = (*r)->next()) && *next) {
+  }
+  REQUIRE_FALSE(next);
+  CHECK(next.error().code == Errc::truncated);
+  CHECK_MESSAGE(next.error().message().find("(the stream: diagnostics connection failed: the peer reset the connection)") !=
+                    std::string::npos,
+                next.error().message());
 }

@@ -145,16 +145,15 @@ Result<Child> spawn(const std::vector<std::string>& command, const std::string& 
 int collect(CollectOptions& o) {
   // What to collect: a profile, then --providers over it (a provider named again replaces the profile's).
   diag::SessionOptions so;
-  so.buffer_mb = o.buffer_mb;
-  so.stackwalk = !o.no_stacks;
-  so.rundown = !o.no_rundown;
   const std::string profile = o.profile.empty() && o.providers.empty() ? "cpu-sampling" : o.profile;
   if (!profile.empty()) {
-    auto p = diag::profile_providers(profile);
+    auto p = diag::profile(profile);
     if (!p) return std::cerr << "clretw-trace: --profile: " << p.error().detail << "\n", 2;
-    so.providers = *p;
-    if (profile == "gc-collect") so.rundown = false;
+    so = std::move(*p);
   }
+  so.buffer_mb = o.buffer_mb;
+  so.stackwalk = !o.no_stacks;
+  so.rundown = so.rundown && !o.no_rundown;
   if (!o.providers.empty()) {
     auto p = diag::parse_providers(o.providers);
     if (!p) return std::cerr << "clretw-trace: --providers: " << p.error().detail << "\n", 2;

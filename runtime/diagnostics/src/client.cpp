@@ -176,6 +176,7 @@ namespace {
 struct Profile {
   std::string_view name;
   std::vector<Provider> providers;
+  bool rundown = true;
 };
 
 const std::vector<Profile>& profiles() {
@@ -185,7 +186,8 @@ const std::vector<Profile>& profiles() {
        {{"Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4, {}},
         {"Microsoft-Windows-DotNETRuntime", 0x14C14FCCBDull, 4, {}}}},
       {"gc-verbose", {{"Microsoft-Windows-DotNETRuntime", 0x8003, 5, {}}}},
-      {"gc-collect", {{"Microsoft-Windows-DotNETRuntime", 0x1, 4, {}}, {"Microsoft-Windows-DotNETRuntimePrivate", 0x1, 4, {}}}},
+      {"gc-collect", {{"Microsoft-Windows-DotNETRuntime", 0x1, 4, {}}, {"Microsoft-Windows-DotNETRuntimePrivate", 0x1, 4, {}}},
+       false},  // "very low overhead": no rundown
       {"dotnet-common", {{"Microsoft-Windows-DotNETRuntime", 0x100003801Dull, 4, {}}}},
       {"dotnet-sampled-thread-time", {{"Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4, {}}}},
       {"none", {}},
@@ -195,9 +197,14 @@ const std::vector<Profile>& profiles() {
 
 }  // namespace
 
-Result<std::vector<Provider>> profile_providers(std::string_view name) {
-  for (const Profile& p : profiles())
-    if (p.name == name) return p.providers;
+Result<SessionOptions> profile(std::string_view name) {
+  for (const Profile& p : profiles()) {
+    if (p.name != name) continue;
+    SessionOptions o;
+    o.providers = p.providers;
+    o.rundown = p.rundown;
+    return o;
+  }
   std::string known;
   for (const Profile& p : profiles()) known += (known.empty() ? "" : ", ") + std::string(p.name);
   return Error{Errc::bad_format, 0, {}, "no profile '" + std::string(name) + "' (profiles: " + known + ")"};

@@ -60,11 +60,6 @@ struct Provider {
 // dotnet-trace's syntax: "Name[:Keywords[:Level[:Key=Value;...]]]", comma separated. Keywords are
 // hex (0x optional) or empty for all, levels a number or a name (critical ... verbose).
 Result<std::vector<Provider>> parse_providers(std::string_view spec);
-// dotnet-trace's profiles: cpu-sampling, gc-verbose, gc-collect, none (an empty list).
-Result<std::vector<Provider>> profile_providers(std::string_view name);
-// The profile names, for --help.
-std::vector<std::string_view> profile_names();
-
 struct SessionOptions {
   std::vector<Provider> providers;
   std::uint32_t buffer_mb = 256;
@@ -72,6 +67,12 @@ struct SessionOptions {
   std::optional<std::uint64_t> rundown_keywords;   // a rundown keyword mask (runtimes of .NET 9 and later)
   bool stackwalk = true;                           // a stack with each event
 };
+
+// dotnet-trace's profiles (cpu-sampling, gc-verbose, gc-collect, dotnet-common, dotnet-sampled-thread-time,
+// none) as the sessions they ask for: their providers, and whether they want the rundown (gc-collect does not).
+Result<SessionOptions> profile(std::string_view name);
+// The profile names, for --help.
+std::vector<std::string_view> profile_names();
 
 // The lowest CollectTracing command (2..5, as the command id's suffix) that can express `o`.
 unsigned collect_command_for(const SessionOptions& o) noexcept;
