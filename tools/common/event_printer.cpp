@@ -59,10 +59,9 @@ class Progress {
 
 }  // namespace
 
-int print_events(nettrace::Reader& reader, const std::string& path, const PrintOptions& o,
+int print_events(TraceSource& reader, const std::string& path, const PrintOptions& o,
                  const EventDescriber& describer, bool first, const char* tool) {
   const LineFormat format = o.line_format();
-  const nettrace::TraceInfo& info = reader.info();
 
   std::map<std::pair<std::string, std::string>, Counter> table;  // (provider, name) -> count
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0;
@@ -83,7 +82,7 @@ int print_events(nettrace::Reader& reader, const std::string& path, const PrintO
     if (!r) break;
     ++in_file;
     progress.update(reader.position(), reader.size(), in_file);
-    const double ms = info.milliseconds(r->timestamp);
+    const double ms = reader.milliseconds(r->timestamp);
     if (ms < o.from || ms > o.to) continue;
     if (o.level >= 0 && r->level > o.level) continue;
     if (o.keywords && !(r->keywords & o.keywords)) continue;
@@ -121,9 +120,8 @@ int print_events(nettrace::Reader& reader, const std::string& path, const PrintO
   }
   progress.done();
   if (o.stats) {
-    const nettrace::Stats& s = reader.stats();
-    std::printf("%s: nettrace format %u, pointer size %u, pid %u, %llu bytes\n", path.c_str(), info.format,
-                info.pointer_size, info.process_id, static_cast<unsigned long long>(reader.position()));
+    const SourceCounts s = reader.counts();
+    std::printf("%s: %s, %llu bytes\n", path.c_str(), reader.summary().c_str(), static_cast<unsigned long long>(reader.position()));
     std::printf("%10s  %s\n", "count", "provider/event (id, version)");
     for (const auto& [key, c] : table)
       std::printf("%10llu  %s/%s (%s)\n", static_cast<unsigned long long>(c.count), key.first.c_str(), key.second.c_str(),

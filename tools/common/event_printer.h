@@ -1,5 +1,5 @@
 // The event printing of clretw-dump, shared with clretw-trace: filters, text/JSON/CSV lines or
-// --stats counts, and progress on a terminal, over any nettrace::Reader (a file or a live session).
+// --stats counts, and progress on a terminal, over any TraceSource (a file of any format, or a live session).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "clretw/describe.h"
-#include "clretw/nettrace.h"
+#include "clretw/source.h"
 
 namespace clretw::tools {
 
@@ -38,7 +38,7 @@ void check_print_options(const CLI::App& app, const PrintOptions& o);
 // Prints (or counts) every event of `reader`, labelled `label` in messages. Returns 0 when the
 // trace was read to its end, 1 when it is damaged or cut (everything before was printed; the error
 // goes to stderr, prefixed with `tool`).
-int print_events(nettrace::Reader& reader, const std::string& label, const PrintOptions& o,
+int print_events(TraceSource& reader, const std::string& label, const PrintOptions& o,
                  const EventDescriber& describer, bool first, const char* tool);
 
 }  // namespace clretw::tools

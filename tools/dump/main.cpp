@@ -1,4 +1,4 @@
-// clretw-dump: decode .nettrace files to text, JSON or CSV, or count their events.
+// clretw-dump: decode trace files (.nettrace, .netperf, .etl) to text, JSON or CSV, or count their events.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
-#include "clretw/nettrace.h"
+#include "clretw/open.h"
 #include "common/event_printer.h"
 #include "common/guarded_main.h"
 
@@ -29,9 +29,9 @@ struct Options {
 
 // Returns 0 (read to the end), 1 (damaged: events before the damage were shown) or 2 (cannot open).
 int dump(const std::string& path, const Options& o, const EventDescriber& describer, bool first) {
-  nettrace::ReaderOptions ro;
-  ro.sorted = o.sorted;
-  auto opened = nettrace::Reader::open_file(path, ro);
+  OpenOptions oo;
+  oo.sorted = o.sorted;
+  auto opened = open_trace(path, oo);
   if (!opened) {
     std::cerr << "clretw-dump: " << path << ": " << opened.error().message() << "\n";
     return 2;
@@ -44,17 +44,19 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
 int run(int argc, char** argv) {
   Options o;
   CLI::App app{
-      "clretw-dump: decode .NET EventPipe traces (.nettrace) to text, JSON or CSV.\n"
+      "clretw-dump: decode .NET traces to text, JSON or CSV: EventPipe .nettrace (formats 4-6), .NET Core 2.1/2.2\n"
+      ".netperf, and Windows .etl files (any OS; compressed or not), told apart by their content.\n"
       "CLR runtime events decode with the built-in decoders (or --manifest); EventSource events with the\n"
       "field lists in the trace. Unknown and malformed events are printed too, never dropped."};
-  app.add_option("traces", o.traces, "Trace files (.nettrace)")->required();
+  app.add_option("traces", o.traces, "Trace files (.nettrace, .netperf, .etl)")->required();
   tools::add_print_options(app, o.print);
   app.add_option("--manifest", o.manifests,
                  "Decode the providers this instrumentation manifest defines with it, at run time, instead of with the\n"
                  "built-in decoders (repeatable; the first manifest that defines a provider wins)")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
-  app.add_flag("--sorted", o.sorted, "Deliver events in timestamp order across threads (buffers between sequence points)");
+  app.add_flag("--sorted", o.sorted, "nettrace: deliver events in timestamp order across threads (buffers between sequence points);\n"
+               "ETL files are always merged across processors by timestamp");
   app.footer("Exit status: 0 all traces read to the end; 1 a trace is damaged (everything before the damage was printed);\n"
              "2 bad usage or a trace or manifest that cannot be read.");
   try {

@@ -22,6 +22,7 @@
 #include "clretw/diagnostics.h"
 #include "clretw/events.h"
 #include "clretw/nettrace.h"
+#include "clretw/open.h"
 #include "common/event_printer.h"
 #include "common/guarded_main.h"
 
@@ -248,7 +249,8 @@ int collect(CollectOptions& o) {
     o.print.live = true;
     o.print.quiet = !print;
     EventDescriber describer({&clretw::catalog()});
-    status = tools::print_events(**reader, "pid " + std::to_string(o.pid), o.print, describer, true, "clretw-trace");
+    NettraceSource source(**reader);
+    status = tools::print_events(source, "pid " + std::to_string(o.pid), o.print, describer, true, "clretw-trace");
   }
   done = true;
   stopper.join();

@@ -37,7 +37,8 @@ Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) 
   FieldVisitor& v = visitor ? *visitor : null;
   const EventLookup l = catalogs_.find(r);
   d.provider = l.provider;
-  d.provider_name = !r.provider_name.empty() ? r.provider_name : l.provider ? l.provider->name : std::string_view();
+  // The catalog's name first: a source may name a provider only by its GUID (ETL).
+  d.provider_name = l.provider ? l.provider->name : r.provider_name;
   const auto size = static_cast<std::uint32_t>(r.payload.size());
   auto outcome = [&](const Result<std::uint32_t>& walked) {
     if (!walked) {
@@ -68,7 +69,7 @@ Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) 
     return d;
   }
   d.kind = Described::Kind::unknown;
-  d.name = "EventID(" + std::to_string(r.id) + ")";
+  d.name = !r.event_name.empty() ? std::string(r.event_name) : "EventID(" + std::to_string(r.id) + ")";
   return d;
 }
 

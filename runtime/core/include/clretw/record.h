@@ -35,12 +35,15 @@ struct EventRecord {
   Guid activity_id;
   Guid related_activity_id;
   Bytes payload;
-  Bytes stack;  // return addresses, pointer_size bytes each, innermost first; empty if none
+  Bytes stack;  // return addresses, innermost first, stack_frame_size() bytes each; empty if none
+  std::uint8_t stack_pointer_size = 0;  // bytes per stack frame when it differs from pointer_size (ETW: a
+                                        // 32-bit process's events with 64-bit stacks); 0: pointer_size
   const SelfDescription* self_description = nullptr;  // the source's own description of the event, if any
 
-  std::size_t stack_depth() const noexcept { return stack.size() / pointer_size; }
+  unsigned stack_frame_size() const noexcept { return stack_pointer_size ? stack_pointer_size : pointer_size; }
+  std::size_t stack_depth() const noexcept { return stack.size() / stack_frame_size(); }
   std::uint64_t stack_frame(std::size_t i) const noexcept {
-    return load_uint(stack.data() + i * pointer_size, pointer_size);
+    return load_uint(stack.data() + i * stack_frame_size(), stack_frame_size());
   }
 };
 

@@ -1,0 +1,52 @@
+// clretw/open.h - one front door: open a trace file as the source its content says it is.
+//
+// .nettrace (EventPipe, formats 4-6), .netperf (.NET Core 2.1/2.2, NetPerf format 3) and .etl
+// (Windows event trace logs, on any OS) are told apart by their first bytes, not by their
+// names, and read through the same TraceSource interface.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "clretw/bytes.h"
+#include "clretw/etl.h"
+#include "clretw/nettrace.h"
+#include "clretw/result.h"
+#include "clretw/source.h"
+
+namespace clretw {
+
+enum class TraceFormat { nettrace, netperf, etl, unknown };
+const char* trace_format_name(TraceFormat f) noexcept;
+
+// What the first bytes of a file say it is (32 bytes are enough; fewer give `unknown`,
+// except for a file too short to be anything).
+TraceFormat detect_format(Bytes first_bytes) noexcept;
+
+struct OpenOptions {
+  bool sorted = false;  // nettrace: timestamp order between sequence points; ETL is always merged by time
+};
+
+// Opens `path` as a nettrace, NetPerf or ETL source.
+Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, OpenOptions options = {});
+
+// A nettrace reader (a file, memory or a live session) as a TraceSource.
+class NettraceSource final : public TraceSource {
+ public:
+  explicit NettraceSource(std::unique_ptr<nettrace::Reader> owned) : owned_(std::move(owned)), reader_(owned_.get()) {}
+  explicit NettraceSource(nettrace::Reader& borrowed) : reader_(&borrowed) {}  // must outlive this
+  nettrace::Reader& reader() noexcept { return *reader_; }
+
+  Result<const EventRecord*> next() override { return reader_->next(); }
+  double milliseconds(std::int64_t timestamp) const noexcept override { return reader_->info().milliseconds(timestamp); }
+  std::uint64_t position() const noexcept override { return reader_->position(); }
+  std::uint64_t size() const noexcept override { return reader_->size(); }
+  std::string summary() const override;
+  SourceCounts counts() const override;
+
+ private:
+  std::unique_ptr<nettrace::Reader> owned_;
+  nettrace::Reader* reader_;
+};
+
+}  // namespace clretw

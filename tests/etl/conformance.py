@@ -1,0 +1,529 @@
+#!/usr/bin/env python3
+"""Conformance of clretw-dump's ETL reader with TraceEvent's own baselines.
+
+    conformance.py CLRETW_DUMP SHARED_DIR
+
+Reads SHARED_DIR/etl/<name>.etl and <name>.baseline.txt for each trace in TRACES (when SHARED_DIR/etl is
+missing it prints "SKIPPED: ../shared/etl not present" and exits 0). A baseline is what TraceEvent's
+GeneralParsing test writes: one line "EVENT <ms>: <Provider>/<Event> PID=..; TID=..; PName=..; ProceNum=..;
+DataLen=..; field=value; ..." for each of the first 5 events of every type in time order, then one line
+"COUNT <Provider>/<Event>:<n>" per type. That test leaves out the "DotNet" provider, the private CLR
+provider's events it has no class for, and the MSNT_SystemTrace events the OS parses.
+
+Checks, per trace:
+- Every EVENT line of a CLR provider (Microsoft-Windows-DotNETRuntime, -Rundown, -Private): the i-th line of
+  a (provider, event) pairs with clretw's i-th event of that type in timestamp order (clretw-dump merges an
+  ETL file's buffers by timestamp; we sort again, stably). Compared: ms (to 0.001: the baseline rounds to 3
+  decimals, clretw prints 4), PID, TID, ProceNum (clretw's cpu), DataLen (only when the JSON carries a
+  "payload_bytes" or "size" key; otherwise counted as not compared), and every field=value.
+- Event names: TraceEvent's names that differ from the manifest's "Task/Opcode" go through RENAMES (pairing
+  by name through one table rather than by id and version, so that the report speaks TraceEvent's names).
+- Every COUNT line of a CLR provider equals clretw's count of that type; every CLR type clretw has must
+  have a COUNT line unless NOT_IN_BASELINE lists it.
+- Lines of other providers are counted as "not compared yet (no kernel manifest)", except the logfile
+  header "Windows Kernel/EventTrace", whose PointerSize and NumberOfProcessors are compared with the first
+  line of clretw-dump --stats.
+- clretw-dump --stats reconciles ("events: N in file, N counted = D decoded + U unknown + 0 malformed", as
+  many JSON lines as N) and lists no CLR-provider type as unknown.
+Any other difference fails (exit 1), unless EXCUSED lists it with its evidence. Differences print as
+"file: line N: Provider/Event: field: baseline 'x' vs clretw 'y'".
+
+Normalisations of field values, each with its reason:
+- The 20-character cut: TraceEvent cuts every value longer than 20 characters to 20 plus "...", then writes
+  newlines as \\n and carriage returns as \\r; clretw's value, rendered as TraceEvent would, is cut the
+  same way and compared as text.
+- Integers compare by value: TraceEvent prints them with thousands separators ("65,536") and hex-typed
+  ones as 0x.. (32-bit ones padded to 8 digits, 64-bit ones not); clretw's JSON has plain numbers.
+- Signed: a negative TraceEvent integer equals clretw's modulo 2^8/2^16/2^32/2^64 (TraceEvent reads some
+  unsigned manifest fields as signed: ExceptionHRESULT -2,147,024,894 is the UInt32 0x80070002).
+- Booleans: TraceEvent prints True/False, JSON true/false.
+- Value maps: clretw prints the manifest's map name; TraceEvent prints its own enum's name, or the bare
+  number where its class reads the field as a plain integer, or the number when the flags hold bits its
+  enum does not name (AppDomainFlags=268435459 is Default, Executable, 0x10000000). Both sides are turned
+  into numbers: clretw's names through MANIFEST_MAPS (the values of the built-in manifest's maps),
+  TraceEvent's through TRACEEVENT_ENUMS (its enums' values, where the manifest leaves a field unmapped, as
+  the private provider's templates do). A value 0 that no map names is "None" in TraceEvent, "0" in clretw.
+- Names TraceEvent's enums give differently from the manifest (NAME_DIFFERENCES): GCSegmentType 3 is the
+  manifest's PinnedHeap and TraceEvent's PinnedObjectHeap; GCBucketKind 1 is Plug and PlugsInCondemned.
+- Flags compare as sets of names (both join with ", "; a cut value compares as text).
+- DateTimes: TraceEvent prints UTC as yy/MM/dd HH:mm:ss.ffffff, clretw ISO 8601; clretw's is reformatted.
+- GUIDs compare case-insensitively.
+- A field the event's version does not have: TraceEvent prints it empty ("PauseMode=;"), clretw leaves it
+  out. Fields of later versions that TraceEvent prints at their default on an older version
+  (LATER_FIELDS) compare with that default.
+- TraceEvent's own names for fields (FIELD_RENAMES): GCMarkWithType's Bytes is its Promoted.
+- Fields TraceEvent computes (computed the same way from clretw's fields in clretw_field): TotalHeapSize and TotalPromoted (HeapStats' sums),
+  ModuleILFileName (ModuleILPath's last component), OptimizationTier (MethodFlags' tier bits, Unknown when
+  none), FinalizeObject's TypeName (looked up by TypeID in the process's BulkType events of the whole
+  trace, as TraceLog does; empty when there are none).
+- Struct arrays: TraceEvent flattens the first element as X_0 (BulkType's TypeID_0 and TypeName_0, the
+  latter the element's Name).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+
+TRACES = ["gcevents", "net.4.5.2.x64"]
+
+CLR_PROVIDERS = ("Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown",
+                 "Microsoft-Windows-DotNETRuntimePrivate")
+
+# (provider, TraceEvent's event name) -> clretw's name (the manifest's Task/Opcode), with the reason.
+RENAMES = {
+    ("Microsoft-Windows-DotNETRuntime", "GC/MarkWithType"):
+        ("GC/Mark", "event 202: the manifest's opcode GCMarkWithType displays as Mark; TraceEvent uses "
+                    "MarkWithType"),
+    ("Microsoft-Windows-DotNETRuntime", "GC/FitBucketInfo"):
+        ("GC/GCFitBucketInfo", "event 209: the manifest's opcode displays as GCFitBucketInfo; TraceEvent drops "
+                               "the GC prefix"),
+    ("Microsoft-Windows-DotNETRuntime", "GC/LOHCompact"):
+        ("GC/GCLOHCompact", "event 208: the manifest's opcode displays as GCLOHCompact; TraceEvent drops the GC "
+                            "prefix"),
+    ("Microsoft-Windows-DotNETRuntime", "GC/GenerationRange"):
+        ("GC/GCGenerationRange", "event 23: the manifest's opcode displays as GCGenerationRange; TraceEvent "
+                                 "drops the GC prefix"),
+    ("Microsoft-Windows-DotNETRuntime", "GC/BulkMovedObjectRanges"):
+        ("GC/GCBulkMovedObjectRanges", "event 22: the manifest's opcode displays as GCBulkMovedObjectRanges; "
+                                       "TraceEvent drops the GC prefix"),
+    ("Microsoft-Windows-DotNETRuntime", "GC/BulkSurvivingObjectRanges"):
+        ("GC/GCBulkSurvivingObjectRanges", "event 21: the manifest's opcode displays as "
+                                           "GCBulkSurvivingObjectRanges; TraceEvent drops the GC prefix"),
+    ("Microsoft-Windows-DotNETRuntime", "GarbageCollection/IncreaseMemoryPressure"):
+        ("GC/IncreaseMemoryPressure", "event 200: its task GarbageCollection displays as GC, as for every GC "
+                                      "event; TraceEvent uses the task's name for this one event"),
+}
+
+# CLR types clretw decodes that the baselines have no line for, with the reason.
+NOT_IN_BASELINE = {
+    ("Microsoft-Windows-DotNETRuntime", "ClrStack/Walk"):
+        "TraceLog folds CLR stack events into the stacks of the events they follow and does not deliver them",
+    ("Microsoft-Windows-DotNETRuntime", "Method/MethodILToNativeMap"):
+        "TraceLog consumes IL-to-native maps into its method tables and does not deliver them",
+    ("Microsoft-Windows-DotNETRuntimeRundown", "Method/MethodDCEndILToNativeMap"):
+        "TraceLog consumes rundown IL-to-native maps into its method tables and does not deliver them",
+    ("Microsoft-Windows-DotNETRuntimeRundown", "Method/DCStopVerbose"):
+        "TraceLog consumes rundown method events into its method tables and does not deliver them",
+}
+
+# (event name as clretw gives it, TraceEvent's field) -> clretw's field.
+FIELD_RENAMES = {("GC/Mark", "Promoted"): "Bytes"}
+
+# (event name as clretw gives it, field) -> TraceEvent's default for versions that lack the field.
+LATER_FIELDS = {
+    ("GC/AllocationTick", "ObjectSize"): "0",      # version 4's field, shown as 0 on version 3
+    ("GC/Start", "ClientSequenceNumber"): "0",     # version 2's field, shown as 0 on version 1
+    ("Method/LoadVerbose", "ReJITID"): "0",        # version 2's field, shown as 0 on version 1
+    ("Method/UnloadVerbose", "ReJITID"): "0",
+    ("GC/HeapStats", "GenerationSize4"): "0",      # version 2's fields, shown as 0 on version 1
+    ("GC/HeapStats", "TotalPromotedSize4"): "0",
+}
+
+# Maps of the built-in manifest (runtime and rundown providers), for the fields whose value TraceEvent
+# prints as a number: (clretw event name, field) -> {name: value}.
+_STARTUP_FLAGS = {"CONCURRENT_GC": 0x1, "LOADER_OPTIMIZATION_SINGLE_DOMAIN": 0x2,
+                  "LOADER_OPTIMIZATION_MULTI_DOMAIN": 0x4, "LOADER_SAFEMODE": 0x10,
+                  "LOADER_SETPREFERENCE": 0x100, "SERVER_GC": 0x1000, "HOARD_GC_VM": 0x2000,
+                  "SINGLE_VERSION_HOSTING_INTERFACE": 0x4000, "LEGACY_IMPERSONATION": 0x10000,
+                  "DISABLE_COMMITTHREADSTACK": 0x20000, "ALWAYSFLOW_IMPERSONATION": 0x40000,
+                  "TRIM_GC_COMMIT": 0x80000, "ETW": 0x100000, "SERVER_BUILD": 0x200000,
+                  "ARM": 0x400000}                                               # StartupFlagsMap
+_APPDOMAIN_FLAGS = {"Default": 0x1, "Executable": 0x2, "Shared": 0x4}            # AppDomainFlagsMap
+MANIFEST_MAPS = {
+    ("GC/Mark", "Type"): {"Stack": 0, "Finalizer": 1, "Handle": 2, "Older": 3, "SizedRef": 4,
+                          "Overflow": 5, "DependentHandle": 6, "NewFQ": 7, "Steal": 8,
+                          "BGC": 9},                                             # GCRootKindMap
+    ("AppDomainResourceManagement/ThreadCreated", "Flags"):
+        {"GCSpecial": 0x1, "Finalizer": 0x2, "ThreadPoolWorker": 0x4},         # ThreadFlagsMap
+    ("Runtime/Start", "StartupFlags"): _STARTUP_FLAGS,
+    ("Loader/AppDomainLoad", "AppDomainFlags"): _APPDOMAIN_FLAGS,
+    ("Loader/AppDomainUnload", "AppDomainFlags"): _APPDOMAIN_FLAGS,
+    ("Loader/AppDomainDCStop", "AppDomainFlags"): _APPDOMAIN_FLAGS,
+}
+
+# TraceEvent's enums for fields the private provider's manifest leaves as bare numbers:
+# (clretw event name, field) -> {name: value}.
+TRACEEVENT_ENUMS = {
+    # GCReason: the values the public manifest's GCReasonMap names alike (private GlobalHeapHistory_V1).
+    ("GC/GlobalHeapHistory", "Reason"): {"AllocSmall": 0, "Induced": 1, "LowMemory": 2, "Empty": 3,
+                                         "AllocLarge": 4, "InducedLowMemory": 9, "InducedCompacting": 10,
+                                         "LowMemoryHost": 11, "PMFullGC": 12, "LowMemoryHostBlocking": 13},
+    # GC global mechanisms flags: the public manifest's GCGlobalMechanismsMap.
+    ("GC/GlobalHeapHistory", "GlobalMechanisms"): {"None": 0, "Concurrent": 0x1, "Compaction": 0x2,
+                                                   "Promotion": 0x4, "Demotion": 0x8, "CardBundles": 0x10,
+                                                   "Elevation": 0x20},
+    # NgenBind's ReasonCode: the runtime's NGENBINDREJECT_REASON (eventtracebase.h), without its NGEN_BIND_
+    # prefix.
+    ("NgenBinder/NgenBind", "ReasonCode"): {
+        "START_BIND": 0, "NO_INDEX": 1, "SYSTEM_ASSEMBLY_NOT_AVAILABLE": 2, "NO_NATIVE_IMAGE": 3,
+        "REJECT_CONFIG_MASK": 4, "FAIL": 5, "INDEX_CORRUPTION": 6, "REJECT_TIMESTAMP": 7,
+        "REJECT_NATIVEIMAGE_NOT_FOUND": 8, "REJECT_IL_SIG": 9, "REJECT_LOADER_EVAL_FAIL": 10,
+        "MISSING_FOUND": 11, "REJECT_HOSTASM": 12, "REJECT_IL_NOT_FOUND": 13,
+        "REJECT_APPBASE_NOT_FILE": 14, "BIND_DEPEND_REJECT_REF_DEF_MISMATCH": 15,
+        "BIND_DEPEND_REJECT_NGEN_SIG": 16, "APPLY_EXTERNAL_RELOCS_FAILED": 17,
+        "SYSTEM_ASSEMBLY_NATIVEIMAGE_NOT_AVAILABLE": 18, "ASSEMBLY_HAS_DIFFERENT_GRANT": 19,
+        "ASSEMBLY_NOT_DOMAIN_NEUTRAL": 20, "NATIVEIMAGE_VERSION_MISMATCH": 21, "LOADFROM_NOT_ALLOWED": 22,
+        "DEPENDENCY_HAS_DIFFERENT_IDENTITY": 23},
+}
+
+# (field, manifest's name) -> TraceEvent's name for the same number.
+NAME_DIFFERENCES = {
+    ("Type", "PinnedHeap"): "PinnedObjectHeap",        # GCSegmentTypeMap 3 (GC/CreateSegment)
+    ("BucketKind", "Plug"): "PlugsInCondemned",        # GCBucketKindMap 1 (GC/GCFitBucketInfo)
+}
+
+# Differences that stay, each with its evidence: (baseline's Provider/Event, field) -> reason. "*" stands for
+# every field of the event. An excuse that matched nothing is printed.
+EXCUSED = {
+    ("Microsoft-Windows-DotNETRuntime/GC/HeapStats", "Depth"):
+        "no GCHeapStats version has a Depth field: DataLen 94 (v1) and 110 (v2) are exactly the manifest's "
+        "fields (8 UInt64 generation sizes/promotions, 2 UInt64 finalization, 3 UInt32 counts, UInt16 "
+        "ClrInstanceID, v2: 2 UInt64 for generation 4; checked); TraceEvent fills Depth from the GC it tracks",
+    ("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory", "*"):
+        "manifest gap: the built-in manifest's template for private event 4 version 2 (GCPerHeapHistory) has "
+        "no data, so clretw decodes no field and reports the whole payload as trailing bytes (its note's "
+        "count equals the baseline's DataLen, 433, checked); TraceEvent decodes them with its own class",
+}
+
+ABSENT = object()
+
+
+def parse_baseline(path):
+    events, counts = [], []
+    with open(path, encoding="utf-8-sig") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if line.startswith("COUNT "):
+                key, _, n = line[6:].rpartition(":")
+                provider, _, name = key.partition("/")
+                counts.append((lineno, provider, name, int(n)))
+                continue
+            m = re.match(r"EVENT ([\d,]+\.\d+): (.+?) PID=(-?\d+); TID=(-?\d+); PName=(.*?); "
+                         r"ProceNum=(\d+); DataLen=(\d+); (.*)$", line)
+            if not m:
+                continue
+            provider, _, name = m.group(2).partition("/")
+            fields = []
+            for piece in m.group(8).split("; "):
+                if not piece:
+                    continue
+                fm = re.match(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)$", piece, re.S)
+                if fm:
+                    fields.append([fm.group(1), fm.group(2)])
+                elif fields:  # a value holding "; "
+                    fields[-1][1] += "; " + piece
+            if fields and fields[-1][1].endswith(";"):
+                fields[-1][1] = fields[-1][1][:-1]
+            events.append({"line": lineno, "ms": float(m.group(1).replace(",", "")), "provider": provider,
+                           "name": name, "pid": int(m.group(3)), "tid": int(m.group(4)),
+                           "cpu": int(m.group(6)), "datalen": int(m.group(7)), "fields": fields})
+    return events, counts
+
+
+def as_int(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        s = v.strip()
+        if re.fullmatch(r"-?0x[0-9a-fA-F]+", s):
+            return int(s, 16)
+        if re.fullmatch(r"-?\d{1,3}(,\d{3})*|-?\d+", s):
+            return int(s.replace(",", ""))
+    return None
+
+
+def names_to_number(value, table):
+    """'A, B, 0x10' -> number through table; None when a name is unknown."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return None
+    total = 0
+    for name in value.split(", "):
+        n = as_int(name)
+        if n is None:
+            if name not in table:
+                return None
+            n = table[name]
+        total |= n
+    return total
+
+
+def number_to_names(number, table):
+    """TraceEvent's rendering of a flags enum: names of the set bits, ascending."""
+    if number == 0:
+        return next((k for k, v in table.items() if v == 0), "0")
+    names = [k for k, v in sorted(table.items(), key=lambda kv: kv[1]) if v and number & v == v]
+    rest = number
+    for k in names:
+        rest &= ~table[k]
+    return ", ".join(names) if names and not rest else str(number)
+
+
+def render(v):
+    """clretw's JSON value as TraceEvent would print it (before the cut)."""
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, int):
+        return "{:,}".format(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        m = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z", v)
+        if m:
+            frac = (m.group(7) or "").ljust(6, "0")[:6]
+            return "%s/%s/%s %s:%s:%s.%s" % (m.group(1)[2:], m.group(2), m.group(3), m.group(4),
+                                             m.group(5), m.group(6), frac)
+        return v
+    return json.dumps(v)
+
+
+def cut(s):
+    if len(s) > 20:
+        s = s[:20] + "..."
+    return s.replace("\n", "\\n").replace("\r", "\\r")
+
+
+def same_value(event, field, b, c):
+    """Does TraceEvent's printed b equal clretw's JSON value c (after the normalisations)?"""
+    if c is ABSENT:
+        return b == ""
+    if b.endswith("...") and len(b) == 23:  # cut: compare as text, with map names rendered as TraceEvent's
+        if isinstance(c, int) and (event, field) in TRACEEVENT_ENUMS:
+            c = number_to_names(c, TRACEEVENT_ENUMS[(event, field)])
+        if isinstance(c, str):
+            c = NAME_DIFFERENCES.get((field, c), c)
+        return cut(render(c)) == b
+    if isinstance(c, bool):
+        return render(c) == b
+    bi, ci = as_int(b), as_int(c)
+    if bi is not None and ci is None and (event, field) in MANIFEST_MAPS:
+        ci = names_to_number(c, MANIFEST_MAPS[(event, field)])
+    if bi is None and ci is not None and (event, field) in TRACEEVENT_ENUMS:
+        bi = names_to_number(b, TRACEEVENT_ENUMS[(event, field)])
+    if bi is not None and ci is not None:
+        if bi == ci:
+            return True
+        if bi < 0 <= ci:
+            return any(ci == bi & mask for mask in (0xFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF))
+        return False
+    if b == "None" and ci == 0:
+        return True
+    if isinstance(c, str):
+        c = NAME_DIFFERENCES.get((field, c), c)
+        r = render(c)
+        if r == b:
+            return True
+        if re.fullmatch(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", r) and r.lower() == b.lower():
+            return True
+        if ", " in r or ", " in b:
+            return set(r.split(", ")) == set(b.split(", "))
+        return False
+    return cut(render(c)) == b
+
+
+def tier_of(flags):
+    tiers = ["MinOptJitted", "Optimized", "QuickJitted", "OptimizedTier1", "OptimizedTier1OSR",
+             "InstrumentedTier", "InstrumentedTierOptimized"]
+    names = flags.split(", ") if isinstance(flags, str) else []
+    found = [n for n in names if n in tiers]
+    return found[0] if found else "Unknown"
+
+
+def clretw_field(event, name, field, type_names):
+    f = event["fields"]
+    key = FIELD_RENAMES.get((name, field), field)
+    lower = {k.lower(): v for k, v in f.items()}
+    if key.lower() in lower:
+        return lower[key.lower()]
+    if field == "TotalHeapSize" and "GenerationSize0" in f:
+        return sum(f.get("GenerationSize%d" % g, 0) for g in range(5))
+    if field == "TotalPromoted" and "TotalPromotedSize0" in f:
+        return sum(f.get("TotalPromotedSize%d" % g, 0) for g in range(5))
+    if field == "ModuleILFileName" and "ModuleILPath" in f:
+        return re.split(r"[\\/]", f["ModuleILPath"])[-1]
+    if field == "OptimizationTier" and "MethodFlags" in f:
+        return tier_of(f["MethodFlags"])
+    if field == "TypeName" and "TypeID" in f:
+        return type_names.get((event["pid"], f["TypeID"]), "")
+    m = re.fullmatch(r"(.+)_(\d+)", field)
+    if m:
+        for v in f.values():
+            if isinstance(v, list) and v and isinstance(v[0], dict) and int(m.group(2)) < len(v):
+                element = {k.lower(): x for k, x in v[int(m.group(2))].items()}
+                for k in (m.group(1).lower(), "name" if m.group(1) == "TypeName" else None):
+                    if k in element:
+                        return element[k]
+    if (name, field) in LATER_FIELDS:
+        return LATER_FIELDS[(name, field)]
+    return ABSENT
+
+
+def excuse_holds(key, pair):
+    """The evidence an excuse names, checked where the JSON shows it."""
+    if key == ("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory", "*") and pair:
+        b, e = pair
+        return not e["fields"] and e.get("note") == "%d trailing payload bytes" % b["datalen"]
+    if key == ("Microsoft-Windows-DotNETRuntime/GC/HeapStats", "Depth") and pair:
+        b, e = pair
+        return "Depth" not in e["fields"] and b["datalen"] == {1: 94, 2: 110}.get(e["version"])
+    return True
+
+
+def run(args):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise RuntimeError("%s exited %d: %s" % (" ".join(args), p.returncode, p.stderr.decode(errors="replace")))
+    return p.stdout.decode("utf-8")
+
+
+def check_trace(dump, etl, baseline_path, failures, excused_used):
+    label = os.path.basename(etl)
+    base_events, base_counts = parse_baseline(baseline_path)
+    events = [json.loads(l) for l in run([dump, "--format", "json", etl]).splitlines() if l.strip()]
+    stats = run([dump, "--stats", etl]).splitlines()
+
+    def fail(line, what, field, b, c, event=None):
+        for key in ((what, field), (what, "*")):
+            if key in EXCUSED and excuse_holds(key, event):
+                excused_used[key] += 1
+                return
+        failures.append("%s: line %s: %s: %s: baseline '%s' vs clretw '%s'" % (label, line, what, field, b, c))
+
+    order = sorted(range(len(events)), key=lambda i: (events[i]["timestamp"], i))
+    by_type = defaultdict(list)
+    type_names = {}
+    for i in order:
+        e = events[i]
+        by_type[(e["provider"], e["name"])].append(e)
+        if e["name"] == "Type/BulkType":
+            for t in e["fields"].get("Values", []):
+                type_names[(e["pid"], t.get("TypeID"))] = t.get("Name", "")
+
+    figures = Counter()
+    not_compared = Counter()
+    not_compared_counts = Counter()
+    excused_before = sum(excused_used.values())
+    seen = Counter()
+    for b in base_events:
+        if b["provider"] not in CLR_PROVIDERS:
+            if (b["provider"], b["name"]) != ("Windows Kernel", "EventTrace"):
+                not_compared[b["provider"]] += 1
+            else:
+                header = dict(b["fields"])
+                m = re.search(r"pointer size (\d+), (\d+) processors", stats[0])
+                for field, got in (("PointerSize", m and m.group(1)), ("NumberOfProcessors", m and m.group(2))):
+                    figures["header fields"] += 1
+                    figures["fields"] += 1
+                    if header.get(field) != got:
+                        fail(b["line"], "Windows Kernel/EventTrace", field, header.get(field), got)
+            continue
+        name = RENAMES.get((b["provider"], b["name"]), (b["name"],))[0]
+        what = "%s/%s" % (b["provider"], b["name"])
+        k = seen[(b["provider"], name)]
+        seen[(b["provider"], name)] += 1
+        ours = by_type.get((b["provider"], name), [])
+        if k >= len(ours):
+            fail(b["line"], what, "(event)", "present", "absent (%d of this type)" % len(ours))
+            continue
+        e = ours[k]
+        figures["events"] += 1
+        if abs(b["ms"] - e["ms"]) > 0.001:
+            fail(b["line"], what, "ms", "%.3f" % b["ms"], "%.4f" % e["ms"])
+        for field, bv, cv in (("PID", b["pid"], e["pid"]), ("TID", b["tid"], e["tid"]),
+                              ("ProceNum", b["cpu"], e["cpu"])):
+            figures["fields"] += 1
+            if bv != cv:
+                fail(b["line"], what, field, bv, cv)
+        size = e.get("payload_bytes", e.get("size"))
+        if size is None:
+            figures["DataLen not compared"] += 1
+        else:
+            figures["fields"] += 1
+            if size != b["datalen"]:
+                fail(b["line"], what, "DataLen", b["datalen"], size)
+        for field, bv in b["fields"]:
+            cv = clretw_field(e, name, field, type_names)
+            figures["fields"] += 1
+            if not same_value(name, field, bv, cv):
+                fail(b["line"], what, field, bv, "<absent>" if cv is ABSENT else cv, (b, e))
+
+    ours_count = Counter((e["provider"], e["name"]) for e in events)
+    base_types = set()
+    for line, provider, name, n in base_counts:
+        if provider not in CLR_PROVIDERS:
+            not_compared_counts[provider] += 1
+            continue
+        cname = RENAMES.get((provider, name), (name,))[0]
+        base_types.add((provider, cname))
+        if ours_count[(provider, cname)] != n:
+            fail(line, "%s/%s" % (provider, name), "(count)", n, ours_count[(provider, cname)])
+        else:
+            figures["counts"] += 1
+    for (provider, name), n in sorted(ours_count.items()):
+        if provider in CLR_PROVIDERS and (provider, name) not in base_types:
+            if (provider, name) in NOT_IN_BASELINE:
+                figures["types not in baseline (listed)"] += 1
+            else:
+                fail("-", "%s/%s" % (provider, name), "(count)", "no COUNT line", n)
+
+    # --stats reconciles, and no CLR event is unknown.
+    total = None
+    for s in stats:
+        m = re.match(r"events: (\d+) in file, (\d+) counted = (\d+) decoded \+ (\d+) unknown \+ (\d+) malformed", s)
+        if m:
+            total = [int(x) for x in m.groups()]
+        m = re.match(r"\s*(\d+)\s+(\S.*?)/.* \(.*unknown\)$", s)
+        if m and any(s.split(None, 1)[1].startswith(p + "/") for p in CLR_PROVIDERS):
+            fail("-", s.split(None, 1)[1], "(stats)", "decoded", "unknown")
+    if total is None:
+        fail("-", "--stats", "(stats)", "events: line", "absent")
+    else:
+        infile, counted, decoded, unknown, malformed = total
+        if not (infile == counted == decoded + unknown + malformed == len(events) and malformed == 0):
+            fail("-", "--stats", "(stats)", "N in file = N counted = D + U + 0 = JSON lines",
+                 "%s (JSON lines %d)" % (total, len(events)))
+        figures["stats reconciled"] = 1
+
+    print("%s: %d baseline EVENT lines of CLR providers matched; %d fields compared (PID, TID, ProceNum, "
+          "payload fields, and the header's PointerSize and NumberOfProcessors); DataLen not compared on %d "
+          "(no payload size in the JSON); %d COUNT lines matched; %d CLR types absent from the baseline as "
+          "listed; %d differences excused" % (
+              label, figures["events"], figures["fields"], figures["DataLen not compared"], figures["counts"],
+              figures["types not in baseline (listed)"], sum(excused_used.values()) - excused_before))
+    for kind, table in (("EVENT", not_compared), ("COUNT", not_compared_counts)):
+        if table:
+            print("  %s lines not compared yet (no kernel manifest): %s" % (kind, ", ".join(
+                "%s %d" % (k, v) for k, v in sorted(table.items()))))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    dump, shared = sys.argv[1], sys.argv[2]
+    etl_dir = os.path.join(shared, "etl")
+    if not os.path.isdir(etl_dir):
+        print("SKIPPED: ../shared/etl not present")
+        return 0
+    failures = []
+    excused_used = Counter()
+    for name in TRACES:
+        check_trace(dump, os.path.join(etl_dir, name + ".etl"), os.path.join(etl_dir, name + ".baseline.txt"),
+                    failures, excused_used)
+    for key, n in sorted(excused_used.items()):
+        print("excused %d: %s: %s -- %s" % (n, key[0], key[1], EXCUSED[key]))
+    for key in sorted(set(EXCUSED) - set(excused_used)):
+        print("excuse matched nothing: %s" % (key,))
+    for f in failures:
+        print(f)
+    print("%d differences" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
