@@ -1,4 +1,5 @@
-// libFuzzer harness: the nettrace reader on whole files, and every event it
+// libFuzzer harness: the nettrace reader on whole files (nettrace V4-V6 and
+// NetPerf V3, which the reader tells apart by content), and every event it
 // delivers described with the built-in decoders and formatted as JSON and text.
 // The first byte picks the reader's options, so sorted delivery is fuzzed too.
 #include <cstddef>

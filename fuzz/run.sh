@@ -2,7 +2,8 @@
 # Runs the libFuzzer harnesses, each for a bounded time, on seed corpora made here.
 #   fuzz/run.sh BUILD_DIR SECONDS [WORK_DIR] [-- LIBFUZZER_OPTIONS...]
 # BUILD_DIR is a clang build with -DCLRETW_FUZZ=ON. Seeds: the traces in ../shared/traces
-# (when present) and clretw-sample's output for the nettrace reader; one payload per event
+# (when present: the small .nettrace files whole, the first events of the NetPerf file) and
+# clretw-sample's output for the nettrace reader; one payload per event
 # version for the views; the real and test manifests for the loader. A finding stops the run
 # with the fuzzer's report and exit status 1; crash inputs are left in WORK_DIR.
 set -eu
@@ -20,9 +21,32 @@ mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/ipc" "$work/seed
 
 # Seeds. The nettrace harness reads its options from the first byte.
 seed_trace() { { printf '\000'; cat "$1"; } > "$work/seeds-nettrace/$(basename "$1")"; }
+# A NetPerf file (.NET Core 2.1) holds 100 KB event blocks: its seed is the first events of its first
+# block, cut at an event boundary to stay under -max_len, as one smaller block, then the end tag.
+# Offsets: the 24-byte stream header and the 70-byte Trace object, then the block's type (its name's
+# length at byte 105), its int32 size, zero padding to 4 bytes; each event: int32 size of the rest.
+netperf_seed() {  # netperf_seed FILE OUT
+  f=$1
+  u32() { od -An -tu4 -j "$1" -N4 "$f" | tr -d ' \n'; }
+  le32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"; }
+  name=$(u32 105)
+  [ -n "$name" ] && [ "$name" -le 64 ] || return 0
+  size_at=$((110 + name))
+  start=$(((size_at + 7) / 4 * 4)) end=$(((size_at + 7) / 4 * 4))
+  while size=$(u32 "$end") && [ -n "$size" ]; do
+    [ $((end + 4 + size)) -gt 60000 ] && break
+    end=$((end + 4 + size))
+  done
+  [ "$end" -gt "$start" ] || return 0
+  { printf '\000'; head -c "$size_at" "$f"; le32 $((end - start)); head -c "$((start - size_at - 4))" /dev/zero
+    tail -c +$((start + 1)) "$f" | head -c $((end - start)); printf '\006\001'; } > "$2"
+}
 if [ -d "$shared/traces" ]; then
   for t in "$shared"/traces/*.nettrace; do
     [ "$(wc -c < "$t")" -le 1048576 ] && seed_trace "$t"
+  done
+  for t in "$shared"/traces/*.netperf; do
+    [ -f "$t" ] && netperf_seed "$t" "$work/seeds-nettrace/$(basename "$t")"
   done
 fi
 "$build/fuzz/fuzz_views_seeds" "$work/seeds-views" >/dev/null

@@ -1,6 +1,7 @@
 // Conformance with TraceEvent on real traces (../shared/traces).
 //
-// Every event of the three traces is decoded twice: with the decoders generated
+// Every event of the four traces (three .nettrace files and a .NET Core 2.1
+// NetPerf file, read by the same reader) is decoded twice: with the decoders generated
 // from ClrEtwAll.runtime-main.man (plus the built-in SampleProfiler description),
 // and with the built-in decoders alone, as a user with no manifest at hand does.
 // Every CLR event must decode and its generated view must consume exactly its
@@ -10,7 +11,8 @@
 // equal value in ours after normalisation (names case-insensitive; integers
 // regardless of thousands separators and hex/decimal; enum and flag names;
 // booleans; GUIDs; doubles to 1e-9 relative; XML entities unescaped). The
-// count per name must agree. The few lines that cannot agree for a reason
+// count per name must agree, and so must the activity id TraceEvent shows
+// (ActivityID, when not empty). The few lines that cannot agree for a reason
 // outside the trace are listed below with the reason; nothing else is excused.
 #include <doctest/doctest.h>
 
@@ -58,6 +60,7 @@ struct Ours {
   std::uint8_t version = 0;
   std::string ms;  // "%.4f", as TraceEvent prints MSec
   std::uint64_t tid = 0;
+  Guid activity, related;
   Record fields;
 };
 
@@ -496,6 +499,22 @@ struct Excuse {  // a whole line whose count cannot agree
   std::string reason;
 };
 
+// TraceEvent shows an event's non-empty activity ids as ActivityID="..." and RelatedActivityID="..."
+// (32 hex digits); it leaves empty ones out.
+FieldCheck check_activity(const std::string& attr, const std::map<std::string, std::string>& attrs, const Guid& ours) {
+  std::string mine = ours.to_string();
+  mine.erase(std::remove(mine.begin(), mine.end(), '-'), mine.end());
+  const auto it = attrs.find(attr);
+  if (it == attrs.end()) {
+    if (ours.is_zero()) return {Verdict::equal, ""};
+    return {Verdict::differs, attr + " absent vs " + mine};
+  }
+  std::string theirs = it->second;
+  theirs.erase(std::remove(theirs.begin(), theirs.end(), '-'), theirs.end());
+  if (lower(theirs) == lower(mine)) return {Verdict::equal, ""};
+  return {Verdict::differs, attr + "=\"" + it->second + "\" vs \"" + mine + "\""};
+}
+
 struct Summary {
   std::size_t events = 0, clr_events = 0, lines = 0, matched = 0, elements = 0, excused_lines = 0;
   std::map<Verdict, std::size_t> fields;
@@ -503,9 +522,9 @@ struct Summary {
   std::vector<std::string> excuses;
 };
 
-std::string trace_stem(const std::string& file) { return file.substr(0, file.find(".nettrace")); }
+std::string trace_stem(const std::string& file) { return file.substr(0, file.rfind('.')); }
 
-// Decodes the three traces with `catalogs` (the first one is the CLR decoders under test, whose
+// Decodes the four traces with `catalogs` (the first one is the CLR decoders under test, whose
 // generated views `for_each_version` walks) and compares with TraceEvent's baselines.
 template <class ForEachVersion>
 Summary conformance(const std::string& shared, const std::vector<const Catalog*>& catalogs, ForEachVersion for_each_version) {
@@ -533,13 +552,17 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
   EventDescriber describer(catalogs);
   Summary total;
   for (const char* file : {"eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
-                           "eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace"}) {
+                           "eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace",
+                           "eventpipe-dotnetcore2.1-linux-x64-objver3.netperf"}) {
     CAPTURE(file);
     const std::string path = shared + "/traces/" + file;
     auto reader = nettrace::Reader::open_file(path);
     REQUIRE(reader);
+    // The NetPerf file (.NET Core 2.1) is told apart by its content and read by the same reader.
+    CHECK(((*reader)->info().format == 3) == std::string(file).ends_with(".netperf"));
     std::vector<Ours> ours;
     std::map<std::pair<std::string, std::uint16_t>, std::uint64_t> count_by_id;
+    std::map<Described::Kind, std::uint64_t> kinds;
     Summary s;
     while (true) {
       auto next = (*reader)->next();
@@ -550,6 +573,7 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
       Collector collect(o.fields);
       Described d = describer.describe(r, &collect);
       ++s.events;
+      ++kinds[d.kind];
       const bool clr = r.provider_name.rfind("Microsoft-Windows-DotNETRuntime", 0) == 0;
       if (d.kind != Described::Kind::decoded) {
         s.problems.push_back(std::string(file) + ": " + std::string(r.provider_name) + " event " + std::to_string(r.id) +
@@ -575,10 +599,15 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
       std::snprintf(ms, sizeof ms, "%.4f", (*reader)->info().milliseconds(r.timestamp));
       o.ms = ms;
       o.tid = r.thread_id;
+      o.activity = r.activity_id;
+      o.related = r.related_activity_id;
       ++count_by_id[{o.provider, o.id}];
       ours.push_back(std::move(o));
     }
     CHECK(s.events == (*reader)->stats().events);
+    // The whole file reconciles: every event is decoded, unknown or malformed, and none is malformed.
+    CHECK(s.events == kinds[Described::Kind::decoded] + kinds[Described::Kind::unknown] + kinds[Described::Kind::malformed]);
+    CHECK(kinds[Described::Kind::malformed] == 0);
 
     for (const BaselineLine& b : read_baseline(path + ".baseline.txt")) {
       ++s.lines;
@@ -610,7 +639,15 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
           if (c.verdict == Verdict::excused) ex.push_back(b.name + " " + attr + ": " + c.detail);
         };
         for (const auto& [attr, theirs] : b.attrs)
-          if (!header_attribute(attr)) check(attr, theirs, o.fields, 0, "");
+          if (!header_attribute(attr) && attr != "ActivityID" && attr != "RelatedActivityID")
+            check(attr, theirs, o.fields, 0, "");
+        for (const auto& [attr, guid] :
+             {std::pair<std::string, Guid>{"ActivityID", o.activity}, {"RelatedActivityID", o.related}}) {
+          FieldCheck c = check_activity(attr, b.attrs, guid);
+          if (c.verdict == Verdict::equal && !b.attrs.count(attr)) continue;  // empty on both sides: nothing shown
+          ++v[c.verdict];
+          if (c.verdict == Verdict::differs) problem += " " + c.detail + ";";
+        }
         // Nested elements: the struct array's elements, in order.
         std::size_t elems = 0;
         if (!b.children.empty()) {
@@ -654,8 +691,10 @@ Summary conformance(const std::string& shared, const std::vector<const Catalog*>
     }
     std::size_t fields = 0;
     for (const auto& [k, n] : s.fields) fields += n;
-    MESSAGE(std::string(file) << ": " << s.events << " events (" << s.clr_events << " of CLR providers, each decoded and consumed "
-                 << "exactly by its generated view); " << s.matched << "/" << s.lines << " baseline lines matched, "
+    MESSAGE(std::string(file) << ": " << s.events << " events = " << kinds[Described::Kind::decoded] << " decoded + "
+                 << kinds[Described::Kind::unknown] << " unknown + " << kinds[Described::Kind::malformed] << " malformed ("
+                 << s.clr_events << " of CLR providers, each decoded and consumed exactly by its generated view); "
+                 << s.matched << "/" << s.lines << " baseline lines matched, "
                  << fields << " fields (" << s.elements << " struct elements)");
     total.events += s.events;
     total.clr_events += s.clr_events;

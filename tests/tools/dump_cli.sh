@@ -63,13 +63,21 @@ check "--help explains" sh -c "\"\$1\" --help | grep -q -- '--manifest'" _ "$dum
 # (0 unknown, 0 malformed), and none has bytes beyond its version's layout; with the newest
 # ClrEtwAll.man loaded at run time as well, the same.
 if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
-  for t in "$shared"/traces/*.nettrace; do
+  for t in "$shared"/traces/*.nettrace "$shared"/traces/*.netperf; do
+    [ -f "$t" ] || continue
     out=$("$dump" --stats "$t")
     check "$(basename "$t"): built-in decoders decode every event" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$out"
     check "$(basename "$t"): no event decoded with trailing bytes" sh -c "printf '%s' \"\$1\" | grep -q 'decoded with trailing bytes (newer versions): 0;'" _ "$out"
     all=$("$dump" --stats --manifest "$shared/manifests/ClrEtwAll.runtime-main.man" "$t")
     check "$(basename "$t") with runtime-main: all decoded" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: ([0-9]+) in file, \\1 counted = \\1 decoded \\+ 0 unknown \\+ 0 malformed'" _ "$all"
   done
+  # The NetPerf file of .NET Core 2.1 (format 3), read by content: every event, each with its stack.
+  netperf="$shared/traces/eventpipe-dotnetcore2.1-linux-x64-objver3.netperf"
+  if [ -f "$netperf" ]; then
+    np=$("$dump" --stats "$netperf")
+    check "NetPerf: 26146 events, all decoded" sh -c "printf '%s' \"\$1\" | grep -q 'events: 26146 in file, 26146 counted = 26146 decoded + 0 unknown + 0 malformed'" _ "$np"
+    check "NetPerf: 26146 stacks" sh -c "printf '%s' \"\$1\" | grep -q 'stacks: 26146;'" _ "$np"
+  fi
 else
   echo "SKIPPED (part): ../shared/traces is absent; clretw-dump was not run on the real traces"
 fi

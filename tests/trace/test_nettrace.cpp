@@ -1,7 +1,7 @@
 // The nettrace reader against traces the writer produces: every format
-// version, compressed and uncompressed headers, pointer sizes, negative
-// timestamp deltas, lost events, stacks, activity ids, EventSource events with
-// arrays, unknown providers, sorting, truncation and corruption.
+// version (NetPerf V3 too), compressed and uncompressed headers, pointer sizes,
+// negative timestamp deltas, lost events, stacks, activity ids, EventSource
+// events with arrays, unknown providers, sorting, truncation and corruption.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -148,11 +148,16 @@ Written write_trace(unsigned format, bool compressed, unsigned ps, std::uint32_t
     e.sorted = i % 10 == 9 && lag == 0;
     e.stack_id = i % 2 ? stack : 0;
     e.skip_sequence = i == 40 ? 5 : 0;  // five events of this thread were "lost"
-    t.lost += e.skip_sequence;
+    if (format >= 4) t.lost += e.skip_sequence;  // NetPerf has no sequence numbers to tell
     if (i % 5 == 0) {
       char text[40];
       std::snprintf(text, sizeof text, "11111111-2222-3333-4444-%012d", i);
       e.activity_id = *Guid::parse(text);
+    }
+    if (i % 10 == 0) {
+      char text[40];
+      std::snprintf(text, sizeof text, "aaaaaaaa-2222-3333-4444-%012d", i + 1);
+      e.related_activity_id = *Guid::parse(text);
     }
     t.payloads.push_back(which == 0 ? gc_start_payload(static_cast<std::uint32_t>(i))
                          : which == 1 ? request_payload(i, "/api/" + std::to_string(rng() % 1000) + "/\xC3\xA9", format)
@@ -198,10 +203,11 @@ std::vector<std::uint64_t> stack_of(const EventRecord& r) {
 
 }  // namespace
 
-TEST_CASE("written traces read back exactly: V4, V5, V6; compressed or not; pointer size 4 and 8") {
-  for (unsigned format : {4u, 5u, 6u}) {
+TEST_CASE("written traces read back exactly: NetPerf V3, V4, V5, V6; compressed or not; pointer size 4 and 8") {
+  for (unsigned format : {3u, 4u, 5u, 6u}) {
     for (bool compressed : {true, false}) {
       for (unsigned ps : {4u, 8u}) {
+        if (format == 3 && !compressed) continue;  // NetPerf headers are never compressed
         CAPTURE(format);
         CAPTURE(compressed);
         CAPTURE(ps);
@@ -213,7 +219,7 @@ TEST_CASE("written traces read back exactly: V4, V5, V6; compressed or not; poin
         CHECK(r.info().pointer_size == ps);
         CHECK(r.info().process_id == 4242);
         CHECK(r.info().frequency == 10'000'000);
-        std::size_t i = 0;
+        std::size_t i = 0, with_stack = 0;
         for (;;) {
           auto next = r.next();
           REQUIRE(next);
@@ -226,11 +232,13 @@ TEST_CASE("written traces read back exactly: V4, V5, V6; compressed or not; poin
           CHECK(e.id == def.event_id);
           CHECK(e.version == def.version);
           CHECK(e.thread_id == x.thread_id);
-          CHECK(e.capture_thread_id == x.capture_thread_id);
-          CHECK(e.processor == x.processor);
+          CHECK(e.capture_thread_id == x.capture_thread_id);  // NetPerf: the thread id, which write_trace makes equal
+          CHECK(e.processor == (format == 3 ? 0 : x.processor));  // NetPerf records no processor
           CHECK(e.timestamp == x.timestamp);
           CHECK(e.pointer_size == ps);
           CHECK(e.activity_id == x.activity_id);
+          CHECK(e.related_activity_id == x.related_activity_id);
+          with_stack += !t.stacks[i].empty();
           CHECK(std::equal(e.payload.begin(), e.payload.end(), t.payloads[i].begin(), t.payloads[i].end()));
           CHECK(stack_of(e) == t.stacks[i]);
           if (format >= 5 && def.has_opcode) CHECK(e.opcode == def.opcode);
@@ -240,15 +248,16 @@ TEST_CASE("written traces read back exactly: V4, V5, V6; compressed or not; poin
         CHECK(r.stats().events == t.events.size());
         CHECK(r.stats().lost_events == t.lost);
         CHECK(r.stats().metadata == 3);
-        CHECK(r.stats().sequence_points == 1);
+        CHECK(r.stats().sequence_points == (format == 3 ? 0 : 1));
         CHECK(r.stats().unknown_metadata == 0);
+        if (format == 3) CHECK(r.stats().stacks == with_stack);  // inline: one per event that has one
       }
     }
   }
 }
 
 TEST_CASE("decoding written events: CLR through the catalog, EventSource from its metadata, unknown providers") {
-  for (unsigned format : {4u, 5u, 6u}) {
+  for (unsigned format : {3u, 4u, 5u, 6u}) {
     CAPTURE(format);
     const Written t = write_trace(format, true, 8);
     std::map<Described::Kind, int> kinds;
@@ -272,8 +281,11 @@ TEST_CASE("decoding written events: CLR through the catalog, EventSource from it
 }
 
 TEST_CASE("sorted delivery: global timestamp order, nothing lost") {
-  for (unsigned format : {5u, 6u}) {
-    const Written t = write_trace(format, true, 8, 256);
+  for (unsigned format : {3u, 5u, 6u}) {
+    CAPTURE(format);
+    // NetPerf is ordered per event block: write_trace's two halves (around its sequence point, which
+    // ends a NetPerf block) are one block each, whose times do not overlap.
+    const Written t = write_trace(format, true, 8, format == 3 ? 1u << 20 : 256);
     ReaderOptions ro;
     ro.sorted = true;
     auto r = Reader::open_memory(as_bytes(t.bytes), ro);
@@ -294,8 +306,42 @@ TEST_CASE("sorted delivery: global timestamp order, nothing lost") {
   }
 }
 
+TEST_CASE("NetPerf sorted delivery orders each event block, not across blocks") {
+  // NetPerf has no sequence points and no sorted flags; ordering across blocks would need the whole file.
+  std::ostringstream out;
+  WriterOptions o;
+  o.format = 3;
+  Writer w(out, o);
+  Metadata m = unknown_provider();
+  EventSpec e;
+  e.metadata_id = w.define(m);
+  for (std::int64_t ts : {50, 10, 30}) e.timestamp = ts, e.thread_id = static_cast<std::uint64_t>(ts), w.event(e);
+  w.sequence_point(0);  // NetPerf: ends the event block
+  for (std::int64_t ts : {20, 5}) e.timestamp = ts, e.thread_id = static_cast<std::uint64_t>(ts), w.event(e);
+  w.finish();
+  const std::string bytes = out.str();
+  auto order = [&](bool sorted) {
+    ReaderOptions ro;
+    ro.sorted = sorted;
+    auto r = Reader::open_memory(as_bytes(bytes), ro);
+    REQUIRE(r);
+    std::vector<std::int64_t> times;
+    for (;;) {
+      auto next = (*r)->next();
+      REQUIRE(next);
+      if (!*next) break;
+      CHECK((*next)->thread_id == static_cast<std::uint64_t>((*next)->timestamp));  // each record stays whole
+      times.push_back((*next)->timestamp);
+    }
+    CHECK((*r)->stats().event_blocks == 2);
+    return times;
+  };
+  CHECK(order(false) == std::vector<std::int64_t>{50, 10, 30, 20, 5});
+  CHECK(order(true) == std::vector<std::int64_t>{10, 30, 50, 5, 20});
+}
+
 TEST_CASE("truncation at every byte: every event of a complete block, then a located error") {
-  for (unsigned format : {4u, 6u}) {
+  for (unsigned format : {3u, 4u, 6u}) {
     CAPTURE(format);
     const Written t = write_trace(format, true, 8);
     // Where each event's block ends: the reader's position when it delivers the event.
@@ -338,40 +384,89 @@ TEST_CASE("truncation at every byte: every event of a complete block, then a loc
 }
 
 TEST_CASE("damage names the block and byte offset") {
-  const Written t = write_trace(5, true, 8);
-  std::string cut = t.bytes.substr(0, t.bytes.size() / 2);
-  auto r = Reader::open_memory(as_bytes(cut));
-  REQUIRE(r);
-  std::size_t n = 0;
-  Error e;
-  while (true) {
-    auto next = (*r)->next();
-    if (!next) {
-      e = next.error();
-      break;
+  for (unsigned format : {3u, 5u}) {
+    CAPTURE(format);
+    const Written t = write_trace(format, true, 8);
+    std::string cut = t.bytes.substr(0, t.bytes.size() / 2);
+    auto r = Reader::open_memory(as_bytes(cut));
+    REQUIRE(r);
+    std::size_t n = 0;
+    Error e;
+    while (true) {
+      auto next = (*r)->next();
+      if (!next) {
+        e = next.error();
+        break;
+      }
+      REQUIRE(*next);
+      ++n;
     }
-    REQUIRE(*next);
-    ++n;
+    CHECK(n > 0);
+    CHECK(e.message().find("Block #") != std::string::npos);
+    CHECK(e.message().find("at byte") != std::string::npos);
   }
-  CHECK(n > 0);
-  CHECK(e.message().find("Block #") != std::string::npos);
-  CHECK(e.message().find("at byte") != std::string::npos);
+}
+
+TEST_CASE("NetPerf: an event whose size disagrees with its content is damage at that event's byte") {
+  const Written t = write_trace(3, true, 8);
+  // 24 bytes of stream header, the 70-byte Trace object, the EventBlock's 26-byte type and 4-byte
+  // size: the first blob (the first metadata record) starts at byte 124, a multiple of 4.
+  constexpr std::size_t kFirstBlob = 124;
+  // The EventBlock's type: BeginObject, NullReference, version 1, min reader version 0.
+  REQUIRE(t.bytes.compare(95, 10, "\x04\x01\x01\0\0\0\0\0\0\0", 10) == 0);
+  for (std::uint32_t size : {8u, 4000u}) {
+    CAPTURE(size);
+    std::string bad = t.bytes;
+    for (int k = 0; k < 4; ++k) bad[kFirstBlob + k] = static_cast<char>(size >> (8 * k));
+    auto r = Reader::open_memory(as_bytes(bad));
+    REQUIRE(r);
+    auto next = (*r)->next();
+    REQUIRE_FALSE(next);
+    CHECK(next.error().code == Errc::bad_format);
+    CHECK(next.error().offset == kFirstBlob);
+    CHECK_MESSAGE(next.error().detail.find("EventBlock #1 at byte 124: event size " + std::to_string(size)) == 0,
+                  next.error().detail);
+  }
+  // A metadata record (the payload of that first blob, after its 56-byte header) whose provider name
+  // never ends: located at the record's byte 4, where the name starts.
+  std::string bad = t.bytes;
+  const std::size_t record = kFirstBlob + 56;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(bad.data());
+  const std::uint32_t record_size = load_le<std::uint32_t>(bytes + kFirstBlob + 52);  // the blob's PayloadSize
+  REQUIRE(record_size > 8);
+  for (std::size_t k = record + 4; k < record + record_size; ++k) bad[k] = 'A';
+  auto r = Reader::open_memory(as_bytes(bad));
+  REQUIRE(r);
+  auto next = (*r)->next();
+  REQUIRE_FALSE(next);
+  CHECK(next.error().offset == record + 4);
+  CHECK_MESSAGE(next.error().detail == "EventBlock #1 at byte 124: malformed metadata record: the record ends in its "
+                                       "metadata id or provider name at byte 4 of the " +
+                                           std::to_string(record_size) + "-byte record",
+                next.error().detail);
 }
 
 TEST_CASE("corrupted bytes never crash the reader or the decoders") {
-  const Written t = write_trace(5, true, 8);
-  std::mt19937 rng(12345);
-  EventDescriber describer({&clretw::catalog()});
-  for (int trial = 0; trial < 300; ++trial) {
-    std::string bad = t.bytes;
-    for (int k = 0; k < 1 + trial % 5; ++k) bad[rng() % bad.size()] = static_cast<char>(rng());
-    auto r = Reader::open_memory(as_bytes(bad));
-    if (!r) continue;
-    for (int guard = 0; guard < 100000; ++guard) {
-      auto next = (*r)->next();
-      if (!next || !*next) break;
-      std::string line;
-      format_event(**next, describer, 0, LineFormat::json, line);
+  for (unsigned format : {3u, 5u}) {
+    CAPTURE(format);
+    const Written t = write_trace(format, true, 8);
+    std::mt19937 rng(12345 + format);
+    EventDescriber describer({&clretw::catalog()});
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string bad = t.bytes;
+      for (int k = 0; k < 1 + trial % 5; ++k) bad[rng() % bad.size()] = static_cast<char>(rng());
+      for (bool sorted : {false, true}) {
+        ReaderOptions ro;
+        ro.sorted = sorted;
+        auto r = Reader::open_memory(as_bytes(bad), ro);
+        if (!r) continue;
+        for (int guard = 0; guard < 100000; ++guard) {
+          auto next = (*r)->next();
+          if (!next || !*next) break;
+          std::string line;
+          format_event(**next, describer, 0, LineFormat::json, line);
+        }
+      }
     }
   }
   CHECK(true);  // reaching here without a sanitizer report is the assertion
@@ -419,6 +514,53 @@ TEST_CASE("files that are not nettrace, or of an unknown version, are refused cl
   CHECK(seven.error().message().find("major version 7") != std::string::npos);
   auto empty = Reader::open_memory(Bytes{});
   CHECK_FALSE(empty);
+  // NetPerf: versions 1 and 2 (.NET Core 2.0, their own type name) are refused by name; a Trace
+  // object of a version after 3 without the 'Nettrace' magic is no known file; nettrace files begin
+  // with version 4.
+  auto fast_serialization = [](bool magic, const std::string& type, std::uint32_t version) {
+    std::vector<std::uint8_t> b;
+    ByteWriter w(b);
+    if (magic) w.bytes("Nettrace", 8);
+    w.put<std::uint32_t>(20);
+    w.bytes("!FastSerialization.1", 20);
+    const std::uint8_t tag = magic ? 5 : 4;  // BeginPrivateObject in nettrace, BeginObject in NetPerf
+    for (std::uint8_t x : {tag, tag, std::uint8_t{1}}) w.put(x);
+    w.put(version);
+    w.put<std::uint32_t>(0);
+    w.put(static_cast<std::uint32_t>(type.size()));
+    w.bytes(type.data(), type.size());
+    w.put<std::uint8_t>(6);
+    w.bytes(std::vector<std::uint8_t>(48, 0));
+    w.put<std::uint8_t>(6);
+    w.put<std::uint8_t>(1);
+    return std::string(b.begin(), b.end());
+  };
+  for (std::uint32_t version : {1u, 2u}) {
+    CAPTURE(version);
+    const std::string old = fast_serialization(false, "Microsoft.DotNet.Runtime.EventPipeFile", version);
+    auto refused = Reader::open_memory(as_bytes(old));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == Errc::unsupported_version);
+    CHECK_MESSAGE(refused.error().detail == "NetPerf format version " + std::to_string(version) +
+                                                " (.NET Core 2.0) is not supported; version 3 (.NET Core 2.1/2.2) is",
+                  refused.error().message());
+  }
+  auto netperf4 = Reader::open_memory(as_bytes(fast_serialization(false, "Trace", 4)));
+  REQUIRE_FALSE(netperf4);
+  CHECK(netperf4.error().code == Errc::unsupported_version);
+  CHECK(netperf4.error().detail.find("NetPerf Trace object version 4") != std::string::npos);
+  auto nettrace3 = Reader::open_memory(as_bytes(fast_serialization(true, "Trace", 3)));
+  REQUIRE_FALSE(nettrace3);
+  CHECK(nettrace3.error().code == Errc::unsupported_version);
+  // Version 3 itself (a pointer size of 0 here: refused as damage, after the version was accepted).
+  auto netperf3 = Reader::open_memory(as_bytes(fast_serialization(false, "Trace", 3)));
+  REQUIRE_FALSE(netperf3);
+  CHECK(netperf3.error().code == Errc::bad_format);
+  CHECK(netperf3.error().detail.find("pointer size 0") != std::string::npos);
+  // Cut inside the NetPerf stream header.
+  auto header_cut = Reader::open_memory(as_bytes(fast_serialization(false, "Trace", 3).substr(0, 12)));
+  REQUIRE_FALSE(header_cut);
+  CHECK(header_cut.error().code == Errc::truncated);
   auto missing = Reader::open_file("/nonexistent/trace.nettrace");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == Errc::io_error);
@@ -530,19 +672,22 @@ TEST_CASE("a stream read as it comes: in chunks of any size it reads as memory d
     const std::string& b_;
     std::size_t chunk_, fail_at_, pos_ = 0;
   };
-  for (std::size_t chunk : {1u, 7u, 4096u}) {
-    CAPTURE(chunk);
-    Chunks whole(t.bytes, chunk, SIZE_MAX);
-    auto r = Reader::open_stream(whole);
-    REQUIRE(r);
-    std::size_t events = 0;
-    for (;;) {
-      auto next = (*r)->next();
-      REQUIRE(next);
-      if (!*next) break;
-      ++events;
+  const Written netperf = write_trace(3, true, 8);
+  for (const Written* trace : {&t, &netperf}) {
+    for (std::size_t chunk : {1u, 7u, 4096u}) {
+      CAPTURE(chunk);
+      Chunks whole(trace->bytes, chunk, SIZE_MAX);
+      auto r = Reader::open_stream(whole);
+      REQUIRE(r);
+      std::size_t events = 0;
+      for (;;) {
+        auto next = (*r)->next();
+        REQUIRE(next);
+        if (!*next) break;
+        ++events;
+      }
+      CHECK(events == trace->events.size());
     }
-    CHECK(events == t.events.size());
   }
   Chunks failing(t.bytes, 64, t.bytes.size() / 2);
   auto r = Reader::open_stream(failing);

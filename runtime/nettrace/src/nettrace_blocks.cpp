@@ -37,6 +37,16 @@ Result<const EventRecord*> BlockParser::next_event(EventRecord& record) {
       if (Status s = read_metadata_v6(); !s) return std::move(s).error();
       continue;
     }
+    if (netperf_) {
+      auto payload = read_blob_v3();
+      if (!payload) return std::move(payload).error();
+      if (header_.metadata_id == 0) {  // a metadata record, as the payload of an event
+        if (Status s = add_metadata_v5(*payload); !s) return std::move(s).error();
+        continue;
+      }
+      fill(record, *payload);
+      return &record;
+    }
     auto payload = read_blob();
     if (!payload) return std::move(payload).error();
     if (metadata) {
@@ -53,6 +63,10 @@ Result<const EventRecord*> BlockParser::next_event(EventRecord& record) {
 
 // An event or metadata block's header, and fresh header state.
 Status BlockParser::begin_event_block() {
+  if (netperf_) {  // V3 event blocks have no header: their blobs start at once
+    header_ = EventHeader{};
+    return {};
+  }
   Cursor c(block_.bytes);
   if (block_.kind == BlockKind::Metadata && !fast_serialization_) {  // V6 metadata: uint16 header size, excluding itself
     const std::uint16_t hs = c.u16();
@@ -131,6 +145,35 @@ Result<Bytes> BlockParser::read_blob() {
   return payload;
 }
 
+// NetPerf V3: int32 EventSize (of what follows it, padding included), int32 MetaDataId, int32 ThreadId,
+// int64 TimeStamp, Guid ActivityID, Guid RelatedActivityID, int32 PayloadSize, the payload, int32 stack
+// byte count, the stack (pointer-size addresses), zero padding to 4 bytes. The runtime pads at the end
+// of the blob, not after the payload: the stack count follows the payload directly.
+Result<Bytes> BlockParser::read_blob_v3() {
+  Cursor c(block_.bytes, pos_);
+  EventHeader& h = header_;
+  const std::uint32_t size = c.u32();
+  h.metadata_id = c.u32();
+  h.thread = h.capture_thread = c.u32();
+  h.timestamp = c.u64();
+  h.activity = c.guid();
+  h.related = c.guid();
+  h.payload_size = c.u32();
+  if (!c.ok) return damage("event header runs past the end of the block");
+  const Bytes payload = c.bytes(h.payload_size);
+  const std::uint32_t stack_size = c.u32();
+  inline_stack_ = c.bytes(stack_size);
+  if (!c.ok) return damage("event payload or stack runs past the end of the block");
+  const std::size_t used = c.pos() - pos_ - 4;
+  if (used > size)
+    return damage("event size " + std::to_string(size) + " is less than its header, payload and stack (" +
+                  std::to_string(used) + " bytes)");
+  if (size > block_.bytes.size() - pos_ - 4)
+    return damage("event size " + std::to_string(size) + " runs past the end of the block");
+  pos_ += 4 + std::size_t{size};
+  return payload;
+}
+
 Status BlockParser::read_metadata_v6() {
   Cursor c(block_.bytes, pos_);
   const std::uint16_t size = c.u16();
@@ -147,7 +190,10 @@ Status BlockParser::read_metadata_v6() {
 Status BlockParser::add_metadata_v5(Bytes payload) {
   Metadata m;
   m.format = info_.format;
-  if (Status s = parse_metadata_v5(payload, m); !s) return damage("malformed metadata record: " + s.error().detail);
+  if (Status s = parse_metadata_v5(payload, m); !s) {  // located at the record's byte that is wrong
+    const std::size_t at = payload.data() ? static_cast<std::size_t>(payload.data() - block_.bytes.data()) : pos_;
+    return block_.damage(at + s.error().offset, "malformed metadata record: " + s.error().detail);
+  }
   add_metadata(std::move(m));
   return {};
 }
@@ -328,6 +374,13 @@ void BlockParser::fill(EventRecord& r, Bytes payload) {
   }
   r.payload = payload;
   r.stack = {};
+  if (netperf_) {
+    r.stack = inline_stack_;
+    if (!inline_stack_.empty()) ++stats_.stacks;
+    // V3 has no sequence numbers (nor capture threads or processors): events lost go uncounted.
+    ++stats_.events;
+    return;
+  }
   if (h.stack_id) {
     if (auto s = stacks_.find(h.stack_id); s != stacks_.end())
       r.stack = Bytes(stack_bytes_.data() + s->second.first, s->second.second);

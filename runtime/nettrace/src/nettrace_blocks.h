@@ -3,6 +3,10 @@
 // lists, the last sequence number of each thread - and turns the event blobs
 // of event blocks into EventRecords. Framing (nettrace_framing.h) hands it the
 // blocks; the reader decides what to do with the events.
+//
+// NetPerf (format 3) has event blocks only: their blobs carry the metadata
+// (as events of metadata id 0) and each event's stack inline, and no sequence
+// numbers, so events lost cannot be counted there.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +26,8 @@ namespace clretw::nettrace::detail {
 struct EventHeader {
   std::uint32_t metadata_id = 0;
   std::uint32_t sequence = 0;
-  std::uint64_t thread = 0;          // thread id (V4/V5) or thread index (V6)
-  std::uint64_t capture_thread = 0;  // likewise
+  std::uint64_t thread = 0;          // thread id (V3-V5) or thread index (V6)
+  std::uint64_t capture_thread = 0;  // likewise (V3 has none: the thread id)
   std::uint32_t processor = 0;
   std::uint32_t stack_id = 0;
   std::uint64_t timestamp = 0;
@@ -36,7 +40,7 @@ struct EventHeader {
 class BlockParser {
  public:
   BlockParser(const TraceInfo& info, bool fast_serialization, Stats& stats)
-      : info_(info), fast_serialization_(fast_serialization), stats_(stats) {}
+      : info_(info), fast_serialization_(fast_serialization), netperf_(info.format == 3), stats_(stats) {}
 
   // Takes the next block: parses it whole, or, for an event or metadata
   // block, its header (its rows follow through next_event()).
@@ -50,6 +54,7 @@ class BlockParser {
  private:
   Status begin_event_block();
   Result<Bytes> read_blob();
+  Result<Bytes> read_blob_v3();
   Status read_metadata_v6();
   Status add_metadata_v5(Bytes payload);
   void add_metadata(Metadata m);
@@ -76,6 +81,7 @@ class BlockParser {
 
   const TraceInfo& info_;
   bool fast_serialization_;
+  bool netperf_;  // format 3
   Stats& stats_;
 
   // The current block.
@@ -83,6 +89,7 @@ class BlockParser {
   std::size_t pos_ = 0;
   bool compressed_ = false;
   EventHeader header_;
+  Bytes inline_stack_;  // V3: the stack of the current blob
 
   // What outlives a block.
   std::deque<Metadata> metadata_store_;

@@ -11,8 +11,10 @@
 
 namespace clretw::nettrace::detail {
 
-// FastSerialization tags.
+// FastSerialization tags. NetPerf (format 3) opens objects with BeginObject,
+// nettrace (formats 4 and 5) with BeginPrivateObject.
 inline constexpr std::uint8_t kNullReference = 1;
+inline constexpr std::uint8_t kBeginObject = 4;
 inline constexpr std::uint8_t kBeginPrivateObject = 5;
 inline constexpr std::uint8_t kEndObject = 6;
 

@@ -111,9 +111,13 @@ Status check_info(const TraceInfo& info, std::uint64_t at) {
 // ---- the stream header and the trace description -------------------------------
 
 Status Framing::open(TraceInfo& info) {
-  char magic[8];
-  if (!in_.read(magic, 8) || std::memcmp(magic, "Nettrace", 8) != 0)
-    return damage(Errc::bad_format, 0, "not a nettrace file (no 'Nettrace' magic)");
+  std::uint8_t head[8];
+  const bool whole = in_.read(head, 8);
+  if (whole && load_le<std::uint32_t>(head) == 20 && std::memcmp(head + 4, "!Fas", 4) == 0)
+    return open_netperf(info);
+  if (!whole || std::memcmp(head, "Nettrace", 8) != 0)
+    return damage(Errc::bad_format, 0,
+                  "not a nettrace file (no 'Nettrace' magic) nor a NetPerf file (no FastSerialization header)");
   std::uint32_t word = 0;
   if (!in_.read(&word, 4)) return damage(Errc::truncated, in_.pos(), "file ends in the stream header");
   word = load_le<std::uint32_t>(reinterpret_cast<const std::uint8_t*>(&word));
@@ -123,19 +127,51 @@ Status Framing::open(TraceInfo& info) {
   std::string name(word < 64 ? word : 0, '\0');
   if (word != 20 || !in_.read(name.data(), name.size()) || name != "!FastSerialization.1")
     return damage(Errc::bad_format, 8, "unknown serialization header after the 'Nettrace' magic");
-  // The first object is the Trace object.
+  return read_trace_object(info);
+}
+
+// NetPerf: the stream starts with the length-prefixed "!FastSerialization.1", with no magic before
+// it; open() has read its length and "!Fas".
+Status Framing::open_netperf(TraceInfo& info) {
+  char rest[16];
+  if (!in_.read(rest, sizeof rest)) return damage(Errc::truncated, in_.pos(), "file ends in the stream header");
+  if (std::memcmp(rest, "tSerialization.1", sizeof rest) != 0)
+    return damage(Errc::bad_format, 4, "unknown serialization header (not '!FastSerialization.1')");
+  fast_serialization_ = true;
+  netperf_ = true;
+  object_tag_ = kBeginObject;
+  return read_trace_object(info);
+}
+
+// The Trace object: SYSTEMTIME sync time, int64 sync QPC, int64 QPC frequency, int32 pointer size,
+// int32 process id, int32 processors, int32 expected CPU sampling rate - the same in NetPerf
+// version 3 and nettrace versions 4 and 5.
+Status Framing::read_trace_object(TraceInfo& info) {
   std::string type;
   std::uint32_t version = 0;
   std::uint8_t tag = 0;
-  if (!in_.read(&tag, 1) || tag != kBeginPrivateObject)
+  if (!in_.read(&tag, 1) || tag != object_tag_)
     return damage(Errc::bad_format, in_.pos(), "the stream does not start with the Trace object");
   auto well_formed = read_type(type, version);
   if (!well_formed) return std::move(well_formed).error();
   if (!*well_formed) return damage(Errc::bad_format, in_.pos(), "the stream does not start with the Trace object");
-  if (type != "Trace") return damage(Errc::bad_format, in_.pos(), "the first object is '" + type + "', not 'Trace'");
-  if (version < 4 || version > 5)
-    return damage(Errc::unsupported_version, in_.pos(),
-                  "Trace object version " + std::to_string(version) + " (supported: 4 and 5, and format 6)");
+  if (netperf_) {
+    // .NET Core 2.0 wrote versions 1 and 2, under another type name.
+    if (type == "Microsoft.DotNet.Runtime.EventPipeFile" || (type == "Trace" && version < 3))
+      return damage(Errc::unsupported_version, in_.pos(),
+                    "NetPerf format version " + std::to_string(version) +
+                        " (.NET Core 2.0) is not supported; version 3 (.NET Core 2.1/2.2) is");
+    if (type != "Trace") return damage(Errc::bad_format, in_.pos(), "the first object is '" + type + "', not 'Trace'");
+    if (version != 3)
+      return damage(Errc::unsupported_version, in_.pos(),
+                    "NetPerf Trace object version " + std::to_string(version) +
+                        " (supported: 3; later versions are nettrace files, which begin with 'Nettrace')");
+  } else {
+    if (type != "Trace") return damage(Errc::bad_format, in_.pos(), "the first object is '" + type + "', not 'Trace'");
+    if (version < 4 || version > 5)
+      return damage(Errc::unsupported_version, in_.pos(),
+                    "Trace object version " + std::to_string(version) + " (supported: 4 and 5, and format 6)");
+  }
   info.format = version;
   std::uint8_t t[16 + 8 + 8 + 16];
   if (!in_.read(t, sizeof t)) return damage(Errc::truncated, in_.pos(), "file ends in the Trace object");
@@ -151,11 +187,11 @@ Status Framing::open(TraceInfo& info) {
   return check_info(info, in_.pos());
 }
 
-// FastSerialization type header after a BeginPrivateObject tag:
+// FastSerialization type header after a BeginPrivateObject tag (NetPerf: BeginObject, here too):
 // BeginPrivateObject, NullReference, int32 version, int32 min reader version, string name, EndObject.
 Result<bool> Framing::read_type(std::string& name, std::uint32_t& version) {
   std::uint8_t h[2 + 12];
-  if (!in_.read(h, sizeof h) || h[0] != kBeginPrivateObject || h[1] != kNullReference) return false;
+  if (!in_.read(h, sizeof h) || h[0] != object_tag_ || h[1] != kNullReference) return false;
   version = load_le<std::uint32_t>(h + 2);
   const std::uint32_t min_reader = load_le<std::uint32_t>(h + 6);
   const std::uint32_t length = load_le<std::uint32_t>(h + 10);
@@ -220,11 +256,14 @@ Result<bool> Framing::next_object(Block& block) {
   if (tag == kNullReference) return false;  // end of stream
   std::string type;
   std::uint32_t version = 0;
-  if (tag != kBeginPrivateObject) return damage(Errc::bad_format, at, "expected an object at byte " + std::to_string(at));
+  if (tag != object_tag_) return damage(Errc::bad_format, at, "expected an object at byte " + std::to_string(at));
   auto well_formed = read_type(type, version);
   if (!well_formed) return std::move(well_formed).error();
   if (!*well_formed) return damage(Errc::bad_format, at, "expected an object at byte " + std::to_string(at));
   if (type == "EventBlock") block.kind = BlockKind::Event;
+  else if (netperf_)  // NetPerf has event blocks only: metadata and stacks travel inside them
+    return damage(Errc::bad_format, at,
+                  "unknown object type '" + type + "' in a NetPerf stream at byte " + std::to_string(at));
   else if (type == "MetadataBlock") block.kind = BlockKind::Metadata;
   else if (type == "StackBlock") block.kind = BlockKind::Stack;
   else if (type == "SPBlock") block.kind = BlockKind::SequencePoint;
@@ -234,7 +273,7 @@ Result<bool> Framing::next_object(Block& block) {
   if (!in_.read(sz, 4))
     return damage(Errc::truncated, in_.pos(), where + " at byte " + std::to_string(at) + ": file ends in the block size");
   const std::uint32_t size = load_le<std::uint32_t>(sz);
-  // Zero padding to a 4-byte aligned file offset.
+  // Zero padding to a 4-byte aligned file offset (NetPerf too: its stream starts at offset 0).
   std::uint8_t pad[4];
   const std::size_t padding = (4 - in_.pos() % 4) % 4;
   if (padding && !in_.read(pad, padding)) return damage(Errc::truncated, in_.pos(), where + ": file ends in padding");

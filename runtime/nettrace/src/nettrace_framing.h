@@ -1,6 +1,9 @@
 // Internal: the framing of a nettrace stream - its header, the trace
 // description that opens it, and the sequence of blocks after it:
-// FastSerialization objects (formats 4 and 5) or block headers (format 6).
+// FastSerialization objects (NetPerf format 3, nettrace formats 4 and 5) or
+// block headers (format 6). A NetPerf stream (.NET Core 2.1/2.2) is told by
+// its content: "!FastSerialization.1" at offset 4 with no "Nettrace" magic
+// before it; its objects are the Trace object and EventBlocks.
 // What is inside an event, metadata, stack or other block is for the block
 // parsers (nettrace_blocks.h); ordering events is for the sorter.
 #pragma once
@@ -63,13 +66,15 @@ class Framing {
   bool fast_serialization() const noexcept { return fast_serialization_; }
 
   // Reads the stream header and the trace description (the Trace object of
-  // formats 4 and 5, the trace block of format 6) into `info`.
+  // formats 3 to 5, the trace block of format 6) into `info`.
   Status open(TraceInfo& info);
   // Loads the next block; false at the end of the stream.
   Result<bool> next(Block& block);
 
  private:
   Status open_v6(TraceInfo& info);
+  Status open_netperf(TraceInfo& info);
+  Status read_trace_object(TraceInfo& info);
   // false: not a well-formed type header (the caller says what it expected).
   Result<bool> read_type(std::string& name, std::uint32_t& version);
   Result<bool> next_object(Block& block);
@@ -79,6 +84,8 @@ class Framing {
   Input in_;
   std::uint32_t max_block_size_;
   bool fast_serialization_ = true;
+  bool netperf_ = false;                            // format 3: no magic, BeginObject tags, EventBlocks only
+  std::uint8_t object_tag_ = kBeginPrivateObject;  // the tag that opens an object and its type
   std::uint64_t block_number_ = 0;
   std::vector<std::uint8_t> buffer_;  // the current block, when reading a file
 };

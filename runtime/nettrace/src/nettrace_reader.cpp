@@ -23,7 +23,7 @@ struct Reader::Impl {
   bool ended = false;
   bool failed = false;
   Error error;
-  EventRecord sequence_marker;  // next_raw() returns its address at sequence points (sorted mode only)
+  EventRecord sequence_marker;  // next_raw() returns its address where the sorter may release all (sorted mode only)
 
   Status open() {
     if (Status s = framing.open(info); !s) return s;
@@ -53,12 +53,15 @@ struct Reader::Impl {
         return static_cast<const EventRecord*>(nullptr);
       }
       if (Status s = blocks->begin(block); !s) return fail(std::move(s).error());
-      if (block.kind == detail::BlockKind::SequencePoint && options.sorted)
+      // NetPerf (format 3) has neither sequence points nor sorted flags, and ordering the whole
+      // file would need memory for all of it: its events are ordered within each event block.
+      if (options.sorted && (block.kind == detail::BlockKind::SequencePoint ||
+                             (info.format == 3 && block.kind == detail::BlockKind::Event)))
         return static_cast<const EventRecord*>(&sequence_marker);
     }
   }
 
-  // Sorted delivery: release at sorted events, sequence points, the end and damage.
+  // Sorted delivery: release at sorted events, sequence points (NetPerf: event block ends), the end and damage.
   Result<const EventRecord*> next_sorted() {
     for (;;) {
       if (const EventRecord* r = sorter.next()) return r;

@@ -1,4 +1,4 @@
-// The nettrace writer: produces V4, V5 and V6 files, for tests and samples.
+// The nettrace writer: produces NetPerf V3, V4, V5 and V6 files, for tests and samples.
 #include <algorithm>
 #include <map>
 
@@ -34,6 +34,11 @@ struct Writer::Impl {
   std::map<std::uint64_t, std::uint64_t> thread_index;  // V6: OS thread id -> index
   std::map<std::string, std::uint32_t> label_ids;  // V6: activity id pair (32 bytes) -> label list
   std::uint32_t next_label = 1;
+  std::map<std::uint32_t, std::vector<std::uint64_t>> inline_stacks;  // V3: stack id -> addresses
+
+  bool netperf() const noexcept { return o.format == 3; }
+  // NetPerf opens objects with BeginObject, nettrace with BeginPrivateObject.
+  std::uint8_t object_tag() const noexcept { return netperf() ? detail::kBeginObject : detail::kBeginPrivateObject; }
 
   Impl(std::ostream& s, WriterOptions opts) : out(s), o(opts) {}
 
@@ -58,7 +63,7 @@ struct Writer::Impl {
   }
 
   void start() {
-    raw("Nettrace", 8);
+    if (!netperf()) raw("Nettrace", 8);
     if (o.format >= 6) {
       put<std::uint32_t>(0);
       put<std::uint32_t>(6);
@@ -75,8 +80,8 @@ struct Writer::Impl {
     }
     put<std::uint32_t>(20);
     raw("!FastSerialization.1", 20);
-    put(detail::kBeginPrivateObject);
-    type_header("Trace", o.format, 4);
+    put(object_tag());
+    type_header("Trace", o.format, netperf() ? 0 : 4);
     std::vector<std::uint8_t> t;
     ByteWriter w(t);
     clock_and_pointer_size(w);
@@ -88,7 +93,7 @@ struct Writer::Impl {
   }
 
   void type_header(const std::string& name, std::uint32_t version, std::uint32_t min_reader) {
-    put(detail::kBeginPrivateObject);
+    put(object_tag());
     put(detail::kNullReference);
     put(version);
     put(min_reader);
@@ -97,10 +102,12 @@ struct Writer::Impl {
     put(detail::kEndObject);
   }
 
-  // V4/V5: BeginPrivateObject, type, int32 size, padding to a 4-byte file offset, block, EndObject.
+  // V3-V5: BeginPrivateObject (V3: BeginObject), type, int32 size, padding to a 4-byte file offset,
+  // block, EndObject.
   void block_object(const std::string& type, const std::vector<std::uint8_t>& body) {
-    put(detail::kBeginPrivateObject);
-    type_header(type, 2, 2);
+    put(object_tag());
+    if (netperf()) type_header(type, 1, 0);  // as .NET Core 2.1 writes its event blocks
+    else type_header(type, 2, 2);
     put(static_cast<std::uint32_t>(body.size()));
     static const std::uint8_t zeros[4] = {};
     raw(zeros, (4 - pos % 4) % 4);
@@ -135,6 +142,13 @@ struct Writer::Impl {
   }
 
   void define(const Metadata& m) {
+    if (netperf()) {  // an event of metadata id 0 whose payload is the record, among the events
+      std::vector<std::uint8_t> payload = detail::encode_metadata_v5(m, o.format);
+      ByteWriter w(events);
+      blob_v3(w, 0, 0, 0, {}, {}, payload, {});
+      if (events.size() >= o.block_bytes) flush_events();
+      return;
+    }
     if (o.format >= 6) {
       std::vector<std::uint8_t> row = detail::encode_metadata_v6(m);
       std::vector<std::uint8_t> body;
@@ -182,6 +196,27 @@ struct Writer::Impl {
     while (w.size() % 4) w.put<std::uint8_t>(0);
   }
 
+  // V3: int32 size of the rest, int32 metadata id, int32 thread id, int64 timestamp, the activity ids,
+  // int32 payload size, payload, int32 stack size, stack, zero padding to 4 bytes (counted in the size).
+  void blob_v3(ByteWriter& w, std::uint32_t md, std::uint64_t thread, std::uint64_t ts, const Guid& act, const Guid& rel,
+               Bytes payload, const std::vector<std::uint64_t>& stack) {
+    std::vector<std::uint8_t> rest;
+    ByteWriter r(rest);
+    r.put(md);
+    r.put(static_cast<std::uint32_t>(thread));
+    r.put(ts);
+    act.store(r);
+    rel.store(r);
+    r.put(static_cast<std::uint32_t>(payload.size()));
+    r.bytes(payload);
+    r.put(static_cast<std::uint32_t>(stack.size() * o.pointer_size));
+    for (std::uint64_t ip : stack) r.put_uint(ip, o.pointer_size);
+    while (rest.size() % 4) r.put<std::uint8_t>(0);
+    w.put(static_cast<std::uint32_t>(rest.size()));
+    w.bytes(rest);
+    ++event_count;
+  }
+
   std::uint64_t thread_key(std::uint64_t os_thread) {
     if (o.format < 6) return os_thread;
     auto [it, inserted] = thread_index.try_emplace(os_thread, thread_index.size() + 1);
@@ -224,6 +259,15 @@ struct Writer::Impl {
   }
 
   void event(const EventSpec& e) {
+    if (netperf()) {
+      static const std::vector<std::uint64_t> none;
+      auto s = e.stack_id ? inline_stacks.find(e.stack_id) : inline_stacks.end();
+      ByteWriter w(events);
+      blob_v3(w, e.metadata_id, e.thread_id, static_cast<std::uint64_t>(e.timestamp), e.activity_id, e.related_activity_id,
+              e.payload, s == inline_stacks.end() ? none : s->second);
+      if (events.size() >= o.block_bytes) flush_events();
+      return;
+    }
     const std::uint64_t capture = thread_key(e.capture_thread_id);
     const std::uint64_t thread = thread_key(e.thread_id);
     std::uint32_t label = 0;
@@ -301,7 +345,7 @@ struct Writer::Impl {
 
   void flush_events() {
     if (event_count == 0) return;
-    std::vector<std::uint8_t> body = block_header(o.compressed, min_ts, max_ts);
+    std::vector<std::uint8_t> body = netperf() ? std::vector<std::uint8_t>{} : block_header(o.compressed, min_ts, max_ts);
     body.insert(body.end(), events.begin(), events.end());
     block(BlockKind::Event, body);
     events.clear();
@@ -311,6 +355,10 @@ struct Writer::Impl {
 
   std::uint32_t stack(const std::vector<std::uint64_t>& ips) {
     const std::uint32_t id = next_stack++;
+    if (netperf()) {  // written inline in each event that names it
+      inline_stacks[id] = ips;
+      return id;
+    }
     std::vector<std::uint8_t> body;
     ByteWriter w(body);
     w.put(id);
@@ -323,6 +371,11 @@ struct Writer::Impl {
 
   void sequence_point(std::int64_t timestamp) {
     flush_events();
+    if (netperf()) {  // no sequence points: stack ids end here all the same, as in the other formats
+      next_stack = 1;
+      inline_stacks.clear();
+      return;
+    }
     std::vector<std::uint8_t> body;
     ByteWriter w(body);
     w.put(timestamp);
@@ -359,7 +412,7 @@ Writer::~Writer() { impl_->finish(); }
 std::uint32_t Writer::define(const Metadata& m) {
   Metadata copy = m;
   copy.id = impl_->next_metadata++;
-  impl_->flush_events();
+  if (!impl_->netperf()) impl_->flush_events();  // NetPerf: the record goes among the events
   impl_->define(copy);
   return copy.id;
 }

@@ -1,17 +1,20 @@
 // clretw/nettrace.h - EventPipe .nettrace files: a streaming reader and a writer.
 //
-// Reader: FastSerialization files (Trace object version 4, V5 metadata tags)
-// and the V6 block format. It reads block by block (memory bounded by the
-// largest block, not the file), hands out each event as an EventRecord whose
-// payload points into the block buffer (no copy, no allocation per event),
-// resolves stacks, counts events lost by sequence-number gaps and, on request,
-// delivers events in global timestamp order. A damaged file yields every
-// complete event before the damage, then an error naming the byte offset and
-// the block.
+// Reader: FastSerialization files (Trace object version 4, V5 metadata tags),
+// the V6 block format, and the NetPerf files of .NET Core 2.1 and 2.2 (format
+// 3: FastSerialization with no "Nettrace" magic, told apart by content; the
+// NetPerf versions 1 and 2 of .NET Core 2.0 are refused). It reads block by
+// block (memory bounded by the largest block, not the file), hands out each
+// event as an EventRecord whose payload points into the block buffer (no
+// copy, no allocation per event), resolves stacks, counts events lost by
+// sequence-number gaps (NetPerf has no sequence numbers) and, on request,
+// delivers events in global timestamp order (NetPerf: within each event
+// block). A damaged file yields every complete event before the damage, then
+// an error naming the byte offset and the block.
 //
-// Writer: produces V4 (FastSerialization, no tags), V5 (with opcode/V2Params
-// tags) or V6 files with compressed or uncompressed headers, for tests and
-// samples.
+// Writer: produces NetPerf V3, V4 (FastSerialization, no tags), V5 (with
+// opcode/V2Params tags) or V6 files with compressed or uncompressed headers,
+// for tests and samples.
 #pragma once
 
 #include <cstdint>
@@ -80,7 +83,7 @@ Result<std::uint32_t> visit_self_describing(const Metadata& m, Bytes payload, Fi
 Guid provider_guid_for(std::string_view provider_name);
 
 struct TraceInfo {
-  unsigned format = 0;          // 4, 5 or 6
+  unsigned format = 0;          // 3 (NetPerf), 4, 5 or 6
   SystemTime sync_time_utc{};
   std::int64_t sync_timestamp = 0;  // QPC ticks at SyncTimeUTC
   std::int64_t frequency = 1;       // ticks per second
@@ -102,13 +105,16 @@ struct Stats {
   std::uint64_t events = 0;          // event records delivered
   std::uint64_t metadata = 0;        // metadata records read
   std::uint64_t event_blocks = 0, metadata_blocks = 0, stack_blocks = 0, sequence_points = 0, other_blocks = 0;
-  std::uint64_t stacks = 0;
+  std::uint64_t stacks = 0;          // stacks defined (NetPerf: events carrying a stack)
   std::uint64_t lost_events = 0;     // sequence-number gaps, per capture thread and at sequence points
+                                     // (NetPerf has no sequence numbers: always 0 there)
   std::uint64_t unknown_metadata = 0;  // events naming a metadata id never defined
 };
 
 struct ReaderOptions {
-  bool sorted = false;                  // deliver events in timestamp order (buffers between sequence points)
+  // Deliver events in timestamp order, buffering them between sequence points. NetPerf files have
+  // none (nor sorted flags): there the events of each event block are ordered, not across blocks.
+  bool sorted = false;
   std::uint32_t max_block_size = 64u << 20;  // larger blocks are treated as damage
 };
 
@@ -158,8 +164,8 @@ class Reader {
 // Writer
 
 struct WriterOptions {
-  unsigned format = 5;        // 4, 5 or 6
-  bool compressed = true;     // header compression in event blocks
+  unsigned format = 5;        // 3 (NetPerf), 4, 5 or 6
+  bool compressed = true;     // header compression in event blocks (not in NetPerf)
   std::uint32_t pointer_size = 8;
   std::uint32_t process_id = 4242;
   std::int64_t sync_timestamp = 1'000'000;
@@ -168,6 +174,8 @@ struct WriterOptions {
   std::uint32_t block_bytes = 64 * 1024;  // an event block is flushed when it reaches this size
 };
 
+// An event to write. NetPerf keeps only the metadata id, a 32-bit thread id, the
+// timestamp, the stack, the activity ids and the payload.
 struct EventSpec {
   std::uint32_t metadata_id = 0;
   std::uint64_t thread_id = 1;
@@ -191,13 +199,14 @@ class Writer {
 
   // Defines a metadata record; returns its id (1, 2, ...). For V5+ an opcode
   // is written as a tag; self-describing fields as V1 fields, or as V2Params
-  // when any field is an array (V5), or as V6 field descriptions.
+  // when any field is an array (V5), or as V6 field descriptions. NetPerf:
+  // an event of metadata id 0 in the current event block.
   std::uint32_t define(const Metadata& m);
-  // Defines a stack; returns its id.
+  // Defines a stack; returns its id. NetPerf writes it inline in each event that names it.
   std::uint32_t stack(const std::vector<std::uint64_t>& ips);
   void event(const EventSpec& e);
   // Ends the current blocks and writes a sequence point with every capture
-  // thread's last sequence number.
+  // thread's last sequence number. NetPerf: only ends the current event block.
   void sequence_point(std::int64_t timestamp);
   // Flushes everything and ends the stream. Called by the destructor too.
   void finish();
