@@ -1,0 +1,496 @@
+// The ETL reader: every event header kind in files built here byte by byte (compressed and
+// not, several processors), the merge by timestamp, the logfile header, the shared real files,
+// every truncation and a corrupted-file corpus, each ending in a located error.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "clretw/describe.h"
+#include "clretw/etl.h"
+#include "clretw/events.h"
+#include "clretw/open.h"
+#include "../../runtime/etl/src/xpress.h"
+
+using namespace clretw;
+using namespace clretw::etl;
+
+namespace {
+
+using Buf = std::vector<std::uint8_t>;
+
+template <class T>
+void put(Buf& b, T v) {
+  for (std::size_t i = 0; i < sizeof(T); ++i) b.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
+}
+void put_guid(Buf& b, const Guid& g) {
+  put(b, g.data1);
+  put(b, g.data2);
+  put(b, g.data3);
+  b.insert(b.end(), g.data4.begin(), g.data4.end());
+}
+void put_utf16z(Buf& b, const std::string& ascii) {
+  for (char c : ascii) put<std::uint16_t>(b, static_cast<std::uint16_t>(c));
+  put<std::uint16_t>(b, 0);
+}
+void align8(Buf& b) {
+  while (b.size() % 8) b.push_back(0);
+}
+
+const Guid kClr = *Guid::parse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4");
+const Guid kClassic = *Guid::parse("b3e675d7-2554-4f18-830b-2762732560de");
+constexpr std::int64_t kStart = 1'000'000;
+
+// One event of each kind; the header fields the test checks afterwards.
+struct Ev {
+  HeaderKind kind{};
+  std::int64_t ts = 0;
+  std::uint32_t pid = 10, tid = 20;
+  std::uint16_t hook_or_id = 0;  // kernel: hook id (group << 8 | opcode); EVENT_HEADER: event id; classic: type
+  Buf payload;
+  std::vector<std::uint64_t> stack;  // EVENT_HEADER: a STACK_TRACE64 item
+  unsigned pmc = 0;                  // PERFINFO: PMC counters
+  bool pebs = false;
+};
+
+Ev ev(HeaderKind kind, std::int64_t ts, std::uint32_t pid = 10, std::uint32_t tid = 20, std::uint16_t hook_or_id = 0, Buf payload = {}) {
+  Ev e;
+  e.kind = kind;
+  e.ts = ts;
+  e.pid = pid;
+  e.tid = tid;
+  e.hook_or_id = hook_or_id;
+  e.payload = std::move(payload);
+  return e;
+}
+
+void put_event(Buf& b, const Ev& e) {
+  const std::size_t at = b.size();
+  const auto k = static_cast<std::uint8_t>(e.kind);
+  auto set_size = [&](std::size_t where) {
+    const auto size = static_cast<std::uint16_t>(b.size() - at);
+    b[at + where] = static_cast<std::uint8_t>(size);
+    b[at + where + 1] = static_cast<std::uint8_t>(size >> 8);
+  };
+  switch (e.kind) {
+    case HeaderKind::system32: case HeaderKind::system64: case HeaderKind::compact32: case HeaderKind::compact64:
+    case HeaderKind::perfinfo32: case HeaderKind::perfinfo64: {
+      const bool perfinfo = e.kind == HeaderKind::perfinfo32 || e.kind == HeaderKind::perfinfo64;
+      const bool compact = e.kind == HeaderKind::compact32 || e.kind == HeaderKind::compact64;
+      put<std::uint16_t>(b, static_cast<std::uint16_t>(2 | (e.pebs ? 0x8000 : 0) | (e.pmc << 8)));
+      b.push_back(k);
+      b.push_back(0xC0);
+      put<std::uint16_t>(b, 0);  // size, set below
+      put<std::uint16_t>(b, e.hook_or_id);
+      if (perfinfo) {
+        put(b, e.ts);
+      } else {
+        put(b, e.tid);
+        put(b, e.pid);
+        put(b, e.ts);
+        if (!compact) put<std::uint64_t>(b, 0);  // kernel and user time
+      }
+      if (e.pebs) put<std::uint64_t>(b, 0xAAAA);
+      for (unsigned i = 0; i < e.pmc; ++i) put<std::uint64_t>(b, 0xBBBB + i);
+      b.insert(b.end(), e.payload.begin(), e.payload.end());
+      set_size(4);
+      break;
+    }
+    case HeaderKind::full32: case HeaderKind::full64: case HeaderKind::instance32: case HeaderKind::instance64: {
+      put<std::uint16_t>(b, 0);
+      b.push_back(k);
+      b.push_back(0xC0);
+      b.push_back(static_cast<std::uint8_t>(e.hook_or_id));  // class type
+      b.push_back(4);                                         // level
+      put<std::uint16_t>(b, 3);                               // version
+      put(b, e.tid);
+      put(b, e.pid);
+      put(b, e.ts);
+      put_guid(b, kClassic);
+      put<std::uint64_t>(b, 0);
+      if (e.kind == HeaderKind::instance32 || e.kind == HeaderKind::instance64) {
+        put<std::uint32_t>(b, 1);
+        put<std::uint32_t>(b, 0);
+        put_guid(b, Guid{});
+      }
+      b.insert(b.end(), e.payload.begin(), e.payload.end());
+      set_size(0);
+      break;
+    }
+    case HeaderKind::event_header32: case HeaderKind::event_header64: {
+      put<std::uint16_t>(b, 0);
+      b.push_back(k);
+      b.push_back(0xC0);
+      const bool ext = !e.stack.empty();
+      put<std::uint16_t>(b, static_cast<std::uint16_t>((ext ? 1 : 0) | (e.kind == HeaderKind::event_header32 ? 0x20 : 0x40)));
+      put<std::uint16_t>(b, 0);
+      put(b, e.tid);
+      put(b, e.pid);
+      put(b, e.ts);
+      put_guid(b, kClr);
+      put<std::uint16_t>(b, e.hook_or_id);
+      b.push_back(2);  // version
+      b.push_back(0);  // channel
+      b.push_back(4);  // level
+      b.push_back(1);  // opcode
+      put<std::uint16_t>(b, 1);      // task
+      put<std::uint64_t>(b, 0x1);    // keywords
+      put<std::uint64_t>(b, 0);      // processor time
+      put_guid(b, *Guid::parse("11111111-2222-3333-4444-555555555555"));
+      if (ext) {
+        // A related activity id, linked to a STACK_TRACE64 item.
+        put<std::uint16_t>(b, 24);
+        put<std::uint16_t>(b, 1);
+        put<std::uint16_t>(b, 1);
+        put<std::uint16_t>(b, 16);
+        put_guid(b, *Guid::parse("99999999-2222-3333-4444-555555555555"));
+        const auto item = static_cast<std::uint16_t>(8 + 8 + 8 * e.stack.size());
+        put<std::uint16_t>(b, item);
+        put<std::uint16_t>(b, 6);
+        put<std::uint16_t>(b, 0);
+        put<std::uint16_t>(b, static_cast<std::uint16_t>(item - 8));
+        put<std::uint64_t>(b, 0);  // match id
+        for (std::uint64_t ip : e.stack) put(b, ip);
+      }
+      b.insert(b.end(), e.payload.begin(), e.payload.end());
+      set_size(0);
+      break;
+    }
+  }
+  align8(b);
+}
+
+// The logfile header event (SYSTEM64, group 0, opcode 0).
+Ev logfile_event(std::uint32_t processors) {
+  Ev e = ev(HeaderKind::system64, kStart);
+  e.hook_or_id = 0;
+  Buf& p = e.payload;
+  put<std::uint32_t>(p, 65536);      // buffer size
+  put<std::uint32_t>(p, 0x0501000A);  // version
+  put<std::uint32_t>(p, 19045);
+  put<std::uint32_t>(p, processors);
+  put<std::int64_t>(p, 133'000'000'000'000'000);  // end time
+  put<std::uint32_t>(p, 156250);
+  put<std::uint32_t>(p, 800);
+  put<std::uint32_t>(p, 0x04000000);  // compressed mode
+  put<std::uint32_t>(p, 3);
+  put<std::uint32_t>(p, 1);
+  put<std::uint32_t>(p, 8);           // pointer size
+  put<std::uint32_t>(p, 7);           // events lost
+  put<std::uint32_t>(p, 3400);
+  put<std::uint64_t>(p, 0);           // logger name pointer
+  put<std::uint64_t>(p, 0);           // log file name pointer
+  put<std::int32_t>(p, 480);          // time zone bias
+  p.resize(p.size() + 168, 0);        // the rest of TIME_ZONE_INFORMATION
+  align8(p);
+  put<std::int64_t>(p, 132'000'000'000'000'000);  // boot time
+  put<std::int64_t>(p, 10'000'000);               // perf frequency
+  put<std::int64_t>(p, 133'000'000'000'000'000);  // start time
+  put<std::uint32_t>(p, 1);                       // clock type: QPC
+  put<std::uint32_t>(p, 0);
+  put_utf16z(p, "TestSession");
+  put_utf16z(p, "C:\\t.etl");
+  return e;
+}
+
+// A buffer: its header and events, filled with 0xFF to `size` (or compressed).
+Buf buffer(const std::vector<Ev>& events, std::uint16_t processor, bool compressed, std::uint32_t size = 4096) {
+  Buf data;
+  for (const Ev& e : events) put_event(data, e);
+  const auto saved = static_cast<std::uint32_t>(72 + data.size());
+  Buf b;
+  Buf body = data;
+  if (compressed) body = etl::detail::xpress_compress(data);
+  const auto disk = compressed ? static_cast<std::uint32_t>(72 + body.size()) : size;
+  put<std::uint32_t>(b, disk);
+  put<std::uint32_t>(b, saved);
+  put<std::uint32_t>(b, saved);
+  put<std::uint32_t>(b, 0);
+  b.resize(0x28, 0);
+  put<std::uint16_t>(b, processor);
+  put<std::uint16_t>(b, 1);  // logger id
+  put<std::uint32_t>(b, 3);
+  put<std::uint32_t>(b, saved);
+  put<std::uint16_t>(b, static_cast<std::uint16_t>(0x20 | (compressed ? 0x40 : 0)));
+  put<std::uint16_t>(b, 0);
+  b.resize(72, 0);
+  b.insert(b.end(), body.begin(), body.end());
+  if (!compressed) b.resize(size, 0xFF);
+  return b;
+}
+
+Buf bytes(std::initializer_list<int> v) {
+  Buf b;
+  for (int x : v) b.push_back(static_cast<std::uint8_t>(x));
+  return b;
+}
+
+// Two processors, interleaved in time, one of their buffers compressed; every header kind.
+Buf sample_file() {
+  Buf f = buffer({logfile_event(2)}, 0, false, 1024);
+  std::vector<Ev> p0, p1, p1b;
+  Ev clr = ev(HeaderKind::event_header64, kStart + 100, 10, 21, 1, bytes({1, 0, 0, 0, 2, 0, 0, 0}));
+  clr.stack = {0x7FF000001000, 0x7FF000002000, 0x7FF000003000};
+  p0.push_back(clr);
+  Ev sample = ev(HeaderKind::perfinfo64, kStart + 300, 0, 0, 0x0F2E, bytes({1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 1, 0, 0, 0}));
+  sample.pmc = 2;
+  sample.pebs = true;
+  p0.push_back(sample);
+  p0.push_back(ev(HeaderKind::compact32, kStart + 500, 11, 22, 0x0524, bytes({7, 7})));
+  p0.push_back(ev(HeaderKind::full32, kStart + 700, 12, 23, 0, bytes({1, 2, 3})));
+  p1.push_back(ev(HeaderKind::system32, kStart + 200, 13, 24, 0x0301, bytes({5, 0, 0, 0})));
+  p1.push_back(ev(HeaderKind::event_header32, kStart + 400, 14, 25, 2, bytes({9, 0})));
+  p1b.push_back(ev(HeaderKind::instance64, kStart + 600, 15, 26, 10, bytes({4})));
+  p1b.push_back(ev(HeaderKind::compact64, kStart + 800, 16, 27, 0x1401, {}));
+  for (const Buf& b : {buffer(p0, 0, false), buffer(p1, 1, true), buffer(p1b, 1, false)}) f.insert(f.end(), b.begin(), b.end());
+  return f;
+}
+
+struct Read {
+  std::vector<std::tuple<std::int64_t, std::uint32_t, std::uint16_t, HeaderKind>> events;  // ts, pid, id, kind
+  std::string error;
+  bool opened = false;
+};
+
+Read read_all(const Buf& file, ReaderOptions o = {}) {
+  Read out;
+  auto r = Reader::open_memory(file, o);
+  if (!r) {
+    out.error = r.error().message();
+    return out;
+  }
+  out.opened = true;
+  for (std::size_t guard = 0; guard < 10'000'000; ++guard) {
+    auto n = (*r)->next();
+    if (!n) {
+      out.error = n.error().message();
+      auto again = (*r)->next();  // after an error, the same error and nothing more
+      CHECK_FALSE(again.ok());
+      break;
+    }
+    if (!*n) break;
+    out.events.emplace_back((*n)->timestamp, (*n)->process_id, (*n)->id, (*r)->last_kind());
+  }
+  return out;
+}
+
+Buf load_shared(const std::string& name) {
+  std::ifstream in(std::string(CLRETW_SHARED_DIR) + "/etl/" + name, std::ios::binary);
+  if (!in) return {};
+  return Buf(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("ETL: every header kind, merged across processors by timestamp") {
+  const Buf f = sample_file();
+  auto opened = Reader::open_memory(f);
+  REQUIRE(opened.ok());
+  Reader& r = **opened;
+  const LogfileInfo& info = r.info();
+  CHECK(info.processors == 2);
+  CHECK(info.pointer_size == 8);
+  CHECK(info.events_lost == 7);
+  CHECK(info.timezone_bias == 480);
+  CHECK(info.perf_freq == 10'000'000);
+  CHECK(info.clock_type == 1);
+  CHECK(info.logger_name == "TestSession");
+  CHECK(info.log_file_name == "C:\\t.etl");
+  CHECK(info.start_timestamp == kStart);
+  CHECK(r.stats().buffers == 4);
+  CHECK(r.stats().compressed_buffers == 1);
+
+  std::vector<HeaderKind> kinds;
+  std::vector<std::int64_t> times;
+  for (;;) {
+    auto n = r.next();
+    REQUIRE(n.ok());
+    if (!*n) break;
+    const EventRecord& e = **n;
+    kinds.push_back(r.last_kind());
+    times.push_back(e.timestamp);
+    switch (r.last_kind()) {
+      case HeaderKind::event_header64:
+        CHECK(e.provider_guid == kClr);
+        CHECK(e.id == 1);
+        CHECK(e.version == 2);
+        CHECK(e.level == 4);
+        CHECK(e.task == 1);
+        CHECK(e.keywords == 1);
+        CHECK(e.pointer_size == 8);
+        CHECK(e.payload.size() == 8);
+        CHECK(e.activity_id.to_string() == "11111111-2222-3333-4444-555555555555");
+        CHECK(e.related_activity_id.to_string() == "99999999-2222-3333-4444-555555555555");
+        REQUIRE(e.stack_depth() == 3);
+        CHECK(e.stack_frame(0) == 0x7FF000001000);
+        CHECK(e.stack_frame(2) == 0x7FF000003000);
+        CHECK(r.milliseconds(e.timestamp) == doctest::Approx(0.01));
+        break;
+      case HeaderKind::event_header32:
+        CHECK(e.pointer_size == 4);  // from the header kind, not from the file
+        CHECK(e.payload.size() == 2);
+        CHECK(e.stack.empty());
+        break;
+      case HeaderKind::perfinfo64:
+        CHECK(e.process_id == 0xFFFFFFFFu);  // PERFINFO headers carry no process
+        CHECK(e.task == 0x0F);
+        CHECK(e.opcode == 0x2E);
+        CHECK(e.provider_guid == kernel_group_guid(0x0F));
+        CHECK(e.event_name == "PerfInfo/46");
+        CHECK(e.payload.size() == 16);  // after the PEBS index and two PMC counters
+        CHECK(e.payload[0] == 1);
+        break;
+      case HeaderKind::compact32:
+        CHECK(e.pointer_size == 4);
+        CHECK(e.event_name == "Thread/36");
+        CHECK(e.payload.size() == 2);
+        break;
+      case HeaderKind::system32:
+        CHECK(e.event_name == "Process/1");
+        CHECK(e.process_id == 13);
+        CHECK(e.thread_id == 24);
+        break;
+      case HeaderKind::full32:
+        CHECK(e.provider_guid == kClassic);
+        CHECK(e.level == 4);
+        CHECK(e.version == 3);
+        CHECK(e.payload.size() == 3);
+        break;
+      case HeaderKind::instance64:
+        CHECK(e.id == 10);
+        CHECK(e.payload.size() == 1);
+        break;
+      default: break;
+    }
+  }
+  CHECK(kinds.size() == 9);
+  CHECK(std::is_sorted(times.begin(), times.end()));
+  CHECK(r.stats().stacks == 1);
+  CHECK(r.counts().events == 9);
+  CHECK(r.counts().lost_events == 7);
+
+  // In file order: processor 0's buffer before processor 1's.
+  ReaderOptions file_order;
+  file_order.sorted = false;
+  const Read unsorted = read_all(f, file_order);
+  REQUIRE(unsorted.events.size() == 9);
+  CHECK(std::get<0>(unsorted.events[2]) == kStart + 300);
+}
+
+TEST_CASE("ETL: the front door tells the formats apart by content") {
+  const Buf f = sample_file();
+  CHECK(detect_format(f) == TraceFormat::etl);
+  const std::string nettrace = "Nettrace\x14\0\0\0!FastSerialization.1";
+  CHECK(detect_format(Bytes(reinterpret_cast<const std::uint8_t*>(nettrace.data()), nettrace.size())) == TraceFormat::nettrace);
+  const std::string netperf = std::string("\x14\0\0\0", 4) + "!FastSerialization.1";
+  CHECK(detect_format(Bytes(reinterpret_cast<const std::uint8_t*>(netperf.data()), netperf.size())) == TraceFormat::netperf);
+  CHECK(detect_format(Bytes(f.data(), 40)) == TraceFormat::unknown);
+}
+
+TEST_CASE("ETL: damage ends the trace after every complete event before it, located") {
+  const Buf f = sample_file();
+  const Read full = read_all(f);
+  REQUIRE(full.error.empty());
+  const std::set<std::tuple<std::int64_t, std::uint32_t, std::uint16_t, HeaderKind>> all(full.events.begin(), full.events.end());
+  std::size_t errors = 0;
+  for (std::size_t cut = 0; cut < f.size(); ++cut) {
+    const Read r = read_all(Buf(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(cut)));
+    for (const auto& e : r.events) CHECK(all.count(e) == 1);
+    if (!r.error.empty()) {
+      ++errors;
+      const bool located = r.error.find("buffer") != std::string::npos || r.error.find("not an ETL file") != std::string::npos;
+      CHECK_MESSAGE(located, r.error);
+    } else {
+      // Only a cut at a buffer boundary reads to the end, with the events of the whole buffers.
+      CHECK(r.events.size() < full.events.size());
+    }
+  }
+  CHECK(errors > f.size() / 2);
+
+  // A header that claims more than its buffer holds: the error names the buffer and the event.
+  Buf bad = f;
+  const std::size_t second = 1024;  // the first event of processor 0's buffer (EVENT_HEADER64)
+  bad[second + 72] = 0xF0;
+  bad[second + 73] = 0x7F;
+  const Read r = read_all(bad);
+  CHECK(r.error.find("buffer 2") != std::string::npos);
+  CHECK(r.error.find("event at byte 72") != std::string::npos);
+}
+
+TEST_CASE("ETL: a corrupted-file corpus never crashes, hangs or reads out of bounds") {
+  const Buf f = sample_file();
+  std::mt19937 rng(1234);
+  for (int i = 0; i < 400; ++i) {
+    Buf c = f;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < flips; ++k) c[rng() % c.size()] = static_cast<std::uint8_t>(rng());
+    const Read r = read_all(c);
+    CHECK(r.events.size() <= 64);
+  }
+}
+
+TEST_CASE("ETL: the shared real files decode completely, in time order") {
+  for (const char* name : {"gcevents.etl", "net.4.5.2.x64.etl"}) {
+    const Buf f = load_shared(name);
+    if (f.empty()) {
+      MESSAGE("SKIPPED: ../shared/etl/" << name << " not present");
+      continue;
+    }
+    CAPTURE(name);
+    auto opened = Reader::open_memory(f);
+    REQUIRE(opened.ok());
+    Reader& r = **opened;
+    EventDescriber describer({&clretw::catalog()});
+    std::uint64_t events = 0, clr = 0, clr_malformed = 0, clr_unknown = 0, out_of_order = 0;
+    std::int64_t last = 0;
+    for (;;) {
+      auto n = r.next();
+      REQUIRE(n.ok());
+      if (!*n) break;
+      const EventRecord& e = **n;
+      ++events;
+      if (e.timestamp < last) ++out_of_order;
+      last = e.timestamp;
+      const Described d = describer.describe(e);
+      if (d.provider_name.starts_with("Microsoft-Windows-DotNETRuntime")) {
+        ++clr;
+        clr_malformed += d.kind == Described::Kind::malformed;
+        clr_unknown += d.kind == Described::Kind::unknown;
+      }
+    }
+    CHECK(out_of_order == 0);
+    CHECK(clr_malformed == 0);
+    CHECK(clr_unknown == 0);
+    CHECK(clr > 60);
+    CHECK(r.info().pointer_size == 8);
+    CHECK(r.info().processors == 8);
+    if (std::string(name) == "gcevents.etl") {
+      CHECK(events == 71);
+      CHECK(r.info().logger_name == "PerfViewSession");
+      CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::event_header64)] == 69);
+    } else {
+      CHECK(events == 179474);
+      CHECK(r.stats().compressed_buffers == 359);
+      CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::event_header32)] > 0);  // both 32- and 64-bit headers
+      CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::full32)] > 0);
+      CHECK(r.stats().stacks == 655);
+    }
+    // Every truncation at a buffer's start, middle and last byte ends located, after the events before it.
+    if (std::string(name) == "gcevents.etl") {
+      for (std::size_t b = 0; b < f.size(); b += 65536)
+        for (std::size_t cut : {b + 1, b + 71, b + 72, b + 600, b + 65535}) {
+          if (cut >= f.size()) continue;
+          const Read t = read_all(Buf(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(cut)));
+          CHECK_MESSAGE(!t.error.empty(), cut);
+        }
+    }
+  }
+}
