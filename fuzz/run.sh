@@ -16,8 +16,8 @@ if [ $# -gt 0 ] && [ "$1" != -- ]; then work=$1; shift; fi
 src=$(cd "$(dirname "$0")/.." && pwd)
 shared="$src/../shared"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/ipc" "$work/seeds-nettrace" "$work/seeds-views" \
-         "$work/seeds-manifest" "$work/seeds-ipc"
+mkdir -p "$work/nettrace" "$work/views" "$work/manifest" "$work/ipc" "$work/etl" "$work/xpress" "$work/seeds-nettrace" \
+         "$work/seeds-views" "$work/seeds-manifest" "$work/seeds-ipc" "$work/seeds-etl" "$work/seeds-xpress"
 
 # Seeds. The nettrace harness reads its options from the first byte.
 seed_trace() { { printf '\000'; cat "$1"; } > "$work/seeds-nettrace/$(basename "$1")"; }
@@ -62,6 +62,22 @@ for t in "$work"/seeds-nettrace/*; do
   [ -f "$t" ] && { printf '\002\005'; tail -c +2 "$t"; } > "$work/seeds-ipc/stream-$(basename "$t")"
 done
 
+# ETL: the first buffers of the real files, shrunk; XPRESS: their compressed buffers' data.
+if [ -d "$shared/etl" ]; then
+  python3 "$src/fuzz/etl_seeds.py" "$work/seeds-etl" 65000 "$shared"/etl/*.etl
+  python3 - "$shared/etl/net.4.5.2.x64.etl" "$work/seeds-xpress" <<'PY'
+import struct, sys
+data, off, n = open(sys.argv[1], 'rb').read(), 0, 0
+while off + 72 <= len(data) and n < 8:
+    size = struct.unpack_from('<I', data, off)[0]
+    if struct.unpack_from('<H', data, off + 0x34)[0] & 0x40:
+        open('%s/buffer-%d' % (sys.argv[2], n), 'wb').write(data[off + 72:off + size])
+        n += 1
+    off += max(size, 72)
+PY
+fi
+printf 'abcabcabcabcabcabcabcabc' > "$work/seeds-xpress/text"
+
 status=0
 run() {  # run NAME MAX_LEN
   name=$1 max_len=$2
@@ -79,4 +95,6 @@ run nettrace 65536 "$@"
 run views 4096 "$@"
 run manifest 262144 "$@"
 run ipc 65536 "$@"
+run etl 65536 "$@"
+run xpress 70000 "$@"
 exit $status

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Compile-checks the Windows parts of clretw (the named-pipe transport of clretw::diagnostics and the
-# code it shares with the POSIX one) with mingw-w64, warning-free: there is no Windows machine to run them.
+# code it shares with the POSIX one; the ETL reader's 64-bit file offsets) with mingw-w64, warning-free: there is no Windows machine to run them.
 #   tools/check-windows.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,4 +16,7 @@ for f in client ipc transport transport_windows; do
   "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Iruntime/core/include -Iruntime/nettrace/include \
     -Iruntime/diagnostics/include "runtime/diagnostics/src/$f.cpp"
 done
-echo "check-windows: runtime/diagnostics compiles for Windows ($("$cxx" -dumpversion), mingw-w64), no warnings"
+for f in etl_reader xpress; do
+  "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Iruntime/core/include -Iruntime/etl/include "runtime/etl/src/$f.cpp"
+done
+echo "check-windows: runtime/diagnostics and runtime/etl compile for Windows ($("$cxx" -dumpversion), mingw-w64), no warnings"
