@@ -13,7 +13,7 @@ echo "== clretw-gen validate: the built-in manifests"
 "$build/clretw-gen" validate manifest/ClrEtwBuiltin.man || true
 echo
 echo "== clretw-gen generate: C++ decoders from the built-in manifests (same as generated/)"
-"$build/clretw-gen" generate manifest/ClrEtwBuiltin.man -o "$build/demo/generated"
+"$build/clretw-gen" generate manifest/ClrEtwBuiltin.man manifest/WindowsKernel.man -o "$build/demo/generated"
 diff -r -q generated "$build/demo/generated" && echo "   identical to the checked-in generated/"
 echo
 echo "== clretw-sample: a trace of a small .NET app, encoded with the generated payload structs"

@@ -57,14 +57,14 @@ if [ "$check" -eq 1 ]; then
   echo "== 4. check"
   changed=0
   cmp -s "$builtin" "$merged" || { echo "$builtin: would change"; changed=1; }
-  "$gen" generate "$builtin" -o generated --check -q || changed=1
+  "$gen" generate "$builtin" manifest/WindowsKernel.man -o generated --check -q || changed=1
   [ "$changed" -eq 0 ] && echo "update-manifest: $builtin and generated/ are current with $new"
   exit "$changed"
 fi
 cp "$merged" "$builtin"
 
 echo "== 4. regenerate generated/"
-"$gen" generate "$builtin" -o generated
+"$gen" generate "$builtin" manifest/WindowsKernel.man -o generated
 
 if [ "$tests" -eq 1 ]; then
   echo "== 5. round trips and generated-code tests"

@@ -66,6 +66,8 @@ struct Fold {
       for (char c : v) mix(static_cast<unsigned char>(c));
     } else if constexpr (std::is_same_v<T, Bytes>) {
       for (std::uint8_t b : v) mix(b);
+    } else if constexpr (std::is_same_v<T, SystemTime>) {
+      for (std::uint16_t f : {v.year, v.month, v.day_of_week, v.day, v.hour, v.minute, v.second, v.milliseconds}) mix(f);
     } else if constexpr (has_fields<T>::value) {
       v.for_each_field(*this);
     } else if constexpr (is_range<T>::value) {

@@ -212,7 +212,7 @@ TEST_CASE("values the runtime names in its sources print by name with the built-
 
 TEST_CASE("descriptor tables: lookups by GUID and name, display names, keywords") {
   const Catalog& c = clretw::catalog();
-  REQUIRE(c.providers.size() == 6);  // runtime, rundown, stress, private, Mono profiler, sample profiler
+  REQUIRE(c.providers.size() == 7);  // runtime, rundown, stress, private, Mono profiler, sample profiler, Windows kernel
   const Guid runtime = *Guid::parse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4");
   EventLookup l = c.find(runtime, 1, 2);
   REQUIRE(l);

@@ -343,7 +343,8 @@ TEST_CASE("ETL: every header kind, merged across processors by timestamp") {
         CHECK(e.process_id == 0xFFFFFFFFu);  // PERFINFO headers carry no process
         CHECK(e.task == 0x0F);
         CHECK(e.opcode == 0x2E);
-        CHECK(e.provider_guid == kernel_group_guid(0x0F));
+        CHECK(e.provider_guid == *Guid::parse("9e814aad-3204-11d2-9a82-006008a86939"));
+        CHECK(e.id == 0x0F2E);  // the hook id
         CHECK(e.event_name == "PerfInfo/46");
         CHECK(e.payload.size() == 16);  // after the PEBS index and two PMC counters
         CHECK(e.payload[0] == 1);

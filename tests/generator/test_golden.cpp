@@ -68,13 +68,13 @@ TEST_CASE("generated code for features.man matches tests/golden/features") {
                fs::path(CLRETW_TESTS_DIR) / "golden" / "features");
 }
 
-TEST_CASE("generated/ is what the built-in manifest generates") {
+TEST_CASE("generated/ is what the built-in manifests generate") {
   const std::string dir = std::string(CLRETW_SOURCE_DIR) + "/manifest/";
-  const EmitResult r = generate({dir + "ClrEtwBuiltin.man"}, "clretw");
+  const EmitResult r = generate({dir + "ClrEtwBuiltin.man", dir + "WindowsKernel.man"}, "clretw");
   for (const EmittedFile& f : r.files) {
     CAPTURE(f.path);
     CHECK_MESSAGE(slurp(fs::path(CLRETW_SOURCE_DIR) / "generated" / f.path) == f.text,
-                  "generated/ is stale: run clretw-gen generate manifest/ClrEtwBuiltin.man -o generated");
+                  "generated/ is stale: run clretw-gen generate manifest/ClrEtwBuiltin.man manifest/WindowsKernel.man -o generated");
   }
 }
 

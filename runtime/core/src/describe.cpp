@@ -129,6 +129,15 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
         append_json_escaped(out, note);
         out += '"';
       }
+      if (d.kind == Described::Kind::unknown) {  // what no decoder describes is shown, not dropped
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += ",\"payload\":\"";
+        for (std::uint8_t b : r.payload) {
+          out += kHex[b >> 4];
+          out += kHex[b & 15];
+        }
+        out += '"';
+      }
       if (!r.stack.empty()) {
         out += ",\"stack\":[";
         for (std::size_t i = 0; i < r.stack_depth(); ++i) out += (i ? "," : "") + std::to_string(r.stack_frame(i));

@@ -18,6 +18,8 @@ namespace clretw::etl {
 namespace {
 
 constexpr std::uint32_t kBufferHeader = 72;
+// SystemTraceControlGuid: the NT kernel logger, the provider of every SYSTEM, COMPACT and PERFINFO event.
+const Guid kSystemTrace = *Guid::parse("9e814aad-3204-11d2-9a82-006008a86939");
 constexpr std::uint16_t kFlagCompressed = 0x40;
 constexpr std::uint16_t kFlagProcIndex = 0x20;
 
@@ -91,40 +93,6 @@ const char* header_kind_name(HeaderKind k) noexcept {
     case HeaderKind::instance64: return "INSTANCE64";
   }
   return "?";
-}
-
-Guid kernel_group_guid(std::uint8_t group) noexcept {
-  // The MOF class GUIDs of the kernel logger's event groups.
-  static const char* const guids[] = {
-      "68fdd900-4a3e-11d1-84f4-0000f80464e3",  // 0x00 EventTrace (header)
-      "3d6fa8d4-fe05-11d0-9dda-00c04fd7ba7c",  // 0x01 DiskIo
-      "3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c",  // 0x02 PageFault (memory)
-      "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c",  // 0x03 Process
-      "90cbdc39-4a3e-11d1-84f4-0000f80464e3",  // 0x04 FileIo
-      "3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c",  // 0x05 Thread
-      "9a280ac0-c8e0-11d1-84e2-00c04fb998a2",  // 0x06 TcpIp
-      nullptr,                                 // 0x07 Job
-      "bf3a50c5-a9c9-4988-a005-2df0b7c80f80",  // 0x08 UdpIp
-      "ae53722e-c863-11d2-8659-00c04fa321a1",  // 0x09 Registry
-      "13976d09-a327-438c-950b-7f03192815c7",  // 0x0A DbgPrint
-      "01853a65-418f-4f36-aefc-dc0f1d2fd235",  // 0x0B SystemConfig
-      nullptr, nullptr,                        // 0x0C, 0x0D
-      "e43445e0-0903-48c3-b878-ff0fccebdd04",  // 0x0E Pool
-      "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc",  // 0x0F PerfInfo
-      "222962ab-6180-4b88-a825-346b75f2a24a",  // 0x10 Heap
-      "89497f50-effe-4440-8cf2-ce6b1cdcaca7",  // 0x11 Object
-      "e43445e0-0903-48c3-b878-ff0fccebdd04",  // 0x12 Power
-      nullptr,                                 // 0x13
-      "2cb15d1d-5fc1-11d2-abe1-00a0c911f518",  // 0x14 Image
-      nullptr, nullptr, nullptr,               // 0x15..0x17
-      "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3",  // 0x18 StackWalk
-      nullptr,                                 // 0x19
-      "45d8cccd-539f-4b72-a8b7-5c683142609a",  // 0x1A ALPC
-      "d837ca92-12b9-44a5-ad6a-3a65b3578aa8",  // 0x1B SplitIo
-      "c861d0e2-a2c1-4d36-9f9c-970bab943a12",  // 0x1C ThreadPool
-  };
-  if (group >= std::size(guids) || !guids[group]) return Guid{};
-  return *Guid::parse(guids[group]);
 }
 
 std::string kernel_group_name(std::uint8_t group) {
@@ -338,8 +306,8 @@ struct Reader::Impl {
         r.version = static_cast<std::uint8_t>(version & ~(kPebsIndexFlag | kPmcCountersMask));
         r.task = hook >> 8;
         r.opcode = static_cast<std::uint8_t>(hook & 0xFF);
-        r.id = r.opcode;
-        r.provider_guid = kernel_group_guid(static_cast<std::uint8_t>(hook >> 8));
+        r.id = hook;  // unique across the kernel logger: the event id of manifest/WindowsKernel.man
+        r.provider_guid = kSystemTrace;
         r.provider_name = "Windows Kernel";
         r.event_name = kernel_name(hook);
         r.pointer_size = (kind == HeaderKind::system32 || kind == HeaderKind::compact32 || kind == HeaderKind::perfinfo32) ? 4 : 8;

@@ -11,9 +11,10 @@
 // PEBS and PMC counters), EVENT_TRACE_HEADER (classic providers), INSTANCE, and EVENT_HEADER
 // (manifest providers, 32/64) with its extended data items (stacks, related activity id; the
 // rest skipped by size). An event's pointer size comes from its header kind, not from the file.
-// Manifest events become EventRecords like nettrace's and go through the same catalogs; kernel
-// and classic events carry a stable name ("Windows Kernel", "<Group>/<opcode>", or the class
-// GUID) and their payload bytes.
+// Manifest events become EventRecords like nettrace's and go through the same catalogs; so do
+// kernel events (see kernel_group_name()); kernel and classic events no catalog describes carry a
+// stable name ("Windows Kernel" and "<Group>/<type>", or the class GUID and "Opcode(N)") and their
+// payload bytes.
 //
 // Damage (a header that runs past its buffer, a buffer cut short, bad compressed data) ends the
 // trace after every complete event before it, with an error naming the buffer and the byte.
@@ -87,10 +88,11 @@ struct ReaderOptions {
   std::uint32_t max_buffer_size = 16u << 20;  // larger buffers are treated as damage
 };
 
-// The provider GUID of the NT kernel logger's event group (EVENT_TRACE_GROUP_*, the high byte
-// of a kernel event's hook id), and the group's name ("Process", "PerfInfo", ...); a zero GUID
-// and "Group(N)" for groups this reader does not know.
-Guid kernel_group_guid(std::uint8_t group) noexcept;
+// Kernel events (SYSTEM, COMPACT and PERFINFO headers) come from the kernel logger's provider,
+// SystemTraceControlGuid {9e814aad-3204-11d2-9a82-006008a86939}, with id = the hook id
+// ((group << 8) | type), task = the group, opcode = the type; manifest/WindowsKernel.man describes
+// those a .NET investigation needs. The name of a group (EVENT_TRACE_GROUP_*): "Process",
+// "PerfInfo", ...; "Group(N)" for groups this reader does not know.
 std::string kernel_group_name(std::uint8_t group);
 
 class Reader final : public TraceSource {
