@@ -137,6 +137,7 @@ struct Reader::Impl {
   // --- input -------------------------------------------------------------------
   bool read_at(std::uint64_t off, void* dst, std::size_t n) {
     if (off > file_size || n > file_size - off) return false;
+    if (n == 0) return true;  // (an empty vector's data() may be null)
     if (!file) {
       std::memcpy(dst, memory.data() + off, n);
       return true;
