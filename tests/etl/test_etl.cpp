@@ -469,12 +469,19 @@ TEST_CASE("ETL: the shared real files decode completely, in time order") {
     EventDescriber describer({&clretw::catalog()});
     std::uint64_t events = 0, clr = 0, clr_malformed = 0, clr_unknown = 0, out_of_order = 0;
     std::int64_t last = 0;
+    std::set<std::pair<std::uint32_t, std::string>> named;  // (pid, image name) as records carry them
+    std::uint64_t samples = 0, samples_with_process = 0;
     for (;;) {
       auto n = r.next();
       REQUIRE(n.ok());
       if (!*n) break;
       const EventRecord& e = **n;
       ++events;
+      if (!e.process_name.empty()) named.emplace(e.process_id, std::string(e.process_name));
+      if (e.id == 0x0F2E && e.provider_name == "Windows Kernel") {
+        ++samples;
+        samples_with_process += e.process_id != 0xFFFFFFFFu;
+      }
       if (e.timestamp < last) ++out_of_order;
       last = e.timestamp;
       const Described d = describer.describe(e);
@@ -500,6 +507,12 @@ TEST_CASE("ETL: the shared real files decode completely, in time order") {
       CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::event_header32)] > 0);  // both 32- and 64-bit headers
       CHECK(r.stats().by_kind[static_cast<int>(HeaderKind::full32)] > 0);
       CHECK(r.stats().stacks == 655);
+      // Names from the kernel's Process events; a sample's process from its thread's Thread event.
+      CHECK(named.count({0, "Idle"}) == 1);
+      CHECK(named.count({4, "System"}) == 1);
+      CHECK(named.count({3988, "PerfView.exe"}) == 1);
+      CHECK(samples == 79528);
+      CHECK(samples_with_process > samples * 9 / 10);
     }
     // Every truncation at a buffer's start, middle and last byte ends located, after the events before it.
     if (std::string(name) == "gcevents.etl") {

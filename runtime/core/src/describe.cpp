@@ -99,7 +99,13 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       out += '/';
       out += d.name;
       out += " (" + std::to_string(r.id) + " v" + std::to_string(r.version) + ")";
-      out += "  pid=" + std::to_string(r.process_id) + " tid=" + std::to_string(r.thread_id) +
+      out += "  pid=" + std::to_string(r.process_id);
+      if (!r.process_name.empty()) {
+        out += " (";
+        out += r.process_name;
+        out += ')';
+      }
+      out += " tid=" + std::to_string(r.thread_id) +
              " cpu=" + std::to_string(r.processor);
       if (!fields.empty()) out += "  " + fields;
       if (!note.empty()) out += "  [" + note + "]";
@@ -115,8 +121,13 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       append_json_escaped(out, d.symbol);
       out += "\",\"ms\":";
       append_ms(out, ms, false);
-      out += ",\"timestamp\":" + std::to_string(r.timestamp) + ",\"pid\":" + std::to_string(r.process_id) +
-             ",\"tid\":" + std::to_string(r.thread_id) + ",\"cpu\":" + std::to_string(r.processor) +
+      out += ",\"timestamp\":" + std::to_string(r.timestamp) + ",\"pid\":" + std::to_string(r.process_id);
+      if (!r.process_name.empty()) {
+        out += ",\"process\":\"";
+        append_json_escaped(out, r.process_name);
+        out += '"';
+      }
+      out += ",\"tid\":" + std::to_string(r.thread_id) + ",\"cpu\":" + std::to_string(r.processor) +
              ",\"level\":" + std::to_string(r.level) + ",\"keywords\":" + std::to_string(r.keywords);
       if (!r.activity_id.is_zero()) out += ",\"activity\":\"" + r.activity_id.to_string() + "\"";
       if (!r.related_activity_id.is_zero()) out += ",\"related_activity\":\"" + r.related_activity_id.to_string() + "\"";

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "clretw/etl.h"
@@ -429,6 +430,63 @@ struct Reader::Impl {
 
   Status parse_logfile();
 
+  // --- who logged what -------------------------------------------------------------
+  // Kernel events often carry -1 as their process or thread (PERFINFO headers carry neither); the
+  // kernel puts them in the payload. As events are delivered, in time order, the reader fills them in
+  // from there, keeps each thread's process from Thread events and each process's image name from
+  // Process events, and names the process of every record it can.
+  std::unordered_map<std::uint32_t, std::uint32_t> thread_process;
+  std::unordered_map<std::uint32_t, std::string> process_names;
+
+  void apply_context(EventRecord& r, HeaderKind kind) {
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    const bool kernel = kind == HeaderKind::system32 || kind == HeaderKind::system64 || kind == HeaderKind::compact32 ||
+                        kind == HeaderKind::compact64 || kind == HeaderKind::perfinfo32 || kind == HeaderKind::perfinfo64;
+    if (kernel) {
+      const Bytes b = r.payload;
+      const std::size_t ptr = r.pointer_size;
+      const unsigned group = r.id >> 8, type = r.id & 0xFF;
+      auto u32 = [&](std::size_t at, std::uint32_t& v) {
+        if (at + 4 > b.size()) return false;
+        v = load_le<std::uint32_t>(b.data() + at);
+        return true;
+      };
+      std::uint32_t pid = kNone, tid = kNone;
+      if (group == 3 && (type <= 4 || type == 39) && type >= 1 && u32(ptr, pid)) {  // Process: name after the SID
+        r.process_id = pid;
+        std::size_t at = 2 * ptr + 16 + (r.version >= 4 ? 4 : 0);
+        std::uint32_t sid = 0;
+        if (u32(at, sid)) {
+          at += sid == 0 ? 4 : 2 * ptr;
+          if (sid == 0 || at + 2 <= b.size()) {
+            if (sid != 0) at += 8 + 4 * std::size_t{b[at + 1]};
+            std::size_t end = at;
+            while (end < b.size() && b[end] != 0) ++end;
+            if (end < b.size()) process_names[pid] = std::string(reinterpret_cast<const char*>(b.data() + at), end - at);
+          }
+        }
+      } else if (group == 5 && type >= 1 && type <= 4 && u32(0, pid) && u32(4, tid)) {  // Thread
+        thread_process[tid] = pid;
+        r.process_id = pid;
+        r.thread_id = tid;
+      } else if (r.id == 0x0F2E && u32(ptr, tid)) {  // PerfInfo SampledProfile: the sampled thread
+        r.thread_id = tid;
+        r.process_id = kNone;
+      } else if (group == 0x14 && u32(2 * ptr, pid)) {  // Image: the process it is mapped in
+        r.process_id = pid;
+      } else if (r.id == 0x1820 && u32(8, pid) && u32(12, tid)) {  // StackWalk: the stack's thread
+        r.process_id = pid;
+        r.thread_id = tid;
+      }
+    }
+    if (r.process_id == kNone && r.thread_id != kNone) {
+      auto t = thread_process.find(static_cast<std::uint32_t>(r.thread_id));
+      if (t != thread_process.end()) r.process_id = t->second;
+    }
+    auto n = process_names.find(r.process_id);
+    if (n != process_names.end()) r.process_name = n->second;
+  }
+
   Status open() {
     if (Status s = build_index(); !s) return s;
     // Streams: one per processor (or one for all, in file order).
@@ -478,6 +536,7 @@ struct Reader::Impl {
     heap.pop_back();
     record = s.record;
     last_kind = s.kind;
+    apply_context(record, s.kind);
     ++stats.events;
     ++stats.by_kind[static_cast<std::uint8_t>(s.kind)];
     if (!record.stack.empty()) ++stats.stacks;

@@ -27,6 +27,8 @@ struct EventRecord {
   std::uint64_t keywords = 0;
   std::int64_t timestamp = 0;  // source ticks (QPC on Windows)
   std::uint32_t process_id = 0;
+  std::string_view process_name;  // the process's image name, when the source knows it (ETL: the kernel's
+                                  // Process events); empty otherwise
   std::uint64_t thread_id = 0;
   std::uint64_t capture_thread_id = 0;
   std::uint32_t processor = 0;
