@@ -232,6 +232,12 @@ constexpr ::clretw::EventDesc kEvents[] = {
     {.id = 772, .version = 4, .level = 0, .opcode = 4, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDCStop", .name = "Process/DCStop", .task_name = "Process", .opcode_name = "win:DC_Stop",
      .message = "", .payload = &kRecord_Process_V4, .line = 160},
+    {.id = 778, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
+     .symbol = "ImageLoadProcessGroup_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
+     .message = "", .payload = &kRecord_Image, .line = 174},
+    {.id = 778, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
+     .symbol = "ImageLoadProcessGroup", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
+     .message = "", .payload = &kRecord_Image, .line = 175},
     {.id = 807, .version = 4, .level = 0, .opcode = 39, .task = 3, .keywords = 0x0,
      .symbol = "ProcessDefunct", .name = "Process/Defunct", .task_name = "Process", .opcode_name = "ProcessDefunct",
      .message = "", .payload = &kRecord_Process_V4, .line = 161},
@@ -270,13 +276,13 @@ constexpr ::clretw::EventDesc kEvents[] = {
      .message = "", .payload = &kRecord_Image, .line = 172},
     {.id = 5130, .version = 2, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad_V2", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 173},
+     .message = "", .payload = &kRecord_Image, .line = 176},
     {.id = 5130, .version = 3, .level = 0, .opcode = 10, .task = 20, .keywords = 0x0,
      .symbol = "ImageLoad", .name = "Image/Load", .task_name = "Image", .opcode_name = "ImageLoad",
-     .message = "", .payload = &kRecord_Image, .line = 174},
+     .message = "", .payload = &kRecord_Image, .line = 177},
     {.id = 6176, .version = 2, .level = 0, .opcode = 32, .task = 24, .keywords = 0x0,
      .symbol = "StackWalkStack", .name = "StackWalk/Stack", .task_name = "StackWalk", .opcode_name = "StackWalkStack",
-     .message = "", .payload = &kRecord_StackWalk, .line = 175},
+     .message = "", .payload = &kRecord_StackWalk, .line = 178},
 };
 
 constexpr ::std::uint16_t kNone = ::clretw::kNoEvent;
@@ -329,9 +335,9 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, 1, 2, 3, 4, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 1, 2, 3, 4, kNone, kNone, kNone, kNone, kNone, 5, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, 5, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, 7, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -361,7 +367,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, 6, 7, 8, 9, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+    kNone, 8, 9, 10, 11, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -523,7 +529,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 10, kNone,
+    kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, 12, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -601,7 +607,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    kNone, kNone, 11, 13, 15, kNone, kNone, kNone, kNone, kNone, 17, kNone, kNone, kNone, kNone, kNone,
+    kNone, kNone, 13, 15, 17, kNone, kNone, kNone, kNone, kNone, 19, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
@@ -667,7 +673,7 @@ constexpr ::std::uint16_t kFirstVersion[] = {
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
     kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
-    19,
+    21,
 };
 
 }  // namespace
@@ -775,6 +781,18 @@ constexpr ::clretw::ViewVersion kVersions_ProcessDCStopView[] = {{4, &kRecord_Pr
 ::clretw::Result<ProcessDCStopView> ProcessDCStopView::from(const ::clretw::EventRecord& record) noexcept {
   return make<ProcessDCStopView>(::clretw::windows_kernel::kVersions_ProcessDCStopView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStop::id,
                          ::clretw::windows_kernel::ProcessDCStop::name);
+}
+
+
+namespace {
+constexpr ::clretw::ViewVersion kVersions_ImageLoadProcessGroupView[] = {{2, &kRecord_Image}, {3, &kRecord_Image}, };
+}  // namespace
+::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageLoadProcessGroupView>(::clretw::windows_kernel::kVersions_ImageLoadProcessGroupView, payload, version, pointer_size);
+}
+::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::from(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageLoadProcessGroupView>(::clretw::windows_kernel::kVersions_ImageLoadProcessGroupView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoadProcessGroup::id,
+                         ::clretw::windows_kernel::ImageLoadProcessGroup::name);
 }
 
 

@@ -357,6 +357,8 @@ using ProcessStart = ::clretw::windows_kernel::templates::Process_V4;  // Proces
 using ProcessStop = ::clretw::windows_kernel::templates::Process_V4;  // ProcessStop v4
 using ProcessDCStart = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDCStart v4
 using ProcessDCStop = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDCStop v4
+using ImageLoadProcessGroup_V2 = ::clretw::windows_kernel::templates::Image;  // ImageLoadProcessGroup v2
+using ImageLoadProcessGroup = ::clretw::windows_kernel::templates::Image;  // ImageLoadProcessGroup v3
 using ProcessDefunct = ::clretw::windows_kernel::templates::Process_V4;  // ProcessDefunct v4
 using ThreadStart = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadStart v3
 using ThreadStop = ::clretw::windows_kernel::templates::Thread_V3;  // ThreadStop v3
@@ -826,6 +828,76 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
   static constexpr ::clretw::FieldLoc k_CommandLine = ::clretw::loc(11, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_PackageFullName = ::clretw::loc(12, 3, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ApplicationId = ::clretw::loc(13, 4, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
+};
+
+/// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
+ public:
+  // Verifies a payload of `version` (a version newer than the manifest is read
+  // with the newest layout it knows; trailing_bytes() counts what it skipped).
+  static ::clretw::Result<ImageLoadProcessGroupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  // The same for a record, after checking that it is this event.
+  static ::clretw::Result<ImageLoadProcessGroupView> from(const ::clretw::EventRecord& record) noexcept;
+
+  // win:Pointer
+  ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
+  // win:Pointer
+  ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t ImageChecksum() const noexcept { return get<::std::uint32_t>(k_ImageChecksum[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t TimeDateStamp() const noexcept { return get<::std::uint32_t>(k_TimeDateStamp[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Reserved0() const noexcept { return get<::std::uint32_t>(k_Reserved0[ps8_]); }
+  // win:Pointer
+  ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Reserved2() const noexcept { return get<::std::uint32_t>(k_Reserved2[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Reserved3() const noexcept { return get<::std::uint32_t>(k_Reserved3[ps8_]); }
+  // win:UInt32
+  ::std::uint32_t Reserved4() const noexcept { return get<::std::uint32_t>(k_Reserved4[ps8_]); }
+  // win:UnicodeString
+  ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
+
+  // Calls f(field name, value) for every field, in the order of the newest version.
+  template <class F>
+  void for_each_field([[maybe_unused]] F&& f) const {
+    f("ImageBase", this->ImageBase());
+    f("ImageSize", this->ImageSize());
+    f("ProcessId", this->ProcessId());
+    f("ImageChecksum", this->ImageChecksum());
+    f("TimeDateStamp", this->TimeDateStamp());
+    f("Reserved0", this->Reserved0());
+    f("DefaultBase", this->DefaultBase());
+    f("Reserved1", this->Reserved1());
+    f("Reserved2", this->Reserved2());
+    f("Reserved3", this->Reserved3());
+    f("Reserved4", this->Reserved4());
+    f("FileName", this->FileName());
+  }
+
+ private:
+  friend class ::clretw::ViewBase<2>;
+  ImageLoadProcessGroupView() = default;
+  static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ImageSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_ImageChecksum[2] = {::clretw::loc(3, 0, 12, 4, 4), ::clretw::loc(3, 0, 20, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_TimeDateStamp[2] = {::clretw::loc(4, 0, 16, 4, 4), ::clretw::loc(4, 0, 24, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Reserved0[2] = {::clretw::loc(5, 0, 20, 4, 4), ::clretw::loc(5, 0, 28, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_DefaultBase[2] = {::clretw::loc(6, 0, 24, 4, 4), ::clretw::loc(6, 0, 32, 8, 8)};
+  static constexpr ::clretw::FieldLoc k_Reserved1[2] = {::clretw::loc(7, 0, 28, 4, 4), ::clretw::loc(7, 0, 40, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Reserved2[2] = {::clretw::loc(8, 0, 32, 4, 4), ::clretw::loc(8, 0, 44, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Reserved3[2] = {::clretw::loc(9, 0, 36, 4, 4), ::clretw::loc(9, 0, 48, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_Reserved4[2] = {::clretw::loc(10, 0, 40, 4, 4), ::clretw::loc(10, 0, 52, 4, 4)};
+  static constexpr ::clretw::FieldLoc k_FileName[2] = {::clretw::loc(11, 0, 44, ::clretw::kVariable, 0, ::clretw::kTerminated), ::clretw::loc(11, 0, 56, ::clretw::kVariable, 0, ::clretw::kTerminated)};
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
@@ -1461,8 +1533,8 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:173)
-///   v3 ImageLoad: template Image (WindowsKernel.man:174)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
+///   v3 ImageLoad: template Image (WindowsKernel.man:177)
 class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1531,7 +1603,7 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
 };
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:175)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
 class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
@@ -1619,6 +1691,18 @@ struct ProcessDCStop {
   static constexpr ::std::uint8_t latest_version = 4;
   using View = ::clretw::windows_kernel::ProcessDCStopView;
   using Payload = ::clretw::windows_kernel::payload::ProcessDCStop;  // the payload struct of latest_version
+};
+
+/// ImageLoadProcessGroup: event 778 of Windows Kernel ("Image/Load"), versions 2, 3.
+///   v2 ImageLoadProcessGroup_V2: template Image (WindowsKernel.man:174)
+///   v3 ImageLoadProcessGroup: template Image (WindowsKernel.man:175)
+struct ImageLoadProcessGroup {
+  static constexpr ::std::uint16_t id = 778;
+  static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
+  static constexpr ::std::string_view name = "Image/Load";
+  static constexpr ::std::uint8_t latest_version = 3;
+  using View = ::clretw::windows_kernel::ImageLoadProcessGroupView;
+  using Payload = ::clretw::windows_kernel::payload::ImageLoadProcessGroup;  // the payload struct of latest_version
 };
 
 /// ProcessDefunct: event 807 of Windows Kernel ("Process/Defunct"), version 4.
@@ -1724,8 +1808,8 @@ struct ImageDCStop {
 };
 
 /// ImageLoad: event 5130 of Windows Kernel ("Image/Load"), versions 2, 3.
-///   v2 ImageLoad_V2: template Image (WindowsKernel.man:173)
-///   v3 ImageLoad: template Image (WindowsKernel.man:174)
+///   v2 ImageLoad_V2: template Image (WindowsKernel.man:176)
+///   v3 ImageLoad: template Image (WindowsKernel.man:177)
 struct ImageLoad {
   static constexpr ::std::uint16_t id = 5130;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1736,7 +1820,7 @@ struct ImageLoad {
 };
 
 /// StackWalkStack: event 6176 of Windows Kernel ("StackWalk/Stack"), version 2.
-///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:175)
+///   v2 StackWalkStack: template StackWalk (WindowsKernel.man:178)
 struct StackWalkStack {
   static constexpr ::std::uint16_t id = 6176;
   static constexpr ::clretw::Guid provider_guid = ::clretw::windows_kernel::provider_guid;
@@ -1754,6 +1838,8 @@ void for_each_event_version([[maybe_unused]] F&& f) {
   f.template operator()<::clretw::windows_kernel::ProcessStop, ::clretw::windows_kernel::payload::ProcessStop>(4);
   f.template operator()<::clretw::windows_kernel::ProcessDCStart, ::clretw::windows_kernel::payload::ProcessDCStart>(4);
   f.template operator()<::clretw::windows_kernel::ProcessDCStop, ::clretw::windows_kernel::payload::ProcessDCStop>(4);
+  f.template operator()<::clretw::windows_kernel::ImageLoadProcessGroup, ::clretw::windows_kernel::payload::ImageLoadProcessGroup_V2>(2);
+  f.template operator()<::clretw::windows_kernel::ImageLoadProcessGroup, ::clretw::windows_kernel::payload::ImageLoadProcessGroup>(3);
   f.template operator()<::clretw::windows_kernel::ProcessDefunct, ::clretw::windows_kernel::payload::ProcessDefunct>(4);
   f.template operator()<::clretw::windows_kernel::ThreadStart, ::clretw::windows_kernel::payload::ThreadStart>(3);
   f.template operator()<::clretw::windows_kernel::ThreadStop, ::clretw::windows_kernel::payload::ThreadStop>(3);

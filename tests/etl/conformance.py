@@ -20,9 +20,17 @@ Checks, per trace:
   by name through one table rather than by id and version, so that the report speaks TraceEvent's names).
 - Every COUNT line of a CLR provider equals clretw's count of that type; every CLR type clretw has must
   have a COUNT line unless NOT_IN_BASELINE lists it.
-- Lines of other providers are counted as "not compared yet (no kernel manifest)", except the logfile
-  header "Windows Kernel/EventTrace", whose PointerSize and NumberOfProcessors are compared with the first
-  line of clretw-dump --stats.
+- The kernel events manifest/WindowsKernel.man describes (KERNEL_DESCRIBED: "Windows Kernel/" EventTrace, the
+  logfile header; Process/Start, Stop, DCStart, DCStop, Defunct; Thread/*; Image/Load, Unload, DCStart, DCStop;
+  PerfInfo/Sample; StackWalk/Stack) are compared the same way, EVENT and COUNT lines, with the rules below. The
+  header's PointerSize and NumberOfProcessors are also checked against the first line of clretw-dump --stats.
+- Every compared line's PName: TraceEvent prints the image name without its extension, "Process(<pid>)" when
+  TraceLog has no name, "" for pid -1; clretw's "process" (the image name) is normalised the same way.
+- DataLen: the size of "payload" (hex) for events clretw does not decode; for decoded kernel events, derived from
+  the manifest's template layout, the decoded strings' and SID's lengths and the trailing bytes clretw's note
+  reports (derived_datalen); otherwise (CLR events) not compared.
+- Lines of other providers are counted as not compared: kernel ones (Windows Kernel, MSNT_SystemTrace,
+  KernelTraceControl) by provider/group as "not in manifest/WindowsKernel.man", the others by provider.
 - clretw-dump --stats reconciles ("events: N in file, N counted = D decoded + U unknown + 0 malformed", as
   many JSON lines as N) and lists no CLR-provider type as unknown.
 Any other difference fails (exit 1), unless EXCUSED lists it with its evidence. Differences print as
@@ -58,7 +66,29 @@ Normalisations of field values, each with its reason:
   trace, as TraceLog does; empty when there are none).
 - Struct arrays: TraceEvent flattens the first element as X_0 (BulkType's TypeID_0 and TypeName_0, the
   latter the element's Name).
+
+Kernel rules (TraceEvent's KernelTraceEventParser.cs and TraceLog.cs, as facts; each computes and checks):
+- Events TraceLog removes (tracelog_drops): PerfInfo samples of thread 0 not executing a DPC or ISR (Reserved
+  bits 0-1); dropped from clretw's side before pairing and counting. Thread/DCStart, DCStop (bookkeeping) and
+  StackWalk/Stack (folded into stacks) have no lines: NOT_IN_BASELINE.
+- Names: RENAMES (Image/Unload is clretw's Image/Stop).
+- TID_RULES: TraceEvent sets TID -1 on Process events and on Image DCStart/DCStop/Unload; the baseline must show
+  -1. PIDs of kernel events: clretw's, and where clretw has -1 for a known thread (it learns a thread's process
+  from its first Thread event on; TraceLog over the whole trace, rundown included), the process of the thread's
+  next Thread event in clretw's output.
+- PName: where clretw names the process only from a later event, that name; a process TraceLog names from no
+  Process Start/DCStart/Stop/DCStop event (only Defunct, which clretw reads a name from) is "Process(<pid>)".
+- Field names (FIELD_RENAMES): Process PageDirectoryBase = DirectoryTableBase, Thread StartAddr = Affinity (same
+  offset, 8 + 4*ptr), EventTrace UtcOffsetMinutes = TimeZoneBias. Process Flags through ProcessFlagsMap.
+- Computed (kernel_field): Image BuildTime = 1970-01-01 UTC + TimeDateStamp as UInt32 seconds; Image FileName =
+  KernelToUser of clretw's path through the trace's SysConfig VolumeMapping (NtPath -> DosPath) and SystemPaths
+  (\\Windows\\ -> Windows directory) events, decoded here from their payload hex, first prefix in trace order;
+  PerfInfo/Sample ProcessorNumber = clretw's cpu, ExecutingDPC/ExecutingISR/Priority = bits 0, 1, 3-7 of
+  Reserved's low byte, Rank = its high byte; Thread ThreadName = "" when DataLen < 46 + 7*(ptr-4);
+  ParentThreadID/ParentProcessID = -1 except on Thread/Start (EXCUSED: the creator is the record header's
+  thread, which clretw's JSON replaces with the payload's).
 """
+import datetime
 import json
 import os
 import re
@@ -94,6 +124,9 @@ RENAMES = {
     ("Microsoft-Windows-DotNETRuntime", "GarbageCollection/IncreaseMemoryPressure"):
         ("GC/IncreaseMemoryPressure", "event 200: its task GarbageCollection displays as GC, as for every GC "
                                       "event; TraceEvent uses the task's name for this one event"),
+    ("Windows Kernel", "Image/Unload"):
+        ("Image/Stop", "hook 0x1402 (Image group, type 2): the manifest's opcode win:Stop displays as Stop; "
+                       "TraceEvent names the kernel's type 2 Unload"),
 }
 
 # CLR types clretw decodes that the baselines have no line for, with the reason.
@@ -106,6 +139,13 @@ NOT_IN_BASELINE = {
         "TraceLog consumes rundown IL-to-native maps into its method tables and does not deliver them",
     ("Microsoft-Windows-DotNETRuntimeRundown", "Method/DCStopVerbose"):
         "TraceLog consumes rundown method events into its method tables and does not deliver them",
+    ("Windows Kernel", "Thread/DCStart"):
+        "TraceLog marks thread rundown events as bookkeeping (TraceLog.cs: bookKeepingEvent = true on DCStart) "
+        "and removes them from its stream",
+    ("Windows Kernel", "Thread/DCStop"):
+        "TraceLog marks thread rundown events as bookkeeping (bookKeepingEvent = true on DCStop) and removes them",
+    ("Windows Kernel", "StackWalk/Stack"):
+        "TraceLog folds kernel stacks into the events they follow and does not deliver them",
 }
 
 # (event name as clretw gives it, TraceEvent's field) -> clretw's field.
@@ -174,6 +214,40 @@ NAME_DIFFERENCES = {
     ("BucketKind", "Plug"): "PlugsInCondemned",        # GCBucketKindMap 1 (GC/GCFitBucketInfo)
 }
 
+KERNEL = "Windows Kernel"
+
+# The kernel events manifest/WindowsKernel.man describes, by TraceEvent's "Task/Opcode" name. Their EVENT and
+# COUNT lines are compared like the CLR providers' (through RENAMES where clretw's name differs).
+KERNEL_DESCRIBED = {"EventTrace", "Process/Start", "Process/Stop", "Process/DCStart", "Process/DCStop",
+                    "Process/Defunct", "Thread/Start", "Thread/Stop", "Thread/DCStart", "Thread/DCStop",
+                    "Image/Load", "Image/Unload", "Image/DCStart", "Image/DCStop", "PerfInfo/Sample",
+                    "StackWalk/Stack"}
+
+# Providers whose lines are kernel (MOF) events; those not in KERNEL_DESCRIBED are reported by provider/group as
+# not in manifest/WindowsKernel.man.
+KERNEL_PROVIDERS = (KERNEL, "MSNT_SystemTrace", "KernelTraceControl")
+
+# TraceEvent's PID/TID of kernel events (its FixupData, KernelTraceEventParser.cs), where they differ from the
+# header's: (clretw event name) -> rule. "-1": TraceEvent sets the thread to -1 (Process events keep the header's
+# thread as ParentThread; Image DCStart/DCStop/Unload "have no useful thread"); the baseline must show -1 and
+# clretw's header thread is not compared. PIDs of these events come from the payload on both sides.
+TID_RULES = {
+    "Process/Start": "-1", "Process/Stop": "-1", "Process/DCStart": "-1", "Process/DCStop": "-1",
+    "Process/Defunct": "-1", "Image/Stop": "-1", "Image/DCStart": "-1", "Image/DCStop": "-1",
+}
+
+# Kernel field names: TraceEvent's -> the manifest's (MOF) names, with the reason. Keyed like FIELD_RENAMES.
+for _e in ("Process/Start", "Process/Stop", "Process/DCStart", "Process/DCStop", "Process/Defunct"):
+    # Process_V4's DirectoryTableBase (offset 2*ptr+16): TraceEvent calls it PageDirectoryBase.
+    FIELD_RENAMES[(_e, "PageDirectoryBase")] = "DirectoryTableBase"
+    MANIFEST_MAPS[(_e, "Flags")] = {"PackageFullName": 0x1, "Wow64": 0x2, "Protected": 0x4}  # ProcessFlagsMap
+for _e in ("Thread/Start", "Thread/Stop", "Thread/DCStart", "Thread/DCStop"):
+    # TraceEvent's StartAddr reads the pointer at HostOffset(24, 4) = 8 + 4*ptr, which Thread_V3 names Affinity
+    # (TraceEvent keeps the v2 layout's name; every baseline StartAddr is 0x000000ff, an affinity mask).
+    FIELD_RENAMES[(_e, "StartAddr")] = "Affinity"
+# TRACE_LOGFILE_HEADER's TimeZoneInformation.Bias (offset 56 + 2*ptr): TraceEvent's UTCOffsetMinutes.
+FIELD_RENAMES[("EventTrace", "UtcOffsetMinutes")] = "TimeZoneBias"
+
 # Differences that stay, each with its evidence: (baseline's Provider/Event, field) -> reason. "*" stands for
 # every field of the event. An excuse that matched nothing is printed.
 EXCUSED = {
@@ -186,6 +260,15 @@ EXCUSED = {
         "no data, so clretw decodes no field and reports the whole payload as trailing bytes (its note's "
         "count equals the baseline's DataLen, 433, checked); TraceEvent decodes them with its own class",
 }
+
+# Thread/Start's ParentThreadID/ParentProcessID: TraceEvent's are the Start event's header thread and process (the
+# creator); clretw replaces both with the payload's (the created thread), so the JSON no longer carries them.
+EXCUSED[("Windows Kernel/Thread/Start", "ParentThreadID")] = (
+    "the creator thread is the record header's ThreadId, which clretw's JSON replaces with the payload's "
+    "TThreadId; checked that clretw's Thread events put that thread in process ParentProcessID")
+EXCUSED[("Windows Kernel/Thread/Start", "ParentProcessID")] = (
+    "the creator process is the record header's ProcessId, which clretw's JSON replaces with the payload's "
+    "ProcessId; checked that clretw's Thread events put thread ParentThreadID in that process")
 
 ABSENT = object()
 
@@ -217,7 +300,7 @@ def parse_baseline(path):
             if fields and fields[-1][1].endswith(";"):
                 fields[-1][1] = fields[-1][1][:-1]
             events.append({"line": lineno, "ms": float(m.group(1).replace(",", "")), "provider": provider,
-                           "name": name, "pid": int(m.group(3)), "tid": int(m.group(4)),
+                           "name": name, "pid": int(m.group(3)), "tid": int(m.group(4)), "pname": m.group(5),
                            "cpu": int(m.group(6)), "datalen": int(m.group(7)), "fields": fields})
     return events, counts
 
@@ -334,8 +417,89 @@ def tier_of(flags):
     return found[0] if found else "Unknown"
 
 
-def clretw_field(event, name, field, type_names):
+NOT_COMPUTED = object()
+
+
+def signed32(v):
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def utf16_strings(payload_hex):
+    """The NUL-terminated UTF-16 strings of an undecoded payload (SysConfig VolumeMapping: NtPath, DosPath)."""
+    return bytes.fromhex(payload_hex).decode("utf-16le", errors="replace").split("\0")
+
+
+def kernel_to_user(path, mapping):
+    """TraceEvent's KernelToUser: the first mapping (in trace order) whose NT prefix starts the path,
+    compared case-insensitively, is replaced by its DOS path."""
+    for nt, dos in mapping:
+        if nt and path[:len(nt)].lower() == nt.lower():
+            return dos + path[len(nt):]
+    return path
+
+
+def kernel_field(event, name, field, ctx):
+    """Values TraceEvent computes for kernel events, computed the same way from clretw's fields."""
     f = event["fields"]
+    if name in ("Image/Stop", "Image/DCStart", "Image/DCStop", "Image/Load"):
+        if field == "BuildTime" and "TimeDateStamp" in f:
+            # PEHeader.TimeDateStampToDate: seconds since 1970-01-01 UTC of the UInt32 stamp (0 -> 1970, and
+            # -1,726,546,814 -> 2051, so unsigned).
+            t = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=f["TimeDateStamp"] & 0xFFFFFFFF)
+            return t.strftime("%Y-%m-%dT%H:%M:%S.0000000Z")
+        if field == "FileName" and "FileName" in f:
+            # KernelToUser through the trace's SysConfig VolumeMapping events (NtPath -> DosPath, decoded here from
+            # their payload) and SystemPaths (\Windows\ -> its Windows directory).
+            return kernel_to_user(f["FileName"], ctx["volumes"])
+    if name == "PerfInfo/Sample" and "Reserved" in f:
+        # SampledProfileTraceData: the byte at HostOffset(10, 1) (Reserved's low byte): bit 0 ExecutingDPC,
+        # bit 1 ExecutingISR, bits 3-7 Priority; the next byte Rank. ProcessorNumber: the header's processor.
+        low, high = f["Reserved"] & 0xFF, (f["Reserved"] >> 8) & 0xFF
+        value = {"ExecutingDPC": bool(low & 1), "ExecutingISR": bool(low & 2), "Priority": (low >> 3) & 0x1F,
+                 "Rank": high, "ProcessorNumber": event["cpu"]}.get(field, NOT_COMPUTED)
+        return value
+    if name.startswith("Thread/"):
+        if field == "ThreadName":
+            # Version 3 has a name only when DataLen >= HostOffset(46, 7) (74 with 8-byte pointers).
+            return "" if derived_datalen(event, ctx["pointer_size"]) < 46 + 7 * (ctx["pointer_size"] - 4) \
+                else NOT_COMPUTED
+        if field in ("ParentThreadID", "ParentProcessID") and name != "Thread/Start":
+            return -1   # FixupData leaves them -1 on Stop (it keeps the header's ids), DCStart and DCStop
+    return NOT_COMPUTED
+
+
+def derived_datalen(e, ptr):
+    """DataLen of a kernel event clretw decoded: its template's layout (manifest/WindowsKernel.man) with the
+    lengths of the decoded strings and SID, plus the trailing bytes clretw's note reports. None when unknown."""
+    f = e["fields"]
+    name = e["name"]
+    def ustr(s):
+        return 2 * (len(s) + 1)
+    if name == "EventTrace":
+        size = 264 + 2 * ptr + ustr(f["SessionName"]) + ustr(f["LogFileName"])
+    elif name.startswith("Process/"):
+        sid = f.get("UserSID", "")
+        sid_size = 4 if not sid else 2 * ptr + 8 + 4 * (len(sid.split("-")) - 3)
+        size = (2 * ptr + 20 + sid_size + len(f["ImageFileName"].encode("latin-1", "replace")) + 1
+                + ustr(f["CommandLine"]) + ustr(f["PackageFullName"]) + ustr(f["ApplicationId"]))
+    elif name.startswith("Thread/"):
+        size = 8 + 7 * ptr + 8
+    elif name.startswith("Image/"):
+        size = 3 * ptr + 32 + ustr(f["FileName"])
+    elif name == "PerfInfo/Sample":
+        size = ptr + 8
+    else:
+        return None
+    m = re.match(r"(\d+) trailing payload bytes", e.get("note", ""))
+    return size + (int(m.group(1)) if m else 0)
+
+
+def clretw_field(event, name, field, type_names, ctx=None):
+    f = event["fields"]
+    if event["provider"] == KERNEL and ctx is not None:
+        v = kernel_field(event, name, field, ctx)
+        if v is not NOT_COMPUTED:
+            return v
     key = FIELD_RENAMES.get((name, field), field)
     lower = {k.lower(): v for k, v in f.items()}
     if key.lower() in lower:
@@ -363,7 +527,7 @@ def clretw_field(event, name, field, type_names):
     return ABSENT
 
 
-def excuse_holds(key, pair):
+def excuse_holds(key, pair, ctx=None):
     """The evidence an excuse names, checked where the JSON shows it."""
     if key == ("Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory", "*") and pair:
         b, e = pair
@@ -371,7 +535,12 @@ def excuse_holds(key, pair):
     if key == ("Microsoft-Windows-DotNETRuntime/GC/HeapStats", "Depth") and pair:
         b, e = pair
         return "Depth" not in e["fields"] and b["datalen"] == {1: 94, 2: 110}.get(e["version"])
-    return True
+    if key in (("Windows Kernel/Thread/Start", "ParentThreadID"), ("Windows Kernel/Thread/Start", "ParentProcessID")) \
+            and pair and ctx is not None:
+        b, e = pair
+        fields = dict(b["fields"])
+        return ctx["thread_process"].get(as_int(fields.get("ParentThreadID"))) == as_int(fields.get("ParentProcessID"))
+    return pair is None or not key[0].startswith("Windows Kernel/")
 
 
 def run(args):
@@ -381,46 +550,104 @@ def run(args):
     return p.stdout.decode("utf-8")
 
 
+NONE32 = 0xFFFFFFFF
+
+
+def as_id(v):
+    """clretw's UInt32 process or thread id as TraceEvent prints it (0xFFFFFFFF is -1)."""
+    return -1 if v == NONE32 else v
+
+
+def compared(provider, name):
+    return provider in CLR_PROVIDERS or (provider == KERNEL and name in KERNEL_DESCRIBED)
+
+
+def tracelog_drops(e):
+    """Events TraceLog removes from its stream (TraceLog.cs, PerfInfoSample): samples of thread 0 (the idle
+    process) unless they were executing a DPC or an ISR (SampledProfile's Reserved, bits 0 and 1)."""
+    return (e["provider"] == KERNEL and e["name"] == "PerfInfo/Sample" and e["tid"] == 0
+            and not e["fields"].get("Reserved", 0) & 3)
+
+
+def stem(image):
+    """TraceEvent's process name: the image file name without its extension."""
+    return image.rsplit(".", 1)[0] if "." in image else image
+
+
 def check_trace(dump, etl, baseline_path, failures, excused_used):
     label = os.path.basename(etl)
     base_events, base_counts = parse_baseline(baseline_path)
     events = [json.loads(l) for l in run([dump, "--format", "json", etl]).splitlines() if l.strip()]
     stats = run([dump, "--stats", etl]).splitlines()
-
-    def fail(line, what, field, b, c, event=None):
-        for key in ((what, field), (what, "*")):
-            if key in EXCUSED and excuse_holds(key, event):
-                excused_used[key] += 1
-                return
-        failures.append("%s: line %s: %s: %s: baseline '%s' vs clretw '%s'" % (label, line, what, field, b, c))
+    m = re.search(r"pointer size (\d+), (\d+) processors", stats[0])
+    stats_pointer, stats_cpus = (int(m.group(1)), int(m.group(2))) if m else (None, None)
 
     order = sorted(range(len(events)), key=lambda i: (events[i]["timestamp"], i))
     by_type = defaultdict(list)
     type_names = {}
+    figures = Counter()
+    # What the kernel rules need from the whole trace (TraceLog sees the whole trace before it delivers events).
+    ctx = {"pointer_size": stats_pointer or 8, "volumes": [], "thread_process": {}}
+    tracelog_named = set()      # pids TraceLog names: from Process Start/DCStart/Stop/DCStop (not Defunct)
+    later_names = defaultdict(list)  # pid -> [(timestamp, clretw's process name)]
+    thread_events = defaultdict(list)  # tid -> [(timestamp, its ProcessId in clretw's Thread events)]
     for i in order:
         e = events[i]
+        if tracelog_drops(e):
+            figures["dropped"] += 1
+            continue
         by_type[(e["provider"], e["name"])].append(e)
         if e["name"] == "Type/BulkType":
             for t in e["fields"].get("Values", []):
                 type_names[(e["pid"], t.get("TypeID"))] = t.get("Name", "")
+        if e["provider"] == KERNEL and e["name"].split("/")[0] == "Process" and "ImageFileName" in e["fields"] \
+                and e["name"] != "Process/Defunct":
+            tracelog_named.add(e["fields"]["ProcessId"])
+        if e["provider"] == KERNEL and e["name"].startswith("Thread/") and "TThreadId" in e["fields"]:
+            ctx["thread_process"][e["fields"]["TThreadId"]] = e["fields"]["ProcessId"]
+            thread_events[e["fields"]["TThreadId"]].append((e["timestamp"], e["fields"]["ProcessId"]))
+        if e.get("process"):
+            later_names[e["pid"]].append((e["timestamp"], e["process"]))
+        # SysConfig's SystemPaths (opcode 33: SystemDirectory, SystemWindowsDirectory) and VolumeMapping
+        # (opcode 35: NtPath, DosPath) come from their own provider GUID, which clretw does not decode.
+        if e["provider"].startswith("9b79ee91-") and "payload" in e:
+            strings = utf16_strings(e["payload"])
+            if e["name"] == "Opcode(35)" and len(strings) >= 2:
+                ctx["volumes"].append((strings[0], strings[1]))
+            elif e["name"] == "Opcode(33)" and len(strings) >= 2:
+                ctx["volumes"].append(("\\Windows\\", strings[1]))
 
-    figures = Counter()
+    def fail(line, what, field, b, c, pair=None, payload_field=False):
+        for key in ((what, field),) + (((what, "*"),) if payload_field else ()):
+            if key in EXCUSED and excuse_holds(key, pair, ctx):
+                excused_used[key] += 1
+                figures["excused"] += 1
+                return
+        failures.append("%s: line %s: %s: %s: baseline '%s' vs clretw '%s'" % (label, line, what, field, b, c))
+
+    def expected_pname(pid, e):
+        """TraceEvent's PName from clretw's process name: '' for pid -1; 'Process(<pid>)' when TraceLog has no
+        name; else the image name without extension. TraceLog knows a process's name for the whole trace, clretw
+        from its Process event on: an event before it takes the name of the pid's next named event."""
+        if pid == -1:
+            return ""
+        name = e.get("process") if as_id(e["pid"]) == pid else None
+        if not name:
+            later = [n for t, n in later_names.get(pid, []) if t >= e["timestamp"]]
+            if later:
+                name = later[0]
+                figures["PName from a later event"] += 1
+        if name and pid not in tracelog_named:
+            figures["PName Process(N) (named only by Defunct)"] += 1
+            return "Process(%d)" % pid
+        return stem(name) if name else "Process(%d)" % pid
+
     not_compared = Counter()
     not_compared_counts = Counter()
-    excused_before = sum(excused_used.values())
     seen = Counter()
     for b in base_events:
-        if b["provider"] not in CLR_PROVIDERS:
-            if (b["provider"], b["name"]) != ("Windows Kernel", "EventTrace"):
-                not_compared[b["provider"]] += 1
-            else:
-                header = dict(b["fields"])
-                m = re.search(r"pointer size (\d+), (\d+) processors", stats[0])
-                for field, got in (("PointerSize", m and m.group(1)), ("NumberOfProcessors", m and m.group(2))):
-                    figures["header fields"] += 1
-                    figures["fields"] += 1
-                    if header.get(field) != got:
-                        fail(b["line"], "Windows Kernel/EventTrace", field, header.get(field), got)
+        if not compared(b["provider"], b["name"]):
+            not_compared[group_of(b["provider"], b["name"])] += 1
             continue
         name = RENAMES.get((b["provider"], b["name"]), (b["name"],))[0]
         what = "%s/%s" % (b["provider"], b["name"])
@@ -432,31 +659,60 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
             continue
         e = ours[k]
         figures["events"] += 1
+        if b["provider"] == KERNEL:
+            figures["kernel events"] += 1
         if abs(b["ms"] - e["ms"]) > 0.001:
             fail(b["line"], what, "ms", "%.3f" % b["ms"], "%.4f" % e["ms"])
-        for field, bv, cv in (("PID", b["pid"], e["pid"]), ("TID", b["tid"], e["tid"]),
-                              ("ProceNum", b["cpu"], e["cpu"])):
+        pid = as_id(e["pid"])
+        if pid == -1 and b["provider"] == KERNEL and as_id(e["tid"]) != -1:
+            # TraceLog resolves a thread's process over the whole trace (a rundown Thread/DCStart also covers
+            # the time before it); clretw from the thread's first Thread event on, -1 before. Rule: the process
+            # of the thread's next Thread event in clretw's output.
+            later = [q for t, q in thread_events.get(e["tid"], []) if t >= e["timestamp"]]
+            if later:
+                pid = later[0]
+                figures["PID from the thread's later Thread event"] += 1
+        checks = [("PID", b["pid"], pid), ("ProceNum", b["cpu"], e["cpu"]),
+                  ("PName", b["pname"], expected_pname(b["pid"], e))]
+        if b["provider"] == KERNEL and TID_RULES.get(name) == "-1":
+            checks.append(("TID", b["tid"], -1))
+            figures["TID by rule (-1)"] += 1
+        else:
+            checks.append(("TID", b["tid"], as_id(e["tid"])))
+        for field, bv, cv in checks:
             figures["fields"] += 1
             if bv != cv:
-                fail(b["line"], what, field, bv, cv)
+                fail(b["line"], what, field, bv, cv, (b, e))
         size = e.get("payload_bytes", e.get("size"))
+        if size is None and "payload" in e:
+            size = len(e["payload"]) // 2
+        if size is None and b["provider"] == KERNEL:
+            size = derived_datalen(e, ctx["pointer_size"])
+            if size is not None:
+                figures["DataLen derived"] += 1
         if size is None:
             figures["DataLen not compared"] += 1
         else:
             figures["fields"] += 1
             if size != b["datalen"]:
-                fail(b["line"], what, "DataLen", b["datalen"], size)
+                fail(b["line"], what, "DataLen", b["datalen"], size, (b, e))
         for field, bv in b["fields"]:
-            cv = clretw_field(e, name, field, type_names)
+            cv = clretw_field(e, name, field, type_names, ctx)
             figures["fields"] += 1
             if not same_value(name, field, bv, cv):
-                fail(b["line"], what, field, bv, "<absent>" if cv is ABSENT else cv, (b, e))
+                fail(b["line"], what, field, bv, "<absent>" if cv is ABSENT else cv, (b, e), payload_field=True)
+        if (b["provider"], b["name"]) == (KERNEL, "EventTrace"):
+            # The header as clretw decodes it agrees with clretw-dump --stats' first line.
+            for field, got in (("PointerSize", stats_pointer), ("NumberOfProcessors", stats_cpus)):
+                figures["fields"] += 1
+                if e["fields"].get(field) != got:
+                    fail(b["line"], what, field + " (--stats)", got, e["fields"].get(field))
 
-    ours_count = Counter((e["provider"], e["name"]) for e in events)
+    ours_count = Counter((e["provider"], e["name"]) for e in events if not tracelog_drops(e))
     base_types = set()
     for line, provider, name, n in base_counts:
-        if provider not in CLR_PROVIDERS:
-            not_compared_counts[provider] += 1
+        if not compared(provider, name):
+            not_compared_counts[group_of(provider, name)] += 1
             continue
         cname = RENAMES.get((provider, name), (name,))[0]
         base_types.add((provider, cname))
@@ -464,8 +720,12 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
             fail(line, "%s/%s" % (provider, name), "(count)", n, ours_count[(provider, cname)])
         else:
             figures["counts"] += 1
+            if provider == KERNEL:
+                figures["kernel counts"] += 1
     for (provider, name), n in sorted(ours_count.items()):
-        if provider in CLR_PROVIDERS and (provider, name) not in base_types:
+        described = provider in CLR_PROVIDERS or (provider == KERNEL and any(
+            RENAMES.get((KERNEL, te), (te,))[0] == name for te in KERNEL_DESCRIBED))
+        if described and (provider, name) not in base_types:
             if (provider, name) in NOT_IN_BASELINE:
                 figures["types not in baseline (listed)"] += 1
             else:
@@ -489,16 +749,34 @@ def check_trace(dump, etl, baseline_path, failures, excused_used):
                  "%s (JSON lines %d)" % (total, len(events)))
         figures["stats reconciled"] = 1
 
-    print("%s: %d baseline EVENT lines of CLR providers matched; %d fields compared (PID, TID, ProceNum, "
-          "payload fields, and the header's PointerSize and NumberOfProcessors); DataLen not compared on %d "
-          "(no payload size in the JSON); %d COUNT lines matched; %d CLR types absent from the baseline as "
-          "listed; %d differences excused" % (
-              label, figures["events"], figures["fields"], figures["DataLen not compared"], figures["counts"],
-              figures["types not in baseline (listed)"], sum(excused_used.values()) - excused_before))
+    print("%s: %d baseline EVENT lines matched (%d of them kernel); %d fields compared (PID, TID, PName, ProceNum, "
+          "DataLen, payload fields); DataLen derived from the manifest's layout on %d, not compared on %d; "
+          "%d COUNT lines matched (%d kernel); %d types absent from the baseline as listed; %d idle samples "
+          "TraceLog drops; %d differences excused" % (
+              label, figures["events"], figures["kernel events"], figures["fields"], figures["DataLen derived"],
+              figures["DataLen not compared"], figures["counts"], figures["kernel counts"],
+              figures["types not in baseline (listed)"], figures["dropped"], figures["excused"]))
+    print("  rules applied: TID -1 %d, PID from the thread's later Thread event %d, PName from a later event %d, "
+          "PName Process(N) for Defunct-only %d" % (
+        figures["TID by rule (-1)"], figures["PID from the thread's later Thread event"],
+        figures["PName from a later event"],
+        figures["PName Process(N) (named only by Defunct)"]))
     for kind, table in (("EVENT", not_compared), ("COUNT", not_compared_counts)):
-        if table:
-            print("  %s lines not compared yet (no kernel manifest): %s" % (kind, ", ".join(
-                "%s %d" % (k, v) for k, v in sorted(table.items()))))
+        kernel = {k: v for k, v in table.items() if k.split("/")[0] in KERNEL_PROVIDERS}
+        other = {k: v for k, v in table.items() if k not in kernel}
+        if kernel:
+            print("  %s lines not compared (not in manifest/WindowsKernel.man): %s" % (kind, ", ".join(
+                "%s %d" % (k, v) for k, v in sorted(kernel.items()))))
+        if other:
+            print("  %s lines not compared (no built-in manifest for the provider): %s" % (kind, ", ".join(
+                "%s %d" % (k, v) for k, v in sorted(other.items()))))
+
+
+def group_of(provider, name):
+    """How lines that are not compared are reported: kernel ones by provider/group, others by provider."""
+    if provider in KERNEL_PROVIDERS:
+        return "%s/%s" % (provider, name.split("/")[0])
+    return provider
 
 
 def main():

@@ -81,4 +81,20 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
 else
   echo "SKIPPED (part): ../shared/traces is absent; clretw-dump was not run on the real traces"
 fi
+# The ETL files, read by content: EventSource providers decode with the manifests they wrote into the
+# trace (ManifestData events), kernel events with manifest/WindowsKernel.man, process names from the
+# kernel's Process events; --filter and JSON work as for nettrace.
+etl="$shared/etl/net.4.5.2.x64.etl"
+if [ -n "$shared" ] && [ -f "$etl" ]; then
+  st=$("$dump" --stats "$etl")
+  check "ETL: the summary line" sh -c "printf '%s' \"\$1\" | grep -q 'etl, pointer size 8, 8 processors, 360 buffers (359 compressed)'" _ "$st"
+  check "ETL: 0 malformed" sh -c "printf '%s' \"\$1\" | grep -Eq 'events: 179474 in file, 179474 counted = [0-9]+ decoded \+ [0-9]+ unknown \+ 0 malformed'" _ "$st"
+  check "ETL: TplEventSource decoded from its manifest in the trace" sh -c "printf '%s' \"\$1\" | grep -q ' 3  System.Threading.Tasks.TplEventSource/TaskExecute/Start (8 v0)\$'" _ "$st"
+  check "ETL: PerfView's own events decoded from its manifest in the trace" sh -c "printf '%s' \"\$1\" | grep -q ' 53  PerfView/PerfViewLog (22 v0)\$'" _ "$st"
+  check "ETL: kernel samples decoded" sh -c "printf '%s' \"\$1\" | grep -q ' 79528  Windows Kernel/PerfInfo/Sample (3886 v2)\$'" _ "$st"
+  js=$("$dump" --format json --filter 'Windows Kernel/Process/DCStart' --limit 2 "$etl")
+  check "ETL: process names in JSON" sh -c "printf '%s' \"\$1\" | grep -q '\"pid\":4,\"process\":\"System\"'" _ "$js"
+else
+  echo "SKIPPED (part): ../shared/etl is absent; clretw-dump was not run on the ETL files"
+fi
 exit $fail

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 
 #if defined(_WIN32)
 #include <io.h>
@@ -15,6 +17,7 @@
 #define CLRETW_ISATTY(fd) isatty(fd)
 #endif
 
+#include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 
 namespace clretw::tools {
@@ -57,11 +60,67 @@ class Progress {
   std::chrono::steady_clock::time_point last_{}, start_{};
 };
 
+// EventSource providers logging to ETW write their manifest into the trace: events with id 0xFFFE
+// whose payload is an envelope (format 1, major and minor version, magic 0x5B, chunk count, chunk
+// number) and a chunk of the manifest's XML. Once every chunk of a provider's manifest has come, it
+// is loaded through the generator's front end, and the provider's later events decode with it.
+class TraceManifests {
+ public:
+  // True when `r` completed a manifest that loaded (the catalogs changed).
+  bool offer(const EventRecord& r, const std::string& label, const char* tool) {
+    constexpr std::uint16_t kManifestEvent = 0xFFFE;
+    const Bytes p = r.payload;
+    if (r.id != kManifestEvent || p.size() < 8 || p[0] != 1 || p[3] != 0x5B) return false;
+    const std::string key = r.provider_guid.to_string();
+    if (done_.count(key)) return false;
+    const auto total = load_le<std::uint16_t>(p.data() + 4), chunk = load_le<std::uint16_t>(p.data() + 6);
+    if (total == 0 || chunk >= total) return false;
+    Pending& m = pending_[key];
+    if (m.chunks.size() != total) m = Pending{std::vector<std::string>(total), std::vector<bool>(total), 0};
+    if (!m.have[chunk]) {
+      m.have[chunk] = true;
+      ++m.count;
+    }
+    m.chunks[chunk].assign(reinterpret_cast<const char*>(p.data() + 8), p.size() - 8);
+    if (m.count != total) return false;
+    std::string xml;
+    for (const std::string& c : m.chunks) xml += c;
+    pending_.erase(key);
+    done_.insert(key);
+    gen::Diagnostics diags;
+    gen::FrontEndOptions fo;
+    fo.fixups = gen::FrontEndOptions::Fixups::none;
+    auto l = gen::load_text(std::move(xml), "the manifest of provider " + key + " in the trace", fo, diags);
+    if (!l || diags.error_count() > 0 || !l->schema) {
+      std::cerr << tool << ": " << label << ": the manifest of provider " << key
+                << " in the trace does not load; its events stay unknown\n" << gen::format_gcc(diags);
+      return false;
+    }
+    catalogs_.push_back(&l->schema->catalog());
+    loaded_.push_back(std::move(*l));
+    return true;
+  }
+  const std::vector<const Catalog*>& catalogs() const noexcept { return catalogs_; }
+
+ private:
+  struct Pending {
+    std::vector<std::string> chunks;
+    std::vector<bool> have;
+    std::size_t count = 0;
+  };
+  std::map<std::string, Pending> pending_;
+  std::set<std::string> done_;
+  std::vector<gen::LoadedManifest> loaded_;
+  std::vector<const Catalog*> catalogs_;
+};
+
 }  // namespace
 
 int print_events(TraceSource& reader, const std::string& path, const PrintOptions& o,
-                 const EventDescriber& describer, bool first, const char* tool) {
+                 const std::vector<const Catalog*>& catalogs, bool first, const char* tool) {
   const LineFormat format = o.line_format();
+  TraceManifests in_trace;
+  auto describer = std::make_unique<EventDescriber>(catalogs);
 
   std::map<std::pair<std::string, std::string>, Counter> table;  // (provider, name) -> count
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0;
@@ -81,6 +140,11 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     const EventRecord* r = *next;
     if (!r) break;
     ++in_file;
+    if (in_trace.offer(*r, path, tool)) {  // the trace's own manifests come after the given catalogs
+      std::vector<const Catalog*> all = catalogs;
+      all.insert(all.end(), in_trace.catalogs().begin(), in_trace.catalogs().end());
+      describer = std::make_unique<EventDescriber>(std::move(all));
+    }
     progress.update(reader.position(), reader.size(), in_file);
     const double ms = reader.milliseconds(r->timestamp);
     if (ms < o.from || ms > o.to) continue;
@@ -89,8 +153,8 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
     Described d;
     line.clear();
-    if (o.stats || o.quiet) d = describer.describe(*r);
-    else format_event(*r, describer, ms, format, line, &d);
+    if (o.stats || o.quiet) d = describer->describe(*r);
+    else format_event(*r, *describer, ms, format, line, &d);
     if (!o.filters.empty()) {
       const std::string key = std::string(d.provider_name) + "/" + d.name;
       bool match = false;

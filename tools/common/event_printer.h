@@ -35,10 +35,12 @@ void add_print_options(CLI::App& app, PrintOptions& o);
 // Checks what CLI11 cannot (--from after --to, empty filters); throws CLI::ValidationError.
 void check_print_options(const CLI::App& app, const PrintOptions& o);
 
-// Prints (or counts) every event of `reader`, labelled `label` in messages. Returns 0 when the
+// Prints (or counts) every event of `reader`, labelled `label` in messages, decoded with `catalogs`
+// (the first that defines a provider decides) and with the manifests EventSource providers write
+// into the trace (ETW's ManifestData events, id 0xFFFE), loaded as they complete. Returns 0 when the
 // trace was read to its end, 1 when it is damaged or cut (everything before was printed; the error
 // goes to stderr, prefixed with `tool`).
 int print_events(TraceSource& reader, const std::string& label, const PrintOptions& o,
-                 const EventDescriber& describer, bool first, const char* tool);
+                 const std::vector<const Catalog*>& catalogs, bool first, const char* tool);
 
 }  // namespace clretw::tools

@@ -28,7 +28,7 @@ struct Options {
 };
 
 // Returns 0 (read to the end), 1 (damaged: events before the damage were shown) or 2 (cannot open).
-int dump(const std::string& path, const Options& o, const EventDescriber& describer, bool first) {
+int dump(const std::string& path, const Options& o, const std::vector<const Catalog*>& catalogs, bool first) {
   OpenOptions oo;
   oo.sorted = o.sorted;
   auto opened = open_trace(path, oo);
@@ -36,7 +36,7 @@ int dump(const std::string& path, const Options& o, const EventDescriber& descri
     std::cerr << "clretw-dump: " << path << ": " << opened.error().message() << "\n";
     return 2;
   }
-  return tools::print_events(**opened, path, o.print, describer, first, "clretw-dump");
+  return tools::print_events(**opened, path, o.print, catalogs, first, "clretw-dump");
 }
 
 }  // namespace
@@ -82,10 +82,9 @@ int run(int argc, char** argv) {
     manifests.push_back(std::move(*l));
   }
   catalogs.push_back(&clretw::catalog());
-  EventDescriber describer(catalogs);
 
   int status = 0;
-  for (std::size_t i = 0; i < o.traces.size(); ++i) status = std::max(status, dump(o.traces[i], o, describer, i == 0));
+  for (std::size_t i = 0; i < o.traces.size(); ++i) status = std::max(status, dump(o.traces[i], o, catalogs, i == 0));
   return status;
 }
 

@@ -248,9 +248,8 @@ int collect(CollectOptions& o) {
   } else {  // without printing, read through all the same: progress shows, and damage is reported
     o.print.live = true;
     o.print.quiet = !print;
-    EventDescriber describer({&clretw::catalog()});
     NettraceSource source(**reader);
-    status = tools::print_events(source, "pid " + std::to_string(o.pid), o.print, describer, true, "clretw-trace");
+    status = tools::print_events(source, "pid " + std::to_string(o.pid), o.print, {&clretw::catalog()}, true, "clretw-trace");
   }
   done = true;
   stopper.join();

@@ -353,6 +353,7 @@ struct Reader::Impl {
         r.keywords = load_le<std::uint64_t>(h + 48);
         r.activity_id = Guid::load(h + 64);
         r.pointer_size = kind == HeaderKind::event_header32 ? 4 : 8;
+        if (r.id == 0xFFFE) r.event_name = "ManifestData";  // an EventSource's manifest, in chunks
         if (flags & kExtendedInfo) {
           for (;;) {
             if (size - header < 8) return event_damage(s, p, "extended data item header past the event's " + std::to_string(size) + " bytes");
@@ -431,10 +432,13 @@ struct Reader::Impl {
   Status parse_logfile();
 
   // --- who logged what -------------------------------------------------------------
-  // Kernel events often carry -1 as their process or thread (PERFINFO headers carry neither); the
-  // kernel puts them in the payload. As events are delivered, in time order, the reader fills them in
-  // from there, keeps each thread's process from Thread events and each process's image name from
-  // Process events, and names the process of every record it can.
+  // Kernel events about a process or thread name it in their payload, and their header often carries
+  // -1 or the thread that happened to log them (PERFINFO headers carry neither). As events are
+  // delivered, in time order, the record's process and thread become the ones the event is about
+  // (Process, Thread, Image, CPU samples, StackWalk), as TraceEvent shows them; the reader keeps each
+  // thread's process from Thread events and each process's image name from Process events, and names
+  // the process of every record it can. A sample taken before its thread's rundown event has no
+  // process (a second pass would find it; the reader makes one pass).
   std::unordered_map<std::uint32_t, std::uint32_t> thread_process;
   std::unordered_map<std::uint32_t, std::string> process_names;
 
@@ -472,7 +476,7 @@ struct Reader::Impl {
       } else if (r.id == 0x0F2E && u32(ptr, tid)) {  // PerfInfo SampledProfile: the sampled thread
         r.thread_id = tid;
         r.process_id = kNone;
-      } else if (group == 0x14 && u32(2 * ptr, pid)) {  // Image: the process it is mapped in
+      } else if ((group == 0x14 || r.id == 0x030A) && u32(2 * ptr, pid)) {  // Image: the process it is mapped in
         r.process_id = pid;
       } else if (r.id == 0x1820 && u32(8, pid) && u32(12, tid)) {  // StackWalk: the stack's thread
         r.process_id = pid;
