@@ -123,7 +123,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
   auto describer = std::make_unique<EventDescriber>(catalogs);
 
   std::map<std::pair<std::string, std::string>, Counter> table;  // (provider, name) -> count
-  std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0;
+  std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0, stacks = 0;
   Progress progress(!o.no_progress && CLRETW_ISATTY(2));
   std::string line;
   if (format == LineFormat::csv && first && !o.stats) std::cout << csv_header() << "\n";
@@ -162,6 +162,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
       if (!match) continue;
     }
     ++shown;
+    stacks += !r->stack.empty();
     switch (d.kind) {
       case Described::Kind::decoded: ++decoded; break;
       case Described::Kind::unknown: ++unknown; break;
@@ -195,10 +196,10 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
                 static_cast<unsigned long long>(shown), static_cast<unsigned long long>(decoded),
                 static_cast<unsigned long long>(unknown), static_cast<unsigned long long>(malformed));
     std::printf("lost events: %llu; decoded with trailing bytes (newer versions): %llu; payloads the trace's metadata "
-                "lists no fields for: %llu; stacks: %llu; sequence points: %llu\n",
+                "lists no fields for: %llu; events with a stack: %llu; sequence points: %llu\n",
                 static_cast<unsigned long long>(s.lost_events), static_cast<unsigned long long>(trailing),
                 static_cast<unsigned long long>(undescribed),
-                static_cast<unsigned long long>(s.stacks), static_cast<unsigned long long>(s.sequence_points));
+                static_cast<unsigned long long>(stacks), static_cast<unsigned long long>(s.sequence_points));
   }
   return status;
 }

@@ -42,7 +42,10 @@ class CountingBuf : public std::streambuf {
 
 class Sample {
  public:
-  Sample(std::ostream& out, nettrace::WriterOptions o) : w_(out, o), ps_(o.pointer_size), ts_(o.sync_timestamp) {}
+  Sample(std::ostream& out, nettrace::WriterOptions o)
+      : w_(out, o), ps_(o.pointer_size), format_(o.format), ts_(o.sync_timestamp) {}
+  // Formats before 5 have no way to declare an array field in an event's metadata.
+  bool arrays() const noexcept { return format_ >= 5; }
 
   // One event, encoded from its generated payload struct; metadata is defined on first use.
   template <class E, class P>
@@ -98,6 +101,7 @@ class Sample {
 
   nettrace::Writer w_;
   unsigned ps_;
+  unsigned format_;
   std::int64_t ts_;
   std::uint64_t events_ = 0;
   std::map<std::tuple<std::string, std::uint32_t, unsigned>, std::uint32_t> metadata_;
@@ -248,16 +252,17 @@ void request(Sample& s, std::uint64_t n) {
   order.event_name = "OrderPlaced";
   order.level = 4;
   order.describes_fields = true;
-  order.fields = {{"OrderId", nettrace::TypeCode::Int64, {}, {}, 0},
-                  {"Customer", nettrace::TypeCode::String, {}, {}, 0},
-                  {"Quantities", nettrace::TypeCode::Array, {{"", nettrace::TypeCode::Int32, {}, {}, 0}}, {}, 0}};
+  order.fields = {{"OrderId", nettrace::TypeCode::Int64, {}, {}, 0}, {"Customer", nettrace::TypeCode::String, {}, {}, 0}};
+  if (s.arrays()) order.fields.push_back({"Quantities", nettrace::TypeCode::Array, {{"", nettrace::TypeCode::Int32, {}, {}, 0}}, {}, 0});
   std::vector<std::uint8_t> payload;
   ByteWriter w(payload);
   w.put<std::int64_t>(static_cast<std::int64_t>(10'000 + n));
   put_utf16(w, n % 2 ? "Zoë Müller" : "Ada Lovelace");
   w.put<std::uint16_t>(0);
-  w.put<std::uint16_t>(static_cast<std::uint16_t>(1 + n % 3));
-  for (std::uint64_t q = 0; q <= n % 3; ++q) w.put<std::int32_t>(static_cast<std::int32_t>(q + 1));
+  if (s.arrays()) {
+    w.put<std::uint16_t>(static_cast<std::uint16_t>(1 + n % 3));
+    for (std::uint64_t q = 0; q <= n % 3; ++q) w.put<std::int32_t>(static_cast<std::int32_t>(q + 1));
+  }
   s.emit_event_source(order, payload, kWorker);
   s.advance(10'000);
 }
@@ -272,7 +277,9 @@ int run(int argc, char** argv) {
   CLI::App app{"clretw-sample: write a .nettrace of a small simulated .NET application (CLR runtime events, sample-profiler\n"
                "stacks and an EventSource event), encoded with clretw's generated payload structs."};
   app.add_option("-o,--output", output, "Trace file to write")->capture_default_str();
-  app.add_option("--format", format, "nettrace format version: 4, 5 or 6")->check(CLI::IsMember({4u, 5u, 6u}))->capture_default_str();
+  app.add_option("--format", format, "nettrace format version: 4, 5 or 6; 3 writes a NetPerf file (.NET Core 2.1/2.2)")
+      ->check(CLI::IsMember({3u, 4u, 5u, 6u}))
+      ->capture_default_str();
   app.add_option("--pointer-size", pointer_size, "Pointer size of the simulated process")->check(CLI::IsMember({4u, 8u}))->capture_default_str();
   app.add_flag("--uncompressed", uncompressed, "Write uncompressed event headers");
   app.add_option("--size-mb", size_mb, "Keep simulating requests until the file is this large (0 to 100000)")

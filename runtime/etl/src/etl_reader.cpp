@@ -648,7 +648,6 @@ SourceCounts Reader::counts() const {
   SourceCounts c;
   c.events = impl_->stats.events;
   c.lost_events = impl_->info.events_lost;
-  c.stacks = impl_->stats.stacks;
   return c;
 }
 

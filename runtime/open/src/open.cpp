@@ -68,7 +68,6 @@ SourceCounts NettraceSource::counts() const {
   SourceCounts c;
   c.events = s.events;
   c.lost_events = s.lost_events;
-  c.stacks = s.stacks;
   c.sequence_points = s.sequence_points;
   return c;
 }

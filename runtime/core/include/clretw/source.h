@@ -18,7 +18,6 @@ namespace clretw {
 struct SourceCounts {
   std::uint64_t events = 0;           // event records delivered
   std::uint64_t lost_events = 0;      // events the trace says were lost (sequence gaps, ETW's count)
-  std::uint64_t stacks = 0;           // events delivered with a stack
   std::uint64_t sequence_points = 0;  // nettrace only
 };
 
