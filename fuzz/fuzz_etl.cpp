@@ -3,11 +3,9 @@
 // the built-in decoders and formatted as JSON and text. The first byte picks the options.
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
-#include "clretw/describe.h"
 #include "clretw/etl.h"
-#include "clretw/events.h"
+#include "describe_all.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
@@ -16,14 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.max_buffer_size = 1u << 20;
   auto reader = clretw::etl::Reader::open_memory(clretw::Bytes(data + 1, size - 1), options);
   if (!reader) return 0;
-  static const clretw::EventDescriber describer({&clretw::catalog()});
-  std::string line;
-  for (int n = 0; n < 100000; ++n) {
-    auto next = (*reader)->next();
-    if (!next || !*next) break;
-    const clretw::EventRecord& r = **next;
-    line.clear();
-    clretw::format_event(r, describer, (*reader)->milliseconds(r.timestamp), (n & 1) ? clretw::LineFormat::json : clretw::LineFormat::text, line);
-  }
+  describe_all(**reader);
   return 0;
 }

@@ -4,11 +4,10 @@
 // The first byte picks the reader's options, so sorted delivery is fuzzed too.
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
-#include "clretw/describe.h"
-#include "clretw/events.h"
 #include "clretw/nettrace.h"
+#include "clretw/open.h"
+#include "describe_all.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
@@ -17,15 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.max_block_size = 1u << 20;
   auto reader = clretw::nettrace::Reader::open_memory(clretw::Bytes(data + 1, size - 1), options);
   if (!reader) return 0;
-  static const clretw::EventDescriber describer({&clretw::catalog()});
-  std::string line;
-  for (int n = 0; n < 100000; ++n) {
-    auto next = (*reader)->next();
-    if (!next || !*next) break;
-    const clretw::EventRecord& r = **next;
-    line.clear();
-    const double ms = (*reader)->info().milliseconds(r.timestamp);
-    clretw::format_event(r, describer, ms, (n & 1) ? clretw::LineFormat::json : clretw::LineFormat::text, line);
-  }
+  clretw::NettraceSource source(**reader);
+  describe_all(source);
   return 0;
 }
