@@ -87,6 +87,15 @@ if [ -n "$shared" ] && [ -d "$shared/traces" ]; then
 else
   echo "SKIPPED (part): ../shared/traces is absent; clretw-dump was not run on the real traces"
 fi
+# A file that is no trace of any format: exit 2 and a message saying which formats were looked for; an empty one too.
+printf 'hello, this is not a trace at all, not even close to one; just text.\n%.0s' 1 2 > "$work/text.etl"
+"$dump" --stats "$work/text.etl" > /dev/null 2> "$work/text.err"
+check "not a trace: exit 2" test $? -eq 2
+check "not a trace: says what was looked for" grep -q 'not a trace clretw reads: no nettrace, NetPerf or ETL header' "$work/text.err"
+: > "$work/empty.nettrace"
+"$dump" "$work/empty.nettrace" > /dev/null 2> "$work/empty.err"
+check "empty file: exit 2" test $? -eq 2
+check "empty file: says so" grep -q 'the file is empty' "$work/empty.err"
 # The ETL files, read by content: EventSource providers decode with the manifests they wrote into the
 # trace (ManifestData events), kernel events with manifest/WindowsKernel.man, process names from the
 # kernel's Process events; --filter and JSON work as for nettrace.

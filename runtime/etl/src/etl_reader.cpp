@@ -246,7 +246,11 @@ struct Reader::Impl {
                   "event at byte " + std::to_string(pos + kBufferHeader) + (compressed ? " of the decompressed buffer" : "") + ": " + what);
   }
 
+  // Consecutive events mostly share a provider: the last one is remembered, not looked up again.
+  Guid last_guid;
+  std::string_view last_guid_name;
   std::string_view guid_name(const Guid& g) {
+    if (!last_guid_name.empty() && g == last_guid) return last_guid_name;
     std::array<std::uint8_t, 16> key{};
     std::memcpy(key.data(), &g.data1, 4);
     std::memcpy(key.data() + 4, &g.data2, 2);
@@ -254,7 +258,9 @@ struct Reader::Impl {
     std::memcpy(key.data() + 8, g.data4.data(), 8);
     auto it = guid_names.find(key);
     if (it == guid_names.end()) it = guid_names.emplace(key, g.to_string()).first;
-    return it->second;
+    last_guid = g;
+    last_guid_name = it->second;
+    return last_guid_name;
   }
 
   std::string_view kernel_name(std::uint16_t hook) {
@@ -501,10 +507,6 @@ struct Reader::Impl {
       if (added) streams.emplace_back();
       streams[it->second].buffers.push_back(i);
     }
-    stats.processors = 0;
-    std::vector<bool> seen(65536);
-    for (const BufferEntry& b : index)
-      if (!seen[b.processor]) seen[b.processor] = true, ++stats.processors;
     if (Status s = parse_logfile(); !s) return s;
     for (std::uint32_t i = 0; i < streams.size(); ++i) {
       auto got = fill(streams[i]);

@@ -80,7 +80,6 @@ struct Stats {
   std::uint64_t stacks = 0;              // events delivered with a stack (extended data)
   std::uint64_t extended_items = 0;      // extended data items read
   std::uint64_t by_kind[0x16] = {};      // events per header kind
-  std::uint32_t processors = 0;          // distinct processors that wrote buffers
 };
 
 struct ReaderOptions {
