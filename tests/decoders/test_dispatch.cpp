@@ -67,6 +67,51 @@ TEST_CASE("typed handlers, the catch-all and malformed payloads") {
   CHECK(d.counts().other == 3);
 }
 
+TEST_CASE("a provider named by the source but under another GUID reaches its typed handlers, as lookup() finds it") {
+  // EventPipe names providers and derives a GUID from the name; a manifest provider of the
+  // runtime's kind keeps its manifest GUID, so typed handlers must resolve the name too.
+  rt::payload::GCStart_V2 gc;
+  gc.Count = 9;
+  const std::vector<std::uint8_t> good = *gc.encode(8);
+  const Guid derived = Guid::from_eventsource_name(rt::provider_name);
+  Dispatcher d({&clretw::catalog()});
+  std::vector<std::uint32_t> counts;
+  std::vector<Guid> seen;
+  std::size_t others = 0;
+  d.on<rt::GCStart>([&](const rt::GCStartView& v, const EventRecord& r) {
+    counts.push_back(v.Count());
+    seen.push_back(r.provider_guid);
+  });
+  d.on_other([&](const EventRecord&, EventLookup) { ++others; });
+  EventRecord named = record(1, 2, good, derived);
+  named.provider_name = rt::provider_name;
+  for (int i = 0; i < 2; ++i)  // the second time from the cache of resolved GUIDs
+    CHECK(d.dispatch(named) == Dispatcher::Outcome::handled);
+  EventRecord other_event = named;
+  other_event.id = 2;  // no typed handler for it
+  CHECK(d.dispatch(other_event) == Dispatcher::Outcome::other);
+  EventRecord unnamed = record(1, 2, good, derived);  // no name: the GUID alone decides
+  CHECK(d.dispatch(unnamed) == Dispatcher::Outcome::other);
+  EventRecord stranger = record(1, 2, good, Guid::from_eventsource_name("Someone-Else"));
+  stranger.provider_name = "Someone-Else";
+  CHECK(d.dispatch(stranger) == Dispatcher::Outcome::other);
+  CHECK(counts == std::vector<std::uint32_t>{9, 9});
+  CHECK(seen == std::vector<Guid>{rt::provider_guid, rt::provider_guid});  // handlers see the manifest's GUID
+  CHECK(others == 3);
+  // A handler added later is found for a GUID resolved before it existed.
+  std::size_t ends = 0;
+  d.on<rt::GCEnd>([&](const rt::GCEndView&, const EventRecord&) { ++ends; });
+  EventRecord end = named;
+  end.id = 2;
+  end.version = 1;
+  end.payload = {};
+  rt::payload::GCEnd_V1 e{.Count = 9, .Depth = 0, .ClrInstanceID = 1};
+  const std::vector<std::uint8_t> end_bytes = *e.encode(8);
+  end.payload = end_bytes;
+  CHECK(d.dispatch(end) == Dispatcher::Outcome::handled);
+  CHECK(ends == 1);
+}
+
 TEST_CASE("a view refuses a record of another event") {
   std::vector<std::uint8_t> payload(26, 0);
   auto wrong = rt::GCStartView::from(record(2, 0, payload));

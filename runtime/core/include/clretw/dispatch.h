@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "clretw/catalogs.h"
@@ -71,9 +72,16 @@ class Dispatcher {
     std::vector<std::vector<Typed>> by_id;
   };
   void add(const Guid& guid, std::uint16_t id, Typed fn);
+  // The slot for a record whose GUID matches none: a source that names providers but only
+  // derives their GUID from the name (EventPipe's EventSource rule) reports a manifest
+  // provider under another GUID than its manifest's. The catalogs resolve the name, as
+  // lookup() does; the answer is kept per record GUID. Null: no typed handler.
+  ProviderSlot* slot_by_name(const EventRecord& r);
+  Outcome run(ProviderSlot& slot, const EventRecord& r);
 
   CatalogSet catalogs_;
   std::vector<ProviderSlot> slots_;
+  std::vector<std::pair<Guid, std::size_t>> by_name_;  // record GUID -> slot index (npos: none)
   std::function<void(const EventRecord&, EventLookup)> other_;
   std::function<void(const EventRecord&, const Error&)> malformed_;
   Counts counts_;
