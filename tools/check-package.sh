@@ -1,0 +1,114 @@
+#!/bin/sh
+# clretw as its users consume it. From a built tree (BUILD_DIR, configured from this
+# source tree): installs to a temporary prefix, builds and runs both examples/ against it
+# with find_package; checks that clretw_generate() regenerates when the manifest changes
+# and only then; compiles with pkg-config; builds the .deb with cpack and builds an example
+# against its unpacked contents; builds the examples again from the source tree through
+# add_subdirectory and FetchContent. Any failure exits non-zero.
+#   tools/check-package.sh BUILD_DIR
+set -eu
+[ $# -eq 1 ] || { echo "usage: tools/check-package.sh BUILD_DIR" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+src=$(pwd)
+build=$(cd "$1" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "check-package: FAILED: $*" >&2; exit 1; }
+note() { echo "-- $*"; }
+jobs=$(nproc)
+# configure_example NAME BUILD [CMAKE ARGS...]: warnings are errors in the examples too.
+configure_example() {
+  name=$1 dir=$2
+  shift 2
+  cmake -S "$src/examples/$name" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-Wall -Wextra -Wpedantic -Werror" \
+        "$@" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configuring examples/$name ($*)"; }
+}
+build_example() {
+  cmake --build "$1" -j "$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "building $1"; }
+}
+# run_shop DIR: the own-manifest example writes its events and must read back what it wrote.
+run_shop() {
+  "$1/shop" "$work/shop.nettrace" >"$work/shop.out" || { cat "$work/shop.out"; fail "$1/shop"; }
+  grep -q "3 order(s), 3 cache miss(es) read back, as written" "$work/shop.out" || fail "$1/shop: $(tail -1 "$work/shop.out")"
+}
+# run_reader BINARY: reads the sample trace; its event count must be clretw-dump's.
+run_reader() {
+  "$1" "$work/sample.nettrace" >"$work/read.out" || fail "$1 on the sample trace"
+  grep -q "^$events events, [0-9]* event types; 25 GCs" "$work/read.out" ||
+    fail "$1: '$(grep ' events, ' "$work/read.out")', expected $events events and 25 GCs"
+}
+
+note "cmake --install to a temporary prefix"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+for f in bin/clretw-gen bin/clretw-dump bin/clretw-trace bin/clretw-sample include/clretw/events.h \
+         include/clretw/nettrace.h lib/cmake/clretw/clretwConfig.cmake lib/cmake/clretw/clretwConfigVersion.cmake \
+         lib/cmake/clretw/ClretwGenerate.cmake lib/pkgconfig/clretw.pc; do
+  [ -e "$work/prefix/$f" ] || fail "the install lacks $f"
+done
+"$work/prefix/bin/clretw-sample" -o "$work/sample.nettrace" >/dev/null
+events=$("$work/prefix/bin/clretw-dump" --stats "$work/sample.nettrace" | sed -n 's/^events: \([0-9]*\) in file.*/\1/p')
+[ -n "$events" ] || fail "clretw-dump --stats printed no event count"
+
+note "examples against the prefix (find_package)"
+configure_example own-manifest "$work/own" -DCMAKE_PREFIX_PATH="$work/prefix"
+build_example "$work/own"
+run_shop "$work/own"
+configure_example read-trace "$work/read" -DCMAKE_PREFIX_PATH="$work/prefix"
+build_example "$work/read"
+run_reader "$work/read/read-trace"
+# The version file: this major version is found, another is not.
+major=$(sed -n 's/^project(clretw VERSION \([0-9]*\)\..*/\1/p' "$src/CMakeLists.txt")
+mkdir -p "$work/v"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(v NONE)\nfind_package(clretw %s REQUIRED)\n' "$((major + 1))" \
+  >"$work/v/CMakeLists.txt"
+if cmake -S "$work/v" -B "$work/v/b" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/v.log" 2>&1; then
+  fail "find_package(clretw $((major + 1))) accepted version $major"
+fi
+
+note "clretw_generate(): regenerates when the manifest changes, and only then"
+cp -r "$src/examples/own-manifest" "$work/regen"
+cmake -S "$work/regen" -B "$work/regen-build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/regen-build" -j "$jobs" >"$work/b1.log" 2>&1 || { cat "$work/b1.log"; fail "first build of the copy"; }
+grep -q "clretw-gen: shop::events" "$work/b1.log" || fail "the first build did not run clretw-gen"
+cmake --build "$work/regen-build" -j "$jobs" >"$work/b2.log" 2>&1
+if grep -q "clretw-gen:" "$work/b2.log"; then fail "a build with nothing changed ran clretw-gen again"; fi
+sed -i 's|<data name="Micros" inType="win:UInt32"/>|<data name="Micros" inType="win:UInt32"/>\n            <data name="Shard" inType="win:UInt16"/>|' \
+  "$work/regen/shop.man"
+grep -q 'name="Shard"' "$work/regen/shop.man" || fail "could not edit the copied manifest"
+cmake --build "$work/regen-build" -j "$jobs" >"$work/b3.log" 2>&1 || { cat "$work/b3.log"; fail "build after the edit"; }
+grep -q "clretw-gen: shop::events" "$work/b3.log" || fail "editing the manifest did not regenerate the decoders"
+grep -q "Shard()" "$work/regen-build/shop_events/shop/events/example_shop.h" ||
+  fail "the regenerated header lacks the new field's accessor"
+grep -q "Linking CXX executable shop" "$work/b3.log" || fail "the program was not relinked with the new decoders"
+
+note "pkg-config"
+if command -v pkg-config >/dev/null 2>&1; then
+  export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+  # shellcheck disable=SC2046
+  c++ -std=c++20 -Wall -Wextra -Wpedantic -Werror -O1 "$src/examples/read-trace/main.cpp" -o "$work/read-pc" \
+      $(pkg-config --cflags --libs clretw) || fail "compiling with pkg-config --cflags --libs clretw"
+  run_reader "$work/read-pc"
+else
+  echo "SKIPPED: pkg-config is not installed"
+fi
+
+note "cpack -G DEB, unpacked with dpkg -x"
+(cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack -G DEB"; }
+deb=$(ls "$work"/deb/*.deb)
+dpkg-deb --info "$deb" | grep -q "Package: clretw" || fail "$deb is not the clretw package"
+dpkg -x "$deb" "$work/debroot"
+[ -x "$work/debroot/usr/bin/clretw-gen" ] || fail "the .deb lacks /usr/bin/clretw-gen"
+configure_example own-manifest "$work/own-deb" -DCMAKE_PREFIX_PATH="$work/debroot/usr"
+build_example "$work/own-deb"
+run_shop "$work/own-deb"
+grep -q "$work/debroot/usr/bin/clretw-gen" "$work/own-deb/build.ninja" "$work/own-deb/CMakeFiles/shop_events.dir/build.make" \
+  2>/dev/null || fail "the example built from the .deb did not use the .deb's clretw-gen"
+
+note "from the source tree: add_subdirectory (own-manifest) and FetchContent (read-trace)"
+configure_example own-manifest "$work/own-src" -DCLRETW_SOURCE="$src"
+build_example "$work/own-src"
+run_shop "$work/own-src"
+configure_example read-trace "$work/read-src" -DCLRETW_FETCH_SOURCE="$src"
+build_example "$work/read-src"
+run_reader "$work/read-src/read-trace"
+note "package checks passed ($(basename "$deb"), $events events read by each reader)"
