@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #if defined(_WIN32)
 #include <io.h>
@@ -27,6 +28,55 @@ namespace {
 struct Counter {
   std::uint64_t count = 0;
   std::string versions;
+};
+
+// --stats counts events per (provider, name) with the versions seen. Each event is found by
+// (provider GUID, id, version, outcome) in a hash table of rows, which allocates nothing per
+// event; a row's names and its version text are made once, when its key is first seen.
+class StatsTable {
+ public:
+  void count(const EventRecord& r, const Described& d) {
+    const Key key{r.provider_guid, r.id, r.version, static_cast<std::uint8_t>(d.kind)};
+    auto it = rows_.find(key);
+    // The same key may be named anew later, when the trace's own manifest arrives.
+    if (it == rows_.end() || it->second.provider != d.provider_name || it->second.name != d.name)
+      it = rows_.insert_or_assign(key, make_row(r, d)).first;
+    ++it->second.counter->count;
+  }
+  const std::map<std::pair<std::string, std::string>, Counter>& by_name() const { return by_name_; }
+
+ private:
+  struct Key {
+    Guid guid;
+    std::uint16_t id;
+    std::uint8_t version, kind;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      std::uint64_t h = k.guid.data1 ^ (std::uint64_t{k.guid.data2} << 32) ^ (std::uint64_t{k.guid.data3} << 48);
+      for (std::uint8_t b : k.guid.data4) h = h * 0x100000001B3ull ^ b;
+      h ^= (std::uint64_t{k.id} << 16) ^ (std::uint64_t{k.version} << 8) ^ k.kind;
+      return static_cast<std::size_t>(h * 0x9E3779B97F4A7C15ull);
+    }
+  };
+  struct Row {
+    std::string provider, name;
+    Counter* counter;
+  };
+  Row make_row(const EventRecord& r, const Described& d) {
+    Row row{std::string(d.provider_name), d.name, nullptr};
+    row.counter = &by_name_[{row.provider, row.name}];
+    const std::string v = std::to_string(r.id) + " v" + std::to_string(r.version) +
+                          (d.kind == Described::Kind::unknown     ? " unknown"
+                           : d.kind == Described::Kind::malformed ? " malformed"
+                                                                  : "");
+    std::string& versions = row.counter->versions;
+    if (versions.find(v) == std::string::npos) versions += (versions.empty() ? "" : ", ") + v;
+    return row;
+  }
+  std::unordered_map<Key, Row, KeyHash> rows_;
+  std::map<std::pair<std::string, std::string>, Counter> by_name_;  // (provider, name) -> count
 };
 
 class Progress {
@@ -122,7 +172,9 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
   TraceManifests in_trace;
   auto describer = std::make_unique<EventDescriber>(catalogs);
 
-  std::map<std::pair<std::string, std::string>, Counter> table;  // (provider, name) -> count
+  StatsTable table;
+  Described d;      // reused for every event, as are the line and the filter key
+  std::string key;
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0, stacks = 0;
   Progress progress(!o.no_progress && CLRETW_ISATTY(2));
   std::string line;
@@ -151,12 +203,13 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     if (o.level >= 0 && r->level > o.level) continue;
     if (o.keywords && !(r->keywords & o.keywords)) continue;
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
-    Described d;
     line.clear();
-    if (o.stats || o.quiet) d = describer->describe(*r);
+    if (o.stats || o.quiet) describer->describe(*r, d);
     else format_event(*r, *describer, ms, format, line, &d);
     if (!o.filters.empty()) {
-      const std::string key = std::string(d.provider_name) + "/" + d.name;
+      key.assign(d.provider_name);
+      key += '/';
+      key += d.name;
       bool match = false;
       for (const std::string& f : o.filters) match |= glob_match(f, key);
       if (!match) continue;
@@ -171,11 +224,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     if (d.kind == Described::Kind::decoded && d.undescribed) ++undescribed;
     else if (d.kind == Described::Kind::decoded && d.trailing) ++trailing;
     if (o.stats) {
-      Counter& c = table[{std::string(d.provider_name), d.name}];
-      ++c.count;
-      const std::string v = std::to_string(r->id) + " v" + std::to_string(r->version) +
-                            (d.kind == Described::Kind::unknown ? " unknown" : d.kind == Described::Kind::malformed ? " malformed" : "");
-      if (c.versions.find(v) == std::string::npos) c.versions += (c.versions.empty() ? "" : ", ") + v;
+      table.count(*r, d);
     } else if (!o.quiet) {
       line.push_back('\n');
       std::cout << line;
@@ -188,8 +237,8 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     const SourceCounts s = reader.counts();
     std::printf("%s: %s, %llu bytes\n", path.c_str(), reader.summary().c_str(), static_cast<unsigned long long>(reader.position()));
     std::printf("%10s  %s\n", "count", "provider/event (id, version)");
-    for (const auto& [key, c] : table)
-      std::printf("%10llu  %s/%s (%s)\n", static_cast<unsigned long long>(c.count), key.first.c_str(), key.second.c_str(),
+    for (const auto& [names, c] : table.by_name())
+      std::printf("%10llu  %s/%s (%s)\n", static_cast<unsigned long long>(c.count), names.first.c_str(), names.second.c_str(),
                   c.versions.c_str());
     std::printf("events: %llu in file%s, %llu counted = %llu decoded + %llu unknown + %llu malformed\n",
                 static_cast<unsigned long long>(in_file), status ? " (before the damage)" : "",

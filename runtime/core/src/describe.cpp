@@ -1,5 +1,6 @@
 #include "clretw/describe.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include "clretw/format.h"
@@ -23,6 +24,12 @@ void append_csv(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+template <class T>
+void append_decimal(std::string& out, T v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
 void append_ms(std::string& out, double ms, bool padded) {
   char buf[48];
   std::snprintf(buf, sizeof buf, padded ? "%12.4f" : "%.4f", ms);
@@ -33,12 +40,24 @@ void append_ms(std::string& out, double ms, bool padded) {
 
 Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) const {
   Described d;
+  describe(r, d, visitor);
+  return d;
+}
+
+void EventDescriber::describe(const EventRecord& r, Described& d, FieldVisitor* visitor) const {
   NullVisitor null;
   FieldVisitor& v = visitor ? *visitor : null;
   const EventLookup l = catalogs_.find(r);
+  d.kind = Described::Kind::unknown;
   d.provider = l.provider;
+  d.event = nullptr;
+  d.self_description = nullptr;
   // The catalog's name first: a source may name a provider only by its GUID (ETL).
   d.provider_name = l.provider ? l.provider->name : r.provider_name;
+  d.name.clear();
+  d.symbol = {};
+  d.consumed = d.trailing = 0;
+  d.undescribed = false;
   const auto size = static_cast<std::uint32_t>(r.payload.size());
   auto outcome = [&](const Result<std::uint32_t>& walked) {
     if (!walked) {
@@ -52,44 +71,70 @@ Described EventDescriber::describe(const EventRecord& r, FieldVisitor* visitor) 
   };
   if (l.event) {
     d.event = l.event;
-    d.name = std::string(l.event->name);
+    d.name.assign(l.event->name);
     d.symbol = l.event->symbol;
     if (!l.event->payload) outcome(std::uint32_t{0});
     else outcome(visit_fields(*l.event->payload, r.payload, r.pointer_size, v));
-    return d;
+    return;
   }
   const SelfDescription* m = r.self_description;
   // CLR runtime events name no fields and have no name in their metadata:
   // without a manifest they are unknown. EventSource events describe themselves.
   if (m && (!m->name().empty() || m->has_fields())) {
     d.self_description = m;
-    d.name = m->display_name();
+    m->append_display_name(d.name);
     outcome(m->visit(r.payload, v));
     d.undescribed = !m->has_fields() && size != 0;
-    return d;
+    return;
   }
-  d.kind = Described::Kind::unknown;
-  d.name = !r.event_name.empty() ? std::string(r.event_name) : "EventID(" + std::to_string(r.id) + ")";
-  return d;
+  if (!r.event_name.empty()) {
+    d.name.assign(r.event_name);
+  } else {
+    d.name.assign("EventID(");
+    append_decimal(d.name, r.id);
+    d.name.push_back(')');
+  }
 }
 
 std::string_view csv_header() { return "ms,provider,id,version,name,pid,tid,cpu,fields"; }
 
+namespace {
+
+// Why an event is not fully decoded, appended to `out`; nothing when it is.
+void append_note(std::string& out, const EventRecord& r, const Described& d) {
+  if (d.kind == Described::Kind::malformed) {
+    out += "malformed: ";
+    out += d.error.message();
+  } else if (d.kind == Described::Kind::unknown) {
+    out += "unknown event, ";
+    append_decimal(out, r.payload.size());
+    out += " payload bytes";
+  } else if (d.undescribed) {
+    append_decimal(out, d.trailing);
+    out += " payload bytes the trace's metadata lists no fields for";
+  } else if (d.trailing) {
+    append_decimal(out, d.trailing);
+    out += " trailing payload bytes";
+  }
+}
+
+}  // namespace
+
 void format_event(const EventRecord& r, const EventDescriber& describer, double ms, LineFormat format, std::string& out,
                   Described* described) {
-  std::string fields;
-  Described d;
+  // Reused buffers: a line costs no allocation once they are warm (one set per thread).
+  thread_local std::string fields, note;
+  thread_local Described local;
+  Described& d = described ? *described : local;
+  fields.clear();
+  note.clear();
   {
     FieldFormatter f(fields, format == LineFormat::json ? Format::json : Format::text);
-    d = describer.describe(r, &f);
+    describer.describe(r, d, &f);
     if (d.kind == Described::Kind::decoded) f.finish();
     else fields.clear();
   }
-  std::string note;  // why an event is not fully decoded
-  if (d.kind == Described::Kind::malformed) note = "malformed: " + d.error.message();
-  else if (d.kind == Described::Kind::unknown) note = "unknown event, " + std::to_string(r.payload.size()) + " payload bytes";
-  else if (d.undescribed) note = std::to_string(d.trailing) + " payload bytes the trace's metadata lists no fields for";
-  else if (d.trailing) note = std::to_string(d.trailing) + " trailing payload bytes";
+  append_note(note, r, d);
 
   switch (format) {
     case LineFormat::text: {
@@ -98,41 +143,79 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       out += d.provider_name;
       out += '/';
       out += d.name;
-      out += " (" + std::to_string(r.id) + " v" + std::to_string(r.version) + ")";
-      out += "  pid=" + std::to_string(r.process_id);
+      out += " (";
+      append_decimal(out, r.id);
+      out += " v";
+      append_decimal(out, r.version);
+      out += ")  pid=";
+      append_decimal(out, r.process_id);
       if (!r.process_name.empty()) {
         out += " (";
         out += r.process_name;
         out += ')';
       }
-      out += " tid=" + std::to_string(r.thread_id) +
-             " cpu=" + std::to_string(r.processor);
-      if (!fields.empty()) out += "  " + fields;
-      if (!note.empty()) out += "  [" + note + "]";
-      if (!r.stack.empty()) out += "  stack=" + std::to_string(r.stack_depth()) + " frames";
+      out += " tid=";
+      append_decimal(out, r.thread_id);
+      out += " cpu=";
+      append_decimal(out, r.processor);
+      if (!fields.empty()) {
+        out += "  ";
+        out += fields;
+      }
+      if (!note.empty()) {
+        out += "  [";
+        out += note;
+        out += ']';
+      }
+      if (!r.stack.empty()) {
+        out += "  stack=";
+        append_decimal(out, r.stack_depth());
+        out += " frames";
+      }
       break;
     }
     case LineFormat::json: {
       out += "{\"provider\":\"";
       append_json_escaped(out, d.provider_name);
-      out += "\",\"id\":" + std::to_string(r.id) + ",\"version\":" + std::to_string(r.version) + ",\"name\":\"";
+      out += "\",\"id\":";
+      append_decimal(out, r.id);
+      out += ",\"version\":";
+      append_decimal(out, r.version);
+      out += ",\"name\":\"";
       append_json_escaped(out, d.name);
       out += "\",\"symbol\":\"";
       append_json_escaped(out, d.symbol);
       out += "\",\"ms\":";
       append_ms(out, ms, false);
-      out += ",\"timestamp\":" + std::to_string(r.timestamp) + ",\"pid\":" + std::to_string(r.process_id);
+      out += ",\"timestamp\":";
+      append_decimal(out, r.timestamp);
+      out += ",\"pid\":";
+      append_decimal(out, r.process_id);
       if (!r.process_name.empty()) {
         out += ",\"process\":\"";
         append_json_escaped(out, r.process_name);
         out += '"';
       }
-      out += ",\"tid\":" + std::to_string(r.thread_id) + ",\"cpu\":" + std::to_string(r.processor) +
-             ",\"level\":" + std::to_string(r.level) + ",\"keywords\":" + std::to_string(r.keywords);
-      if (!r.activity_id.is_zero()) out += ",\"activity\":\"" + r.activity_id.to_string() + "\"";
-      if (!r.related_activity_id.is_zero()) out += ",\"related_activity\":\"" + r.related_activity_id.to_string() + "\"";
+      out += ",\"tid\":";
+      append_decimal(out, r.thread_id);
+      out += ",\"cpu\":";
+      append_decimal(out, r.processor);
+      out += ",\"level\":";
+      append_decimal(out, r.level);
+      out += ",\"keywords\":";
+      append_decimal(out, r.keywords);
+      if (!r.activity_id.is_zero()) {
+        out += ",\"activity\":\"";
+        r.activity_id.append_to(out);
+        out += '"';
+      }
+      if (!r.related_activity_id.is_zero()) {
+        out += ",\"related_activity\":\"";
+        r.related_activity_id.append_to(out);
+        out += '"';
+      }
       out += ",\"fields\":";
-      out += fields.empty() ? "{}" : fields;
+      out += fields.empty() ? std::string_view("{}") : std::string_view(fields);
       if (d.kind != Described::Kind::decoded || d.trailing) {
         out += ",\"status\":\"";
         out += d.kind == Described::Kind::malformed ? "malformed" : d.kind == Described::Kind::unknown ? "unknown" : "decoded";
@@ -151,7 +234,10 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       }
       if (!r.stack.empty()) {
         out += ",\"stack\":[";
-        for (std::size_t i = 0; i < r.stack_depth(); ++i) out += (i ? "," : "") + std::to_string(r.stack_frame(i));
+        for (std::size_t i = 0; i < r.stack_depth(); ++i) {
+          if (i) out += ',';
+          append_decimal(out, r.stack_frame(i));
+        }
         out += ']';
       }
       out += '}';
@@ -161,14 +247,28 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
       append_ms(out, ms, false);
       out += ',';
       append_csv(out, d.provider_name);
-      out += "," + std::to_string(r.id) + "," + std::to_string(r.version) + ",";
+      out += ',';
+      append_decimal(out, r.id);
+      out += ',';
+      append_decimal(out, r.version);
+      out += ',';
       append_csv(out, d.name);
-      out += "," + std::to_string(r.process_id) + "," + std::to_string(r.thread_id) + "," + std::to_string(r.processor) + ",";
-      append_csv(out, note.empty() ? fields : fields.empty() ? note : fields + " [" + note + "]");
+      out += ',';
+      append_decimal(out, r.process_id);
+      out += ',';
+      append_decimal(out, r.thread_id);
+      out += ',';
+      append_decimal(out, r.processor);
+      out += ',';
+      if (!note.empty() && !fields.empty()) {  // "fields [note]"
+        fields += " [";
+        fields += note;
+        fields += ']';
+      }
+      append_csv(out, fields.empty() ? note : fields);
       break;
     }
   }
-  if (described) *described = std::move(d);
 }
 
 }  // namespace clretw

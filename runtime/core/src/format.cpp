@@ -58,30 +58,17 @@ std::string sid_text(Bytes b) {
   return s;
 }
 
-std::string systemtime_text(const SystemTime& t) {
+// SYSTEMTIME as ISO 8601 with milliseconds, e.g. 2024-05-01T12:34:56.789, quoted and appended.
+void append_systemtime(std::string& out, const SystemTime& t) {
   char buf[64];
-  auto two = [](char* p, unsigned v) { p[0] = static_cast<char>('0' + v / 10 % 10), p[1] = static_cast<char>('0' + v % 10); };
-  std::string y = std::to_string(t.year);
-  std::string s = std::string(y.size() < 4 ? 4 - y.size() : 0, '0') + y;
-  two(buf, t.month), two(buf + 2, t.day), two(buf + 4, t.hour), two(buf + 6, t.minute), two(buf + 8, t.second);
-  s += '-';
-  s.append(buf, 2);
-  s += '-';
-  s.append(buf + 2, 2);
-  s += 'T';
-  s.append(buf + 4, 2);
-  s += ':';
-  s.append(buf + 6, 2);
-  s += ':';
-  s.append(buf + 8, 2);
-  s += '.';
-  s += std::to_string(t.milliseconds / 100 % 10) + std::to_string(t.milliseconds / 10 % 10) + std::to_string(t.milliseconds % 10);
-  return s;
+  const int n = std::snprintf(buf, sizeof buf, "%04u-%02u-%02uT%02u:%02u:%02u.%03u", unsigned{t.year}, t.month % 100u, t.day % 100u,
+                              t.hour % 100u, t.minute % 100u, t.second % 100u, t.milliseconds % 1000u);
+  append_quoted(out, std::string_view(buf, static_cast<std::size_t>(n)));
 }
 
 // A FILETIME (100 ns ticks since 1601-01-01 UTC) as ISO 8601 UTC with 7 fractional digits, as .NET's
 // DateTime.ToString("o") writes it.
-std::string filetime_text(std::uint64_t ticks) {
+void append_filetime(std::string& out, std::uint64_t ticks) {
   constexpr std::uint64_t kTicksPerDay = 864'000'000'000ull;
   const auto days = static_cast<std::int64_t>(ticks / kTicksPerDay);
   std::uint64_t rest = ticks % kTicksPerDay;
@@ -102,7 +89,33 @@ std::string filetime_text(std::uint64_t ticks) {
                 static_cast<long long>(month), static_cast<long long>(day), static_cast<unsigned long long>(rest / 3600),
                 static_cast<unsigned long long>(rest / 60 % 60), static_cast<unsigned long long>(rest % 60),
                 static_cast<unsigned long long>(fraction));
-  return buf;
+  append_quoted(out, buf);
+}
+
+bool needs_json_escape(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return true;
+  return false;
+}
+
+// A UTF-16 string as a quoted JSON string, converted and escaped straight into `out`.
+void append_quoted_utf16(std::string& out, Utf16View text) {
+  out.push_back('"');
+  const std::size_t start = out.size();
+  text.append_utf8(out);
+  if (needs_json_escape(std::string_view(out).substr(start))) {  // rare: escape a copy of what was written
+    thread_local std::string plain;
+    plain.assign(out, start);
+    out.resize(start);
+    append_json_escaped(out, plain);
+  }
+  out.push_back('"');
+}
+
+template <class T>
+void append_int(std::string& out, T v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
 }  // namespace
@@ -117,14 +130,16 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
       const bool sign = is_signed(f.type);
       const std::uint64_t u = sign ? static_cast<std::uint64_t>(s.as_int()) : s.as_uint();
       if (f.map) {
-        std::string text;
+        thread_local std::string text;  // reused: formatting allocates nothing once warm
+        text.clear();
         f.map->format(u, text);
         if (json || text.find(' ') != std::string::npos) append_quoted(out, text);
         else out += text;
       } else if (!json && shows_hex(f)) {
         append_hex(out, u);
       } else {
-        out += sign ? std::to_string(s.as_int()) : std::to_string(u);
+        if (sign) append_int(out, s.as_int());
+        else append_int(out, u);
       }
       return;
     }
@@ -141,14 +156,18 @@ void format_value(const Scalar& s, std::string& out, Format fmt) {
       return;
     }
     case InType::Boolean: out += s.as_bool() ? "true" : "false"; return;
-    case InType::FileTime: append_quoted(out, filetime_text(s.as_uint())); return;
+    case InType::FileTime: append_filetime(out, s.as_uint()); return;
     case InType::Guid:
-      if (json) append_quoted(out, s.as_guid().to_string());
-      else out += s.as_guid().to_string();
+      if (json) out.push_back('"');
+      s.as_guid().append_to(out);
+      if (json) out.push_back('"');
       return;
-    case InType::SystemTime: append_quoted(out, systemtime_text(s.as_systemtime())); return;
-    case InType::UnicodeString: append_quoted(out, s.as_utf16().to_utf8()); return;
-    case InType::AnsiString: append_quoted(out, ansi_to_utf8(s.as_ansi())); return;
+    case InType::SystemTime: append_systemtime(out, s.as_systemtime()); return;
+    case InType::UnicodeString: append_quoted_utf16(out, s.as_utf16()); return;
+    case InType::AnsiString:
+      if (is_valid_utf8(s.as_ansi())) append_quoted(out, s.as_ansi());
+      else append_quoted(out, ansi_to_utf8(s.as_ansi()));
+      return;
     case InType::Binary:
       if (json) {
         out.push_back('"');
@@ -189,20 +208,22 @@ void FieldFormatter::end_struct(const FieldDesc&) { close('}'); }
 
 // The top-level braces are printed for JSON only; text is "A=1 B=2".
 void FieldFormatter::open(char c) {
-  if (c == '{' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('{');
+  if (c == '{' && (fmt_ == Format::json || depth_ != 0)) out_.push_back('{');
   if (c == '[') out_.push_back('[');
-  kinds_.push_back(c);
-  first_.push_back(true);
+  const std::size_t at = depth_ < kMaxOpen ? depth_ : kMaxOpen - 1;  // (never reached: see kMaxOpen)
+  kinds_[at] = c;
+  first_[at] = true;
+  depth_ = at + 1;
 }
 void FieldFormatter::close(char c) {
-  kinds_.pop_back();
-  first_.pop_back();
-  if (c == '}' && (fmt_ == Format::json || !kinds_.empty())) out_.push_back('}');
+  if (depth_) --depth_;
+  if (c == '}' && (fmt_ == Format::json || depth_ != 0)) out_.push_back('}');
   if (c == ']') out_.push_back(']');
 }
 void FieldFormatter::separator() {
-  if (!first_.back()) out_ += fmt_ == Format::json ? "," : (in_array() ? ", " : " ");
-  first_.back() = false;
+  if (!depth_) return;
+  if (!first_[depth_ - 1]) out_ += fmt_ == Format::json ? "," : (in_array() ? ", " : " ");
+  first_[depth_ - 1] = false;
 }
 void FieldFormatter::name(const FieldDesc& f) {
   separator();

@@ -75,23 +75,29 @@ std::optional<Guid> Guid::parse(std::string_view t) noexcept {
 }
 
 std::string Guid::to_string() const {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string s;
-  s.reserve(36);
+  append_to(s);
+  return s;
+}
+
+void Guid::append_to(std::string& s) const {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[36];
+  std::size_t n = 0;
   auto put = [&](std::uint64_t v, int digits) {
-    for (int i = digits - 1; i >= 0; --i) s.push_back(kHex[(v >> (4 * i)) & 15]);
+    for (int i = digits - 1; i >= 0; --i) buf[n++] = kHex[(v >> (4 * i)) & 15];
   };
   put(data1, 8);
-  s.push_back('-');
+  buf[n++] = '-';
   put(data2, 4);
-  s.push_back('-');
+  buf[n++] = '-';
   put(data3, 4);
-  s.push_back('-');
+  buf[n++] = '-';
   put(data4[0], 2);
   put(data4[1], 2);
-  s.push_back('-');
+  buf[n++] = '-';
   for (int i = 2; i < 8; ++i) put(data4[i], 2);
-  return s;
+  s.append(buf, n);
 }
 
 Guid Guid::from_eventsource_name(std::string_view name) {

@@ -268,20 +268,21 @@ Result<bool> Framing::next_object(Block& block) {
   else if (type == "StackBlock") block.kind = BlockKind::Stack;
   else if (type == "SPBlock") block.kind = BlockKind::SequencePoint;
   else return damage(Errc::bad_format, at, "unknown object type '" + type + "' at byte " + std::to_string(at));
-  const std::string where = type + " #" + std::to_string(block.number);
+  // Named only when something is wrong: a block read costs no allocation.
+  auto where = [&] { return type + " #" + std::to_string(block.number); };
   std::uint8_t sz[4];
   if (!in_.read(sz, 4))
-    return damage(Errc::truncated, in_.pos(), where + " at byte " + std::to_string(at) + ": file ends in the block size");
+    return damage(Errc::truncated, in_.pos(), where() + " at byte " + std::to_string(at) + ": file ends in the block size");
   const std::uint32_t size = load_le<std::uint32_t>(sz);
   // Zero padding to a 4-byte aligned file offset (NetPerf too: its stream starts at offset 0).
   std::uint8_t pad[4];
   const std::size_t padding = (4 - in_.pos() % 4) % 4;
-  if (padding && !in_.read(pad, padding)) return damage(Errc::truncated, in_.pos(), where + ": file ends in padding");
+  if (padding && !in_.read(pad, padding)) return damage(Errc::truncated, in_.pos(), where() + ": file ends in padding");
   if (Status s = load(block, size, type, at); !s) return std::move(s).error();
   std::uint8_t end = 0;
   if (!in_.read(&end, 1) || end != kEndObject)
     return damage(end ? Errc::bad_format : Errc::truncated, in_.pos(),
-                  where + " at byte " + std::to_string(at) + ": no end-of-object tag after the block");
+                  where() + " at byte " + std::to_string(at) + ": no end-of-object tag after the block");
   return true;
 }
 
@@ -296,13 +297,13 @@ Result<bool> Framing::next_v6_block(Block& block) {
   return true;
 }
 
-Status Framing::load(Block& block, std::uint32_t size, const std::string& type, std::uint64_t at) {
-  const std::string where = type + " #" + std::to_string(block.number) + " at byte " + std::to_string(at);
-  if (size > max_block_size_) return damage(Errc::bad_format, at, where + " claims " + std::to_string(size) + " bytes");
+Status Framing::load(Block& block, std::uint32_t size, std::string_view type, std::uint64_t at) {
+  auto where = [&] { return std::string(type) + " #" + std::to_string(block.number) + " at byte " + std::to_string(at); };
+  if (size > max_block_size_) return damage(Errc::bad_format, at, where() + " claims " + std::to_string(size) + " bytes");
   block.offset = in_.pos();
   if (!in_.read_block(buffer_, size, block.bytes))
     return damage(Errc::truncated, in_.pos(),
-                  where + " needs " + std::to_string(size) + " bytes, the file ends after " +
+                  where() + " needs " + std::to_string(size) + " bytes, the file ends after " +
                       std::to_string(in_.pos() - block.offset));
   return {};
 }

@@ -79,7 +79,7 @@ class Framing {
   Result<bool> read_type(std::string& name, std::uint32_t& version);
   Result<bool> next_object(Block& block);
   Result<bool> next_v6_block(Block& block);
-  Status load(Block& block, std::uint32_t size, const std::string& type, std::uint64_t at);
+  Status load(Block& block, std::uint32_t size, std::string_view type, std::uint64_t at);
 
   Input in_;
   std::uint32_t max_block_size_;

@@ -461,13 +461,14 @@ Result<std::uint32_t> visit_self_describing(const Metadata& m, Bytes payload, Fi
 
 namespace clretw::nettrace {
 
-std::string Metadata::display_name() const {
-  std::string name = event_name;
+void Metadata::append_display_name(std::string& out) const {
+  out += event_name;
   if (has_opcode && opcode != 0) {
-    name += '/';
-    name += opcode == 1 ? "Start" : opcode == 2 ? "Stop" : std::to_string(opcode);
+    out += '/';
+    if (opcode == 1) out += "Start";
+    else if (opcode == 2) out += "Stop";
+    else out += std::to_string(opcode);  // (a short string: no allocation)
   }
-  return name;
 }
 
 Result<std::uint32_t> Metadata::visit(Bytes payload, FieldVisitor& visitor) const {

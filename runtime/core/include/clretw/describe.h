@@ -47,6 +47,9 @@ class EventDescriber {
   // Identifies the event and walks its payload, reporting fields to `visitor`
   // (may be null: then the payload is only checked).
   Described describe(const EventRecord& record, FieldVisitor* visitor = nullptr) const;
+  // The same into `out`, reusing its storage: no allocation per event once `out` has held
+  // the longest name (the tools describe every event of a trace this way).
+  void describe(const EventRecord& record, Described& out, FieldVisitor* visitor = nullptr) const;
 
  private:
   CatalogSet catalogs_;

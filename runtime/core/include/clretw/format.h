@@ -7,6 +7,8 @@
 // numbers.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,7 +43,7 @@ class FieldFormatter final : public FieldVisitor {
   void end_struct(const FieldDesc& f) override;
 
  private:
-  bool in_array() const { return kinds_.back() == '['; }
+  bool in_array() const { return depth_ && kinds_[depth_ - 1] == '['; }
   void open(char c);
   void close(char c);
   void separator();
@@ -49,8 +51,12 @@ class FieldFormatter final : public FieldVisitor {
 
   std::string& out_;
   Format fmt_;
-  std::vector<char> kinds_;
-  std::vector<bool> first_;
+  // Open braces and brackets, innermost last. Decoders nest at most 16 levels (2 per level
+  // for arrays of structs); deeper input is refused before it reaches a formatter.
+  static constexpr std::size_t kMaxOpen = 64;
+  std::array<char, kMaxOpen> kinds_{};
+  std::array<bool, kMaxOpen> first_{};
+  std::size_t depth_ = 0;
 };
 
 // Helpers also used by the tools.

@@ -47,6 +47,7 @@ struct Guid {
   // Accepts "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", optionally in braces, any case.
   static std::optional<Guid> parse(std::string_view text) noexcept;
   std::string to_string() const;  // lower case, no braces
+  void append_to(std::string& out) const;  // to_string() appended to out
 
   // The GUID .NET's EventSource derives from a provider name (SHA-1 over a
   // fixed namespace and the upper-cased UTF-16BE name, RFC 4122 version 5 bits).

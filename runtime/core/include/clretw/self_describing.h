@@ -23,7 +23,13 @@ class SelfDescription {
   // runtime events in EventPipe carry neither a name nor fields).
   virtual std::string_view name() const noexcept = 0;
   // The name to show: the event name, with the opcode where the source has one ("Request/Start").
-  virtual std::string display_name() const = 0;
+  std::string display_name() const {
+    std::string name;
+    append_display_name(name);
+    return name;
+  }
+  // The same, appended to `out` (describing an event allocates nothing once its buffers are warm).
+  virtual void append_display_name(std::string& out) const = 0;
   // True when the source declares the payload's fields.
   virtual bool has_fields() const noexcept = 0;
   // Walks the payload by the declared fields (bounds-checked), reporting each

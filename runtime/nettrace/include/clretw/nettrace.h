@@ -70,7 +70,7 @@ struct Metadata final : SelfDescription {
   unsigned format = 5;             // the file format version it came from (DateTime differs)
 
   std::string_view name() const noexcept override { return event_name; }
-  std::string display_name() const override;
+  void append_display_name(std::string& out) const override;
   bool has_fields() const noexcept override { return !fields.empty(); }
   Result<std::uint32_t> visit(Bytes payload, FieldVisitor& visitor) const override;
 };
