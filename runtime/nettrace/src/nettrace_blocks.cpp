@@ -216,11 +216,30 @@ Status BlockParser::stack_block() {
     const std::uint32_t size = c.u32();
     const Bytes ips = c.bytes(size);
     if (!c.ok) return damage("stack " + std::to_string(first + i) + " runs past the end of the block");
-    stacks_[first + i] = {stack_bytes_.size(), ips.size()};
+    if (!stacks_.empty() && first + i <= stacks_.back().id) stacks_sorted_ = false;
+    stacks_.push_back({first + i, stack_bytes_.size(), ips.size()});
     stack_bytes_.insert(stack_bytes_.end(), ips.begin(), ips.end());
     ++stats_.stacks;
   }
   return {};
+}
+
+const BlockParser::StackEntry* BlockParser::find_stack(std::uint32_t id) {
+  if (stacks_.empty() || id < stacks_.front().id) return nullptr;
+  const std::uint64_t at = std::uint64_t{id} - stacks_.front().id;
+  if (at < stacks_.size() && stacks_[at].id == id && stacks_sorted_) return &stacks_[at];
+  if (!stacks_sorted_) {
+    std::stable_sort(stacks_.begin(), stacks_.end(), [](const StackEntry& a, const StackEntry& b) { return a.id < b.id; });
+    // Of equal ids the last given wins: keep the last of each run.
+    auto out = stacks_.begin();
+    for (auto it = stacks_.begin(); it != stacks_.end(); ++it)
+      if (std::next(it) == stacks_.end() || std::next(it)->id != it->id) *out++ = *it;
+    stacks_.erase(out, stacks_.end());
+    stacks_sorted_ = true;
+    if (id < stacks_.front().id) return nullptr;
+  }
+  auto it = std::lower_bound(stacks_.begin(), stacks_.end(), id, [](const StackEntry& e, std::uint32_t v) { return e.id < v; });
+  return it != stacks_.end() && it->id == id ? &*it : nullptr;
 }
 
 // Events a thread's sequence number says were lost before `seq`.
@@ -250,6 +269,7 @@ Status BlockParser::sequence_point() {
   ++stats_.sequence_points;
   // A sequence point ends the validity of stack (and V6 label) ids.
   stacks_.clear();
+  stacks_sorted_ = true;
   stack_bytes_.clear();
   labels_.clear();
   if (flags & 1) threads_.clear();
@@ -382,8 +402,7 @@ void BlockParser::fill(EventRecord& r, Bytes payload) {
     return;
   }
   if (h.stack_id) {
-    if (auto s = stacks_.find(h.stack_id); s != stacks_.end())
-      r.stack = Bytes(stack_bytes_.data() + s->second.first, s->second.second);
+    if (const StackEntry* s = find_stack(h.stack_id)) r.stack = Bytes(stack_bytes_.data() + s->offset, s->size);
   }
   // Sequence numbers, per capture thread.
   auto [seq, inserted] = last_sequence_.try_emplace(h.capture_thread, h.sequence);

@@ -97,7 +97,17 @@ class BlockParser {
   std::uint32_t last_metadata_id_ = 0;  // consecutive events mostly share their metadata
   const Metadata* last_metadata_ = nullptr;
   std::vector<std::uint8_t> stack_bytes_;
-  std::unordered_map<std::uint32_t, std::pair<std::size_t, std::size_t>> stacks_;  // id -> (offset, size)
+  // Stacks since the last sequence point, in the order their blocks gave them. Ids normally
+  // ascend by one, so a stack is found by its distance from the first; otherwise the entries
+  // are sorted once (the last of equal ids wins) and searched. Cleared, not freed: reading
+  // allocates nothing per stack once the vector has grown.
+  struct StackEntry {
+    std::uint32_t id;
+    std::size_t offset, size;  // in stack_bytes_
+  };
+  std::vector<StackEntry> stacks_;
+  bool stacks_sorted_ = true;  // ids strictly ascending
+  const StackEntry* find_stack(std::uint32_t id);
   std::unordered_map<std::uint64_t, std::uint32_t> last_sequence_;                 // per capture thread
   std::unordered_map<std::uint64_t, ThreadInfo> threads_;                           // V6
   std::unordered_map<std::uint32_t, LabelList> labels_;                             // V6
