@@ -5,9 +5,9 @@
 # 2. merges its facts into manifest/ClrEtwBuiltin.man, keeping the project's notes and additions
 #    (clretw-gen merge prints what it kept and dropped);
 # 3. prints clretw-gen diff of the built-in manifest before -> after, breaking changes flagged;
-# 4. regenerates generated/;
+# 4. regenerates generated/ and the event reference in docs/events/;
 # 5. builds and runs the round-trip and generated-code tests.
-# With --check nothing is written: exit 1 if the manifest or generated/ would change.
+# With --check nothing is written: exit 1 if the manifest, generated/ or docs/events/ would change.
 # Exit status: 0 done (or nothing to change), 1 a step failed or --check found changes, 2 bad usage.
 set -eu
 cd "$(dirname "$0")/.."
@@ -58,18 +58,20 @@ if [ "$check" -eq 1 ]; then
   changed=0
   cmp -s "$builtin" "$merged" || { echo "$builtin: would change"; changed=1; }
   "$gen" generate "$builtin" manifest/WindowsKernel.man -o generated --check -q || changed=1
-  [ "$changed" -eq 0 ] && echo "update-manifest: $builtin and generated/ are current with $new"
+  "$gen" docs "$builtin" manifest/WindowsKernel.man -o docs/events --check -q || changed=1
+  [ "$changed" -eq 0 ] && echo "update-manifest: $builtin, generated/ and docs/events/ are current with $new"
   exit "$changed"
 fi
 cp "$merged" "$builtin"
 
-echo "== 4. regenerate generated/"
+echo "== 4. regenerate generated/ and docs/events/"
 "$gen" generate "$builtin" manifest/WindowsKernel.man -o generated
+"$gen" docs "$builtin" manifest/WindowsKernel.man -o docs/events
 
 if [ "$tests" -eq 1 ]; then
   echo "== 5. round trips and generated-code tests"
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target roundtrip_builtin test_generator clretw-gen
-  ctest --test-dir "$build" --output-on-failure -R 'roundtrip_builtin|test_generator|gen_builtin_up_to_date'
+  cmake --build "$build" -j "$(nproc)" --target roundtrip_builtin test_generator test_docs clretw-gen
+  ctest --test-dir "$build" --output-on-failure -R 'roundtrip_builtin|test_generator|test_docs|gen_builtin_up_to_date|docs_events_up_to_date'
 fi
-echo "update-manifest: done; review 'git diff $builtin generated/' and commit"
+echo "update-manifest: done; review 'git diff $builtin generated/ docs/events/' and commit"

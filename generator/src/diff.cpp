@@ -52,6 +52,12 @@ class Differ {
  public:
   Differ(const Manifest& a, const Manifest& b, DiffResult& out) : a_(a), b_(b), out_(out) {}
 
+  // One event against another (diff_events()), outside any manifest comparison.
+  void run_event(const Provider& op, const Event& o, const Provider& np, const Event& n) {
+    begin(np.name);
+    event(op, o, np, n);
+  }
+
   void run() {
     auto old_providers = index_by(a_.providers, [](const Provider& p) { return p.name; });
     std::set<std::string> seen;
@@ -389,6 +395,14 @@ DiffResult diff_manifests(const Manifest& old_manifest, const Manifest& new_mani
   r.new_path = new_manifest.path;
   Differ(old_manifest, new_manifest, r).run();
   return r;
+}
+
+std::vector<Change> diff_events(const Provider& old_provider, const Event& old_event, const Provider& new_provider,
+                                const Event& new_event) {
+  static const Manifest kNone;
+  DiffResult r;
+  Differ(kNone, kNone, r).run_event(old_provider, old_event, new_provider, new_event);
+  return std::move(r.changes);
 }
 
 std::string format_diff_text(const DiffResult& r) {

@@ -8,7 +8,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "clretw/gen/config.h"
 #include "clretw/gen/diff.h"
+#include "clretw/gen/docs.h"
 #include "clretw/gen/emit_cpp.h"
 #include "clretw/gen/fixups.h"
 #include "clretw/gen/frontend.h"
@@ -311,6 +313,53 @@ int run(int argc, char** argv) {
       "dropped item is printed. The result is written in clretw's canonical form (event messages left out).\n"
       "Exit status: 0 written or unchanged, 1 errors in the input (or --check found a difference), 2 unreadable input.");
 
+  DocsOptions dopt;
+  CLI::App* doc = app.add_subcommand("docs", "Write reference documentation in Markdown: a page per provider and an index");
+  doc->add_option("manifests", dopt.manifests, "Manifest files")->required()->check(CLI::ExistingFile);
+  doc->add_option("-o,--output", dopt.output, "Output directory (README.md and <provider>.md)")->required();
+  doc->add_option("--fixups", dopt.fixups, "Apply this fix-up overlay instead of the built-in CLR one");
+  doc->add_flag("--no-fixups", dopt.no_fixups, "Apply no fix-ups (by default CLR manifests get manifest/clr-fixups.xml)");
+  doc->add_flag("--check", dopt.check, "Write nothing; exit 1 if any page is missing, differs or is stale");
+  doc->add_flag("-v,--verbose", dopt.verbose, "Also print notes: every fix-up applied");
+  doc->add_flag("-q,--quiet", dopt.quiet, "Do not print the summary line");
+  doc->footer(
+      "Per provider: its GUID, keywords (what each enables), levels, tasks and opcodes, maps, every event version\n"
+      "with its fields, and what changed between consecutive versions of an event; README.md lists the providers.\n"
+      "Manifests load as for generate (fix-ups included), so the pages describe what the decoders decode. A stale\n"
+      "page that clretw-gen docs wrote is removed. Exit status: 0 done, 1 errors in the manifests (or --check found\n"
+      "differences), 2 unreadable input.");
+
+  ConfigCommand co;
+  std::string co_format = "all";
+  CLI::App* cfg = app.add_subcommand("config", "Print the provider, keywords and level each tracing tool needs to record chosen events");
+  cfg->add_option("names", co.names, "Events, globs over them, or keywords: GC/Start, GCAllocationTick, GC/*, Loader, ...")->required();
+  cfg->add_option("--manifest", co.manifests, "Read the events from this manifest instead of the built-in ones (repeatable)")
+      ->check(CLI::ExistingFile)
+      ->allow_extra_args(false);  // one value per occurrence: the names stay names
+  cfg->add_option("--format", co_format,
+                  "Print one syntax alone: eventpipe (the DOTNET_EventPipeConfig value), dotnet-trace, perfview, logman, xperf "
+                  "or wpr; all (the default) prints a report and every syntax")
+      ->check(CLI::IsMember({"all", "eventpipe", "dotnet-trace", "perfview", "logman", "xperf", "wpr"}))
+      ->capture_default_str();
+  cfg->footer(
+      "NAME: an event's display name (GC/Start), its symbol (GCAllocationTick_V4, or without the version:\n"
+      "GCAllocationTick), a '*' glob over those (GC/*), or a keyword (GC or GCKeyword: its events; a rundown's\n"
+      "DCStart/DCEnd ones only with that rundown's keyword named too); case does not matter. An event name means every\n"
+      "version of the event. PROVIDER:NAME, or PROVIDER/NAME as clretw-dump prints events, looks in PROVIDER only (its\n"
+      "name, the name without Microsoft-Windows- or Microsoft-, or a glob); else a name is read in the first provider\n"
+      "it matches anything in (Microsoft-Windows-DotNETRuntime first), a note naming the others.\n"
+      "Per provider the level is the highest asked for, and the keywords are: those named; every keyword of every event\n"
+      "asked for (any one enables it by the manifest, but the runtime often checks a particular one: Method/LoadVerbose\n"
+      "needs JitKeyword, not NGenKeyword, for jitted methods); the StartRundown/EndRundown (runtime provider:\n"
+      "StartEnumeration/EndEnumeration) keyword DCStart/DCEnd events need. An event is recorded when its keyword mask\n"
+      "is 0 or shares a bit with the session's, and its level is 0 or at most the session's (ETW's rule and\n"
+      "EventPipe's, the latter checked against .NET 10).\n"
+      "The report counts the other events (newest versions) the same keywords and level enable, the noisiest first: by\n"
+      "how often one round of tests/dotnet/workload produced each with one keyword on (.NET 10;\n"
+      "tools/config-volume.py), then by level, verbose first. Kernel logger events are not planned (kernel flags enable\n"
+      "them).\n"
+      "Exit status: 0 done, 1 errors in a manifest, 2 a name that matches nothing, an unreadable manifest or bad usage.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -319,6 +368,11 @@ int run(int argc, char** argv) {
   if (val->parsed()) return validate(v);
   if (dif->parsed()) return diff(d);
   if (mrg->parsed()) return merge(mo);
+  if (doc->parsed()) return run_docs(dopt);
+  if (cfg->parsed()) {
+    co.format = *parse_config_format(co_format);
+    return run_config(co, std::cout, std::cerr);
+  }
   return generate(g);
 }
 

@@ -76,6 +76,14 @@ bad /nonexistent "$gen" diff "$man" /nonexistent.man
 bad update      "$gen" merge "$man"
 bad update      "$gen" merge "$man" /nonexistent.man
 bad --output    "$gen" merge "$man" "$man" -o /proc/clretw-cannot-write
+bad names       "$gen" config
+bad --format    "$gen" config --format json GC/Start
+bad --manifest  "$gen" config --manifest /nonexistent.man GC/Start
+bad manifests   "$gen" docs
+bad manifests   "$gen" docs /nonexistent.man -o "$work/d"
+bad --output    "$gen" docs "$man"
+bad --output    "$gen" docs "$man" -o /proc/clretw-cannot-write
+bad --fixups    "$gen" docs "$man" -o "$work/d" --fixups /nonexistent
 bad subcommand  "$gen" frobnicate
 # clretw-trace (every one refused before any process is contacted)
 bad -p          "$ttool" collect -p -5

@@ -52,6 +52,13 @@ struct DiffResult {
 // Both manifests must have been resolved.
 DiffResult diff_manifests(const Manifest& old_manifest, const Manifest& new_manifest);
 
+// What changed from one event to another, as diff_manifests() reports an event version
+// present on both sides: its fields, symbol, level, keywords, task, opcode and channel.
+// clretw-gen docs compares consecutive versions of one event id with it. The events must
+// have been resolved (their fields are looked up in their providers' templates).
+std::vector<Change> diff_events(const Provider& old_provider, const Event& old_event, const Provider& new_provider,
+                                const Event& new_event);
+
 std::string_view class_name(ChangeClass c) noexcept;
 
 // "file:line: breaking[field-changed]: provider P: event ... : detail" lines, then a summary per provider.
