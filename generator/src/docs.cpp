@@ -577,16 +577,9 @@ int run_docs(const DocsOptions& o) {
   Diagnostics diags;
   FrontEndOptions fo;
   std::optional<FixupSet> custom;
-  if (!o.fixups.empty()) {
-    custom = load_fixups(o.fixups, diags);
-    if (!custom) {
-      std::cerr << "clretw-gen docs: --fixups " << o.fixups << ":\n" << format_gcc(diags);
-      return 2;
-    }
-    fo.fixups = FrontEndOptions::Fixups::custom;
-    fo.custom = &*custom;
-  } else if (o.no_fixups) {
-    fo.fixups = FrontEndOptions::Fixups::none;
+  if (!choose_fixups(o.fixups, o.no_fixups, custom, fo, diags)) {
+    std::cerr << "clretw-gen docs: --fixups " << o.fixups << ":\n" << format_gcc(diags);
+    return 2;
   }
 
   std::vector<LoadedManifest> loaded;

@@ -21,6 +21,19 @@ std::optional<LoadedManifest> finish(std::optional<Manifest> m, const FrontEndOp
 
 }  // namespace
 
+bool choose_fixups(const std::string& file, bool none, std::optional<FixupSet>& custom, FrontEndOptions& options,
+                   Diagnostics& diags) {
+  if (!file.empty()) {
+    custom = load_fixups(file, diags);
+    if (!custom) return false;
+    options.fixups = FrontEndOptions::Fixups::custom;
+    options.custom = &*custom;
+  } else if (none) {
+    options.fixups = FrontEndOptions::Fixups::none;
+  }
+  return true;
+}
+
 std::optional<LoadedManifest> load(const std::string& path, const FrontEndOptions& options, Diagnostics& diags) {
   return finish(load_manifest(path, diags), options, diags);
 }

@@ -47,13 +47,11 @@ std::string read_file(const fs::path& p, bool& ok) {
 
 int generate(const GenerateOptions& o) {
   Diagnostics diags;
+  FrontEndOptions fo;
   std::optional<FixupSet> custom;
-  if (!o.fixups.empty()) {
-    custom = load_fixups(o.fixups, diags);
-    if (!custom) {
-      std::cerr << "clretw-gen generate: --fixups " << o.fixups << ":\n" << format_gcc(diags);
-      return 2;
-    }
+  if (!choose_fixups(o.fixups, o.no_fixups, custom, fo, diags)) {
+    std::cerr << "clretw-gen generate: --fixups " << o.fixups << ":\n" << format_gcc(diags);
+    return 2;
   }
   EmitOptions eo;
   eo.root_namespace = o.ns;
@@ -66,9 +64,6 @@ int generate(const GenerateOptions& o) {
     eo.templates = *t;
   }
 
-  FrontEndOptions fo;
-  if (custom) fo.fixups = FrontEndOptions::Fixups::custom, fo.custom = &*custom;
-  else if (o.no_fixups) fo.fixups = FrontEndOptions::Fixups::none;
   std::vector<LoadedManifest> loaded;
   bool failed_to_read = false;
   for (const std::string& path : o.manifests) {

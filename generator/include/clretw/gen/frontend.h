@@ -29,6 +29,12 @@ struct FrontEndOptions {
   bool schema = true;  // lay the templates out (build_schema); off for what reads the model only
 };
 
+// The fix-ups a command's --fixups FILE / --no-fixups ask for, into `options`; `custom` keeps
+// FILE's overlay alive while `options` points at it. False when FILE cannot be used: `diags`
+// says why (the caller prints it, exit status 2).
+bool choose_fixups(const std::string& file, bool none, std::optional<FixupSet>& custom, FrontEndOptions& options,
+                   Diagnostics& diags);
+
 struct LoadedManifest {
   std::unique_ptr<Manifest> manifest;   // resolved
   std::unique_ptr<BuiltSchema> schema;  // null unless options.schema
