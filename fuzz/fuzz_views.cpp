@@ -28,6 +28,12 @@ std::vector<Entry> entries() {
     out.push_back({std::string(E::name) + " v" + std::to_string(version), version,
                    [](clretw::Bytes payload, unsigned v, unsigned ps, std::string& problem) {
                      auto view = E::View::verify(payload, v, ps);
+                     auto generic = E::View::verify_generic(payload, v, ps);  // the layout engine alone
+                     if (static_cast<bool>(view) != static_cast<bool>(generic) ||
+                         (view && (view->consumed() != generic->consumed() || view->layout_version() != generic->layout_version()))) {
+                       problem = "verify() and verify_generic() disagree";
+                       return false;
+                     }
                      auto owned = P::decode(payload, ps);
                      if (!view) {
                        if (owned) problem = "decode() accepts what the view rejects: " + view.error().message();

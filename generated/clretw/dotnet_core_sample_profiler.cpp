@@ -100,17 +100,14 @@ auto templates::ThreadSample::decode(::clretw::Bytes p, unsigned ps) -> ::clretw
 auto templates::ThreadSample::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadSampleView[] = {{0, &kRecord_ThreadSample}, };
-}  // namespace
-::clretw::Result<ThreadSampleView> ThreadSampleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadSampleView>(::clretw::dotnet_core_sample_profiler::kVersions_ThreadSampleView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadSampleView::versions_[1] = {{0, &::clretw::dotnet_core_sample_profiler::kRecord_ThreadSample}, };
+::clretw::Result<ThreadSampleView> ThreadSampleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadSampleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadSampleView> ThreadSampleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadSampleView>(::clretw::dotnet_core_sample_profiler::kVersions_ThreadSampleView, record, ::clretw::dotnet_core_sample_profiler::provider_guid, ::clretw::dotnet_core_sample_profiler::ThreadSample::id,
-                         ::clretw::dotnet_core_sample_profiler::ThreadSample::name);
+::clretw::Result<ThreadSampleView> ThreadSampleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadSampleView>(versions_, record, ::clretw::dotnet_core_sample_profiler::provider_guid, ::clretw::dotnet_core_sample_profiler::ThreadSample::id, ::clretw::dotnet_core_sample_profiler::ThreadSample::name);
 }
 
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,12 +129,24 @@ class ThreadSampleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadSampleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadSampleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadSampleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadSampleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadSampleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_core_sample_profiler::provider_guid || record.id != 0) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadSampleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadSampleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32, map ThreadSampleTypeMap
-  ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type() const noexcept { return get<::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap>(k_Type); }
+  ::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap Type() const noexcept { return get_w<::clretw::dotnet_core_sample_profiler::ThreadSampleTypeMap, 4>(k_Type); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -143,7 +156,34 @@ class ThreadSampleView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadSampleView>;
   ThreadSampleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, 4, 4);
 };
 

@@ -4902,2027 +4902,1525 @@ auto templates::AllocationSampled::decode(::clretw::Bytes p, unsigned ps) -> ::c
 auto templates::AllocationSampled::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCStartView[] = {{0, &kRecord_GCStart}, {1, &kRecord_GCStart_V1}, {2, &kRecord_GCStart_V2}, };
-}  // namespace
-::clretw::Result<GCStartView> GCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCStartView>(::clretw::dotnet_runtime::kVersions_GCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCStartView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_GCStart}, {1, &::clretw::dotnet_runtime::kRecord_GCStart_V1}, {2, &::clretw::dotnet_runtime::kRecord_GCStart_V2}, };
+::clretw::Result<GCStartView> GCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCStartView> GCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCStartView>(::clretw::dotnet_runtime::kVersions_GCStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCStart::id,
-                         ::clretw::dotnet_runtime::GCStart::name);
+::clretw::Result<GCStartView> GCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCStart::id, ::clretw::dotnet_runtime::GCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCEndView[] = {{0, &kRecord_GCEnd}, {1, &kRecord_GCEnd_V1}, };
-}  // namespace
-::clretw::Result<GCEndView> GCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCEndView>(::clretw::dotnet_runtime::kVersions_GCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCEnd}, {1, &::clretw::dotnet_runtime::kRecord_GCEnd_V1}, };
+::clretw::Result<GCEndView> GCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCEndView> GCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCEndView>(::clretw::dotnet_runtime::kVersions_GCEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCEnd::id,
-                         ::clretw::dotnet_runtime::GCEnd::name);
+::clretw::Result<GCEndView> GCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCEnd::id, ::clretw::dotnet_runtime::GCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCRestartEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCRestartEEEndView>(::clretw::dotnet_runtime::kVersions_GCRestartEEEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCRestartEEEndView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCNoUserData}, };
+::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCRestartEEEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCRestartEEEndView>(::clretw::dotnet_runtime::kVersions_GCRestartEEEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEEnd::id,
-                         ::clretw::dotnet_runtime::GCRestartEEEnd::name);
+::clretw::Result<GCRestartEEEndView> GCRestartEEEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCRestartEEEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEEnd::id, ::clretw::dotnet_runtime::GCRestartEEEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCHeapStatsView[] = {{0, &kRecord_GCHeapStats}, {1, &kRecord_GCHeapStats_V1}, {2, &kRecord_GCHeapStats_V2}, };
-}  // namespace
-::clretw::Result<GCHeapStatsView> GCHeapStatsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCHeapStatsView>(::clretw::dotnet_runtime::kVersions_GCHeapStatsView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCHeapStatsView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_GCHeapStats}, {1, &::clretw::dotnet_runtime::kRecord_GCHeapStats_V1}, {2, &::clretw::dotnet_runtime::kRecord_GCHeapStats_V2}, };
+::clretw::Result<GCHeapStatsView> GCHeapStatsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCHeapStatsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCHeapStatsView> GCHeapStatsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCHeapStatsView>(::clretw::dotnet_runtime::kVersions_GCHeapStatsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCHeapStats::id,
-                         ::clretw::dotnet_runtime::GCHeapStats::name);
+::clretw::Result<GCHeapStatsView> GCHeapStatsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCHeapStatsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCHeapStats::id, ::clretw::dotnet_runtime::GCHeapStats::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCCreateSegmentView[] = {{0, &kRecord_GCCreateSegment}, {1, &kRecord_GCCreateSegment_V1}, };
-}  // namespace
-::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCCreateSegmentView>(::clretw::dotnet_runtime::kVersions_GCCreateSegmentView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCCreateSegmentView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCCreateSegment}, {1, &::clretw::dotnet_runtime::kRecord_GCCreateSegment_V1}, };
+::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCCreateSegmentView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCCreateSegmentView>(::clretw::dotnet_runtime::kVersions_GCCreateSegmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateSegment::id,
-                         ::clretw::dotnet_runtime::GCCreateSegment::name);
+::clretw::Result<GCCreateSegmentView> GCCreateSegmentView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCCreateSegmentView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateSegment::id, ::clretw::dotnet_runtime::GCCreateSegment::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCFreeSegmentView[] = {{0, &kRecord_GCFreeSegment}, {1, &kRecord_GCFreeSegment_V1}, };
-}  // namespace
-::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFreeSegmentView>(::clretw::dotnet_runtime::kVersions_GCFreeSegmentView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCFreeSegmentView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCFreeSegment}, {1, &::clretw::dotnet_runtime::kRecord_GCFreeSegment_V1}, };
+::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFreeSegmentView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCFreeSegmentView>(::clretw::dotnet_runtime::kVersions_GCFreeSegmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFreeSegment::id,
-                         ::clretw::dotnet_runtime::GCFreeSegment::name);
+::clretw::Result<GCFreeSegmentView> GCFreeSegmentView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFreeSegmentView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFreeSegment::id, ::clretw::dotnet_runtime::GCFreeSegment::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCRestartEEBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCRestartEEBeginView>(::clretw::dotnet_runtime::kVersions_GCRestartEEBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCRestartEEBeginView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCNoUserData}, };
+::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCRestartEEBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCRestartEEBeginView>(::clretw::dotnet_runtime::kVersions_GCRestartEEBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEBegin::id,
-                         ::clretw::dotnet_runtime::GCRestartEEBegin::name);
+::clretw::Result<GCRestartEEBeginView> GCRestartEEBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCRestartEEBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCRestartEEBegin::id, ::clretw::dotnet_runtime::GCRestartEEBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCSuspendEEEndView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSuspendEEEndView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCSuspendEEEndView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCNoUserData}, };
+::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSuspendEEEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCSuspendEEEndView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEEnd::id,
-                         ::clretw::dotnet_runtime::GCSuspendEEEnd::name);
+::clretw::Result<GCSuspendEEEndView> GCSuspendEEEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSuspendEEEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEEnd::id, ::clretw::dotnet_runtime::GCSuspendEEEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCSuspendEEBeginView[] = {{0, &kRecord_GCSuspendEE}, {1, &kRecord_GCSuspendEE_V1}, };
-}  // namespace
-::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSuspendEEBeginView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCSuspendEEBeginView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCSuspendEE}, {1, &::clretw::dotnet_runtime::kRecord_GCSuspendEE_V1}, };
+::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSuspendEEBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCSuspendEEBeginView>(::clretw::dotnet_runtime::kVersions_GCSuspendEEBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEBegin::id,
-                         ::clretw::dotnet_runtime::GCSuspendEEBegin::name);
+::clretw::Result<GCSuspendEEBeginView> GCSuspendEEBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSuspendEEBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSuspendEEBegin::id, ::clretw::dotnet_runtime::GCSuspendEEBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCAllocationTickView[] = {{0, &kRecord_GCAllocationTick}, {1, &kRecord_GCAllocationTick_V1}, {2, &kRecord_GCAllocationTick_V2}, {3, &kRecord_GCAllocationTick_V3}, {4, &kRecord_GCAllocationTick_V4}, };
-}  // namespace
-::clretw::Result<GCAllocationTickView> GCAllocationTickView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCAllocationTickView>(::clretw::dotnet_runtime::kVersions_GCAllocationTickView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCAllocationTickView::versions_[5] = {{0, &::clretw::dotnet_runtime::kRecord_GCAllocationTick}, {1, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V1}, {2, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V2}, {3, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V3}, {4, &::clretw::dotnet_runtime::kRecord_GCAllocationTick_V4}, };
+::clretw::Result<GCAllocationTickView> GCAllocationTickView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCAllocationTickView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCAllocationTickView> GCAllocationTickView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCAllocationTickView>(::clretw::dotnet_runtime::kVersions_GCAllocationTickView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCAllocationTick::id,
-                         ::clretw::dotnet_runtime::GCAllocationTick::name);
+::clretw::Result<GCAllocationTickView> GCAllocationTickView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCAllocationTickView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCAllocationTick::id, ::clretw::dotnet_runtime::GCAllocationTick::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCCreateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCCreateConcurrentThread}, };
-}  // namespace
-::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCCreateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCCreateConcurrentThreadView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCCreateConcurrentThreadView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCCreateConcurrentThread}, };
+::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCCreateConcurrentThreadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCCreateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCCreateConcurrentThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateConcurrentThread::id,
-                         ::clretw::dotnet_runtime::GCCreateConcurrentThread::name);
+::clretw::Result<GCCreateConcurrentThreadView> GCCreateConcurrentThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCCreateConcurrentThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCCreateConcurrentThread::id, ::clretw::dotnet_runtime::GCCreateConcurrentThread::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCTerminateConcurrentThreadView[] = {{0, nullptr}, {1, &kRecord_GCTerminateConcurrentThread}, };
-}  // namespace
-::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCTerminateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCTerminateConcurrentThreadView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCTerminateConcurrentThreadView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCTerminateConcurrentThread}, };
+::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCTerminateConcurrentThreadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCTerminateConcurrentThreadView>(::clretw::dotnet_runtime::kVersions_GCTerminateConcurrentThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::id,
-                         ::clretw::dotnet_runtime::GCTerminateConcurrentThread::name);
+::clretw::Result<GCTerminateConcurrentThreadView> GCTerminateConcurrentThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCTerminateConcurrentThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::id, ::clretw::dotnet_runtime::GCTerminateConcurrentThread::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCFinalizersEndView[] = {{0, &kRecord_GCFinalizersEnd}, {1, &kRecord_GCFinalizersEnd_V1}, };
-}  // namespace
-::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFinalizersEndView>(::clretw::dotnet_runtime::kVersions_GCFinalizersEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCFinalizersEndView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_GCFinalizersEnd}, {1, &::clretw::dotnet_runtime::kRecord_GCFinalizersEnd_V1}, };
+::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFinalizersEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCFinalizersEndView>(::clretw::dotnet_runtime::kVersions_GCFinalizersEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersEnd::id,
-                         ::clretw::dotnet_runtime::GCFinalizersEnd::name);
+::clretw::Result<GCFinalizersEndView> GCFinalizersEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFinalizersEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersEnd::id, ::clretw::dotnet_runtime::GCFinalizersEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCFinalizersBeginView[] = {{0, nullptr}, {1, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFinalizersBeginView>(::clretw::dotnet_runtime::kVersions_GCFinalizersBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCFinalizersBeginView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_GCNoUserData}, };
+::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFinalizersBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCFinalizersBeginView>(::clretw::dotnet_runtime::kVersions_GCFinalizersBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersBegin::id,
-                         ::clretw::dotnet_runtime::GCFinalizersBegin::name);
+::clretw::Result<GCFinalizersBeginView> GCFinalizersBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFinalizersBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFinalizersBegin::id, ::clretw::dotnet_runtime::GCFinalizersBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_BulkTypeView_Values[] = {{0, &kRecord_BulkType_Values}, };
-}  // namespace
+const ::clretw::ViewVersion BulkTypeView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_BulkType_Values}, };
 
-BulkTypeView_Values BulkTypeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+BulkTypeView_Values BulkTypeView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<BulkTypeView_Values>(::clretw::dotnet_runtime::kElements_BulkTypeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<BulkTypeView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BulkTypeView[] = {{0, &kRecord_BulkType}, };
-}  // namespace
-::clretw::Result<BulkTypeView> BulkTypeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BulkTypeView>(::clretw::dotnet_runtime::kVersions_BulkTypeView, payload, version, pointer_size);
+const ::clretw::ViewVersion BulkTypeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_BulkType}, };
+::clretw::Result<BulkTypeView> BulkTypeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BulkTypeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BulkTypeView> BulkTypeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BulkTypeView>(::clretw::dotnet_runtime::kVersions_BulkTypeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::BulkType::id,
-                         ::clretw::dotnet_runtime::BulkType::name);
+::clretw::Result<BulkTypeView> BulkTypeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BulkTypeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::BulkType::id, ::clretw::dotnet_runtime::BulkType::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkRootEdgeView_Values[] = {{0, &kRecord_GCBulkRootEdge_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkRootEdgeView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootEdge_Values}, };
 
-GCBulkRootEdgeView_Values GCBulkRootEdgeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkRootEdgeView_Values GCBulkRootEdgeView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootEdgeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootEdgeView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkRootEdgeView[] = {{0, &kRecord_GCBulkRootEdge}, };
-}  // namespace
-::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootEdgeView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkRootEdgeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootEdge}, };
+::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootEdgeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootEdgeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootEdge::id,
-                         ::clretw::dotnet_runtime::GCBulkRootEdge::name);
+::clretw::Result<GCBulkRootEdgeView> GCBulkRootEdgeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootEdgeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootEdge::id, ::clretw::dotnet_runtime::GCBulkRootEdge::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkRootConditionalWeakTableElementEdgeView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootConditionalWeakTableElementEdge_Values}, };
 
-GCBulkRootConditionalWeakTableElementEdgeView_Values GCBulkRootConditionalWeakTableElementEdgeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkRootConditionalWeakTableElementEdgeView_Values GCBulkRootConditionalWeakTableElementEdgeView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootConditionalWeakTableElementEdgeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootConditionalWeakTableElementEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootConditionalWeakTableElementEdgeView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkRootConditionalWeakTableElementEdgeView[] = {{0, &kRecord_GCBulkRootConditionalWeakTableElementEdge}, };
-}  // namespace
-::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootConditionalWeakTableElementEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootConditionalWeakTableElementEdgeView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkRootConditionalWeakTableElementEdgeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootConditionalWeakTableElementEdge}, };
+::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootConditionalWeakTableElementEdgeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootConditionalWeakTableElementEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkRootConditionalWeakTableElementEdgeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::id,
-                         ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::name);
+::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> GCBulkRootConditionalWeakTableElementEdgeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootConditionalWeakTableElementEdgeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::id, ::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdge::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkNodeView_Values[] = {{0, &kRecord_GCBulkNode_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkNodeView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkNode_Values}, };
 
-GCBulkNodeView_Values GCBulkNodeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkNodeView_Values GCBulkNodeView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkNodeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkNodeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkNodeView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkNodeView[] = {{0, &kRecord_GCBulkNode}, };
-}  // namespace
-::clretw::Result<GCBulkNodeView> GCBulkNodeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkNodeView>(::clretw::dotnet_runtime::kVersions_GCBulkNodeView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkNodeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkNode}, };
+::clretw::Result<GCBulkNodeView> GCBulkNodeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkNodeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkNodeView> GCBulkNodeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkNodeView>(::clretw::dotnet_runtime::kVersions_GCBulkNodeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkNode::id,
-                         ::clretw::dotnet_runtime::GCBulkNode::name);
+::clretw::Result<GCBulkNodeView> GCBulkNodeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkNodeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkNode::id, ::clretw::dotnet_runtime::GCBulkNode::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkEdgeView_Values[] = {{0, &kRecord_GCBulkEdge_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkEdgeView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkEdge_Values}, };
 
-GCBulkEdgeView_Values GCBulkEdgeView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkEdgeView_Values GCBulkEdgeView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkEdgeView_Values>(::clretw::dotnet_runtime::kElements_GCBulkEdgeView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkEdgeView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkEdgeView[] = {{0, &kRecord_GCBulkEdge}, };
-}  // namespace
-::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkEdgeView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkEdgeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkEdge}, };
+::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkEdgeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkEdgeView>(::clretw::dotnet_runtime::kVersions_GCBulkEdgeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkEdge::id,
-                         ::clretw::dotnet_runtime::GCBulkEdge::name);
+::clretw::Result<GCBulkEdgeView> GCBulkEdgeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkEdgeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkEdge::id, ::clretw::dotnet_runtime::GCBulkEdge::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCSampledObjectAllocationHighView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
-}  // namespace
-::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSampledObjectAllocationHighView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationHighView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCSampledObjectAllocationHighView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCSampledObjectAllocation}, };
+::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSampledObjectAllocationHighView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCSampledObjectAllocationHighView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationHighView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::id,
-                         ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::name);
+::clretw::Result<GCSampledObjectAllocationHighView> GCSampledObjectAllocationHighView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSampledObjectAllocationHighView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::id, ::clretw::dotnet_runtime::GCSampledObjectAllocationHigh::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkSurvivingObjectRangesView_Values[] = {{0, &kRecord_GCBulkSurvivingObjectRanges_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkSurvivingObjectRangesView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkSurvivingObjectRanges_Values}, };
 
-GCBulkSurvivingObjectRangesView_Values GCBulkSurvivingObjectRangesView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkSurvivingObjectRangesView_Values GCBulkSurvivingObjectRangesView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkSurvivingObjectRangesView_Values>(::clretw::dotnet_runtime::kElements_GCBulkSurvivingObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkSurvivingObjectRangesView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkSurvivingObjectRangesView[] = {{0, &kRecord_GCBulkSurvivingObjectRanges}, };
-}  // namespace
-::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkSurvivingObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkSurvivingObjectRangesView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkSurvivingObjectRangesView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkSurvivingObjectRanges}, };
+::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkSurvivingObjectRangesView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkSurvivingObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkSurvivingObjectRangesView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::id,
-                         ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::name);
+::clretw::Result<GCBulkSurvivingObjectRangesView> GCBulkSurvivingObjectRangesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkSurvivingObjectRangesView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::id, ::clretw::dotnet_runtime::GCBulkSurvivingObjectRanges::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkMovedObjectRangesView_Values[] = {{0, &kRecord_GCBulkMovedObjectRanges_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkMovedObjectRangesView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkMovedObjectRanges_Values}, };
 
-GCBulkMovedObjectRangesView_Values GCBulkMovedObjectRangesView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkMovedObjectRangesView_Values GCBulkMovedObjectRangesView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkMovedObjectRangesView_Values>(::clretw::dotnet_runtime::kElements_GCBulkMovedObjectRangesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkMovedObjectRangesView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkMovedObjectRangesView[] = {{0, &kRecord_GCBulkMovedObjectRanges}, };
-}  // namespace
-::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkMovedObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkMovedObjectRangesView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkMovedObjectRangesView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkMovedObjectRanges}, };
+::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkMovedObjectRangesView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkMovedObjectRangesView>(::clretw::dotnet_runtime::kVersions_GCBulkMovedObjectRangesView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::id,
-                         ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::name);
+::clretw::Result<GCBulkMovedObjectRangesView> GCBulkMovedObjectRangesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkMovedObjectRangesView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::id, ::clretw::dotnet_runtime::GCBulkMovedObjectRanges::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCGenerationRangeView[] = {{0, &kRecord_GCGenerationRange}, };
-}  // namespace
-::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCGenerationRangeView>(::clretw::dotnet_runtime::kVersions_GCGenerationRangeView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCGenerationRangeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCGenerationRange}, };
+::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGenerationRangeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCGenerationRangeView>(::clretw::dotnet_runtime::kVersions_GCGenerationRangeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGenerationRange::id,
-                         ::clretw::dotnet_runtime::GCGenerationRange::name);
+::clretw::Result<GCGenerationRangeView> GCGenerationRangeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCGenerationRangeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGenerationRange::id, ::clretw::dotnet_runtime::GCGenerationRange::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCMarkStackRootsView[] = {{0, &kRecord_GCMark}, };
-}  // namespace
-::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkStackRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkStackRootsView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCMarkStackRootsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMark}, };
+::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkStackRootsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCMarkStackRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkStackRootsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkStackRoots::id,
-                         ::clretw::dotnet_runtime::GCMarkStackRoots::name);
+::clretw::Result<GCMarkStackRootsView> GCMarkStackRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkStackRootsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkStackRoots::id, ::clretw::dotnet_runtime::GCMarkStackRoots::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCMarkFinalizeQueueRootsView[] = {{0, &kRecord_GCMark}, };
-}  // namespace
-::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkFinalizeQueueRootsView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCMarkFinalizeQueueRootsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMark}, };
+::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkFinalizeQueueRootsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkFinalizeQueueRootsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::id,
-                         ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::name);
+::clretw::Result<GCMarkFinalizeQueueRootsView> GCMarkFinalizeQueueRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkFinalizeQueueRootsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::id, ::clretw::dotnet_runtime::GCMarkFinalizeQueueRoots::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCMarkHandlesView[] = {{0, &kRecord_GCMark}, };
-}  // namespace
-::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkHandlesView>(::clretw::dotnet_runtime::kVersions_GCMarkHandlesView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCMarkHandlesView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMark}, };
+::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkHandlesView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCMarkHandlesView>(::clretw::dotnet_runtime::kVersions_GCMarkHandlesView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkHandles::id,
-                         ::clretw::dotnet_runtime::GCMarkHandles::name);
+::clretw::Result<GCMarkHandlesView> GCMarkHandlesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkHandlesView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkHandles::id, ::clretw::dotnet_runtime::GCMarkHandles::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCMarkOlderGenerationRootsView[] = {{0, &kRecord_GCMark}, };
-}  // namespace
-::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkOlderGenerationRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkOlderGenerationRootsView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCMarkOlderGenerationRootsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMark}, };
+::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkOlderGenerationRootsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCMarkOlderGenerationRootsView>(::clretw::dotnet_runtime::kVersions_GCMarkOlderGenerationRootsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::id,
-                         ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::name);
+::clretw::Result<GCMarkOlderGenerationRootsView> GCMarkOlderGenerationRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkOlderGenerationRootsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::id, ::clretw::dotnet_runtime::GCMarkOlderGenerationRoots::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FinalizeObjectView[] = {{0, &kRecord_FinalizeObject}, };
-}  // namespace
-::clretw::Result<FinalizeObjectView> FinalizeObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FinalizeObjectView>(::clretw::dotnet_runtime::kVersions_FinalizeObjectView, payload, version, pointer_size);
+const ::clretw::ViewVersion FinalizeObjectView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_FinalizeObject}, };
+::clretw::Result<FinalizeObjectView> FinalizeObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FinalizeObjectView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FinalizeObjectView> FinalizeObjectView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FinalizeObjectView>(::clretw::dotnet_runtime::kVersions_FinalizeObjectView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::FinalizeObject::id,
-                         ::clretw::dotnet_runtime::FinalizeObject::name);
+::clretw::Result<FinalizeObjectView> FinalizeObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FinalizeObjectView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::FinalizeObject::id, ::clretw::dotnet_runtime::FinalizeObject::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_SetGCHandleView[] = {{0, &kRecord_SetGCHandle}, };
-}  // namespace
-::clretw::Result<SetGCHandleView> SetGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SetGCHandleView>(::clretw::dotnet_runtime::kVersions_SetGCHandleView, payload, version, pointer_size);
+const ::clretw::ViewVersion SetGCHandleView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_SetGCHandle}, };
+::clretw::Result<SetGCHandleView> SetGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SetGCHandleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<SetGCHandleView> SetGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<SetGCHandleView>(::clretw::dotnet_runtime::kVersions_SetGCHandleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::SetGCHandle::id,
-                         ::clretw::dotnet_runtime::SetGCHandle::name);
+::clretw::Result<SetGCHandleView> SetGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SetGCHandleView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::SetGCHandle::id, ::clretw::dotnet_runtime::SetGCHandle::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DestroyGCHandleView[] = {{0, &kRecord_DestroyGCHandle}, };
-}  // namespace
-::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DestroyGCHandleView>(::clretw::dotnet_runtime::kVersions_DestroyGCHandleView, payload, version, pointer_size);
+const ::clretw::ViewVersion DestroyGCHandleView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_DestroyGCHandle}, };
+::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DestroyGCHandleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DestroyGCHandleView>(::clretw::dotnet_runtime::kVersions_DestroyGCHandleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DestroyGCHandle::id,
-                         ::clretw::dotnet_runtime::DestroyGCHandle::name);
+::clretw::Result<DestroyGCHandleView> DestroyGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DestroyGCHandleView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DestroyGCHandle::id, ::clretw::dotnet_runtime::DestroyGCHandle::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCSampledObjectAllocationLowView[] = {{0, &kRecord_GCSampledObjectAllocation}, };
-}  // namespace
-::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSampledObjectAllocationLowView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationLowView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCSampledObjectAllocationLowView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCSampledObjectAllocation}, };
+::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSampledObjectAllocationLowView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCSampledObjectAllocationLowView>(::clretw::dotnet_runtime::kVersions_GCSampledObjectAllocationLowView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::id,
-                         ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::name);
+::clretw::Result<GCSampledObjectAllocationLowView> GCSampledObjectAllocationLowView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSampledObjectAllocationLowView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::id, ::clretw::dotnet_runtime::GCSampledObjectAllocationLow::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PinObjectAtGCTimeView[] = {{0, &kRecord_PinObjectAtGCTime}, };
-}  // namespace
-::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PinObjectAtGCTimeView>(::clretw::dotnet_runtime::kVersions_PinObjectAtGCTimeView, payload, version, pointer_size);
+const ::clretw::ViewVersion PinObjectAtGCTimeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_PinObjectAtGCTime}, };
+::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PinObjectAtGCTimeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PinObjectAtGCTimeView>(::clretw::dotnet_runtime::kVersions_PinObjectAtGCTimeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::PinObjectAtGCTime::id,
-                         ::clretw::dotnet_runtime::PinObjectAtGCTime::name);
+::clretw::Result<PinObjectAtGCTimeView> PinObjectAtGCTimeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PinObjectAtGCTimeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::PinObjectAtGCTime::id, ::clretw::dotnet_runtime::PinObjectAtGCTime::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCTriggeredView[] = {{0, &kRecord_GCTriggered}, };
-}  // namespace
-::clretw::Result<GCTriggeredView> GCTriggeredView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCTriggeredView>(::clretw::dotnet_runtime::kVersions_GCTriggeredView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCTriggeredView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCTriggered}, };
+::clretw::Result<GCTriggeredView> GCTriggeredView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCTriggeredView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCTriggeredView> GCTriggeredView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCTriggeredView>(::clretw::dotnet_runtime::kVersions_GCTriggeredView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTriggered::id,
-                         ::clretw::dotnet_runtime::GCTriggered::name);
+::clretw::Result<GCTriggeredView> GCTriggeredView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCTriggeredView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCTriggered::id, ::clretw::dotnet_runtime::GCTriggered::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkRootCCWView_Values[] = {{0, &kRecord_GCBulkRootCCW_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkRootCCWView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootCCW_Values}, };
 
-GCBulkRootCCWView_Values GCBulkRootCCWView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkRootCCWView_Values GCBulkRootCCWView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootCCWView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootCCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootCCWView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkRootCCWView[] = {{0, &kRecord_GCBulkRootCCW}, };
-}  // namespace
-::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootCCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRootCCWView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkRootCCWView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootCCW}, };
+::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootCCWView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootCCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRootCCWView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootCCW::id,
-                         ::clretw::dotnet_runtime::GCBulkRootCCW::name);
+::clretw::Result<GCBulkRootCCWView> GCBulkRootCCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootCCWView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootCCW::id, ::clretw::dotnet_runtime::GCBulkRootCCW::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkRCWView_Values[] = {{0, &kRecord_GCBulkRCW_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkRCWView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRCW_Values}, };
 
-GCBulkRCWView_Values GCBulkRCWView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkRCWView_Values GCBulkRCWView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRCWView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRCWView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRCWView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkRCWView[] = {{0, &kRecord_GCBulkRCW}, };
-}  // namespace
-::clretw::Result<GCBulkRCWView> GCBulkRCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRCWView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkRCWView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRCW}, };
+::clretw::Result<GCBulkRCWView> GCBulkRCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRCWView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkRCWView> GCBulkRCWView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkRCWView>(::clretw::dotnet_runtime::kVersions_GCBulkRCWView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRCW::id,
-                         ::clretw::dotnet_runtime::GCBulkRCW::name);
+::clretw::Result<GCBulkRCWView> GCBulkRCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRCWView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRCW::id, ::clretw::dotnet_runtime::GCBulkRCW::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCBulkRootStaticVarView_Values[] = {{0, &kRecord_GCBulkRootStaticVar_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCBulkRootStaticVarView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootStaticVar_Values}, };
 
-GCBulkRootStaticVarView_Values GCBulkRootStaticVarView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCBulkRootStaticVarView_Values GCBulkRootStaticVarView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCBulkRootStaticVarView_Values>(::clretw::dotnet_runtime::kElements_GCBulkRootStaticVarView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCBulkRootStaticVarView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCBulkRootStaticVarView[] = {{0, &kRecord_GCBulkRootStaticVar}, };
-}  // namespace
-::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCBulkRootStaticVarView>(::clretw::dotnet_runtime::kVersions_GCBulkRootStaticVarView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCBulkRootStaticVarView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCBulkRootStaticVar}, };
+::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCBulkRootStaticVarView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCBulkRootStaticVarView>(::clretw::dotnet_runtime::kVersions_GCBulkRootStaticVarView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootStaticVar::id,
-                         ::clretw::dotnet_runtime::GCBulkRootStaticVar::name);
+::clretw::Result<GCBulkRootStaticVarView> GCBulkRootStaticVarView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCBulkRootStaticVarView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCBulkRootStaticVar::id, ::clretw::dotnet_runtime::GCBulkRootStaticVar::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCDynamicEventView[] = {{0, &kRecord_GCDynamicEvent}, };
-}  // namespace
-::clretw::Result<GCDynamicEventView> GCDynamicEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCDynamicEventView>(::clretw::dotnet_runtime::kVersions_GCDynamicEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCDynamicEventView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCDynamicEvent}, };
+::clretw::Result<GCDynamicEventView> GCDynamicEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCDynamicEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCDynamicEventView> GCDynamicEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCDynamicEventView>(::clretw::dotnet_runtime::kVersions_GCDynamicEventView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCDynamicEvent::id,
-                         ::clretw::dotnet_runtime::GCDynamicEvent::name);
+::clretw::Result<GCDynamicEventView> GCDynamicEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCDynamicEventView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCDynamicEvent::id, ::clretw::dotnet_runtime::GCDynamicEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WorkerThreadCreateView[] = {{0, &kRecord_ClrWorkerThread}, };
-}  // namespace
-::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadCreateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadCreateView, payload, version, pointer_size);
+const ::clretw::ViewVersion WorkerThreadCreateView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrWorkerThread}, };
+::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadCreateView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadCreateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadCreateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadCreate::id,
-                         ::clretw::dotnet_runtime::WorkerThreadCreate::name);
+::clretw::Result<WorkerThreadCreateView> WorkerThreadCreateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadCreateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadCreate::id, ::clretw::dotnet_runtime::WorkerThreadCreate::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WorkerThreadTerminateView[] = {{0, &kRecord_ClrWorkerThread}, };
-}  // namespace
-::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadTerminateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadTerminateView, payload, version, pointer_size);
+const ::clretw::ViewVersion WorkerThreadTerminateView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrWorkerThread}, };
+::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadTerminateView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadTerminateView>(::clretw::dotnet_runtime::kVersions_WorkerThreadTerminateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadTerminate::id,
-                         ::clretw::dotnet_runtime::WorkerThreadTerminate::name);
+::clretw::Result<WorkerThreadTerminateView> WorkerThreadTerminateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadTerminateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadTerminate::id, ::clretw::dotnet_runtime::WorkerThreadTerminate::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WorkerThreadRetireView[] = {{0, &kRecord_ClrWorkerThread}, };
-}  // namespace
-::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadRetireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadRetireView, payload, version, pointer_size);
+const ::clretw::ViewVersion WorkerThreadRetireView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrWorkerThread}, };
+::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadRetireView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadRetireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadRetireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadRetire::id,
-                         ::clretw::dotnet_runtime::WorkerThreadRetire::name);
+::clretw::Result<WorkerThreadRetireView> WorkerThreadRetireView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadRetireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadRetire::id, ::clretw::dotnet_runtime::WorkerThreadRetire::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WorkerThreadUnretireView[] = {{0, &kRecord_ClrWorkerThread}, };
-}  // namespace
-::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WorkerThreadUnretireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadUnretireView, payload, version, pointer_size);
+const ::clretw::ViewVersion WorkerThreadUnretireView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrWorkerThread}, };
+::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WorkerThreadUnretireView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WorkerThreadUnretireView>(::clretw::dotnet_runtime::kVersions_WorkerThreadUnretireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadUnretire::id,
-                         ::clretw::dotnet_runtime::WorkerThreadUnretire::name);
+::clretw::Result<WorkerThreadUnretireView> WorkerThreadUnretireView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WorkerThreadUnretireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WorkerThreadUnretire::id, ::clretw::dotnet_runtime::WorkerThreadUnretire::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_IOThreadCreateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
-}  // namespace
-::clretw::Result<IOThreadCreateView> IOThreadCreateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadCreateView>(::clretw::dotnet_runtime::kVersions_IOThreadCreateView, payload, version, pointer_size);
+const ::clretw::ViewVersion IOThreadCreateView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_IOThread}, {1, &::clretw::dotnet_runtime::kRecord_IOThread_V1}, };
+::clretw::Result<IOThreadCreateView> IOThreadCreateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadCreateView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<IOThreadCreateView> IOThreadCreateView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<IOThreadCreateView>(::clretw::dotnet_runtime::kVersions_IOThreadCreateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadCreate::id,
-                         ::clretw::dotnet_runtime::IOThreadCreate::name);
+::clretw::Result<IOThreadCreateView> IOThreadCreateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadCreateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadCreate::id, ::clretw::dotnet_runtime::IOThreadCreate::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_IOThreadTerminateView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
-}  // namespace
-::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadTerminateView>(::clretw::dotnet_runtime::kVersions_IOThreadTerminateView, payload, version, pointer_size);
+const ::clretw::ViewVersion IOThreadTerminateView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_IOThread}, {1, &::clretw::dotnet_runtime::kRecord_IOThread_V1}, };
+::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadTerminateView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<IOThreadTerminateView>(::clretw::dotnet_runtime::kVersions_IOThreadTerminateView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadTerminate::id,
-                         ::clretw::dotnet_runtime::IOThreadTerminate::name);
+::clretw::Result<IOThreadTerminateView> IOThreadTerminateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadTerminateView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadTerminate::id, ::clretw::dotnet_runtime::IOThreadTerminate::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_IOThreadRetireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
-}  // namespace
-::clretw::Result<IOThreadRetireView> IOThreadRetireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadRetireView>(::clretw::dotnet_runtime::kVersions_IOThreadRetireView, payload, version, pointer_size);
+const ::clretw::ViewVersion IOThreadRetireView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_IOThread}, {1, &::clretw::dotnet_runtime::kRecord_IOThread_V1}, };
+::clretw::Result<IOThreadRetireView> IOThreadRetireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadRetireView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<IOThreadRetireView> IOThreadRetireView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<IOThreadRetireView>(::clretw::dotnet_runtime::kVersions_IOThreadRetireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadRetire::id,
-                         ::clretw::dotnet_runtime::IOThreadRetire::name);
+::clretw::Result<IOThreadRetireView> IOThreadRetireView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadRetireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadRetire::id, ::clretw::dotnet_runtime::IOThreadRetire::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_IOThreadUnretireView[] = {{0, &kRecord_IOThread}, {1, &kRecord_IOThread_V1}, };
-}  // namespace
-::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IOThreadUnretireView>(::clretw::dotnet_runtime::kVersions_IOThreadUnretireView, payload, version, pointer_size);
+const ::clretw::ViewVersion IOThreadUnretireView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_IOThread}, {1, &::clretw::dotnet_runtime::kRecord_IOThread_V1}, };
+::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IOThreadUnretireView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<IOThreadUnretireView>(::clretw::dotnet_runtime::kVersions_IOThreadUnretireView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadUnretire::id,
-                         ::clretw::dotnet_runtime::IOThreadUnretire::name);
+::clretw::Result<IOThreadUnretireView> IOThreadUnretireView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<IOThreadUnretireView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IOThreadUnretire::id, ::clretw::dotnet_runtime::IOThreadUnretire::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadpoolSuspensionSuspendThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
-}  // namespace
-::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadpoolSuspensionSuspendThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionSuspendThreadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadpoolSuspensionSuspendThreadView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrThreadPoolSuspend}, };
+::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadpoolSuspensionSuspendThreadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadpoolSuspensionSuspendThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionSuspendThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::id,
-                         ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::name);
+::clretw::Result<ThreadpoolSuspensionSuspendThreadView> ThreadpoolSuspensionSuspendThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadpoolSuspensionSuspendThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::id, ::clretw::dotnet_runtime::ThreadpoolSuspensionSuspendThread::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadpoolSuspensionResumeThreadView[] = {{0, &kRecord_ClrThreadPoolSuspend}, };
-}  // namespace
-::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadpoolSuspensionResumeThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionResumeThreadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadpoolSuspensionResumeThreadView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrThreadPoolSuspend}, };
+::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadpoolSuspensionResumeThreadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadpoolSuspensionResumeThreadView>(::clretw::dotnet_runtime::kVersions_ThreadpoolSuspensionResumeThreadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::id,
-                         ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::name);
+::clretw::Result<ThreadpoolSuspensionResumeThreadView> ThreadpoolSuspensionResumeThreadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadpoolSuspensionResumeThreadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::id, ::clretw::dotnet_runtime::ThreadpoolSuspensionResumeThread::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
+::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::name);
+::clretw::Result<ThreadPoolWorkerThreadStartView> ThreadPoolWorkerThreadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
+::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::name);
+::clretw::Result<ThreadPoolWorkerThreadStopView> ThreadPoolWorkerThreadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStartView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadRetirementStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
+::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStartView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::name);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> ThreadPoolWorkerThreadRetirementStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadRetirementStopView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadRetirementStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
+::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadRetirementStopView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadRetirementStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::name);
+::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> ThreadPoolWorkerThreadRetirementStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadRetirementStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadRetirementStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentSampleView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentSample}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentSampleView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentSample}, };
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentSampleView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> ThreadPoolWorkerThreadAdjustmentSampleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentSampleView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentSample::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentAdjustmentView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentAdjustment}, };
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentAdjustmentView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> ThreadPoolWorkerThreadAdjustmentAdjustmentView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentAdjustmentView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentAdjustment::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadAdjustmentStatsView[] = {{0, &kRecord_ThreadPoolWorkerThreadAdjustmentStats}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadAdjustmentStatsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThreadAdjustmentStats}, };
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadAdjustmentStatsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::name);
+::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> ThreadPoolWorkerThreadAdjustmentStatsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadAdjustmentStatsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadAdjustmentStats::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkerThreadWaitView[] = {{0, &kRecord_ThreadPoolWorkerThread}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkerThreadWaitView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadWaitView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkerThreadWaitView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkerThread}, };
+::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkerThreadWaitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkerThreadWaitView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkerThreadWaitView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::name);
+::clretw::Result<ThreadPoolWorkerThreadWaitView> ThreadPoolWorkerThreadWaitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkerThreadWaitView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::id, ::clretw::dotnet_runtime::ThreadPoolWorkerThreadWait::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_YieldProcessorMeasurementView[] = {{0, &kRecord_YieldProcessorMeasurement}, };
-}  // namespace
-::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<YieldProcessorMeasurementView>(::clretw::dotnet_runtime::kVersions_YieldProcessorMeasurementView, payload, version, pointer_size);
+const ::clretw::ViewVersion YieldProcessorMeasurementView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_YieldProcessorMeasurement}, };
+::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<YieldProcessorMeasurementView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<YieldProcessorMeasurementView>(::clretw::dotnet_runtime::kVersions_YieldProcessorMeasurementView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::YieldProcessorMeasurement::id,
-                         ::clretw::dotnet_runtime::YieldProcessorMeasurement::name);
+::clretw::Result<YieldProcessorMeasurementView> YieldProcessorMeasurementView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<YieldProcessorMeasurementView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::YieldProcessorMeasurement::id, ::clretw::dotnet_runtime::YieldProcessorMeasurement::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolMinMaxThreadsView[] = {{0, &kRecord_ThreadPoolMinMaxThreads}, };
-}  // namespace
-::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolMinMaxThreadsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolMinMaxThreadsView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolMinMaxThreadsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolMinMaxThreads}, };
+::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolMinMaxThreadsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolMinMaxThreadsView>(::clretw::dotnet_runtime::kVersions_ThreadPoolMinMaxThreadsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::id,
-                         ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::name);
+::clretw::Result<ThreadPoolMinMaxThreadsView> ThreadPoolMinMaxThreadsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolMinMaxThreadsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::id, ::clretw::dotnet_runtime::ThreadPoolMinMaxThreads::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolWorkingThreadCountView[] = {{0, &kRecord_ThreadPoolWorkingThreadCount}, };
-}  // namespace
-::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolWorkingThreadCountView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkingThreadCountView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolWorkingThreadCountView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWorkingThreadCount}, };
+::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolWorkingThreadCountView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolWorkingThreadCountView>(::clretw::dotnet_runtime::kVersions_ThreadPoolWorkingThreadCountView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::id,
-                         ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::name);
+::clretw::Result<ThreadPoolWorkingThreadCountView> ThreadPoolWorkingThreadCountView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolWorkingThreadCountView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::id, ::clretw::dotnet_runtime::ThreadPoolWorkingThreadCount::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolEnqueueView[] = {{0, &kRecord_ThreadPoolWork}, };
-}  // namespace
-::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolEnqueueView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolEnqueueView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWork}, };
+::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolEnqueueView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolEnqueueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolEnqueue::id,
-                         ::clretw::dotnet_runtime::ThreadPoolEnqueue::name);
+::clretw::Result<ThreadPoolEnqueueView> ThreadPoolEnqueueView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolEnqueueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolEnqueue::id, ::clretw::dotnet_runtime::ThreadPoolEnqueue::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolDequeueView[] = {{0, &kRecord_ThreadPoolWork}, };
-}  // namespace
-::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolDequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolDequeueView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolDequeueView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolWork}, };
+::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolDequeueView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolDequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolDequeueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolDequeue::id,
-                         ::clretw::dotnet_runtime::ThreadPoolDequeue::name);
+::clretw::Result<ThreadPoolDequeueView> ThreadPoolDequeueView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolDequeueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolDequeue::id, ::clretw::dotnet_runtime::ThreadPoolDequeue::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolIOEnqueueView[] = {{0, &kRecord_ThreadPoolIOWorkEnqueue}, };
-}  // namespace
-::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolIOEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOEnqueueView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolIOEnqueueView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolIOWorkEnqueue}, };
+::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIOEnqueueView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolIOEnqueueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOEnqueueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::id,
-                         ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::name);
+::clretw::Result<ThreadPoolIOEnqueueView> ThreadPoolIOEnqueueView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIOEnqueueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::id, ::clretw::dotnet_runtime::ThreadPoolIOEnqueue::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolIODequeueView[] = {{0, &kRecord_ThreadPoolIOWork}, };
-}  // namespace
-::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolIODequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIODequeueView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolIODequeueView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolIOWork}, };
+::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIODequeueView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolIODequeueView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIODequeueView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIODequeue::id,
-                         ::clretw::dotnet_runtime::ThreadPoolIODequeue::name);
+::clretw::Result<ThreadPoolIODequeueView> ThreadPoolIODequeueView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIODequeueView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIODequeue::id, ::clretw::dotnet_runtime::ThreadPoolIODequeue::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadPoolIOPackView[] = {{0, &kRecord_ThreadPoolIOWork}, };
-}  // namespace
-::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadPoolIOPackView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOPackView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadPoolIOPackView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadPoolIOWork}, };
+::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadPoolIOPackView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadPoolIOPackView>(::clretw::dotnet_runtime::kVersions_ThreadPoolIOPackView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOPack::id,
-                         ::clretw::dotnet_runtime::ThreadPoolIOPack::name);
+::clretw::Result<ThreadPoolIOPackView> ThreadPoolIOPackView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadPoolIOPackView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadPoolIOPack::id, ::clretw::dotnet_runtime::ThreadPoolIOPack::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadCreatingView[] = {{0, &kRecord_ThreadStartWork}, };
-}  // namespace
-::clretw::Result<ThreadCreatingView> ThreadCreatingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadCreatingView>(::clretw::dotnet_runtime::kVersions_ThreadCreatingView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadCreatingView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadStartWork}, };
+::clretw::Result<ThreadCreatingView> ThreadCreatingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadCreatingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadCreatingView> ThreadCreatingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadCreatingView>(::clretw::dotnet_runtime::kVersions_ThreadCreatingView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreating::id,
-                         ::clretw::dotnet_runtime::ThreadCreating::name);
+::clretw::Result<ThreadCreatingView> ThreadCreatingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadCreatingView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreating::id, ::clretw::dotnet_runtime::ThreadCreating::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadRunningView[] = {{0, &kRecord_ThreadStartWork}, };
-}  // namespace
-::clretw::Result<ThreadRunningView> ThreadRunningView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadRunningView>(::clretw::dotnet_runtime::kVersions_ThreadRunningView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadRunningView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadStartWork}, };
+::clretw::Result<ThreadRunningView> ThreadRunningView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadRunningView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadRunningView> ThreadRunningView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadRunningView>(::clretw::dotnet_runtime::kVersions_ThreadRunningView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadRunning::id,
-                         ::clretw::dotnet_runtime::ThreadRunning::name);
+::clretw::Result<ThreadRunningView> ThreadRunningView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadRunningView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadRunning::id, ::clretw::dotnet_runtime::ThreadRunning::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDetailsView[] = {{0, &kRecord_MethodDetails}, };
-}  // namespace
-::clretw::Result<MethodDetailsView> MethodDetailsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDetailsView>(::clretw::dotnet_runtime::kVersions_MethodDetailsView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDetailsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodDetails}, };
+::clretw::Result<MethodDetailsView> MethodDetailsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDetailsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDetailsView> MethodDetailsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDetailsView>(::clretw::dotnet_runtime::kVersions_MethodDetailsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDetails::id,
-                         ::clretw::dotnet_runtime::MethodDetails::name);
+::clretw::Result<MethodDetailsView> MethodDetailsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDetailsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDetails::id, ::clretw::dotnet_runtime::MethodDetails::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TypeLoadStartView[] = {{0, &kRecord_TypeLoadStart}, };
-}  // namespace
-::clretw::Result<TypeLoadStartView> TypeLoadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeLoadStartView>(::clretw::dotnet_runtime::kVersions_TypeLoadStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion TypeLoadStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TypeLoadStart}, };
+::clretw::Result<TypeLoadStartView> TypeLoadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeLoadStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TypeLoadStartView> TypeLoadStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TypeLoadStartView>(::clretw::dotnet_runtime::kVersions_TypeLoadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStart::id,
-                         ::clretw::dotnet_runtime::TypeLoadStart::name);
+::clretw::Result<TypeLoadStartView> TypeLoadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeLoadStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStart::id, ::clretw::dotnet_runtime::TypeLoadStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TypeLoadStopView[] = {{0, &kRecord_TypeLoadStop}, };
-}  // namespace
-::clretw::Result<TypeLoadStopView> TypeLoadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeLoadStopView>(::clretw::dotnet_runtime::kVersions_TypeLoadStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion TypeLoadStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TypeLoadStop}, };
+::clretw::Result<TypeLoadStopView> TypeLoadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeLoadStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TypeLoadStopView> TypeLoadStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TypeLoadStopView>(::clretw::dotnet_runtime::kVersions_TypeLoadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStop::id,
-                         ::clretw::dotnet_runtime::TypeLoadStop::name);
+::clretw::Result<TypeLoadStopView> TypeLoadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeLoadStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TypeLoadStop::id, ::clretw::dotnet_runtime::TypeLoadStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionThrownView[] = {{0, nullptr}, {1, &kRecord_Exception}, };
-}  // namespace
-::clretw::Result<ExceptionThrownView> ExceptionThrownView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionThrownView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionThrownView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_Exception}, };
+::clretw::Result<ExceptionThrownView> ExceptionThrownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionThrownView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionThrownView> ExceptionThrownView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionThrownView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrown::id,
-                         ::clretw::dotnet_runtime::ExceptionThrown::name);
+::clretw::Result<ExceptionThrownView> ExceptionThrownView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionThrownView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrown::id, ::clretw::dotnet_runtime::ExceptionThrown::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ContentionView[] = {{0, nullptr}, {1, &kRecord_Contention}, {2, &kRecord_ContentionStart_V2}, };
-}  // namespace
-::clretw::Result<ContentionView> ContentionView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionView>(::clretw::dotnet_runtime::kVersions_ContentionView, payload, version, pointer_size);
+const ::clretw::ViewVersion ContentionView::versions_[3] = {{0, nullptr}, {1, &::clretw::dotnet_runtime::kRecord_Contention}, {2, &::clretw::dotnet_runtime::kRecord_ContentionStart_V2}, };
+::clretw::Result<ContentionView> ContentionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ContentionView> ContentionView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ContentionView>(::clretw::dotnet_runtime::kVersions_ContentionView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::Contention::id,
-                         ::clretw::dotnet_runtime::Contention::name);
+::clretw::Result<ContentionView> ContentionView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ContentionView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::Contention::id, ::clretw::dotnet_runtime::Contention::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CLRStackWalkView[] = {{0, &kRecord_ClrStackWalk}, };
-}  // namespace
-::clretw::Result<CLRStackWalkView> CLRStackWalkView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkView>(::clretw::dotnet_runtime::kVersions_CLRStackWalkView, payload, version, pointer_size);
+const ::clretw::ViewVersion CLRStackWalkView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ClrStackWalk}, };
+::clretw::Result<CLRStackWalkView> CLRStackWalkView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CLRStackWalkView> CLRStackWalkView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkView>(::clretw::dotnet_runtime::kVersions_CLRStackWalkView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CLRStackWalk::id,
-                         ::clretw::dotnet_runtime::CLRStackWalk::name);
+::clretw::Result<CLRStackWalkView> CLRStackWalkView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CLRStackWalk::id, ::clretw::dotnet_runtime::CLRStackWalk::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainMemAllocatedView[] = {{0, &kRecord_AppDomainMemAllocated}, };
-}  // namespace
-::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainMemAllocatedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemAllocatedView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainMemAllocatedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainMemAllocated}, };
+::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainMemAllocatedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainMemAllocatedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemAllocatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemAllocated::id,
-                         ::clretw::dotnet_runtime::AppDomainMemAllocated::name);
+::clretw::Result<AppDomainMemAllocatedView> AppDomainMemAllocatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainMemAllocatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemAllocated::id, ::clretw::dotnet_runtime::AppDomainMemAllocated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainMemSurvivedView[] = {{0, &kRecord_AppDomainMemSurvived}, };
-}  // namespace
-::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainMemSurvivedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemSurvivedView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainMemSurvivedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainMemSurvived}, };
+::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainMemSurvivedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainMemSurvivedView>(::clretw::dotnet_runtime::kVersions_AppDomainMemSurvivedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemSurvived::id,
-                         ::clretw::dotnet_runtime::AppDomainMemSurvived::name);
+::clretw::Result<AppDomainMemSurvivedView> AppDomainMemSurvivedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainMemSurvivedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainMemSurvived::id, ::clretw::dotnet_runtime::AppDomainMemSurvived::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadCreatedView[] = {{0, &kRecord_ThreadCreated}, };
-}  // namespace
-::clretw::Result<ThreadCreatedView> ThreadCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadCreatedView>(::clretw::dotnet_runtime::kVersions_ThreadCreatedView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadCreatedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadCreated}, };
+::clretw::Result<ThreadCreatedView> ThreadCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadCreatedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadCreatedView> ThreadCreatedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadCreatedView>(::clretw::dotnet_runtime::kVersions_ThreadCreatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreated::id,
-                         ::clretw::dotnet_runtime::ThreadCreated::name);
+::clretw::Result<ThreadCreatedView> ThreadCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadCreatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadCreated::id, ::clretw::dotnet_runtime::ThreadCreated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadTerminatedView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
-}  // namespace
-::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadTerminatedView>(::clretw::dotnet_runtime::kVersions_ThreadTerminatedView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadTerminatedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadTerminatedOrTransition}, };
+::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadTerminatedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadTerminatedView>(::clretw::dotnet_runtime::kVersions_ThreadTerminatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadTerminated::id,
-                         ::clretw::dotnet_runtime::ThreadTerminated::name);
+::clretw::Result<ThreadTerminatedView> ThreadTerminatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadTerminatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadTerminated::id, ::clretw::dotnet_runtime::ThreadTerminated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadDomainEnterView[] = {{0, &kRecord_ThreadTerminatedOrTransition}, };
-}  // namespace
-::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDomainEnterView>(::clretw::dotnet_runtime::kVersions_ThreadDomainEnterView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadDomainEnterView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ThreadTerminatedOrTransition}, };
+::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDomainEnterView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadDomainEnterView>(::clretw::dotnet_runtime::kVersions_ThreadDomainEnterView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadDomainEnter::id,
-                         ::clretw::dotnet_runtime::ThreadDomainEnter::name);
+::clretw::Result<ThreadDomainEnterView> ThreadDomainEnterView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDomainEnterView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ThreadDomainEnter::id, ::clretw::dotnet_runtime::ThreadDomainEnter::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ILStubGeneratedView[] = {{0, &kRecord_ILStubGenerated}, };
-}  // namespace
-::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ILStubGeneratedView>(::clretw::dotnet_runtime::kVersions_ILStubGeneratedView, payload, version, pointer_size);
+const ::clretw::ViewVersion ILStubGeneratedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ILStubGenerated}, };
+::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ILStubGeneratedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ILStubGeneratedView>(::clretw::dotnet_runtime::kVersions_ILStubGeneratedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubGenerated::id,
-                         ::clretw::dotnet_runtime::ILStubGenerated::name);
+::clretw::Result<ILStubGeneratedView> ILStubGeneratedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ILStubGeneratedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubGenerated::id, ::clretw::dotnet_runtime::ILStubGenerated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ILStubCacheHitView[] = {{0, &kRecord_ILStubCacheHit}, };
-}  // namespace
-::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ILStubCacheHitView>(::clretw::dotnet_runtime::kVersions_ILStubCacheHitView, payload, version, pointer_size);
+const ::clretw::ViewVersion ILStubCacheHitView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ILStubCacheHit}, };
+::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ILStubCacheHitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ILStubCacheHitView>(::clretw::dotnet_runtime::kVersions_ILStubCacheHitView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubCacheHit::id,
-                         ::clretw::dotnet_runtime::ILStubCacheHit::name);
+::clretw::Result<ILStubCacheHitView> ILStubCacheHitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ILStubCacheHitView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ILStubCacheHit::id, ::clretw::dotnet_runtime::ILStubCacheHit::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LockCreatedView[] = {{0, &kRecord_LockCreated}, };
-}  // namespace
-::clretw::Result<LockCreatedView> LockCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LockCreatedView>(::clretw::dotnet_runtime::kVersions_LockCreatedView, payload, version, pointer_size);
+const ::clretw::ViewVersion LockCreatedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_LockCreated}, };
+::clretw::Result<LockCreatedView> LockCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LockCreatedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LockCreatedView> LockCreatedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LockCreatedView>(::clretw::dotnet_runtime::kVersions_LockCreatedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::LockCreated::id,
-                         ::clretw::dotnet_runtime::LockCreated::name);
+::clretw::Result<LockCreatedView> LockCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LockCreatedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::LockCreated::id, ::clretw::dotnet_runtime::LockCreated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ContentionStopView[] = {{0, &kRecord_Contention}, {1, &kRecord_ContentionStop_V1}, };
-}  // namespace
-::clretw::Result<ContentionStopView> ContentionStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ContentionStopView>(::clretw::dotnet_runtime::kVersions_ContentionStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ContentionStopView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_Contention}, {1, &::clretw::dotnet_runtime::kRecord_ContentionStop_V1}, };
+::clretw::Result<ContentionStopView> ContentionStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ContentionStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ContentionStopView> ContentionStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ContentionStopView>(::clretw::dotnet_runtime::kVersions_ContentionStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ContentionStop::id,
-                         ::clretw::dotnet_runtime::ContentionStop::name);
+::clretw::Result<ContentionStopView> ContentionStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ContentionStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ContentionStop::id, ::clretw::dotnet_runtime::ContentionStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DCStartCompleteV2View[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCStartCompleteV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion DCStartCompleteV2View::versions_[1] = {{0, nullptr}, };
+::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartCompleteV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DCStartCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCStartCompleteV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCStartCompleteV2::id,
-                         ::clretw::dotnet_runtime::DCStartCompleteV2::name);
+::clretw::Result<DCStartCompleteV2View> DCStartCompleteV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartCompleteV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCStartCompleteV2::id, ::clretw::dotnet_runtime::DCStartCompleteV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DCEndCompleteV2View[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCEndCompleteV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion DCEndCompleteV2View::versions_[1] = {{0, nullptr}, };
+::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndCompleteV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DCEndCompleteV2View>(::clretw::dotnet_runtime::kVersions_DCEndCompleteV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCEndCompleteV2::id,
-                         ::clretw::dotnet_runtime::DCEndCompleteV2::name);
+::clretw::Result<DCEndCompleteV2View> DCEndCompleteV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndCompleteV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DCEndCompleteV2::id, ::clretw::dotnet_runtime::DCEndCompleteV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCStartV2View[] = {{0, &kRecord_MethodLoadUnload}, };
-}  // namespace
-::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCStartV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload}, };
+::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartV2::id,
-                         ::clretw::dotnet_runtime::MethodDCStartV2::name);
+::clretw::Result<MethodDCStartV2View> MethodDCStartV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartV2::id, ::clretw::dotnet_runtime::MethodDCStartV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCEndV2View[] = {{0, &kRecord_MethodLoadUnload}, };
-}  // namespace
-::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCEndV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload}, };
+::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndV2::id,
-                         ::clretw::dotnet_runtime::MethodDCEndV2::name);
+::clretw::Result<MethodDCEndV2View> MethodDCEndV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndV2::id, ::clretw::dotnet_runtime::MethodDCEndV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCStartVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
-}  // namespace
-::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartVerboseV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCStartVerboseV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose}, };
+::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartVerboseV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCStartVerboseV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartVerboseV2::id,
-                         ::clretw::dotnet_runtime::MethodDCStartVerboseV2::name);
+::clretw::Result<MethodDCStartVerboseV2View> MethodDCStartVerboseV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartVerboseV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCStartVerboseV2::id, ::clretw::dotnet_runtime::MethodDCStartVerboseV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCEndVerboseV2View[] = {{0, &kRecord_MethodLoadUnloadVerbose}, };
-}  // namespace
-::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndVerboseV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCEndVerboseV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose}, };
+::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndVerboseV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndVerboseV2View>(::clretw::dotnet_runtime::kVersions_MethodDCEndVerboseV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndVerboseV2::id,
-                         ::clretw::dotnet_runtime::MethodDCEndVerboseV2::name);
+::clretw::Result<MethodDCEndVerboseV2View> MethodDCEndVerboseV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndVerboseV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodDCEndVerboseV2::id, ::clretw::dotnet_runtime::MethodDCEndVerboseV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodLoadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
-}  // namespace
-::clretw::Result<MethodLoadView> MethodLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodLoadView>(::clretw::dotnet_runtime::kVersions_MethodLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodLoadView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V1}, {2, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V2}, };
+::clretw::Result<MethodLoadView> MethodLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodLoadView> MethodLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodLoadView>(::clretw::dotnet_runtime::kVersions_MethodLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoad::id,
-                         ::clretw::dotnet_runtime::MethodLoad::name);
+::clretw::Result<MethodLoadView> MethodLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoad::id, ::clretw::dotnet_runtime::MethodLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodUnloadView[] = {{0, &kRecord_MethodLoadUnload}, {1, &kRecord_MethodLoadUnload_V1}, {2, &kRecord_MethodLoadUnload_V2}, };
-}  // namespace
-::clretw::Result<MethodUnloadView> MethodUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnloadView>(::clretw::dotnet_runtime::kVersions_MethodUnloadView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodUnloadView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V1}, {2, &::clretw::dotnet_runtime::kRecord_MethodLoadUnload_V2}, };
+::clretw::Result<MethodUnloadView> MethodUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnloadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodUnloadView> MethodUnloadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodUnloadView>(::clretw::dotnet_runtime::kVersions_MethodUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnload::id,
-                         ::clretw::dotnet_runtime::MethodUnload::name);
+::clretw::Result<MethodUnloadView> MethodUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnload::id, ::clretw::dotnet_runtime::MethodUnload::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodLoadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
-}  // namespace
-::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodLoadVerboseView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodLoadVerboseView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose}, {1, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V1}, {2, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V2}, };
+::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodLoadVerboseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodLoadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodLoadVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoadVerbose::id,
-                         ::clretw::dotnet_runtime::MethodLoadVerbose::name);
+::clretw::Result<MethodLoadVerboseView> MethodLoadVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodLoadVerboseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodLoadVerbose::id, ::clretw::dotnet_runtime::MethodLoadVerbose::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodUnloadVerboseView[] = {{0, &kRecord_MethodLoadUnloadVerbose}, {1, &kRecord_MethodLoadUnloadVerbose_V1}, {2, &kRecord_MethodLoadUnloadVerbose_V2}, };
-}  // namespace
-::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodUnloadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodUnloadVerboseView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodUnloadVerboseView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose}, {1, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V1}, {2, &::clretw::dotnet_runtime::kRecord_MethodLoadUnloadVerbose_V2}, };
+::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodUnloadVerboseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodUnloadVerboseView>(::clretw::dotnet_runtime::kVersions_MethodUnloadVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnloadVerbose::id,
-                         ::clretw::dotnet_runtime::MethodUnloadVerbose::name);
+::clretw::Result<MethodUnloadVerboseView> MethodUnloadVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodUnloadVerboseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodUnloadVerbose::id, ::clretw::dotnet_runtime::MethodUnloadVerbose::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJittingStartedView[] = {{0, &kRecord_MethodJittingStarted}, {1, &kRecord_MethodJittingStarted_V1}, };
-}  // namespace
-::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJittingStartedView>(::clretw::dotnet_runtime::kVersions_MethodJittingStartedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJittingStartedView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJittingStarted}, {1, &::clretw::dotnet_runtime::kRecord_MethodJittingStarted_V1}, };
+::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJittingStartedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJittingStartedView>(::clretw::dotnet_runtime::kVersions_MethodJittingStartedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJittingStarted::id,
-                         ::clretw::dotnet_runtime::MethodJittingStarted::name);
+::clretw::Result<MethodJittingStartedView> MethodJittingStartedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJittingStartedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJittingStarted::id, ::clretw::dotnet_runtime::MethodJittingStarted::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitMemoryAllocatedForCodeView[] = {{0, &kRecord_MethodJitMemoryAllocatedForCode}, };
-}  // namespace
-::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitMemoryAllocatedForCodeView>(::clretw::dotnet_runtime::kVersions_MethodJitMemoryAllocatedForCodeView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitMemoryAllocatedForCodeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitMemoryAllocatedForCode}, };
+::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitMemoryAllocatedForCodeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitMemoryAllocatedForCodeView>(::clretw::dotnet_runtime::kVersions_MethodJitMemoryAllocatedForCodeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::id,
-                         ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::name);
+::clretw::Result<MethodJitMemoryAllocatedForCodeView> MethodJitMemoryAllocatedForCodeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitMemoryAllocatedForCodeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::id, ::clretw::dotnet_runtime::MethodJitMemoryAllocatedForCode::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleDCStartV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
-}  // namespace
-::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCStartV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCStartV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleDCStartV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload}, };
+::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCStartV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleDCStartV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCStartV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCStartV2::id,
-                         ::clretw::dotnet_runtime::ModuleDCStartV2::name);
+::clretw::Result<ModuleDCStartV2View> ModuleDCStartV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCStartV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCStartV2::id, ::clretw::dotnet_runtime::ModuleDCStartV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleDCEndV2View[] = {{0, &kRecord_ModuleLoadUnload}, };
-}  // namespace
-::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCEndV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCEndV2View, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleDCEndV2View::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload}, };
+::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCEndV2View>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleDCEndV2View>(::clretw::dotnet_runtime::kVersions_ModuleDCEndV2View, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCEndV2::id,
-                         ::clretw::dotnet_runtime::ModuleDCEndV2::name);
+::clretw::Result<ModuleDCEndV2View> ModuleDCEndV2View::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCEndV2View>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleDCEndV2::id, ::clretw::dotnet_runtime::ModuleDCEndV2::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DomainModuleLoadView[] = {{0, &kRecord_DomainModuleLoadUnload}, {1, &kRecord_DomainModuleLoadUnload_V1}, };
-}  // namespace
-::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleLoadView>(::clretw::dotnet_runtime::kVersions_DomainModuleLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion DomainModuleLoadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_DomainModuleLoadUnload_V1}, };
+::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DomainModuleLoadView>(::clretw::dotnet_runtime::kVersions_DomainModuleLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DomainModuleLoad::id,
-                         ::clretw::dotnet_runtime::DomainModuleLoad::name);
+::clretw::Result<DomainModuleLoadView> DomainModuleLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DomainModuleLoad::id, ::clretw::dotnet_runtime::DomainModuleLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleLoadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
-}  // namespace
-::clretw::Result<ModuleLoadView> ModuleLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleLoadView>(::clretw::dotnet_runtime::kVersions_ModuleLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleLoadView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V1}, {2, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V2}, };
+::clretw::Result<ModuleLoadView> ModuleLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleLoadView> ModuleLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleLoadView>(::clretw::dotnet_runtime::kVersions_ModuleLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleLoad::id,
-                         ::clretw::dotnet_runtime::ModuleLoad::name);
+::clretw::Result<ModuleLoadView> ModuleLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleLoad::id, ::clretw::dotnet_runtime::ModuleLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleUnloadView[] = {{0, &kRecord_ModuleLoadUnload}, {1, &kRecord_ModuleLoadUnload_V1}, {2, &kRecord_ModuleLoadUnload_V2}, };
-}  // namespace
-::clretw::Result<ModuleUnloadView> ModuleUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleUnloadView>(::clretw::dotnet_runtime::kVersions_ModuleUnloadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleUnloadView::versions_[3] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V1}, {2, &::clretw::dotnet_runtime::kRecord_ModuleLoadUnload_V2}, };
+::clretw::Result<ModuleUnloadView> ModuleUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleUnloadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleUnloadView> ModuleUnloadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleUnloadView>(::clretw::dotnet_runtime::kVersions_ModuleUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleUnload::id,
-                         ::clretw::dotnet_runtime::ModuleUnload::name);
+::clretw::Result<ModuleUnloadView> ModuleUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleUnload::id, ::clretw::dotnet_runtime::ModuleUnload::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyLoadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
-}  // namespace
-::clretw::Result<AssemblyLoadView> AssemblyLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyLoadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload_V1}, };
+::clretw::Result<AssemblyLoadView> AssemblyLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyLoadView> AssemblyLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoad::id,
-                         ::clretw::dotnet_runtime::AssemblyLoad::name);
+::clretw::Result<AssemblyLoadView> AssemblyLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoad::id, ::clretw::dotnet_runtime::AssemblyLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyUnloadView[] = {{0, &kRecord_AssemblyLoadUnload}, {1, &kRecord_AssemblyLoadUnload_V1}, };
-}  // namespace
-::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyUnloadView>(::clretw::dotnet_runtime::kVersions_AssemblyUnloadView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyUnloadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_AssemblyLoadUnload_V1}, };
+::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyUnloadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyUnloadView>(::clretw::dotnet_runtime::kVersions_AssemblyUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyUnload::id,
-                         ::clretw::dotnet_runtime::AssemblyUnload::name);
+::clretw::Result<AssemblyUnloadView> AssemblyUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyUnload::id, ::clretw::dotnet_runtime::AssemblyUnload::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainLoadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
-}  // namespace
-::clretw::Result<AppDomainLoadView> AppDomainLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainLoadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload_V1}, };
+::clretw::Result<AppDomainLoadView> AppDomainLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainLoadView> AppDomainLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainLoadView>(::clretw::dotnet_runtime::kVersions_AppDomainLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainLoad::id,
-                         ::clretw::dotnet_runtime::AppDomainLoad::name);
+::clretw::Result<AppDomainLoadView> AppDomainLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainLoad::id, ::clretw::dotnet_runtime::AppDomainLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainUnloadView[] = {{0, &kRecord_AppDomainLoadUnload}, {1, &kRecord_AppDomainLoadUnload_V1}, };
-}  // namespace
-::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainUnloadView>(::clretw::dotnet_runtime::kVersions_AppDomainUnloadView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainUnloadView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload}, {1, &::clretw::dotnet_runtime::kRecord_AppDomainLoadUnload_V1}, };
+::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainUnloadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainUnloadView>(::clretw::dotnet_runtime::kVersions_AppDomainUnloadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainUnload::id,
-                         ::clretw::dotnet_runtime::AppDomainUnload::name);
+::clretw::Result<AppDomainUnloadView> AppDomainUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainUnloadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainUnload::id, ::clretw::dotnet_runtime::AppDomainUnload::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleRangeLoadView[] = {{0, &kRecord_ModuleRange}, };
-}  // namespace
-::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeLoadView>(::clretw::dotnet_runtime::kVersions_ModuleRangeLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleRangeLoadView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ModuleRange}, };
+::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeLoadView>(::clretw::dotnet_runtime::kVersions_ModuleRangeLoadView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleRangeLoad::id,
-                         ::clretw::dotnet_runtime::ModuleRangeLoad::name);
+::clretw::Result<ModuleRangeLoadView> ModuleRangeLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeLoadView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ModuleRangeLoad::id, ::clretw::dotnet_runtime::ModuleRangeLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_R2RGetEntryPointView[] = {{0, &kRecord_R2RGetEntryPoint}, };
-}  // namespace
-::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<R2RGetEntryPointView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointView, payload, version, pointer_size);
+const ::clretw::ViewVersion R2RGetEntryPointView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_R2RGetEntryPoint}, };
+::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<R2RGetEntryPointView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<R2RGetEntryPointView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPoint::id,
-                         ::clretw::dotnet_runtime::R2RGetEntryPoint::name);
+::clretw::Result<R2RGetEntryPointView> R2RGetEntryPointView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<R2RGetEntryPointView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPoint::id, ::clretw::dotnet_runtime::R2RGetEntryPoint::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_R2RGetEntryPointStartView[] = {{0, &kRecord_R2RGetEntryPointStart}, };
-}  // namespace
-::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<R2RGetEntryPointStartView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion R2RGetEntryPointStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_R2RGetEntryPointStart}, };
+::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<R2RGetEntryPointStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<R2RGetEntryPointStartView>(::clretw::dotnet_runtime::kVersions_R2RGetEntryPointStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPointStart::id,
-                         ::clretw::dotnet_runtime::R2RGetEntryPointStart::name);
+::clretw::Result<R2RGetEntryPointStartView> R2RGetEntryPointStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<R2RGetEntryPointStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::R2RGetEntryPointStart::id, ::clretw::dotnet_runtime::R2RGetEntryPointStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_StrongNameVerificationStartView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
-}  // namespace
-::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StrongNameVerificationStartView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion StrongNameVerificationStartView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_StrongNameVerification}, {1, &::clretw::dotnet_runtime::kRecord_StrongNameVerification_V1}, };
+::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StrongNameVerificationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<StrongNameVerificationStartView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStart::id,
-                         ::clretw::dotnet_runtime::StrongNameVerificationStart::name);
+::clretw::Result<StrongNameVerificationStartView> StrongNameVerificationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StrongNameVerificationStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStart::id, ::clretw::dotnet_runtime::StrongNameVerificationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_StrongNameVerificationStopView[] = {{0, &kRecord_StrongNameVerification}, {1, &kRecord_StrongNameVerification_V1}, };
-}  // namespace
-::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StrongNameVerificationStopView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion StrongNameVerificationStopView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_StrongNameVerification}, {1, &::clretw::dotnet_runtime::kRecord_StrongNameVerification_V1}, };
+::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StrongNameVerificationStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<StrongNameVerificationStopView>(::clretw::dotnet_runtime::kVersions_StrongNameVerificationStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStop::id,
-                         ::clretw::dotnet_runtime::StrongNameVerificationStop::name);
+::clretw::Result<StrongNameVerificationStopView> StrongNameVerificationStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StrongNameVerificationStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::StrongNameVerificationStop::id, ::clretw::dotnet_runtime::StrongNameVerificationStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AuthenticodeVerificationStartView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
-}  // namespace
-::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AuthenticodeVerificationStartView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion AuthenticodeVerificationStartView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AuthenticodeVerification}, {1, &::clretw::dotnet_runtime::kRecord_AuthenticodeVerification_V1}, };
+::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AuthenticodeVerificationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AuthenticodeVerificationStartView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::id,
-                         ::clretw::dotnet_runtime::AuthenticodeVerificationStart::name);
+::clretw::Result<AuthenticodeVerificationStartView> AuthenticodeVerificationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AuthenticodeVerificationStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::id, ::clretw::dotnet_runtime::AuthenticodeVerificationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AuthenticodeVerificationStopView[] = {{0, &kRecord_AuthenticodeVerification}, {1, &kRecord_AuthenticodeVerification_V1}, };
-}  // namespace
-::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AuthenticodeVerificationStopView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion AuthenticodeVerificationStopView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_AuthenticodeVerification}, {1, &::clretw::dotnet_runtime::kRecord_AuthenticodeVerification_V1}, };
+::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AuthenticodeVerificationStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AuthenticodeVerificationStopView>(::clretw::dotnet_runtime::kVersions_AuthenticodeVerificationStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::id,
-                         ::clretw::dotnet_runtime::AuthenticodeVerificationStop::name);
+::clretw::Result<AuthenticodeVerificationStopView> AuthenticodeVerificationStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AuthenticodeVerificationStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::id, ::clretw::dotnet_runtime::AuthenticodeVerificationStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitInliningSucceededView[] = {{0, &kRecord_MethodJitInliningSucceeded}, };
-}  // namespace
-::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningSucceededView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitInliningSucceededView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitInliningSucceeded}, };
+::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningSucceededView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningSucceededView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::id,
-                         ::clretw::dotnet_runtime::MethodJitInliningSucceeded::name);
+::clretw::Result<MethodJitInliningSucceededView> MethodJitInliningSucceededView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningSucceededView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::id, ::clretw::dotnet_runtime::MethodJitInliningSucceeded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitInliningFailedAnsiView[] = {{0, &kRecord_MethodJitInliningFailedAnsi}, };
-}  // namespace
-::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedAnsiView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitInliningFailedAnsiView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitInliningFailedAnsi}, };
+::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningFailedAnsiView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedAnsiView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::id,
-                         ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::name);
+::clretw::Result<MethodJitInliningFailedAnsiView> MethodJitInliningFailedAnsiView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningFailedAnsiView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::id, ::clretw::dotnet_runtime::MethodJitInliningFailedAnsi::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_RuntimeInformationStartView[] = {{0, &kRecord_RuntimeInformation}, };
-}  // namespace
-::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationStartView>(::clretw::dotnet_runtime::kVersions_RuntimeInformationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion RuntimeInformationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_RuntimeInformation}, };
+::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationStartView>(::clretw::dotnet_runtime::kVersions_RuntimeInformationStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RuntimeInformationStart::id,
-                         ::clretw::dotnet_runtime::RuntimeInformationStart::name);
+::clretw::Result<RuntimeInformationStartView> RuntimeInformationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::RuntimeInformationStart::id, ::clretw::dotnet_runtime::RuntimeInformationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitTailCallSucceededView[] = {{0, &kRecord_MethodJitTailCallSucceeded}, };
-}  // namespace
-::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitTailCallSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallSucceededView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitTailCallSucceededView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitTailCallSucceeded}, };
+::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallSucceededView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitTailCallSucceededView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallSucceededView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::id,
-                         ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::name);
+::clretw::Result<MethodJitTailCallSucceededView> MethodJitTailCallSucceededView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallSucceededView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::id, ::clretw::dotnet_runtime::MethodJitTailCallSucceeded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitTailCallFailedAnsiView[] = {{0, &kRecord_MethodJitTailCallFailedAnsi}, };
-}  // namespace
-::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitTailCallFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedAnsiView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitTailCallFailedAnsiView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailedAnsi}, };
+::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallFailedAnsiView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitTailCallFailedAnsiView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedAnsiView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::id,
-                         ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::name);
+::clretw::Result<MethodJitTailCallFailedAnsiView> MethodJitTailCallFailedAnsiView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallFailedAnsiView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::id, ::clretw::dotnet_runtime::MethodJitTailCallFailedAnsi::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMap}, {1, &kRecord_MethodILToNativeMap_V1}, };
-}  // namespace
-::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodILToNativeMapView>(::clretw::dotnet_runtime::kVersions_MethodILToNativeMapView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodILToNativeMapView::versions_[2] = {{0, &::clretw::dotnet_runtime::kRecord_MethodILToNativeMap}, {1, &::clretw::dotnet_runtime::kRecord_MethodILToNativeMap_V1}, };
+::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodILToNativeMapView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodILToNativeMapView>(::clretw::dotnet_runtime::kVersions_MethodILToNativeMapView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodILToNativeMap::id,
-                         ::clretw::dotnet_runtime::MethodILToNativeMap::name);
+::clretw::Result<MethodILToNativeMapView> MethodILToNativeMapView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodILToNativeMapView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodILToNativeMap::id, ::clretw::dotnet_runtime::MethodILToNativeMap::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitTailCallFailedView[] = {{0, &kRecord_MethodJitTailCallFailed}, };
-}  // namespace
-::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitTailCallFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitTailCallFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitTailCallFailed}, };
+::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitTailCallFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitTailCallFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitTailCallFailedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailed::id,
-                         ::clretw::dotnet_runtime::MethodJitTailCallFailed::name);
+::clretw::Result<MethodJitTailCallFailedView> MethodJitTailCallFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitTailCallFailedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitTailCallFailed::id, ::clretw::dotnet_runtime::MethodJitTailCallFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodJitInliningFailedView[] = {{0, &kRecord_MethodJitInliningFailed}, };
-}  // namespace
-::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodJitInliningFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodJitInliningFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_MethodJitInliningFailed}, };
+::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodJitInliningFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodJitInliningFailedView>(::clretw::dotnet_runtime::kVersions_MethodJitInliningFailedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailed::id,
-                         ::clretw::dotnet_runtime::MethodJitInliningFailed::name);
+::clretw::Result<MethodJitInliningFailedView> MethodJitInliningFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodJitInliningFailedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::MethodJitInliningFailed::id, ::clretw::dotnet_runtime::MethodJitInliningFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_IncreaseMemoryPressureView[] = {{0, &kRecord_IncreaseMemoryPressure}, };
-}  // namespace
-::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IncreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_IncreaseMemoryPressureView, payload, version, pointer_size);
+const ::clretw::ViewVersion IncreaseMemoryPressureView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_IncreaseMemoryPressure}, };
+::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IncreaseMemoryPressureView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<IncreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_IncreaseMemoryPressureView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IncreaseMemoryPressure::id,
-                         ::clretw::dotnet_runtime::IncreaseMemoryPressure::name);
+::clretw::Result<IncreaseMemoryPressureView> IncreaseMemoryPressureView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<IncreaseMemoryPressureView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::IncreaseMemoryPressure::id, ::clretw::dotnet_runtime::IncreaseMemoryPressure::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DecreaseMemoryPressureView[] = {{0, &kRecord_DecreaseMemoryPressure}, };
-}  // namespace
-::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DecreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_DecreaseMemoryPressureView, payload, version, pointer_size);
+const ::clretw::ViewVersion DecreaseMemoryPressureView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_DecreaseMemoryPressure}, };
+::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DecreaseMemoryPressureView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DecreaseMemoryPressureView>(::clretw::dotnet_runtime::kVersions_DecreaseMemoryPressureView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DecreaseMemoryPressure::id,
-                         ::clretw::dotnet_runtime::DecreaseMemoryPressure::name);
+::clretw::Result<DecreaseMemoryPressureView> DecreaseMemoryPressureView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DecreaseMemoryPressureView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DecreaseMemoryPressure::id, ::clretw::dotnet_runtime::DecreaseMemoryPressure::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCMarkWithTypeView[] = {{0, &kRecord_GCMarkWithType}, };
-}  // namespace
-::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCMarkWithTypeView>(::clretw::dotnet_runtime::kVersions_GCMarkWithTypeView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCMarkWithTypeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCMarkWithType}, };
+::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCMarkWithTypeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCMarkWithTypeView>(::clretw::dotnet_runtime::kVersions_GCMarkWithTypeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkWithType::id,
-                         ::clretw::dotnet_runtime::GCMarkWithType::name);
+::clretw::Result<GCMarkWithTypeView> GCMarkWithTypeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCMarkWithTypeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCMarkWithType::id, ::clretw::dotnet_runtime::GCMarkWithType::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCJoinView[] = {{2, &kRecord_GCJoin_V2}, };
-}  // namespace
-::clretw::Result<GCJoinView> GCJoinView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCJoinView>(::clretw::dotnet_runtime::kVersions_GCJoinView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCJoinView::versions_[1] = {{2, &::clretw::dotnet_runtime::kRecord_GCJoin_V2}, };
+::clretw::Result<GCJoinView> GCJoinView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCJoinView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCJoinView> GCJoinView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCJoinView>(::clretw::dotnet_runtime::kVersions_GCJoinView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCJoin::id,
-                         ::clretw::dotnet_runtime::GCJoin::name);
+::clretw::Result<GCJoinView> GCJoinView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCJoinView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCJoin::id, ::clretw::dotnet_runtime::GCJoin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCPerHeapHistoryView_Values[] = {{3, &kRecord_GCPerHeapHistory_V3_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCPerHeapHistoryView_Values::versions_[1] = {{3, &::clretw::dotnet_runtime::kRecord_GCPerHeapHistory_V3_Values}, };
 
-GCPerHeapHistoryView_Values GCPerHeapHistoryView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCPerHeapHistoryView_Values GCPerHeapHistoryView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCPerHeapHistoryView_Values>(::clretw::dotnet_runtime::kElements_GCPerHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCPerHeapHistoryView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{3, &kRecord_GCPerHeapHistory_V3}, };
-}  // namespace
-::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCPerHeapHistoryView::versions_[1] = {{3, &::clretw::dotnet_runtime::kRecord_GCPerHeapHistory_V3}, };
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCPerHeapHistoryView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCPerHeapHistoryView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCPerHeapHistory::id,
-                         ::clretw::dotnet_runtime::GCPerHeapHistory::name);
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCPerHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCPerHeapHistory::id, ::clretw::dotnet_runtime::GCPerHeapHistory::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCGlobalHeapHistoryView_Values[] = {{2, nullptr}, {3, nullptr}, {4, &kRecord_GCGlobalHeap_V4_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCGlobalHeapHistoryView_Values::versions_[3] = {{2, nullptr}, {3, nullptr}, {4, &::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V4_Values}, };
 
-GCGlobalHeapHistoryView_Values GCGlobalHeapHistoryView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCGlobalHeapHistoryView_Values GCGlobalHeapHistoryView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCGlobalHeapHistoryView_Values>(::clretw::dotnet_runtime::kElements_GCGlobalHeapHistoryView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCGlobalHeapHistoryView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{2, &kRecord_GCGlobalHeap_V2}, {3, &kRecord_GCGlobalHeap_V3}, {4, &kRecord_GCGlobalHeap_V4}, };
-}  // namespace
-::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCGlobalHeapHistoryView::versions_[3] = {{2, &::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V2}, {3, &::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V3}, {4, &::clretw::dotnet_runtime::kRecord_GCGlobalHeap_V4}, };
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGlobalHeapHistoryView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime::kVersions_GCGlobalHeapHistoryView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGlobalHeapHistory::id,
-                         ::clretw::dotnet_runtime::GCGlobalHeapHistory::name);
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCGlobalHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCGlobalHeapHistory::id, ::clretw::dotnet_runtime::GCGlobalHeapHistory::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GenAwareBeginView[] = {{0, &kRecord_GenAwareTemplate}, };
-}  // namespace
-::clretw::Result<GenAwareBeginView> GenAwareBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GenAwareBeginView>(::clretw::dotnet_runtime::kVersions_GenAwareBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion GenAwareBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GenAwareTemplate}, };
+::clretw::Result<GenAwareBeginView> GenAwareBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GenAwareBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GenAwareBeginView> GenAwareBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GenAwareBeginView>(::clretw::dotnet_runtime::kVersions_GenAwareBeginView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareBegin::id,
-                         ::clretw::dotnet_runtime::GenAwareBegin::name);
+::clretw::Result<GenAwareBeginView> GenAwareBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GenAwareBeginView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareBegin::id, ::clretw::dotnet_runtime::GenAwareBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GenAwareEndView[] = {{0, &kRecord_GenAwareTemplate}, };
-}  // namespace
-::clretw::Result<GenAwareEndView> GenAwareEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GenAwareEndView>(::clretw::dotnet_runtime::kVersions_GenAwareEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion GenAwareEndView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GenAwareTemplate}, };
+::clretw::Result<GenAwareEndView> GenAwareEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GenAwareEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GenAwareEndView> GenAwareEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GenAwareEndView>(::clretw::dotnet_runtime::kVersions_GenAwareEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareEnd::id,
-                         ::clretw::dotnet_runtime::GenAwareEnd::name);
+::clretw::Result<GenAwareEndView> GenAwareEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GenAwareEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GenAwareEnd::id, ::clretw::dotnet_runtime::GenAwareEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCLOHCompactView_Values[] = {{0, &kRecord_GCLOHCompact_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCLOHCompactView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCLOHCompact_Values}, };
 
-GCLOHCompactView_Values GCLOHCompactView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCLOHCompactView_Values GCLOHCompactView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCLOHCompactView_Values>(::clretw::dotnet_runtime::kElements_GCLOHCompactView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCLOHCompactView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCLOHCompactView[] = {{0, &kRecord_GCLOHCompact}, };
-}  // namespace
-::clretw::Result<GCLOHCompactView> GCLOHCompactView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCLOHCompactView>(::clretw::dotnet_runtime::kVersions_GCLOHCompactView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCLOHCompactView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCLOHCompact}, };
+::clretw::Result<GCLOHCompactView> GCLOHCompactView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCLOHCompactView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCLOHCompactView> GCLOHCompactView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCLOHCompactView>(::clretw::dotnet_runtime::kVersions_GCLOHCompactView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCLOHCompact::id,
-                         ::clretw::dotnet_runtime::GCLOHCompact::name);
+::clretw::Result<GCLOHCompactView> GCLOHCompactView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCLOHCompactView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCLOHCompact::id, ::clretw::dotnet_runtime::GCLOHCompact::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_GCFitBucketInfoView_Values[] = {{0, &kRecord_GCFitBucketInfo_Values}, };
-}  // namespace
+const ::clretw::ViewVersion GCFitBucketInfoView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCFitBucketInfo_Values}, };
 
-GCFitBucketInfoView_Values GCFitBucketInfoView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+GCFitBucketInfoView_Values GCFitBucketInfoView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<GCFitBucketInfoView_Values>(::clretw::dotnet_runtime::kElements_GCFitBucketInfoView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<GCFitBucketInfoView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCFitBucketInfoView[] = {{0, &kRecord_GCFitBucketInfo}, };
-}  // namespace
-::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFitBucketInfoView>(::clretw::dotnet_runtime::kVersions_GCFitBucketInfoView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCFitBucketInfoView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_GCFitBucketInfo}, };
+::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFitBucketInfoView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCFitBucketInfoView>(::clretw::dotnet_runtime::kVersions_GCFitBucketInfoView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFitBucketInfo::id,
-                         ::clretw::dotnet_runtime::GCFitBucketInfo::name);
+::clretw::Result<GCFitBucketInfoView> GCFitBucketInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFitBucketInfoView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::GCFitBucketInfo::id, ::clretw::dotnet_runtime::GCFitBucketInfo::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DebugIPCEventStartView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugIPCEventStartView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion DebugIPCEventStartView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugIPCEventStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DebugIPCEventStartView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventStart::id,
-                         ::clretw::dotnet_runtime::DebugIPCEventStart::name);
+::clretw::Result<DebugIPCEventStartView> DebugIPCEventStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugIPCEventStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventStart::id, ::clretw::dotnet_runtime::DebugIPCEventStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DebugIPCEventEndView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugIPCEventEndView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion DebugIPCEventEndView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugIPCEventEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DebugIPCEventEndView>(::clretw::dotnet_runtime::kVersions_DebugIPCEventEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventEnd::id,
-                         ::clretw::dotnet_runtime::DebugIPCEventEnd::name);
+::clretw::Result<DebugIPCEventEndView> DebugIPCEventEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugIPCEventEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugIPCEventEnd::id, ::clretw::dotnet_runtime::DebugIPCEventEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DebugExceptionProcessingStartView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugExceptionProcessingStartView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion DebugExceptionProcessingStartView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugExceptionProcessingStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DebugExceptionProcessingStartView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingStart::id,
-                         ::clretw::dotnet_runtime::DebugExceptionProcessingStart::name);
+::clretw::Result<DebugExceptionProcessingStartView> DebugExceptionProcessingStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugExceptionProcessingStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingStart::id, ::clretw::dotnet_runtime::DebugExceptionProcessingStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DebugExceptionProcessingEndView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DebugExceptionProcessingEndView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion DebugExceptionProcessingEndView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DebugExceptionProcessingEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DebugExceptionProcessingEndView>(::clretw::dotnet_runtime::kVersions_DebugExceptionProcessingEndView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::id,
-                         ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::name);
+::clretw::Result<DebugExceptionProcessingEndView> DebugExceptionProcessingEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DebugExceptionProcessingEndView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::id, ::clretw::dotnet_runtime::DebugExceptionProcessingEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionCatchStartView[] = {{0, &kRecord_ExceptionHandling}, };
-}  // namespace
-::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionCatchStartView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionCatchStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExceptionHandling}, };
+::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionCatchStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionCatchStartView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStart::id,
-                         ::clretw::dotnet_runtime::ExceptionCatchStart::name);
+::clretw::Result<ExceptionCatchStartView> ExceptionCatchStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionCatchStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStart::id, ::clretw::dotnet_runtime::ExceptionCatchStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionCatchStopView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionCatchStopView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionCatchStopView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionCatchStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionCatchStopView>(::clretw::dotnet_runtime::kVersions_ExceptionCatchStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStop::id,
-                         ::clretw::dotnet_runtime::ExceptionCatchStop::name);
+::clretw::Result<ExceptionCatchStopView> ExceptionCatchStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionCatchStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionCatchStop::id, ::clretw::dotnet_runtime::ExceptionCatchStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionFinallyStartView[] = {{0, &kRecord_ExceptionHandling}, };
-}  // namespace
-::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFinallyStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionFinallyStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExceptionHandling}, };
+::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFinallyStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionFinallyStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStart::id,
-                         ::clretw::dotnet_runtime::ExceptionFinallyStart::name);
+::clretw::Result<ExceptionFinallyStartView> ExceptionFinallyStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFinallyStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStart::id, ::clretw::dotnet_runtime::ExceptionFinallyStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionFinallyStopView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFinallyStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionFinallyStopView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFinallyStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionFinallyStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFinallyStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStop::id,
-                         ::clretw::dotnet_runtime::ExceptionFinallyStop::name);
+::clretw::Result<ExceptionFinallyStopView> ExceptionFinallyStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFinallyStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFinallyStop::id, ::clretw::dotnet_runtime::ExceptionFinallyStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionFilterStartView[] = {{0, &kRecord_ExceptionHandling}, };
-}  // namespace
-::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFilterStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionFilterStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExceptionHandling}, };
+::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFilterStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionFilterStartView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStart::id,
-                         ::clretw::dotnet_runtime::ExceptionFilterStart::name);
+::clretw::Result<ExceptionFilterStartView> ExceptionFilterStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFilterStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStart::id, ::clretw::dotnet_runtime::ExceptionFilterStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionFilterStopView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionFilterStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionFilterStopView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionFilterStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionFilterStopView>(::clretw::dotnet_runtime::kVersions_ExceptionFilterStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStop::id,
-                         ::clretw::dotnet_runtime::ExceptionFilterStop::name);
+::clretw::Result<ExceptionFilterStopView> ExceptionFilterStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionFilterStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionFilterStop::id, ::clretw::dotnet_runtime::ExceptionFilterStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExceptionThrownStopView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExceptionThrownStopView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExceptionThrownStopView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExceptionThrownStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExceptionThrownStopView>(::clretw::dotnet_runtime::kVersions_ExceptionThrownStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrownStop::id,
-                         ::clretw::dotnet_runtime::ExceptionThrownStop::name);
+::clretw::Result<ExceptionThrownStopView> ExceptionThrownStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExceptionThrownStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExceptionThrownStop::id, ::clretw::dotnet_runtime::ExceptionThrownStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CodeSymbolsView[] = {{0, &kRecord_CodeSymbols}, };
-}  // namespace
-::clretw::Result<CodeSymbolsView> CodeSymbolsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CodeSymbolsView>(::clretw::dotnet_runtime::kVersions_CodeSymbolsView, payload, version, pointer_size);
+const ::clretw::ViewVersion CodeSymbolsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_CodeSymbols}, };
+::clretw::Result<CodeSymbolsView> CodeSymbolsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CodeSymbolsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CodeSymbolsView> CodeSymbolsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CodeSymbolsView>(::clretw::dotnet_runtime::kVersions_CodeSymbolsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CodeSymbols::id,
-                         ::clretw::dotnet_runtime::CodeSymbols::name);
+::clretw::Result<CodeSymbolsView> CodeSymbolsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CodeSymbolsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::CodeSymbols::id, ::clretw::dotnet_runtime::CodeSymbols::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EventSourceView[] = {{0, &kRecord_EventSource}, };
-}  // namespace
-::clretw::Result<EventSourceView> EventSourceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EventSourceView>(::clretw::dotnet_runtime::kVersions_EventSourceView, payload, version, pointer_size);
+const ::clretw::ViewVersion EventSourceView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_EventSource}, };
+::clretw::Result<EventSourceView> EventSourceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventSourceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EventSourceView> EventSourceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EventSourceView>(::clretw::dotnet_runtime::kVersions_EventSourceView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::EventSource::id,
-                         ::clretw::dotnet_runtime::EventSource::name);
+::clretw::Result<EventSourceView> EventSourceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EventSourceView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::EventSource::id, ::clretw::dotnet_runtime::EventSource::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TieredCompilationSettingsView[] = {{0, &kRecord_TieredCompilationSettings}, };
-}  // namespace
-::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationSettingsView>(::clretw::dotnet_runtime::kVersions_TieredCompilationSettingsView, payload, version, pointer_size);
+const ::clretw::ViewVersion TieredCompilationSettingsView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationSettings}, };
+::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationSettingsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationSettingsView>(::clretw::dotnet_runtime::kVersions_TieredCompilationSettingsView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationSettings::id,
-                         ::clretw::dotnet_runtime::TieredCompilationSettings::name);
+::clretw::Result<TieredCompilationSettingsView> TieredCompilationSettingsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationSettingsView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationSettings::id, ::clretw::dotnet_runtime::TieredCompilationSettings::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TieredCompilationPauseView[] = {{0, &kRecord_TieredCompilationEmpty}, };
-}  // namespace
-::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationPauseView>(::clretw::dotnet_runtime::kVersions_TieredCompilationPauseView, payload, version, pointer_size);
+const ::clretw::ViewVersion TieredCompilationPauseView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationEmpty}, };
+::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationPauseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationPauseView>(::clretw::dotnet_runtime::kVersions_TieredCompilationPauseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationPause::id,
-                         ::clretw::dotnet_runtime::TieredCompilationPause::name);
+::clretw::Result<TieredCompilationPauseView> TieredCompilationPauseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationPauseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationPause::id, ::clretw::dotnet_runtime::TieredCompilationPause::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TieredCompilationResumeView[] = {{0, &kRecord_TieredCompilationResume}, };
-}  // namespace
-::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationResumeView>(::clretw::dotnet_runtime::kVersions_TieredCompilationResumeView, payload, version, pointer_size);
+const ::clretw::ViewVersion TieredCompilationResumeView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationResume}, };
+::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationResumeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationResumeView>(::clretw::dotnet_runtime::kVersions_TieredCompilationResumeView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationResume::id,
-                         ::clretw::dotnet_runtime::TieredCompilationResume::name);
+::clretw::Result<TieredCompilationResumeView> TieredCompilationResumeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationResumeView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationResume::id, ::clretw::dotnet_runtime::TieredCompilationResume::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStartView[] = {{0, &kRecord_TieredCompilationBackgroundJitStart}, };
-}  // namespace
-::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationBackgroundJitStartView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion TieredCompilationBackgroundJitStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStart}, };
+::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationBackgroundJitStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationBackgroundJitStartView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::id,
-                         ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::name);
+::clretw::Result<TieredCompilationBackgroundJitStartView> TieredCompilationBackgroundJitStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationBackgroundJitStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::id, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TieredCompilationBackgroundJitStopView[] = {{0, &kRecord_TieredCompilationBackgroundJitStop}, };
-}  // namespace
-::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationBackgroundJitStopView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion TieredCompilationBackgroundJitStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_TieredCompilationBackgroundJitStop}, };
+::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationBackgroundJitStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationBackgroundJitStopView>(::clretw::dotnet_runtime::kVersions_TieredCompilationBackgroundJitStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::id,
-                         ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::name);
+::clretw::Result<TieredCompilationBackgroundJitStopView> TieredCompilationBackgroundJitStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationBackgroundJitStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::id, ::clretw::dotnet_runtime::TieredCompilationBackgroundJitStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyLoadStartView[] = {{0, &kRecord_AssemblyLoadStart}, };
-}  // namespace
-::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadStartView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyLoadStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadStart}, };
+::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadStartView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStart::id,
-                         ::clretw::dotnet_runtime::AssemblyLoadStart::name);
+::clretw::Result<AssemblyLoadStartView> AssemblyLoadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStart::id, ::clretw::dotnet_runtime::AssemblyLoadStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyLoadStopView[] = {{0, &kRecord_AssemblyLoadStop}, };
-}  // namespace
-::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadStopView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyLoadStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadStop}, };
+::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadStopView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStop::id,
-                         ::clretw::dotnet_runtime::AssemblyLoadStop::name);
+::clretw::Result<AssemblyLoadStopView> AssemblyLoadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadStop::id, ::clretw::dotnet_runtime::AssemblyLoadStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ResolutionAttemptedView[] = {{0, &kRecord_ResolutionAttempted}, };
-}  // namespace
-::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ResolutionAttemptedView>(::clretw::dotnet_runtime::kVersions_ResolutionAttemptedView, payload, version, pointer_size);
+const ::clretw::ViewVersion ResolutionAttemptedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ResolutionAttempted}, };
+::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ResolutionAttemptedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ResolutionAttemptedView>(::clretw::dotnet_runtime::kVersions_ResolutionAttemptedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ResolutionAttempted::id,
-                         ::clretw::dotnet_runtime::ResolutionAttempted::name);
+::clretw::Result<ResolutionAttemptedView> ResolutionAttemptedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ResolutionAttemptedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ResolutionAttempted::id, ::clretw::dotnet_runtime::ResolutionAttempted::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyLoadContextResolvingHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadContextResolvingHandlerInvoked}, };
-}  // namespace
-::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadContextResolvingHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadContextResolvingHandlerInvokedView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyLoadContextResolvingHandlerInvokedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadContextResolvingHandlerInvoked}, };
+::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadContextResolvingHandlerInvokedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadContextResolvingHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadContextResolvingHandlerInvokedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::id,
-                         ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::name);
+::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> AssemblyLoadContextResolvingHandlerInvokedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadContextResolvingHandlerInvokedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::id, ::clretw::dotnet_runtime::AssemblyLoadContextResolvingHandlerInvoked::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainAssemblyResolveHandlerInvokedView[] = {{0, &kRecord_AppDomainAssemblyResolveHandlerInvoked}, };
-}  // namespace
-::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainAssemblyResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AppDomainAssemblyResolveHandlerInvokedView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainAssemblyResolveHandlerInvokedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AppDomainAssemblyResolveHandlerInvoked}, };
+::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainAssemblyResolveHandlerInvokedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainAssemblyResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AppDomainAssemblyResolveHandlerInvokedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::id,
-                         ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::name);
+::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> AppDomainAssemblyResolveHandlerInvokedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainAssemblyResolveHandlerInvokedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::id, ::clretw::dotnet_runtime::AppDomainAssemblyResolveHandlerInvoked::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyLoadFromResolveHandlerInvokedView[] = {{0, &kRecord_AssemblyLoadFromResolveHandlerInvoked}, };
-}  // namespace
-::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyLoadFromResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadFromResolveHandlerInvokedView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyLoadFromResolveHandlerInvokedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AssemblyLoadFromResolveHandlerInvoked}, };
+::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyLoadFromResolveHandlerInvokedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyLoadFromResolveHandlerInvokedView>(::clretw::dotnet_runtime::kVersions_AssemblyLoadFromResolveHandlerInvokedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::id,
-                         ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::name);
+::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> AssemblyLoadFromResolveHandlerInvokedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyLoadFromResolveHandlerInvokedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::id, ::clretw::dotnet_runtime::AssemblyLoadFromResolveHandlerInvoked::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_KnownPathProbedView[] = {{0, &kRecord_KnownPathProbed}, };
-}  // namespace
-::clretw::Result<KnownPathProbedView> KnownPathProbedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<KnownPathProbedView>(::clretw::dotnet_runtime::kVersions_KnownPathProbedView, payload, version, pointer_size);
+const ::clretw::ViewVersion KnownPathProbedView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_KnownPathProbed}, };
+::clretw::Result<KnownPathProbedView> KnownPathProbedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<KnownPathProbedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<KnownPathProbedView> KnownPathProbedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<KnownPathProbedView>(::clretw::dotnet_runtime::kVersions_KnownPathProbedView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::KnownPathProbed::id,
-                         ::clretw::dotnet_runtime::KnownPathProbed::name);
+::clretw::Result<KnownPathProbedView> KnownPathProbedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<KnownPathProbedView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::KnownPathProbed::id, ::clretw::dotnet_runtime::KnownPathProbed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_JitInstrumentationDataView[] = {{0, &kRecord_JitInstrumentationData}, };
-}  // namespace
-::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<JitInstrumentationDataView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataView, payload, version, pointer_size);
+const ::clretw::ViewVersion JitInstrumentationDataView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_JitInstrumentationData}, };
+::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JitInstrumentationDataView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<JitInstrumentationDataView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationData::id,
-                         ::clretw::dotnet_runtime::JitInstrumentationData::name);
+::clretw::Result<JitInstrumentationDataView> JitInstrumentationDataView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<JitInstrumentationDataView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationData::id, ::clretw::dotnet_runtime::JitInstrumentationData::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_JitInstrumentationDataVerboseView[] = {{0, &kRecord_JitInstrumentationDataVerbose}, };
-}  // namespace
-::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<JitInstrumentationDataVerboseView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataVerboseView, payload, version, pointer_size);
+const ::clretw::ViewVersion JitInstrumentationDataVerboseView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_JitInstrumentationDataVerbose}, };
+::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JitInstrumentationDataVerboseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<JitInstrumentationDataVerboseView>(::clretw::dotnet_runtime::kVersions_JitInstrumentationDataVerboseView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::id,
-                         ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::name);
+::clretw::Result<JitInstrumentationDataVerboseView> JitInstrumentationDataVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<JitInstrumentationDataVerboseView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::id, ::clretw::dotnet_runtime::JitInstrumentationDataVerbose::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ProfilerMessageView[] = {{0, &kRecord_ProfilerMessage}, };
-}  // namespace
-::clretw::Result<ProfilerMessageView> ProfilerMessageView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProfilerMessageView>(::clretw::dotnet_runtime::kVersions_ProfilerMessageView, payload, version, pointer_size);
+const ::clretw::ViewVersion ProfilerMessageView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ProfilerMessage}, };
+::clretw::Result<ProfilerMessageView> ProfilerMessageView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProfilerMessageView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ProfilerMessageView> ProfilerMessageView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ProfilerMessageView>(::clretw::dotnet_runtime::kVersions_ProfilerMessageView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ProfilerMessage::id,
-                         ::clretw::dotnet_runtime::ProfilerMessage::name);
+::clretw::Result<ProfilerMessageView> ProfilerMessageView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProfilerMessageView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ProfilerMessage::id, ::clretw::dotnet_runtime::ProfilerMessage::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExecutionCheckpointView[] = {{0, &kRecord_ExecutionCheckpoint}, };
-}  // namespace
-::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecutionCheckpointView>(::clretw::dotnet_runtime::kVersions_ExecutionCheckpointView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExecutionCheckpointView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_ExecutionCheckpoint}, };
+::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecutionCheckpointView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExecutionCheckpointView>(::clretw::dotnet_runtime::kVersions_ExecutionCheckpointView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExecutionCheckpoint::id,
-                         ::clretw::dotnet_runtime::ExecutionCheckpoint::name);
+::clretw::Result<ExecutionCheckpointView> ExecutionCheckpointView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecutionCheckpointView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::ExecutionCheckpoint::id, ::clretw::dotnet_runtime::ExecutionCheckpoint::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WaitHandleWaitStartView[] = {{0, &kRecord_WaitHandleWaitStart}, };
-}  // namespace
-::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WaitHandleWaitStartView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion WaitHandleWaitStartView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_WaitHandleWaitStart}, };
+::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WaitHandleWaitStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WaitHandleWaitStartView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStartView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStart::id,
-                         ::clretw::dotnet_runtime::WaitHandleWaitStart::name);
+::clretw::Result<WaitHandleWaitStartView> WaitHandleWaitStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WaitHandleWaitStartView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStart::id, ::clretw::dotnet_runtime::WaitHandleWaitStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WaitHandleWaitStopView[] = {{0, &kRecord_WaitHandleWaitStop}, };
-}  // namespace
-::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WaitHandleWaitStopView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion WaitHandleWaitStopView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_WaitHandleWaitStop}, };
+::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WaitHandleWaitStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WaitHandleWaitStopView>(::clretw::dotnet_runtime::kVersions_WaitHandleWaitStopView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStop::id,
-                         ::clretw::dotnet_runtime::WaitHandleWaitStop::name);
+::clretw::Result<WaitHandleWaitStopView> WaitHandleWaitStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WaitHandleWaitStopView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::WaitHandleWaitStop::id, ::clretw::dotnet_runtime::WaitHandleWaitStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AllocationSampledView[] = {{0, &kRecord_AllocationSampled}, };
-}  // namespace
-::clretw::Result<AllocationSampledView> AllocationSampledView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllocationSampledView>(::clretw::dotnet_runtime::kVersions_AllocationSampledView, payload, version, pointer_size);
+const ::clretw::ViewVersion AllocationSampledView::versions_[1] = {{0, &::clretw::dotnet_runtime::kRecord_AllocationSampled}, };
+::clretw::Result<AllocationSampledView> AllocationSampledView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllocationSampledView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AllocationSampledView> AllocationSampledView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AllocationSampledView>(::clretw::dotnet_runtime::kVersions_AllocationSampledView, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AllocationSampled::id,
-                         ::clretw::dotnet_runtime::AllocationSampled::name);
+::clretw::Result<AllocationSampledView> AllocationSampledView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AllocationSampledView>(versions_, record, ::clretw::dotnet_runtime::provider_guid, ::clretw::dotnet_runtime::AllocationSampled::id, ::clretw::dotnet_runtime::AllocationSampled::name);
 }
 
 

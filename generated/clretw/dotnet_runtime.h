@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -4622,22 +4623,36 @@ class GCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 1) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> xs:unsignedInt
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt32 -> xs:unsignedInt (from v1)
-  ::std::optional<::std::uint32_t> Depth() const noexcept { return get_opt<::std::uint32_t>(k_Depth[vi_]); }
+  ::std::optional<::std::uint32_t> Depth() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Depth[vi_]); }
   // win:UInt32, map GCReasonMap
-  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCReasonMap>(k_Reason[vi_]); }
+  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime::GCReasonMap, 4>(k_Reason[vi_]); }
   // win:UInt32, map GCTypeMap (from v1)
-  ::std::optional<::clretw::dotnet_runtime::GCTypeMap> Type() const noexcept { return get_opt<::clretw::dotnet_runtime::GCTypeMap>(k_Type[vi_]); }
+  ::std::optional<::clretw::dotnet_runtime::GCTypeMap> Type() const noexcept { return get_w_opt<::clretw::dotnet_runtime::GCTypeMap, 4>(k_Type[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 (from v2)
-  ::std::optional<::std::uint64_t> ClientSequenceNumber() const noexcept { return get_opt<::std::uint64_t>(k_ClientSequenceNumber[vi_]); }
+  ::std::optional<::std::uint64_t> ClientSequenceNumber() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ClientSequenceNumber[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4652,7 +4667,54 @@ class GCStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCStartView>;
   GCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 3:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 4:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      case 5:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Depth[3] = {
       {},  // v0
@@ -4688,16 +4750,29 @@ class GCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 2) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16 in v0; win:UInt32 from v1
   ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4709,7 +4784,44 @@ class GCEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCEndView>;
   GCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Depth[2] = {
       ::clretw::loc(1, 0, 4, 2, 2),  // v0
@@ -4728,12 +4840,25 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCRestartEEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCRestartEEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCRestartEEEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCRestartEEEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCRestartEEEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 3) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCRestartEEEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCRestartEEEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4743,7 +4868,38 @@ class GCRestartEEEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCRestartEEEndView>;
   GCRestartEEEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -4758,42 +4914,56 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCHeapStatsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCHeapStatsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCHeapStatsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCHeapStatsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCHeapStatsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 4) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCHeapStatsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCHeapStatsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t GenerationSize0() const noexcept { return get<::std::uint64_t>(k_GenerationSize0); }
+  ::std::uint64_t GenerationSize0() const noexcept { return get_w<::std::uint64_t, 8>(k_GenerationSize0); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TotalPromotedSize0() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize0); }
+  ::std::uint64_t TotalPromotedSize0() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalPromotedSize0); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t GenerationSize1() const noexcept { return get<::std::uint64_t>(k_GenerationSize1); }
+  ::std::uint64_t GenerationSize1() const noexcept { return get_w<::std::uint64_t, 8>(k_GenerationSize1); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TotalPromotedSize1() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize1); }
+  ::std::uint64_t TotalPromotedSize1() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalPromotedSize1); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t GenerationSize2() const noexcept { return get<::std::uint64_t>(k_GenerationSize2); }
+  ::std::uint64_t GenerationSize2() const noexcept { return get_w<::std::uint64_t, 8>(k_GenerationSize2); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TotalPromotedSize2() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize2); }
+  ::std::uint64_t TotalPromotedSize2() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalPromotedSize2); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t GenerationSize3() const noexcept { return get<::std::uint64_t>(k_GenerationSize3); }
+  ::std::uint64_t GenerationSize3() const noexcept { return get_w<::std::uint64_t, 8>(k_GenerationSize3); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TotalPromotedSize3() const noexcept { return get<::std::uint64_t>(k_TotalPromotedSize3); }
+  ::std::uint64_t TotalPromotedSize3() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalPromotedSize3); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t FinalizationPromotedSize() const noexcept { return get<::std::uint64_t>(k_FinalizationPromotedSize); }
+  ::std::uint64_t FinalizationPromotedSize() const noexcept { return get_w<::std::uint64_t, 8>(k_FinalizationPromotedSize); }
   // win:UInt64
-  ::std::uint64_t FinalizationPromotedCount() const noexcept { return get<::std::uint64_t>(k_FinalizationPromotedCount); }
+  ::std::uint64_t FinalizationPromotedCount() const noexcept { return get_w<::std::uint64_t, 8>(k_FinalizationPromotedCount); }
   // win:UInt32
-  ::std::uint32_t PinnedObjectCount() const noexcept { return get<::std::uint32_t>(k_PinnedObjectCount); }
+  ::std::uint32_t PinnedObjectCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PinnedObjectCount); }
   // win:UInt32
-  ::std::uint32_t SinkBlockCount() const noexcept { return get<::std::uint32_t>(k_SinkBlockCount); }
+  ::std::uint32_t SinkBlockCount() const noexcept { return get_w<::std::uint32_t, 4>(k_SinkBlockCount); }
   // win:UInt32
-  ::std::uint32_t GCHandleCount() const noexcept { return get<::std::uint32_t>(k_GCHandleCount); }
+  ::std::uint32_t GCHandleCount() const noexcept { return get_w<::std::uint32_t, 4>(k_GCHandleCount); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> GenerationSize4() const noexcept { return get_opt<::std::uint64_t>(k_GenerationSize4[vi_]); }
+  ::std::optional<::std::uint64_t> GenerationSize4() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_GenerationSize4[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> TotalPromotedSize4() const noexcept { return get_opt<::std::uint64_t>(k_TotalPromotedSize4[vi_]); }
+  ::std::optional<::std::uint64_t> TotalPromotedSize4() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_TotalPromotedSize4[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4818,7 +4988,54 @@ class GCHeapStatsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCHeapStatsView>;
   GCHeapStatsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 92) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 92;
+        break;
+      case 1:
+        if (n_ - pos_ < 92) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 92;
+        break;
+      case 2:
+        if (n_ - pos_ < 94) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 94;
+        break;
+      case 3:
+        if (n_ - pos_ < 94) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 94;
+        break;
+      case 4:
+        if (n_ - pos_ < 110) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 110;
+        break;
+      case 5:
+        if (n_ - pos_ < 110) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 110;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GenerationSize0 = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_TotalPromotedSize0 = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_GenerationSize1 = ::clretw::loc(2, 0, 16, 8, 8);
@@ -4856,18 +5073,31 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCCreateSegmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCCreateSegmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCCreateSegmentView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCCreateSegmentView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCCreateSegmentView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 5) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCCreateSegmentView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCCreateSegmentView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address); }
+  ::std::uint64_t Address() const noexcept { return get_w<::std::uint64_t, 8>(k_Address); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t Size() const noexcept { return get<::std::uint64_t>(k_Size); }
+  ::std::uint64_t Size() const noexcept { return get_w<::std::uint64_t, 8>(k_Size); }
   // win:UInt32, map GCSegmentTypeMap
-  ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return get<::clretw::dotnet_runtime::GCSegmentTypeMap>(k_Type); }
+  ::clretw::dotnet_runtime::GCSegmentTypeMap Type() const noexcept { return get_w<::clretw::dotnet_runtime::GCSegmentTypeMap, 4>(k_Type); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4880,7 +5110,44 @@ class GCCreateSegmentView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCCreateSegmentView>;
   GCCreateSegmentView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 2:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 3:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Address = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Size = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(2, 0, 16, 4, 4);
@@ -4897,14 +5164,27 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCFreeSegmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFreeSegmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCFreeSegmentView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCFreeSegmentView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFreeSegmentView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 6) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCFreeSegmentView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFreeSegmentView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address); }
+  ::std::uint64_t Address() const noexcept { return get_w<::std::uint64_t, 8>(k_Address); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4915,7 +5195,44 @@ class GCFreeSegmentView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCFreeSegmentView>;
   GCFreeSegmentView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Address = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -4930,12 +5247,25 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCRestartEEBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCRestartEEBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCRestartEEBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCRestartEEBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCRestartEEBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 7) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCRestartEEBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCRestartEEBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4945,7 +5275,38 @@ class GCRestartEEBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCRestartEEBeginView>;
   GCRestartEEBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -4959,12 +5320,25 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCSuspendEEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSuspendEEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCSuspendEEEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCSuspendEEEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSuspendEEEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 8) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCSuspendEEEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSuspendEEEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4974,7 +5348,38 @@ class GCSuspendEEEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCSuspendEEEndView>;
   GCSuspendEEEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -4988,16 +5393,29 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCSuspendEEBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSuspendEEBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCSuspendEEBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCSuspendEEBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSuspendEEBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 9) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCSuspendEEBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSuspendEEBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16, map GCSuspendEEReasonMap in v0; win:UInt32, map GCSuspendEEReasonMap from v1
   ::clretw::dotnet_runtime::GCSuspendEEReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCSuspendEEReasonMap>(k_Reason[vi_]); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_opt<::std::uint32_t>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5009,7 +5427,44 @@ class GCSuspendEEBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCSuspendEEBeginView>;
   GCSuspendEEBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Reason[2] = {
       ::clretw::loc(0, 0, 0, 2, 2),  // v0
       ::clretw::loc(0, 0, 0, 4, 4),  // v1
@@ -5034,28 +5489,44 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCAllocationTickView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCAllocationTickView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 4;
+    else if (version >= 3) vi = 3;
+    else if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCAllocationTickView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCAllocationTickView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCAllocationTickView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 10) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCAllocationTickView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCAllocationTickView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t AllocationAmount() const noexcept { return get<::std::uint32_t>(k_AllocationAmount); }
+  ::std::uint32_t AllocationAmount() const noexcept { return get_w<::std::uint32_t, 4>(k_AllocationAmount); }
   // win:UInt32, map GCAllocationKindMap
-  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return get<::clretw::dotnet_runtime::GCAllocationKindMap>(k_AllocationKind); }
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return get_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(k_AllocationKind); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> AllocationAmount64() const noexcept { return get_opt<::std::uint64_t>(k_AllocationAmount64[vi_]); }
+  ::std::optional<::std::uint64_t> AllocationAmount64() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_AllocationAmount64[vi_]); }
   // win:Pointer (from v2)
   ::std::optional<::std::uint64_t> TypeID() const noexcept { return get_opt<::std::uint64_t>(k_TypeID[vi_][ps8_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> TypeName() const noexcept { return utf16_opt(k_TypeName[vi_][ps8_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> HeapIndex() const noexcept { return get_opt<::std::uint32_t>(k_HeapIndex[vi_]); }
+  ::std::optional<::std::uint32_t> HeapIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_HeapIndex[vi_]); }
   // win:Pointer (from v3)
   ::std::optional<::std::uint64_t> Address() const noexcept { return get_opt<::std::uint64_t>(k_Address[vi_][ps8_]); }
   // win:UInt64 -> win:HexInt64 (from v4)
-  ::std::optional<::std::uint64_t> ObjectSize() const noexcept { return get_opt<::std::uint64_t>(k_ObjectSize[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> ObjectSize() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ObjectSize[vi_][ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5073,7 +5544,122 @@ class GCAllocationTickView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCAllocationTickView>;
   GCAllocationTickView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[5];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 4:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 5:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 6:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 7:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 8:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 9:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AllocationAmount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_AllocationKind = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[5] = {
@@ -5134,12 +5720,25 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCCreateConcurrentThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCCreateConcurrentThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCCreateConcurrentThreadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCCreateConcurrentThreadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCCreateConcurrentThreadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 11) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCCreateConcurrentThreadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCCreateConcurrentThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5149,7 +5748,38 @@ class GCCreateConcurrentThreadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCCreateConcurrentThreadView>;
   GCCreateConcurrentThreadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -5163,12 +5793,25 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCTerminateConcurrentThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCTerminateConcurrentThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCTerminateConcurrentThreadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCTerminateConcurrentThreadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCTerminateConcurrentThreadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 12) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCTerminateConcurrentThreadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCTerminateConcurrentThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5178,7 +5821,38 @@ class GCTerminateConcurrentThreadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCTerminateConcurrentThreadView>;
   GCTerminateConcurrentThreadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -5192,14 +5866,27 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCFinalizersEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFinalizersEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCFinalizersEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCFinalizersEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFinalizersEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 13) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCFinalizersEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFinalizersEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5210,7 +5897,44 @@ class GCFinalizersEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCFinalizersEndView>;
   GCFinalizersEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 2:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -5225,12 +5949,25 @@ class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCFinalizersBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFinalizersBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCFinalizersBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCFinalizersBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFinalizersBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 14) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCFinalizersBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFinalizersBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5240,7 +5977,38 @@ class GCFinalizersBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCFinalizersBeginView>;
   GCFinalizersBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -5253,21 +6021,27 @@ class BulkTypeView_Values : public ::clretw::ViewBase<3> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static BulkTypeView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    BulkTypeView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static BulkTypeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32
-  ::std::uint32_t TypeNameID() const noexcept { return get<::std::uint32_t>(k_TypeNameID); }
+  ::std::uint32_t TypeNameID() const noexcept { return get_w<::std::uint32_t, 4>(k_TypeNameID); }
   // win:UInt32, map TypeFlagsMap
-  ::clretw::dotnet_runtime::TypeFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::TypeFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::TypeFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime::TypeFlagsMap, 4>(k_Flags); }
   // win:UInt8
-  ::std::uint8_t CorElementType() const noexcept { return get<::std::uint8_t>(k_CorElementType); }
+  ::std::uint8_t CorElementType() const noexcept { return get_w<::std::uint8_t, 1>(k_CorElementType); }
   // win:UnicodeString
   ::clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
   // win:UInt32
-  ::std::uint32_t TypeParameterCount() const noexcept { return get<::std::uint32_t>(k_TypeParameterCount); }
+  ::std::uint32_t TypeParameterCount() const noexcept { return get_w<::std::uint32_t, 4>(k_TypeParameterCount); }
   // win:UInt64 -> win:HexInt64
   ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return array<::std::uint64_t>(k_TypeParameters); }
 
@@ -5286,7 +6060,62 @@ class BulkTypeView_Values : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BulkTypeView_Values>;
   BulkTypeView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_TypeNameID = ::clretw::loc(2, 0, 16, 4, 4);
@@ -5303,14 +6132,26 @@ class BulkTypeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BulkTypeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BulkTypeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BulkTypeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BulkTypeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BulkTypeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 15) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BulkTypeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BulkTypeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::BulkTypeView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::BulkTypeView_Values>(k_Values); }
 
@@ -5324,7 +6165,25 @@ class BulkTypeView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<BulkTypeView>;
   BulkTypeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 0);
@@ -5336,13 +6195,19 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkRootEdgeView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkRootEdgeView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkRootEdgeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer
   ::std::uint64_t RootedNodeAddress() const noexcept { return get<::std::uint64_t>(k_RootedNodeAddress[ps8_]); }
   // win:UInt8, map GCRootKindMap
-  ::clretw::dotnet_runtime::GCRootKindMap GCRootKind() const noexcept { return get<::clretw::dotnet_runtime::GCRootKindMap>(k_GCRootKind[ps8_]); }
+  ::clretw::dotnet_runtime::GCRootKindMap GCRootKind() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootKindMap, 1>(k_GCRootKind[ps8_]); }
   // win:UInt32, map GCRootFlagsMap
-  ::clretw::dotnet_runtime::GCRootFlagsMap GCRootFlag() const noexcept { return get<::clretw::dotnet_runtime::GCRootFlagsMap>(k_GCRootFlag[ps8_]); }
+  ::clretw::dotnet_runtime::GCRootFlagsMap GCRootFlag() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootFlagsMap, 4>(k_GCRootFlag[ps8_]); }
   // win:Pointer
   ::std::uint64_t GCRootID() const noexcept { return get<::std::uint64_t>(k_GCRootID[ps8_]); }
 
@@ -5357,7 +6222,34 @@ class GCBulkRootEdgeView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkRootEdgeView_Values>;
   GCBulkRootEdgeView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 13) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 13;
+        break;
+      case 1:
+        if (n_ - pos_ < 21) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 21;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_RootedNodeAddress[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_GCRootKind[2] = {::clretw::loc(1, 0, 4, 1, 1), ::clretw::loc(1, 0, 8, 1, 1)};
   static constexpr ::clretw::FieldLoc k_GCRootFlag[2] = {::clretw::loc(2, 0, 5, 4, 4), ::clretw::loc(2, 0, 9, 4, 4)};
@@ -5370,16 +6262,28 @@ class GCBulkRootEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkRootEdgeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootEdgeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkRootEdgeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkRootEdgeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkRootEdgeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 16) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkRootEdgeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootEdgeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Index() const noexcept { return get<::std::uint32_t>(k_Index); }
+  ::std::uint32_t Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Index); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkRootEdgeView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkRootEdgeView_Values>(k_Values[ps8_]); }
 
@@ -5394,7 +6298,46 @@ class GCBulkRootEdgeView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkRootEdgeView>;
   GCBulkRootEdgeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 13) return false;
+          pos_ += count * 13;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 21) return false;
+          pos_ += count * 21;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -5407,6 +6350,12 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkRootConditionalWeakTableElementEdgeView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkRootConditionalWeakTableElementEdgeView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkRootConditionalWeakTableElementEdgeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer
   ::std::uint64_t GCKeyNodeID() const noexcept { return get<::std::uint64_t>(k_GCKeyNodeID[ps8_]); }
@@ -5425,7 +6374,34 @@ class GCBulkRootConditionalWeakTableElementEdgeView_Values : public ::clretw::Vi
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView_Values>;
   GCBulkRootConditionalWeakTableElementEdgeView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GCKeyNodeID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_GCValueNodeID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_GCRootID[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -5437,16 +6413,28 @@ class GCBulkRootConditionalWeakTableElementEdgeView : public ::clretw::ViewBase<
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 17) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Index() const noexcept { return get<::std::uint32_t>(k_Index); }
+  ::std::uint32_t Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Index); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdgeView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkRootConditionalWeakTableElementEdgeView_Values>(k_Values[ps8_]); }
 
@@ -5461,7 +6449,46 @@ class GCBulkRootConditionalWeakTableElementEdgeView : public ::clretw::ViewBase<
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkRootConditionalWeakTableElementEdgeView>;
   GCBulkRootConditionalWeakTableElementEdgeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 24) return false;
+          pos_ += count * 24;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -5474,15 +6501,21 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkNodeView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkNodeView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkNodeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer
   ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
   // win:UInt64
-  ::std::uint64_t Size() const noexcept { return get<::std::uint64_t>(k_Size[ps8_]); }
+  ::std::uint64_t Size() const noexcept { return get_w<::std::uint64_t, 8>(k_Size[ps8_]); }
   // win:UInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID[ps8_]); }
   // win:UInt64
-  ::std::uint64_t EdgeCount() const noexcept { return get<::std::uint64_t>(k_EdgeCount[ps8_]); }
+  ::std::uint64_t EdgeCount() const noexcept { return get_w<::std::uint64_t, 8>(k_EdgeCount[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5495,7 +6528,34 @@ class GCBulkNodeView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkNodeView_Values>;
   GCBulkNodeView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        break;
+      case 1:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Address[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_Size[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -5508,16 +6568,28 @@ class GCBulkNodeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkNodeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkNodeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkNodeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkNodeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkNodeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 18) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkNodeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkNodeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Index() const noexcept { return get<::std::uint32_t>(k_Index); }
+  ::std::uint32_t Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Index); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkNodeView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkNodeView_Values>(k_Values[ps8_]); }
 
@@ -5532,7 +6604,46 @@ class GCBulkNodeView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkNodeView>;
   GCBulkNodeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 28) return false;
+          pos_ += count * 28;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 32) return false;
+          pos_ += count * 32;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -5545,11 +6656,17 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkEdgeView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkEdgeView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkEdgeView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
   ::std::uint64_t Value() const noexcept { return get<::std::uint64_t>(k_Value[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ReferencingFieldID() const noexcept { return get<::std::uint32_t>(k_ReferencingFieldID[ps8_]); }
+  ::std::uint32_t ReferencingFieldID() const noexcept { return get_w<::std::uint32_t, 4>(k_ReferencingFieldID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5560,7 +6677,34 @@ class GCBulkEdgeView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkEdgeView_Values>;
   GCBulkEdgeView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Value[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ReferencingFieldID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
 };
@@ -5571,16 +6715,28 @@ class GCBulkEdgeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkEdgeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkEdgeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkEdgeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkEdgeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkEdgeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 19) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkEdgeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkEdgeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Index() const noexcept { return get<::std::uint32_t>(k_Index); }
+  ::std::uint32_t Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Index); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkEdgeView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkEdgeView_Values>(k_Values[ps8_]); }
 
@@ -5595,7 +6751,46 @@ class GCBulkEdgeView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkEdgeView>;
   GCBulkEdgeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -5608,20 +6803,32 @@ class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCSampledObjectAllocationHighView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSampledObjectAllocationHighView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCSampledObjectAllocationHighView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCSampledObjectAllocationHighView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSampledObjectAllocationHighView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 20) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCSampledObjectAllocationHighView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSampledObjectAllocationHighView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
   // win:Pointer
   ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ObjectCountForTypeSample() const noexcept { return get<::std::uint32_t>(k_ObjectCountForTypeSample[ps8_]); }
+  ::std::uint32_t ObjectCountForTypeSample() const noexcept { return get_w<::std::uint32_t, 4>(k_ObjectCountForTypeSample[ps8_]); }
   // win:UInt64
-  ::std::uint64_t TotalSizeForTypeSample() const noexcept { return get<::std::uint64_t>(k_TotalSizeForTypeSample[ps8_]); }
+  ::std::uint64_t TotalSizeForTypeSample() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalSizeForTypeSample[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5635,7 +6842,34 @@ class GCSampledObjectAllocationHighView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCSampledObjectAllocationHighView>;
   GCSampledObjectAllocationHighView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 1:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Address[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectCountForTypeSample[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -5649,11 +6883,17 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkSurvivingObjectRangesView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkSurvivingObjectRangesView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkSurvivingObjectRangesView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
   ::std::uint64_t RangeBase() const noexcept { return get<::std::uint64_t>(k_RangeBase[ps8_]); }
   // win:UInt64
-  ::std::uint64_t RangeLength() const noexcept { return get<::std::uint64_t>(k_RangeLength[ps8_]); }
+  ::std::uint64_t RangeLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeLength[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5664,7 +6904,34 @@ class GCBulkSurvivingObjectRangesView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkSurvivingObjectRangesView_Values>;
   GCBulkSurvivingObjectRangesView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_RangeBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_RangeLength[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
 };
@@ -5675,16 +6942,28 @@ class GCBulkSurvivingObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkSurvivingObjectRangesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkSurvivingObjectRangesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkSurvivingObjectRangesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkSurvivingObjectRangesView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkSurvivingObjectRangesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 21) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkSurvivingObjectRangesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkSurvivingObjectRangesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Index() const noexcept { return get<::std::uint32_t>(k_Index); }
+  ::std::uint32_t Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Index); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkSurvivingObjectRangesView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkSurvivingObjectRangesView_Values>(k_Values[ps8_]); }
 
@@ -5699,7 +6978,46 @@ class GCBulkSurvivingObjectRangesView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkSurvivingObjectRangesView>;
   GCBulkSurvivingObjectRangesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -5712,13 +7030,19 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkMovedObjectRangesView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkMovedObjectRangesView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkMovedObjectRangesView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
   ::std::uint64_t OldRangeBase() const noexcept { return get<::std::uint64_t>(k_OldRangeBase[ps8_]); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t NewRangeBase() const noexcept { return get<::std::uint64_t>(k_NewRangeBase[ps8_]); }
   // win:UInt64
-  ::std::uint64_t RangeLength() const noexcept { return get<::std::uint64_t>(k_RangeLength[ps8_]); }
+  ::std::uint64_t RangeLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeLength[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5730,7 +7054,34 @@ class GCBulkMovedObjectRangesView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkMovedObjectRangesView_Values>;
   GCBulkMovedObjectRangesView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_OldRangeBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_NewRangeBase[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_RangeLength[2] = {::clretw::loc(2, 0, 8, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -5742,16 +7093,28 @@ class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkMovedObjectRangesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkMovedObjectRangesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkMovedObjectRangesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkMovedObjectRangesView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkMovedObjectRangesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 22) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkMovedObjectRangesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkMovedObjectRangesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Index() const noexcept { return get<::std::uint32_t>(k_Index); }
+  ::std::uint32_t Index() const noexcept { return get_w<::std::uint32_t, 4>(k_Index); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkMovedObjectRangesView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkMovedObjectRangesView_Values>(k_Values[ps8_]); }
 
@@ -5766,7 +7129,46 @@ class GCBulkMovedObjectRangesView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkMovedObjectRangesView>;
   GCBulkMovedObjectRangesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 24) return false;
+          pos_ += count * 24;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -5779,20 +7181,32 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCGenerationRangeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGenerationRangeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCGenerationRangeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCGenerationRangeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCGenerationRangeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 23) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCGenerationRangeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGenerationRangeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8
-  ::std::uint8_t Generation() const noexcept { return get<::std::uint8_t>(k_Generation); }
+  ::std::uint8_t Generation() const noexcept { return get_w<::std::uint8_t, 1>(k_Generation); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t RangeStart() const noexcept { return get<::std::uint64_t>(k_RangeStart[ps8_]); }
   // win:UInt64
-  ::std::uint64_t RangeUsedLength() const noexcept { return get<::std::uint64_t>(k_RangeUsedLength[ps8_]); }
+  ::std::uint64_t RangeUsedLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeUsedLength[ps8_]); }
   // win:UInt64
-  ::std::uint64_t RangeReservedLength() const noexcept { return get<::std::uint64_t>(k_RangeReservedLength[ps8_]); }
+  ::std::uint64_t RangeReservedLength() const noexcept { return get_w<::std::uint64_t, 8>(k_RangeReservedLength[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5806,7 +7220,34 @@ class GCGenerationRangeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCGenerationRangeView>;
   GCGenerationRangeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 23) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 23;
+        break;
+      case 1:
+        if (n_ - pos_ < 27) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 27;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Generation = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_RangeStart[2] = {::clretw::loc(1, 0, 1, 4, 4), ::clretw::loc(1, 0, 1, 8, 8)};
   static constexpr ::clretw::FieldLoc k_RangeUsedLength[2] = {::clretw::loc(2, 0, 5, 8, 8), ::clretw::loc(2, 0, 9, 8, 8)};
@@ -5820,14 +7261,26 @@ class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCMarkStackRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkStackRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCMarkStackRootsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCMarkStackRootsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCMarkStackRootsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 25) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCMarkStackRootsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkStackRootsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5838,7 +7291,34 @@ class GCMarkStackRootsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCMarkStackRootsView>;
   GCMarkStackRootsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -5849,14 +7329,26 @@ class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCMarkFinalizeQueueRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkFinalizeQueueRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCMarkFinalizeQueueRootsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCMarkFinalizeQueueRootsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCMarkFinalizeQueueRootsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 26) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCMarkFinalizeQueueRootsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkFinalizeQueueRootsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5867,7 +7359,34 @@ class GCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCMarkFinalizeQueueRootsView>;
   GCMarkFinalizeQueueRootsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -5878,14 +7397,26 @@ class GCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCMarkHandlesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkHandlesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCMarkHandlesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCMarkHandlesView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCMarkHandlesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 27) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCMarkHandlesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkHandlesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5896,7 +7427,34 @@ class GCMarkHandlesView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCMarkHandlesView>;
   GCMarkHandlesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -5907,14 +7465,26 @@ class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCMarkOlderGenerationRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkOlderGenerationRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCMarkOlderGenerationRootsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCMarkOlderGenerationRootsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCMarkOlderGenerationRootsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 28) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCMarkOlderGenerationRootsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkOlderGenerationRootsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5925,7 +7495,34 @@ class GCMarkOlderGenerationRootsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCMarkOlderGenerationRootsView>;
   GCMarkOlderGenerationRootsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -5936,16 +7533,28 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FinalizeObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FinalizeObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<FinalizeObjectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FinalizeObjectView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FinalizeObjectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 29) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FinalizeObjectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FinalizeObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
   // win:Pointer
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5957,7 +7566,34 @@ class FinalizeObjectView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FinalizeObjectView>;
   FinalizeObjectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 16, 2, 2)};
@@ -5969,22 +7605,34 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<SetGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SetGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<SetGCHandleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<SetGCHandleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<SetGCHandleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 30) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SetGCHandleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SetGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:Pointer
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt32, map GCHandleKindMap
-  ::clretw::dotnet_runtime::GCHandleKindMap Kind() const noexcept { return get<::clretw::dotnet_runtime::GCHandleKindMap>(k_Kind[ps8_]); }
+  ::clretw::dotnet_runtime::GCHandleKindMap Kind() const noexcept { return get_w<::clretw::dotnet_runtime::GCHandleKindMap, 4>(k_Kind[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Generation() const noexcept { return get<::std::uint32_t>(k_Generation[ps8_]); }
+  ::std::uint32_t Generation() const noexcept { return get_w<::std::uint32_t, 4>(k_Generation[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5999,7 +7647,34 @@ class SetGCHandleView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<SetGCHandleView>;
   SetGCHandleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      case 1:
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_Kind[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -6014,14 +7689,26 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DestroyGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DestroyGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DestroyGCHandleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DestroyGCHandleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DestroyGCHandleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 31) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DestroyGCHandleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DestroyGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6032,7 +7719,34 @@ class DestroyGCHandleView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DestroyGCHandleView>;
   DestroyGCHandleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
@@ -6043,20 +7757,32 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCSampledObjectAllocationLowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSampledObjectAllocationLowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCSampledObjectAllocationLowView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCSampledObjectAllocationLowView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSampledObjectAllocationLowView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 32) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCSampledObjectAllocationLowView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSampledObjectAllocationLowView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
   // win:Pointer
   ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ObjectCountForTypeSample() const noexcept { return get<::std::uint32_t>(k_ObjectCountForTypeSample[ps8_]); }
+  ::std::uint32_t ObjectCountForTypeSample() const noexcept { return get_w<::std::uint32_t, 4>(k_ObjectCountForTypeSample[ps8_]); }
   // win:UInt64
-  ::std::uint64_t TotalSizeForTypeSample() const noexcept { return get<::std::uint64_t>(k_TotalSizeForTypeSample[ps8_]); }
+  ::std::uint64_t TotalSizeForTypeSample() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalSizeForTypeSample[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6070,7 +7796,34 @@ class GCSampledObjectAllocationLowView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCSampledObjectAllocationLowView>;
   GCSampledObjectAllocationLowView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 1:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Address[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectCountForTypeSample[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -6084,20 +7837,32 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PinObjectAtGCTimeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PinObjectAtGCTimeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<PinObjectAtGCTimeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PinObjectAtGCTimeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PinObjectAtGCTimeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 33) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PinObjectAtGCTimeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PinObjectAtGCTimeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:Pointer
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64
-  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
+  ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6111,7 +7876,50 @@ class PinObjectAtGCTimeView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<PinObjectAtGCTimeView>;
   PinObjectAtGCTimeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(2, 0, 8, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -6125,14 +7933,26 @@ class GCTriggeredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCTriggeredView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCTriggeredView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCTriggeredView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCTriggeredView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCTriggeredView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 35) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCTriggeredView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCTriggeredView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32, map GCReasonMap
-  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCReasonMap>(k_Reason); }
+  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime::GCReasonMap, 4>(k_Reason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6143,7 +7963,34 @@ class GCTriggeredView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCTriggeredView>;
   GCTriggeredView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -6154,21 +8001,27 @@ class GCBulkRootCCWView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkRootCCWView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkRootCCWView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkRootCCWView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t GCRootID() const noexcept { return get<::std::uint64_t>(k_GCRootID); }
+  ::std::uint64_t GCRootID() const noexcept { return get_w<::std::uint64_t, 8>(k_GCRootID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID); }
+  ::std::uint64_t ObjectID() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t IUnknown() const noexcept { return get<::std::uint64_t>(k_IUnknown); }
+  ::std::uint64_t IUnknown() const noexcept { return get_w<::std::uint64_t, 8>(k_IUnknown); }
   // win:UInt32
-  ::std::uint32_t RefCount() const noexcept { return get<::std::uint32_t>(k_RefCount); }
+  ::std::uint32_t RefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RefCount); }
   // win:UInt32
-  ::std::uint32_t PeggedRefCount() const noexcept { return get<::std::uint32_t>(k_PeggedRefCount); }
+  ::std::uint32_t PeggedRefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PeggedRefCount); }
   // win:UInt32, map GCRootCCWFlagsMap
-  ::clretw::dotnet_runtime::GCRootCCWFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::GCRootCCWFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::GCRootCCWFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootCCWFlagsMap, 4>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6184,7 +8037,34 @@ class GCBulkRootCCWView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkRootCCWView_Values>;
   GCBulkRootCCWView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        break;
+      case 1:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GCRootID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ObjectID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -6200,14 +8080,26 @@ class GCBulkRootCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkRootCCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootCCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkRootCCWView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkRootCCWView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkRootCCWView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 36) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkRootCCWView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootCCWView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkRootCCWView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkRootCCWView_Values>(k_Values); }
 
@@ -6221,7 +8113,46 @@ class GCBulkRootCCWView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkRootCCWView>;
   GCBulkRootCCWView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 44) return false;
+          pos_ += count * 44;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 44) return false;
+          pos_ += count * 44;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 44);
@@ -6233,19 +8164,25 @@ class GCBulkRCWView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkRCWView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkRCWView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkRCWView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID); }
+  ::std::uint64_t ObjectID() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t IUnknown() const noexcept { return get<::std::uint64_t>(k_IUnknown); }
+  ::std::uint64_t IUnknown() const noexcept { return get_w<::std::uint64_t, 8>(k_IUnknown); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTable() const noexcept { return get<::std::uint64_t>(k_VTable); }
+  ::std::uint64_t VTable() const noexcept { return get_w<::std::uint64_t, 8>(k_VTable); }
   // win:UInt32
-  ::std::uint32_t RefCount() const noexcept { return get<::std::uint32_t>(k_RefCount); }
+  ::std::uint32_t RefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RefCount); }
   // win:UInt32
-  ::std::uint32_t Flags() const noexcept { return get<::std::uint32_t>(k_Flags); }
+  ::std::uint32_t Flags() const noexcept { return get_w<::std::uint32_t, 4>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6260,7 +8197,34 @@ class GCBulkRCWView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCBulkRCWView_Values>;
   GCBulkRCWView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 40) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 40;
+        break;
+      case 1:
+        if (n_ - pos_ < 40) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 40;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_IUnknown = ::clretw::loc(2, 0, 16, 8, 8);
@@ -6275,14 +8239,26 @@ class GCBulkRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkRCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkRCWView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkRCWView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkRCWView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 37) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkRCWView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRCWView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkRCWView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkRCWView_Values>(k_Values); }
 
@@ -6296,7 +8272,46 @@ class GCBulkRCWView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkRCWView>;
   GCBulkRCWView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 40) return false;
+          pos_ += count * 40;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 40) return false;
+          pos_ += count * 40;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 40);
@@ -6308,15 +8323,21 @@ class GCBulkRootStaticVarView_Values : public ::clretw::ViewBase<2> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCBulkRootStaticVarView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCBulkRootStaticVarView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCBulkRootStaticVarView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t GCRootID() const noexcept { return get<::std::uint64_t>(k_GCRootID); }
+  ::std::uint64_t GCRootID() const noexcept { return get_w<::std::uint64_t, 8>(k_GCRootID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID); }
+  ::std::uint64_t ObjectID() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:UInt32, map GCRootStaticVarFlagsMap
-  ::clretw::dotnet_runtime::GCRootStaticVarFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::GCRootStaticVarFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::GCRootStaticVarFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootStaticVarFlagsMap, 4>(k_Flags); }
   // win:UnicodeString
   ::clretw::Utf16View FieldName() const noexcept { return utf16(k_FieldName); }
 
@@ -6332,7 +8353,46 @@ class GCBulkRootStaticVarView_Values : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkRootStaticVarView_Values>;
   GCBulkRootStaticVarView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GCRootID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ObjectID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -6346,16 +8406,28 @@ class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCBulkRootStaticVarView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootStaticVarView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCBulkRootStaticVarView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCBulkRootStaticVarView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCBulkRootStaticVarView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 38) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCBulkRootStaticVarView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCBulkRootStaticVarView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCBulkRootStaticVarView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCBulkRootStaticVarView_Values>(k_Values); }
 
@@ -6370,7 +8442,25 @@ class GCBulkRootStaticVarView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCBulkRootStaticVarView>;
   GCBulkRootStaticVarView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 4, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 12, 2, 2);
@@ -6383,18 +8473,30 @@ class GCDynamicEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCDynamicEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCDynamicEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCDynamicEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCDynamicEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCDynamicEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 39) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCDynamicEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCDynamicEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
   // win:UInt32
-  ::std::uint32_t DataSize() const noexcept { return get<::std::uint32_t>(k_DataSize); }
+  ::std::uint32_t DataSize() const noexcept { return get_w<::std::uint32_t, 4>(k_DataSize); }
   // win:Binary
   ::clretw::Bytes Data() const noexcept { return bytes(k_Data); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6407,7 +8509,25 @@ class GCDynamicEventView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<GCDynamicEventView>;
   GCDynamicEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Name = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_DataSize = ::clretw::loc(1, 1, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Data = ::clretw::loc(2, 1, 4, ::clretw::kVariable, 0);
@@ -6420,14 +8540,26 @@ class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WorkerThreadCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WorkerThreadCreateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WorkerThreadCreateView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WorkerThreadCreateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 40) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WorkerThreadCreateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadCreateView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t WorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_WorkerThreadCount); }
+  ::std::uint32_t WorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_WorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreads); }
+  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreads); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6438,7 +8570,34 @@ class WorkerThreadCreateView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<WorkerThreadCreateView>;
   WorkerThreadCreateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreads = ::clretw::loc(1, 0, 4, 4, 4);
 };
@@ -6449,14 +8608,26 @@ class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WorkerThreadTerminateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadTerminateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WorkerThreadTerminateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WorkerThreadTerminateView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WorkerThreadTerminateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 41) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WorkerThreadTerminateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadTerminateView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t WorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_WorkerThreadCount); }
+  ::std::uint32_t WorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_WorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreads); }
+  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreads); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6467,7 +8638,34 @@ class WorkerThreadTerminateView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<WorkerThreadTerminateView>;
   WorkerThreadTerminateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreads = ::clretw::loc(1, 0, 4, 4, 4);
 };
@@ -6478,14 +8676,26 @@ class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WorkerThreadRetireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadRetireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WorkerThreadRetireView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WorkerThreadRetireView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WorkerThreadRetireView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 42) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WorkerThreadRetireView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadRetireView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t WorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_WorkerThreadCount); }
+  ::std::uint32_t WorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_WorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreads); }
+  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreads); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6496,7 +8706,34 @@ class WorkerThreadRetireView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<WorkerThreadRetireView>;
   WorkerThreadRetireView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreads = ::clretw::loc(1, 0, 4, 4, 4);
 };
@@ -6507,14 +8744,26 @@ class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WorkerThreadUnretireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadUnretireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WorkerThreadUnretireView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WorkerThreadUnretireView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WorkerThreadUnretireView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 43) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WorkerThreadUnretireView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WorkerThreadUnretireView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t WorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_WorkerThreadCount); }
+  ::std::uint32_t WorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_WorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreads); }
+  ::std::uint32_t RetiredWorkerThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreads); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6525,7 +8774,34 @@ class WorkerThreadUnretireView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<WorkerThreadUnretireView>;
   WorkerThreadUnretireView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreads = ::clretw::loc(1, 0, 4, 4, 4);
 };
@@ -6537,16 +8813,29 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<IOThreadCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadCreateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<IOThreadCreateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<IOThreadCreateView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IOThreadCreateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 44) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<IOThreadCreateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadCreateView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t IOThreadCount() const noexcept { return get<::std::uint32_t>(k_IOThreadCount); }
+  ::std::uint32_t IOThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_IOThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredIOThreads() const noexcept { return get<::std::uint32_t>(k_RetiredIOThreads); }
+  ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6558,7 +8847,44 @@ class IOThreadCreateView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<IOThreadCreateView>;
   IOThreadCreateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
@@ -6574,16 +8900,29 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<IOThreadTerminateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadTerminateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<IOThreadTerminateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<IOThreadTerminateView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IOThreadTerminateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 45) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<IOThreadTerminateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadTerminateView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t IOThreadCount() const noexcept { return get<::std::uint32_t>(k_IOThreadCount); }
+  ::std::uint32_t IOThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_IOThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredIOThreads() const noexcept { return get<::std::uint32_t>(k_RetiredIOThreads); }
+  ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6595,7 +8934,44 @@ class IOThreadTerminateView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<IOThreadTerminateView>;
   IOThreadTerminateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
@@ -6611,16 +8987,29 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<IOThreadRetireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadRetireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<IOThreadRetireView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<IOThreadRetireView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IOThreadRetireView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 46) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<IOThreadRetireView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadRetireView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t IOThreadCount() const noexcept { return get<::std::uint32_t>(k_IOThreadCount); }
+  ::std::uint32_t IOThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_IOThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredIOThreads() const noexcept { return get<::std::uint32_t>(k_RetiredIOThreads); }
+  ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6632,7 +9021,44 @@ class IOThreadRetireView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<IOThreadRetireView>;
   IOThreadRetireView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
@@ -6648,16 +9074,29 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<IOThreadUnretireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadUnretireView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<IOThreadUnretireView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<IOThreadUnretireView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IOThreadUnretireView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 47) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<IOThreadUnretireView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IOThreadUnretireView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t IOThreadCount() const noexcept { return get<::std::uint32_t>(k_IOThreadCount); }
+  ::std::uint32_t IOThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_IOThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredIOThreads() const noexcept { return get<::std::uint32_t>(k_RetiredIOThreads); }
+  ::std::uint32_t RetiredIOThreads() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredIOThreads); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6669,7 +9108,44 @@ class IOThreadUnretireView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<IOThreadUnretireView>;
   IOThreadUnretireView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_IOThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredIOThreads = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
@@ -6684,14 +9160,26 @@ class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 48) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionSuspendThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ClrThreadID() const noexcept { return get<::std::uint32_t>(k_ClrThreadID); }
+  ::std::uint32_t ClrThreadID() const noexcept { return get_w<::std::uint32_t, 4>(k_ClrThreadID); }
   // win:UInt32
-  ::std::uint32_t CpuUtilization() const noexcept { return get<::std::uint32_t>(k_CpuUtilization); }
+  ::std::uint32_t CpuUtilization() const noexcept { return get_w<::std::uint32_t, 4>(k_CpuUtilization); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6702,7 +9190,34 @@ class ThreadpoolSuspensionSuspendThreadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadpoolSuspensionSuspendThreadView>;
   ThreadpoolSuspensionSuspendThreadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrThreadID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_CpuUtilization = ::clretw::loc(1, 0, 4, 4, 4);
 };
@@ -6713,14 +9228,26 @@ class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadpoolSuspensionResumeThreadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 49) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadpoolSuspensionResumeThreadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ClrThreadID() const noexcept { return get<::std::uint32_t>(k_ClrThreadID); }
+  ::std::uint32_t ClrThreadID() const noexcept { return get_w<::std::uint32_t, 4>(k_ClrThreadID); }
   // win:UInt32
-  ::std::uint32_t CpuUtilization() const noexcept { return get<::std::uint32_t>(k_CpuUtilization); }
+  ::std::uint32_t CpuUtilization() const noexcept { return get_w<::std::uint32_t, 4>(k_CpuUtilization); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6731,7 +9258,34 @@ class ThreadpoolSuspensionResumeThreadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadpoolSuspensionResumeThreadView>;
   ThreadpoolSuspensionResumeThreadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrThreadID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_CpuUtilization = ::clretw::loc(1, 0, 4, 4, 4);
 };
@@ -6742,16 +9296,28 @@ class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 50) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreadCount); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6763,7 +9329,34 @@ class ThreadPoolWorkerThreadStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadStartView>;
   ThreadPoolWorkerThreadStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -6775,16 +9368,28 @@ class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 51) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreadCount); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6796,7 +9401,34 @@ class ThreadPoolWorkerThreadStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadStopView>;
   ThreadPoolWorkerThreadStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -6808,16 +9440,28 @@ class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 52) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreadCount); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6829,7 +9473,34 @@ class ThreadPoolWorkerThreadRetirementStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadRetirementStartView>;
   ThreadPoolWorkerThreadRetirementStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -6841,16 +9512,28 @@ class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 53) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreadCount); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6862,7 +9545,34 @@ class ThreadPoolWorkerThreadRetirementStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadRetirementStopView>;
   ThreadPoolWorkerThreadRetirementStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -6874,14 +9584,26 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> 
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 54) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Double
-  double Throughput() const noexcept { return get<double>(k_Throughput); }
+  double Throughput() const noexcept { return get_w<double, 8>(k_Throughput); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6892,7 +9614,34 @@ class ThreadPoolWorkerThreadAdjustmentSampleView : public ::clretw::ViewBase<1> 
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadAdjustmentSampleView>;
   ThreadPoolWorkerThreadAdjustmentSampleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Throughput = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
@@ -6903,18 +9652,30 @@ class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 55) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Double
-  double AverageThroughput() const noexcept { return get<double>(k_AverageThroughput); }
+  double AverageThroughput() const noexcept { return get_w<double, 8>(k_AverageThroughput); }
   // win:UInt32
-  ::std::uint32_t NewWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_NewWorkerThreadCount); }
+  ::std::uint32_t NewWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_NewWorkerThreadCount); }
   // win:UInt32, map ThreadAdjustmentReasonMap
-  ::clretw::dotnet_runtime::ThreadAdjustmentReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::ThreadAdjustmentReasonMap>(k_Reason); }
+  ::clretw::dotnet_runtime::ThreadAdjustmentReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime::ThreadAdjustmentReasonMap, 4>(k_Reason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6927,7 +9688,34 @@ class ThreadPoolWorkerThreadAdjustmentAdjustmentView : public ::clretw::ViewBase
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadAdjustmentAdjustmentView>;
   ThreadPoolWorkerThreadAdjustmentAdjustmentView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AverageThroughput = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_NewWorkerThreadCount = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(2, 0, 12, 4, 4);
@@ -6940,32 +9728,44 @@ class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 56) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Double
-  double Duration() const noexcept { return get<double>(k_Duration); }
+  double Duration() const noexcept { return get_w<double, 8>(k_Duration); }
   // win:Double
-  double Throughput() const noexcept { return get<double>(k_Throughput); }
+  double Throughput() const noexcept { return get_w<double, 8>(k_Throughput); }
   // win:Double
-  double ThreadWave() const noexcept { return get<double>(k_ThreadWave); }
+  double ThreadWave() const noexcept { return get_w<double, 8>(k_ThreadWave); }
   // win:Double
-  double ThroughputWave() const noexcept { return get<double>(k_ThroughputWave); }
+  double ThroughputWave() const noexcept { return get_w<double, 8>(k_ThroughputWave); }
   // win:Double
-  double ThroughputErrorEstimate() const noexcept { return get<double>(k_ThroughputErrorEstimate); }
+  double ThroughputErrorEstimate() const noexcept { return get_w<double, 8>(k_ThroughputErrorEstimate); }
   // win:Double
-  double AverageThroughputErrorEstimate() const noexcept { return get<double>(k_AverageThroughputErrorEstimate); }
+  double AverageThroughputErrorEstimate() const noexcept { return get_w<double, 8>(k_AverageThroughputErrorEstimate); }
   // win:Double
-  double ThroughputRatio() const noexcept { return get<double>(k_ThroughputRatio); }
+  double ThroughputRatio() const noexcept { return get_w<double, 8>(k_ThroughputRatio); }
   // win:Double
-  double Confidence() const noexcept { return get<double>(k_Confidence); }
+  double Confidence() const noexcept { return get_w<double, 8>(k_Confidence); }
   // win:Double
-  double NewControlSetting() const noexcept { return get<double>(k_NewControlSetting); }
+  double NewControlSetting() const noexcept { return get_w<double, 8>(k_NewControlSetting); }
   // win:UInt16
-  ::std::uint16_t NewThreadWaveMagnitude() const noexcept { return get<::std::uint16_t>(k_NewThreadWaveMagnitude); }
+  ::std::uint16_t NewThreadWaveMagnitude() const noexcept { return get_w<::std::uint16_t, 2>(k_NewThreadWaveMagnitude); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6985,7 +9785,34 @@ class ThreadPoolWorkerThreadAdjustmentStatsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadAdjustmentStatsView>;
   ThreadPoolWorkerThreadAdjustmentStatsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 76) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 76;
+        break;
+      case 1:
+        if (n_ - pos_ < 76) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 76;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Duration = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Throughput = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ThreadWave = ::clretw::loc(2, 0, 16, 8, 8);
@@ -7005,16 +9832,28 @@ class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkerThreadWaitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadWaitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkerThreadWaitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkerThreadWaitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadWaitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 57) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkerThreadWaitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkerThreadWaitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_ActiveWorkerThreadCount); }
+  ::std::uint32_t ActiveWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ActiveWorkerThreadCount); }
   // win:UInt32
-  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get<::std::uint32_t>(k_RetiredWorkerThreadCount); }
+  ::std::uint32_t RetiredWorkerThreadCount() const noexcept { return get_w<::std::uint32_t, 4>(k_RetiredWorkerThreadCount); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7026,7 +9865,34 @@ class ThreadPoolWorkerThreadWaitView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkerThreadWaitView>;
   ThreadPoolWorkerThreadWaitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ActiveWorkerThreadCount = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_RetiredWorkerThreadCount = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 8, 2, 2);
@@ -7038,16 +9904,28 @@ class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<YieldProcessorMeasurementView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<YieldProcessorMeasurementView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<YieldProcessorMeasurementView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<YieldProcessorMeasurementView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<YieldProcessorMeasurementView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 58) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<YieldProcessorMeasurementView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<YieldProcessorMeasurementView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Double
-  double NsPerYield() const noexcept { return get<double>(k_NsPerYield); }
+  double NsPerYield() const noexcept { return get_w<double, 8>(k_NsPerYield); }
   // win:Double
-  double EstablishedNsPerYield() const noexcept { return get<double>(k_EstablishedNsPerYield); }
+  double EstablishedNsPerYield() const noexcept { return get_w<double, 8>(k_EstablishedNsPerYield); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7059,7 +9937,34 @@ class YieldProcessorMeasurementView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<YieldProcessorMeasurementView>;
   YieldProcessorMeasurementView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_NsPerYield = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_EstablishedNsPerYield = ::clretw::loc(2, 0, 10, 8, 8);
@@ -7071,20 +9976,32 @@ class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolMinMaxThreadsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolMinMaxThreadsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolMinMaxThreadsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolMinMaxThreadsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolMinMaxThreadsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 59) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolMinMaxThreadsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolMinMaxThreadsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t MinWorkerThreads() const noexcept { return get<::std::uint16_t>(k_MinWorkerThreads); }
+  ::std::uint16_t MinWorkerThreads() const noexcept { return get_w<::std::uint16_t, 2>(k_MinWorkerThreads); }
   // win:UInt16
-  ::std::uint16_t MaxWorkerThreads() const noexcept { return get<::std::uint16_t>(k_MaxWorkerThreads); }
+  ::std::uint16_t MaxWorkerThreads() const noexcept { return get_w<::std::uint16_t, 2>(k_MaxWorkerThreads); }
   // win:UInt16
-  ::std::uint16_t MinIOCompletionThreads() const noexcept { return get<::std::uint16_t>(k_MinIOCompletionThreads); }
+  ::std::uint16_t MinIOCompletionThreads() const noexcept { return get_w<::std::uint16_t, 2>(k_MinIOCompletionThreads); }
   // win:UInt16
-  ::std::uint16_t MaxIOCompletionThreads() const noexcept { return get<::std::uint16_t>(k_MaxIOCompletionThreads); }
+  ::std::uint16_t MaxIOCompletionThreads() const noexcept { return get_w<::std::uint16_t, 2>(k_MaxIOCompletionThreads); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7098,7 +10015,34 @@ class ThreadPoolMinMaxThreadsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolMinMaxThreadsView>;
   ThreadPoolMinMaxThreadsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MinWorkerThreads = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_MaxWorkerThreads = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_MinIOCompletionThreads = ::clretw::loc(2, 0, 4, 2, 2);
@@ -7112,14 +10056,26 @@ class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolWorkingThreadCountView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkingThreadCountView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolWorkingThreadCountView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolWorkingThreadCountView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolWorkingThreadCountView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 60) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolWorkingThreadCountView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolWorkingThreadCountView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7130,7 +10086,34 @@ class ThreadPoolWorkingThreadCountView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolWorkingThreadCountView>;
   ThreadPoolWorkingThreadCountView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -7141,14 +10124,26 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolEnqueueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolEnqueueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolEnqueueView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolEnqueueView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolEnqueueView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 61) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolEnqueueView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolEnqueueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t WorkID() const noexcept { return get<::std::uint64_t>(k_WorkID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7159,7 +10154,34 @@ class ThreadPoolEnqueueView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolEnqueueView>;
   ThreadPoolEnqueueView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WorkID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
@@ -7170,14 +10192,26 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolDequeueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolDequeueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolDequeueView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolDequeueView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolDequeueView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 62) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolDequeueView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolDequeueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t WorkID() const noexcept { return get<::std::uint64_t>(k_WorkID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7188,7 +10222,34 @@ class ThreadPoolDequeueView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolDequeueView>;
   ThreadPoolDequeueView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WorkID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
@@ -7199,18 +10260,30 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolIOEnqueueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolIOEnqueueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolIOEnqueueView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolIOEnqueueView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolIOEnqueueView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 63) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolIOEnqueueView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolIOEnqueueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t NativeOverlapped() const noexcept { return get<::std::uint64_t>(k_NativeOverlapped[ps8_]); }
   // win:Pointer
   ::std::uint64_t Overlapped() const noexcept { return get<::std::uint64_t>(k_Overlapped[ps8_]); }
   // win:Boolean
-  bool MultiDequeues() const noexcept { return get<bool>(k_MultiDequeues[ps8_]); }
+  bool MultiDequeues() const noexcept { return get_w<bool, 4>(k_MultiDequeues[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7223,7 +10296,34 @@ class ThreadPoolIOEnqueueView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolIOEnqueueView>;
   ThreadPoolIOEnqueueView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 1:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_NativeOverlapped[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_Overlapped[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_MultiDequeues[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -7236,16 +10336,28 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolIODequeueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolIODequeueView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolIODequeueView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolIODequeueView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolIODequeueView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 64) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolIODequeueView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolIODequeueView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t NativeOverlapped() const noexcept { return get<::std::uint64_t>(k_NativeOverlapped[ps8_]); }
   // win:Pointer
   ::std::uint64_t Overlapped() const noexcept { return get<::std::uint64_t>(k_Overlapped[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7257,7 +10369,34 @@ class ThreadPoolIODequeueView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolIODequeueView>;
   ThreadPoolIODequeueView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_NativeOverlapped[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_Overlapped[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 16, 2, 2)};
@@ -7269,16 +10408,28 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadPoolIOPackView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolIOPackView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadPoolIOPackView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadPoolIOPackView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadPoolIOPackView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 65) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadPoolIOPackView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadPoolIOPackView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t NativeOverlapped() const noexcept { return get<::std::uint64_t>(k_NativeOverlapped[ps8_]); }
   // win:Pointer
   ::std::uint64_t Overlapped() const noexcept { return get<::std::uint64_t>(k_Overlapped[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7290,7 +10441,34 @@ class ThreadPoolIOPackView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadPoolIOPackView>;
   ThreadPoolIOPackView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_NativeOverlapped[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_Overlapped[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 16, 2, 2)};
@@ -7302,14 +10480,26 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadCreatingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadCreatingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadCreatingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadCreatingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadCreatingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 70) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadCreatingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadCreatingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ID() const noexcept { return get<::std::uint64_t>(k_ID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7320,7 +10510,34 @@ class ThreadCreatingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadCreatingView>;
   ThreadCreatingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
@@ -7331,14 +10548,26 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadRunningView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadRunningView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadRunningView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadRunningView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadRunningView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 71) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadRunningView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadRunningView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ID() const noexcept { return get<::std::uint64_t>(k_ID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7349,7 +10578,34 @@ class ThreadRunningView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadRunningView>;
   ThreadRunningView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
@@ -7360,20 +10616,32 @@ class MethodDetailsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDetailsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDetailsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodDetailsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDetailsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDetailsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 72) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDetailsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDetailsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32
-  ::std::uint32_t TypeParameterCount() const noexcept { return get<::std::uint32_t>(k_TypeParameterCount); }
+  ::std::uint32_t TypeParameterCount() const noexcept { return get_w<::std::uint32_t, 4>(k_TypeParameterCount); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t LoaderModuleID() const noexcept { return get<::std::uint64_t>(k_LoaderModuleID); }
+  ::std::uint64_t LoaderModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_LoaderModuleID); }
   // win:UInt64 -> win:HexInt64
   ::clretw::ArrayView<::std::uint64_t> TypeParameters() const noexcept { return array<::std::uint64_t>(k_TypeParameters); }
 
@@ -7390,7 +10658,46 @@ class MethodDetailsView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MethodDetailsView>;
   MethodDetailsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
@@ -7405,14 +10712,26 @@ class TypeLoadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TypeLoadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeLoadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TypeLoadStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TypeLoadStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TypeLoadStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 73) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TypeLoadStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeLoadStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t TypeLoadStartID() const noexcept { return get<::std::uint32_t>(k_TypeLoadStartID); }
+  ::std::uint32_t TypeLoadStartID() const noexcept { return get_w<::std::uint32_t, 4>(k_TypeLoadStartID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7423,7 +10742,34 @@ class TypeLoadStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TypeLoadStartView>;
   TypeLoadStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeLoadStartID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -7434,18 +10780,30 @@ class TypeLoadStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TypeLoadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeLoadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TypeLoadStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TypeLoadStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TypeLoadStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 74) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TypeLoadStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeLoadStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t TypeLoadStartID() const noexcept { return get<::std::uint32_t>(k_TypeLoadStartID); }
+  ::std::uint32_t TypeLoadStartID() const noexcept { return get_w<::std::uint32_t, 4>(k_TypeLoadStartID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt16
-  ::std::uint16_t LoadLevel() const noexcept { return get<::std::uint16_t>(k_LoadLevel); }
+  ::std::uint16_t LoadLevel() const noexcept { return get_w<::std::uint16_t, 2>(k_LoadLevel); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
 
@@ -7461,7 +10819,46 @@ class TypeLoadStopView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<TypeLoadStopView>;
   TypeLoadStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeLoadStartID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_LoadLevel = ::clretw::loc(2, 0, 6, 2, 2);
@@ -7476,9 +10873,22 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionThrownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionThrownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ExceptionThrownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionThrownView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionThrownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 80) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionThrownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionThrownView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString (from v1)
   ::std::optional<::clretw::Utf16View> ExceptionType() const noexcept { return utf16_opt(k_ExceptionType[vi_]); }
@@ -7487,11 +10897,11 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
   // win:Pointer (from v1)
   ::std::optional<::std::uint64_t> ExceptionEIP() const noexcept { return get_opt<::std::uint64_t>(k_ExceptionEIP[vi_][ps8_]); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  ::std::optional<::std::uint32_t> ExceptionHRESULT() const noexcept { return get_opt<::std::uint32_t>(k_ExceptionHRESULT[vi_][ps8_]); }
+  ::std::optional<::std::uint32_t> ExceptionHRESULT() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ExceptionHRESULT[vi_][ps8_]); }
   // win:UInt16, map ExceptionThrownFlagsMap (from v1)
-  ::std::optional<::clretw::dotnet_runtime::ExceptionThrownFlagsMap> ExceptionFlags() const noexcept { return get_opt<::clretw::dotnet_runtime::ExceptionThrownFlagsMap>(k_ExceptionFlags[vi_][ps8_]); }
+  ::std::optional<::clretw::dotnet_runtime::ExceptionThrownFlagsMap> ExceptionFlags() const noexcept { return get_w_opt<::clretw::dotnet_runtime::ExceptionThrownFlagsMap, 2>(k_ExceptionFlags[vi_][ps8_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_][ps8_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_][ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7506,7 +10916,62 @@ class ExceptionThrownView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<ExceptionThrownView>;
   ExceptionThrownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 3:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ExceptionType[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated),  // v1
@@ -7541,20 +11006,34 @@ class ContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ContentionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ContentionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ContentionView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ContentionView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ContentionView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 81) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ContentionView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ContentionView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ContentionFlagsMap (from v1)
-  ::std::optional<::clretw::dotnet_runtime::ContentionFlagsMap> ContentionFlags() const noexcept { return get_opt<::clretw::dotnet_runtime::ContentionFlagsMap>(k_ContentionFlags[vi_]); }
+  ::std::optional<::clretw::dotnet_runtime::ContentionFlagsMap> ContentionFlags() const noexcept { return get_w_opt<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(k_ContentionFlags[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:Pointer (from v2)
   ::std::optional<::std::uint64_t> LockID() const noexcept { return get_opt<::std::uint64_t>(k_LockID[vi_][ps8_]); }
   // win:Pointer (from v2)
   ::std::optional<::std::uint64_t> AssociatedObjectID() const noexcept { return get_opt<::std::uint64_t>(k_AssociatedObjectID[vi_][ps8_]); }
   // win:UInt64 (from v2)
-  ::std::optional<::std::uint64_t> LockOwnerThreadID() const noexcept { return get_opt<::std::uint64_t>(k_LockOwnerThreadID[vi_][ps8_]); }
+  ::std::optional<::std::uint64_t> LockOwnerThreadID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_LockOwnerThreadID[vi_][ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7568,7 +11047,48 @@ class ContentionView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ContentionView>;
   ContentionView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 3) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 3;
+        break;
+      case 3:
+        if (n_ - pos_ < 3) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 3;
+        break;
+      case 4:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      case 5:
+        if (n_ - pos_ < 27) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 27;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ContentionFlags[3] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 1, 1),  // v1
@@ -7602,18 +11122,30 @@ class CLRStackWalkView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CLRStackWalkView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CLRStackWalkView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CLRStackWalkView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 82) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CLRStackWalkView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt8
-  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved1); }
   // win:UInt8
-  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved2); }
   // win:UInt32
-  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get_w<::std::uint32_t, 4>(k_FrameCount); }
   // win:Pointer
   ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
@@ -7629,7 +11161,46 @@ class CLRStackWalkView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CLRStackWalkView>;
   CLRStackWalkView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
   static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
@@ -7643,16 +11214,28 @@ class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainMemAllocatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainMemAllocatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AppDomainMemAllocatedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainMemAllocatedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainMemAllocatedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 83) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainMemAllocatedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainMemAllocatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t Allocated() const noexcept { return get<::std::uint64_t>(k_Allocated); }
+  ::std::uint64_t Allocated() const noexcept { return get_w<::std::uint64_t, 8>(k_Allocated); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7664,7 +11247,34 @@ class AppDomainMemAllocatedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<AppDomainMemAllocatedView>;
   AppDomainMemAllocatedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Allocated = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 16, 2, 2);
@@ -7676,18 +11286,30 @@ class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainMemSurvivedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainMemSurvivedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AppDomainMemSurvivedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainMemSurvivedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainMemSurvivedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 84) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainMemSurvivedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainMemSurvivedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t Survived() const noexcept { return get<::std::uint64_t>(k_Survived); }
+  ::std::uint64_t Survived() const noexcept { return get_w<::std::uint64_t, 8>(k_Survived); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ProcessSurvived() const noexcept { return get<::std::uint64_t>(k_ProcessSurvived); }
+  ::std::uint64_t ProcessSurvived() const noexcept { return get_w<::std::uint64_t, 8>(k_ProcessSurvived); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7700,7 +11322,34 @@ class AppDomainMemSurvivedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<AppDomainMemSurvivedView>;
   AppDomainMemSurvivedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      case 1:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Survived = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ProcessSurvived = ::clretw::loc(2, 0, 16, 8, 8);
@@ -7713,22 +11362,34 @@ class ThreadCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadCreatedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadCreatedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadCreatedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 85) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadCreatedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadCreatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ManagedThreadID() const noexcept { return get<::std::uint64_t>(k_ManagedThreadID); }
+  ::std::uint64_t ManagedThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ManagedThreadID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map ThreadFlagsMap
-  ::clretw::dotnet_runtime::ThreadFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::ThreadFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::ThreadFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime::ThreadFlagsMap, 4>(k_Flags); }
   // win:UInt32
-  ::std::uint32_t ManagedThreadIndex() const noexcept { return get<::std::uint32_t>(k_ManagedThreadIndex); }
+  ::std::uint32_t ManagedThreadIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_ManagedThreadIndex); }
   // win:UInt32
-  ::std::uint32_t OSThreadID() const noexcept { return get<::std::uint32_t>(k_OSThreadID); }
+  ::std::uint32_t OSThreadID() const noexcept { return get_w<::std::uint32_t, 4>(k_OSThreadID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7743,7 +11404,34 @@ class ThreadCreatedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadCreatedView>;
   ThreadCreatedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      case 1:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ManagedThreadID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -7758,16 +11446,28 @@ class ThreadTerminatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadTerminatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadTerminatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadTerminatedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadTerminatedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadTerminatedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 86) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadTerminatedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadTerminatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ManagedThreadID() const noexcept { return get<::std::uint64_t>(k_ManagedThreadID); }
+  ::std::uint64_t ManagedThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ManagedThreadID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7779,7 +11479,34 @@ class ThreadTerminatedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadTerminatedView>;
   ThreadTerminatedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ManagedThreadID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 16, 2, 2);
@@ -7791,16 +11518,28 @@ class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadDomainEnterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDomainEnterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadDomainEnterView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadDomainEnterView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadDomainEnterView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 87) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadDomainEnterView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDomainEnterView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ManagedThreadID() const noexcept { return get<::std::uint64_t>(k_ManagedThreadID); }
+  ::std::uint64_t ManagedThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ManagedThreadID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7812,7 +11551,34 @@ class ThreadDomainEnterView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadDomainEnterView>;
   ThreadDomainEnterView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ManagedThreadID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 0, 16, 2, 2);
@@ -7824,20 +11590,32 @@ class ILStubGeneratedView : public ::clretw::ViewBase<7> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ILStubGeneratedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ILStubGeneratedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ILStubGeneratedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ILStubGeneratedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ILStubGeneratedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 88) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ILStubGeneratedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ILStubGeneratedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t StubMethodID() const noexcept { return get<::std::uint64_t>(k_StubMethodID); }
+  ::std::uint64_t StubMethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_StubMethodID); }
   // win:UInt32, map ILStubGeneratedFlagsMap
-  ::clretw::dotnet_runtime::ILStubGeneratedFlagsMap StubFlags() const noexcept { return get<::clretw::dotnet_runtime::ILStubGeneratedFlagsMap>(k_StubFlags); }
+  ::clretw::dotnet_runtime::ILStubGeneratedFlagsMap StubFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ILStubGeneratedFlagsMap, 4>(k_StubFlags); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t ManagedInteropMethodToken() const noexcept { return get<::std::uint32_t>(k_ManagedInteropMethodToken); }
+  ::std::uint32_t ManagedInteropMethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_ManagedInteropMethodToken); }
   // win:UnicodeString
   ::clretw::Utf16View ManagedInteropMethodNamespace() const noexcept { return utf16(k_ManagedInteropMethodNamespace); }
   // win:UnicodeString
@@ -7869,7 +11647,106 @@ class ILStubGeneratedView : public ::clretw::ViewBase<7> {
 
  private:
   friend class ::clretw::ViewBase<7>;
+  friend class ::clretw::Result<ILStubGeneratedView>;
   ILStubGeneratedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_StubMethodID = ::clretw::loc(2, 0, 10, 8, 8);
@@ -7889,18 +11766,30 @@ class ILStubCacheHitView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ILStubCacheHitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ILStubCacheHitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ILStubCacheHitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ILStubCacheHitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ILStubCacheHitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 89) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ILStubCacheHitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ILStubCacheHitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t StubMethodID() const noexcept { return get<::std::uint64_t>(k_StubMethodID); }
+  ::std::uint64_t StubMethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_StubMethodID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t ManagedInteropMethodToken() const noexcept { return get<::std::uint32_t>(k_ManagedInteropMethodToken); }
+  ::std::uint32_t ManagedInteropMethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_ManagedInteropMethodToken); }
   // win:UnicodeString
   ::clretw::Utf16View ManagedInteropMethodNamespace() const noexcept { return utf16(k_ManagedInteropMethodNamespace); }
   // win:UnicodeString
@@ -7922,7 +11811,70 @@ class ILStubCacheHitView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<ILStubCacheHitView>;
   ILStubCacheHitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_StubMethodID = ::clretw::loc(2, 0, 10, 8, 8);
@@ -7938,16 +11890,28 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LockCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LockCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LockCreatedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LockCreatedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LockCreatedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 90) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LockCreatedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LockCreatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t LockID() const noexcept { return get<::std::uint64_t>(k_LockID[ps8_]); }
   // win:Pointer
   ::std::uint64_t AssociatedObjectID() const noexcept { return get<::std::uint64_t>(k_AssociatedObjectID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7959,7 +11923,34 @@ class LockCreatedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LockCreatedView>;
   LockCreatedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_LockID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_AssociatedObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 16, 2, 2)};
@@ -7972,16 +11963,29 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ContentionStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ContentionStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ContentionStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ContentionStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ContentionStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 91) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ContentionStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ContentionStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ContentionFlagsMap
-  ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return get<::clretw::dotnet_runtime::ContentionFlagsMap>(k_ContentionFlags); }
+  ::clretw::dotnet_runtime::ContentionFlagsMap ContentionFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ContentionFlagsMap, 1>(k_ContentionFlags); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Double (from v1)
-  ::std::optional<double> DurationNs() const noexcept { return get_opt<double>(k_DurationNs[vi_]); }
+  ::std::optional<double> DurationNs() const noexcept { return get_w_opt<double, 8>(k_DurationNs[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -7993,7 +11997,44 @@ class ContentionStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ContentionStopView>;
   ContentionStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 3) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 3;
+        break;
+      case 1:
+        if (n_ - pos_ < 3) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 3;
+        break;
+      case 2:
+        if (n_ - pos_ < 11) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 11;
+        break;
+      case 3:
+        if (n_ - pos_ < 11) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 11;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ContentionFlags = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 1, 2, 2);
   static constexpr ::clretw::FieldLoc k_DurationNs[2] = {
@@ -8008,9 +12049,21 @@ class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DCStartCompleteV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartCompleteV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DCStartCompleteV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DCStartCompleteV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartCompleteV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 135) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DCStartCompleteV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartCompleteV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -8022,7 +12075,28 @@ class DCStartCompleteV2View : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DCStartCompleteV2View>;
   DCStartCompleteV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -8032,9 +12106,21 @@ class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DCEndCompleteV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndCompleteV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DCEndCompleteV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DCEndCompleteV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndCompleteV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 136) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DCEndCompleteV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndCompleteV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -8046,7 +12132,28 @@ class DCEndCompleteV2View : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DCEndCompleteV2View>;
   DCEndCompleteV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -8056,22 +12163,34 @@ class MethodDCStartV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCStartV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodDCStartV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCStartV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 137) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCStartV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8086,7 +12205,34 @@ class MethodDCStartV2View : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodDCStartV2View>;
   MethodDCStartV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8101,22 +12247,34 @@ class MethodDCEndV2View : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCEndV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodDCEndV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCEndV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 138) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCEndV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8131,7 +12289,34 @@ class MethodDCEndV2View : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodDCEndV2View>;
   MethodDCEndV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8146,22 +12331,34 @@ class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCStartVerboseV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodDCStartVerboseV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCStartVerboseV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 139) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCStartVerboseV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -8185,7 +12382,70 @@ class MethodDCStartVerboseV2View : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodDCStartVerboseV2View>;
   MethodDCStartVerboseV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8203,22 +12463,34 @@ class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCEndVerboseV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodDCEndVerboseV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCEndVerboseV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 140) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCEndVerboseV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -8242,7 +12514,70 @@ class MethodDCEndVerboseV2View : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodDCEndVerboseV2View>;
   MethodDCEndVerboseV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8262,26 +12597,40 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 141) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8298,7 +12647,54 @@ class MethodLoadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodLoadView>;
   MethodLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 2:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 3:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 4:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 5:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8325,26 +12721,40 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodUnloadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodUnloadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodUnloadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 142) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodUnloadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodUnloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8361,7 +12771,54 @@ class MethodUnloadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodUnloadView>;
   MethodUnloadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 2:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 3:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 4:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 5:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8388,22 +12845,36 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodLoadVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodLoadVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodLoadVerboseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodLoadVerboseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodLoadVerboseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 143) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodLoadVerboseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodLoadVerboseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -8411,9 +12882,9 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8433,7 +12904,170 @@ class MethodLoadVerboseView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodLoadVerboseView>;
   MethodLoadVerboseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 5:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8463,22 +13097,36 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodUnloadVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodUnloadVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodUnloadVerboseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodUnloadVerboseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodUnloadVerboseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 144) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodUnloadVerboseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodUnloadVerboseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -8486,9 +13134,9 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8508,7 +13156,170 @@ class MethodUnloadVerboseView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodUnloadVerboseView>;
   MethodUnloadVerboseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 5:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8537,18 +13348,31 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJittingStartedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJittingStartedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodJittingStartedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJittingStartedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJittingStartedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 145) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJittingStartedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJittingStartedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodILSize() const noexcept { return get<::std::uint32_t>(k_MethodILSize); }
+  ::std::uint32_t MethodILSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodILSize); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -8556,7 +13380,7 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8573,7 +13397,120 @@ class MethodJittingStartedView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodJittingStartedView>;
   MethodJittingStartedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
@@ -8593,24 +13530,36 @@ class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitMemoryAllocatedForCodeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitMemoryAllocatedForCodeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitMemoryAllocatedForCodeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitMemoryAllocatedForCodeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitMemoryAllocatedForCodeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 146) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitMemoryAllocatedForCodeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitMemoryAllocatedForCodeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64
-  ::std::uint64_t JitHotCodeRequestSize() const noexcept { return get<::std::uint64_t>(k_JitHotCodeRequestSize); }
+  ::std::uint64_t JitHotCodeRequestSize() const noexcept { return get_w<::std::uint64_t, 8>(k_JitHotCodeRequestSize); }
   // win:UInt64
-  ::std::uint64_t JitRODataRequestSize() const noexcept { return get<::std::uint64_t>(k_JitRODataRequestSize); }
+  ::std::uint64_t JitRODataRequestSize() const noexcept { return get_w<::std::uint64_t, 8>(k_JitRODataRequestSize); }
   // win:UInt64
-  ::std::uint64_t AllocatedSizeForJitCode() const noexcept { return get<::std::uint64_t>(k_AllocatedSizeForJitCode); }
+  ::std::uint64_t AllocatedSizeForJitCode() const noexcept { return get_w<::std::uint64_t, 8>(k_AllocatedSizeForJitCode); }
   // win:UInt32
-  ::std::uint32_t JitAllocFlag() const noexcept { return get<::std::uint32_t>(k_JitAllocFlag); }
+  ::std::uint32_t JitAllocFlag() const noexcept { return get_w<::std::uint32_t, 4>(k_JitAllocFlag); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8626,7 +13575,34 @@ class MethodJitMemoryAllocatedForCodeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodJitMemoryAllocatedForCodeView>;
   MethodJitMemoryAllocatedForCodeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 1:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_JitHotCodeRequestSize = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8642,18 +13618,30 @@ class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleDCStartV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCStartV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleDCStartV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleDCStartV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCStartV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 149) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleDCStartV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCStartV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
@@ -8672,7 +13660,58 @@ class ModuleDCStartV2View : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<ModuleDCStartV2View>;
   ModuleDCStartV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -8687,18 +13726,30 @@ class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleDCEndV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCEndV2View> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleDCEndV2View> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleDCEndV2View> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCEndV2View> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 150) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleDCEndV2View> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCEndV2View> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
@@ -8717,7 +13768,58 @@ class ModuleDCEndV2View : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<ModuleDCEndV2View>;
   ModuleDCEndV2View() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -8733,26 +13835,39 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DomainModuleLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DomainModuleLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DomainModuleLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 151) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DomainModuleLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -8769,7 +13884,96 @@ class DomainModuleLoadView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<DomainModuleLoadView>;
   DomainModuleLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -8791,34 +13995,48 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ModuleLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 152) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
@@ -8842,7 +14060,162 @@ class ModuleLoadView : public ::clretw::ViewBase<5> {
 
  private:
   friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<ModuleLoadView>;
   ModuleLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 5:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -8894,34 +14267,48 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ModuleUnloadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleUnloadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleUnloadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 153) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleUnloadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleUnloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
@@ -8945,7 +14332,162 @@ class ModuleUnloadView : public ::clretw::ViewBase<5> {
 
  private:
   friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<ModuleUnloadView>;
   ModuleUnloadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 5:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -8996,22 +14538,35 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AssemblyLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 154) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9026,7 +14581,72 @@ class AssemblyLoadView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AssemblyLoadView>;
   AssemblyLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_BindingID[2] = {
@@ -9054,22 +14674,35 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AssemblyUnloadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyUnloadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyUnloadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 155) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyUnloadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyUnloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9084,7 +14717,72 @@ class AssemblyUnloadView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AssemblyUnloadView>;
   AssemblyUnloadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_BindingID[2] = {
@@ -9112,20 +14810,33 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AppDomainLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 156) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime::AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return get_w<::clretw::dotnet_runtime::AppDomainFlagsMap, 4>(k_AppDomainFlags); }
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9139,7 +14850,72 @@ class AppDomainLoadView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AppDomainLoadView>;
   AppDomainLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9160,20 +14936,33 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AppDomainUnloadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainUnloadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainUnloadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 157) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainUnloadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainUnloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime::AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime::AppDomainFlagsMap AppDomainFlags() const noexcept { return get_w<::clretw::dotnet_runtime::AppDomainFlagsMap, 4>(k_AppDomainFlags); }
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9187,7 +14976,72 @@ class AppDomainUnloadView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AppDomainUnloadView>;
   AppDomainUnloadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9207,20 +15061,32 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleRangeLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleRangeLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleRangeLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 158) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleRangeLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime::ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime::ModuleRangeTypeMap RangeType() const noexcept { return get_w<::clretw::dotnet_runtime::ModuleRangeTypeMap, 1>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9234,7 +15100,34 @@ class ModuleRangeLoadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ModuleRangeLoadView>;
   ModuleRangeLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      case 1:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
@@ -9248,12 +15141,24 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<R2RGetEntryPointView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<R2RGetEntryPointView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<R2RGetEntryPointView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<R2RGetEntryPointView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<R2RGetEntryPointView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 159) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<R2RGetEntryPointView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<R2RGetEntryPointView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -9261,9 +15166,9 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t EntryPoint() const noexcept { return get<::std::uint64_t>(k_EntryPoint); }
+  ::std::uint64_t EntryPoint() const noexcept { return get_w<::std::uint64_t, 8>(k_EntryPoint); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9278,7 +15183,74 @@ class R2RGetEntryPointView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<R2RGetEntryPointView>;
   R2RGetEntryPointView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9293,14 +15265,26 @@ class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<R2RGetEntryPointStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<R2RGetEntryPointStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<R2RGetEntryPointStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<R2RGetEntryPointStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<R2RGetEntryPointStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 160) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<R2RGetEntryPointStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<R2RGetEntryPointStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9311,7 +15295,34 @@ class R2RGetEntryPointStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<R2RGetEntryPointStartView>;
   R2RGetEntryPointStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
@@ -9323,18 +15334,31 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<StrongNameVerificationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StrongNameVerificationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<StrongNameVerificationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<StrongNameVerificationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StrongNameVerificationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 181) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StrongNameVerificationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StrongNameVerificationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ErrorCode); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9347,7 +15371,72 @@ class StrongNameVerificationStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<StrongNameVerificationStartView>;
   StrongNameVerificationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9364,18 +15453,31 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<StrongNameVerificationStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StrongNameVerificationStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<StrongNameVerificationStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<StrongNameVerificationStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StrongNameVerificationStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 182) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StrongNameVerificationStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StrongNameVerificationStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ErrorCode); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9388,7 +15490,72 @@ class StrongNameVerificationStopView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<StrongNameVerificationStopView>;
   StrongNameVerificationStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FullyQualifiedAssemblyName = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9405,18 +15572,31 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AuthenticodeVerificationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AuthenticodeVerificationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AuthenticodeVerificationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 183) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AuthenticodeVerificationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ErrorCode); }
   // win:UnicodeString
   ::clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9429,7 +15609,72 @@ class AuthenticodeVerificationStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AuthenticodeVerificationStartView>;
   AuthenticodeVerificationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModulePath = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9446,18 +15691,31 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AuthenticodeVerificationStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AuthenticodeVerificationStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AuthenticodeVerificationStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 184) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AuthenticodeVerificationStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AuthenticodeVerificationStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t VerificationFlags() const noexcept { return get<::std::uint32_t>(k_VerificationFlags); }
+  ::std::uint32_t VerificationFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_VerificationFlags); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ErrorCode); }
   // win:UnicodeString
   ::clretw::Utf16View ModulePath() const noexcept { return utf16(k_ModulePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9470,7 +15728,72 @@ class AuthenticodeVerificationStopView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AuthenticodeVerificationStopView>;
   AuthenticodeVerificationStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VerificationFlags = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ModulePath = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9486,9 +15809,21 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitInliningSucceededView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningSucceededView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitInliningSucceededView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitInliningSucceededView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitInliningSucceededView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 185) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitInliningSucceededView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningSucceededView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return utf16(k_MethodBeingCompiledNamespace); }
@@ -9509,7 +15844,7 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
   // win:UnicodeString
   ::clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9528,7 +15863,142 @@ class MethodJitInliningSucceededView : public ::clretw::ViewBase<10> {
 
  private:
   friend class ::clretw::ViewBase<10>;
+  friend class ::clretw::Result<MethodJitInliningSucceededView>;
   MethodJitInliningSucceededView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNamespace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSignature = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9547,9 +16017,21 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitInliningFailedAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitInliningFailedAnsiView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitInliningFailedAnsiView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedAnsiView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 186) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitInliningFailedAnsiView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedAnsiView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return utf16(k_MethodBeingCompiledNamespace); }
@@ -9570,11 +16052,11 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
   // win:UnicodeString
   ::clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
   // win:Boolean
-  bool FailAlways() const noexcept { return get<bool>(k_FailAlways); }
+  bool FailAlways() const noexcept { return get_w<bool, 4>(k_FailAlways); }
   // win:AnsiString
   ::std::string_view FailReason() const noexcept { return ansi(k_FailReason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9595,7 +16077,160 @@ class MethodJitInliningFailedAnsiView : public ::clretw::ViewBase<11> {
 
  private:
   friend class ::clretw::ViewBase<11>;
+  friend class ::clretw::Result<MethodJitInliningFailedAnsiView>;
   MethodJitInliningFailedAnsiView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNamespace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSignature = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9616,38 +16251,50 @@ class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<RuntimeInformationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<RuntimeInformationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<RuntimeInformationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RuntimeInformationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 187) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<RuntimeInformationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt16, map RuntimeSkuMap
-  ::clretw::dotnet_runtime::RuntimeSkuMap Sku() const noexcept { return get<::clretw::dotnet_runtime::RuntimeSkuMap>(k_Sku); }
+  ::clretw::dotnet_runtime::RuntimeSkuMap Sku() const noexcept { return get_w<::clretw::dotnet_runtime::RuntimeSkuMap, 2>(k_Sku); }
   // win:UInt16
-  ::std::uint16_t BclMajorVersion() const noexcept { return get<::std::uint16_t>(k_BclMajorVersion); }
+  ::std::uint16_t BclMajorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_BclMajorVersion); }
   // win:UInt16
-  ::std::uint16_t BclMinorVersion() const noexcept { return get<::std::uint16_t>(k_BclMinorVersion); }
+  ::std::uint16_t BclMinorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_BclMinorVersion); }
   // win:UInt16
-  ::std::uint16_t BclBuildNumber() const noexcept { return get<::std::uint16_t>(k_BclBuildNumber); }
+  ::std::uint16_t BclBuildNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_BclBuildNumber); }
   // win:UInt16
-  ::std::uint16_t BclQfeNumber() const noexcept { return get<::std::uint16_t>(k_BclQfeNumber); }
+  ::std::uint16_t BclQfeNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_BclQfeNumber); }
   // win:UInt16
-  ::std::uint16_t VMMajorVersion() const noexcept { return get<::std::uint16_t>(k_VMMajorVersion); }
+  ::std::uint16_t VMMajorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_VMMajorVersion); }
   // win:UInt16
-  ::std::uint16_t VMMinorVersion() const noexcept { return get<::std::uint16_t>(k_VMMinorVersion); }
+  ::std::uint16_t VMMinorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_VMMinorVersion); }
   // win:UInt16
-  ::std::uint16_t VMBuildNumber() const noexcept { return get<::std::uint16_t>(k_VMBuildNumber); }
+  ::std::uint16_t VMBuildNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_VMBuildNumber); }
   // win:UInt16
-  ::std::uint16_t VMQfeNumber() const noexcept { return get<::std::uint16_t>(k_VMQfeNumber); }
+  ::std::uint16_t VMQfeNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_VMQfeNumber); }
   // win:UInt32, map StartupFlagsMap
-  ::clretw::dotnet_runtime::StartupFlagsMap StartupFlags() const noexcept { return get<::clretw::dotnet_runtime::StartupFlagsMap>(k_StartupFlags); }
+  ::clretw::dotnet_runtime::StartupFlagsMap StartupFlags() const noexcept { return get_w<::clretw::dotnet_runtime::StartupFlagsMap, 4>(k_StartupFlags); }
   // win:UInt8, map StartupModeMap
-  ::clretw::dotnet_runtime::StartupModeMap StartupMode() const noexcept { return get<::clretw::dotnet_runtime::StartupModeMap>(k_StartupMode); }
+  ::clretw::dotnet_runtime::StartupModeMap StartupMode() const noexcept { return get_w<::clretw::dotnet_runtime::StartupModeMap, 1>(k_StartupMode); }
   // win:UnicodeString
   ::clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
   // win:GUID
-  ::clretw::Guid ComObjectGuid() const noexcept { return get<::clretw::Guid>(k_ComObjectGuid); }
+  ::clretw::Guid ComObjectGuid() const noexcept { return get_w<::clretw::Guid, 16>(k_ComObjectGuid); }
   // win:UnicodeString
   ::clretw::Utf16View RuntimeDllPath() const noexcept { return utf16(k_RuntimeDllPath); }
 
@@ -9673,7 +16320,62 @@ class RuntimeInformationStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<RuntimeInformationStartView>;
   RuntimeInformationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Sku = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_BclMajorVersion = ::clretw::loc(2, 0, 4, 2, 2);
@@ -9697,9 +16399,21 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitTailCallSucceededView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitTailCallSucceededView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitTailCallSucceededView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitTailCallSucceededView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitTailCallSucceededView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 188) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitTailCallSucceededView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitTailCallSucceededView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return utf16(k_MethodBeingCompiledNamespace); }
@@ -9720,11 +16434,11 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
   // win:UnicodeString
   ::clretw::Utf16View CalleeNameSignature() const noexcept { return utf16(k_CalleeNameSignature); }
   // win:Boolean
-  bool TailPrefix() const noexcept { return get<bool>(k_TailPrefix); }
+  bool TailPrefix() const noexcept { return get_w<bool, 4>(k_TailPrefix); }
   // win:UInt32, map TailCallTypeMap
-  ::clretw::dotnet_runtime::TailCallTypeMap TailCallType() const noexcept { return get<::clretw::dotnet_runtime::TailCallTypeMap>(k_TailCallType); }
+  ::clretw::dotnet_runtime::TailCallTypeMap TailCallType() const noexcept { return get_w<::clretw::dotnet_runtime::TailCallTypeMap, 4>(k_TailCallType); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9745,7 +16459,142 @@ class MethodJitTailCallSucceededView : public ::clretw::ViewBase<10> {
 
  private:
   friend class ::clretw::ViewBase<10>;
+  friend class ::clretw::Result<MethodJitTailCallSucceededView>;
   MethodJitTailCallSucceededView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNamespace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSignature = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9766,9 +16615,21 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitTailCallFailedAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitTailCallFailedAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitTailCallFailedAnsiView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitTailCallFailedAnsiView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitTailCallFailedAnsiView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 189) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitTailCallFailedAnsiView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitTailCallFailedAnsiView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return utf16(k_MethodBeingCompiledNamespace); }
@@ -9789,11 +16650,11 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
   // win:UnicodeString
   ::clretw::Utf16View CalleeNameSignature() const noexcept { return utf16(k_CalleeNameSignature); }
   // win:Boolean
-  bool TailPrefix() const noexcept { return get<bool>(k_TailPrefix); }
+  bool TailPrefix() const noexcept { return get_w<bool, 4>(k_TailPrefix); }
   // win:AnsiString
   ::std::string_view FailReason() const noexcept { return ansi(k_FailReason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9814,7 +16675,160 @@ class MethodJitTailCallFailedAnsiView : public ::clretw::ViewBase<11> {
 
  private:
   friend class ::clretw::ViewBase<11>;
+  friend class ::clretw::Result<MethodJitTailCallFailedAnsiView>;
   MethodJitTailCallFailedAnsiView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNamespace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSignature = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9836,26 +16850,39 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodILToNativeMapView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 190) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodILToNativeMapView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodILToNativeMapView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get_w<::std::uint64_t, 8>(k_ReJITID); }
   // win:UInt8
-  ::std::uint8_t MethodExtent() const noexcept { return get<::std::uint8_t>(k_MethodExtent); }
+  ::std::uint8_t MethodExtent() const noexcept { return get_w<::std::uint8_t, 1>(k_MethodExtent); }
   // win:UInt16
-  ::std::uint16_t CountOfMapEntries() const noexcept { return get<::std::uint16_t>(k_CountOfMapEntries); }
+  ::std::uint16_t CountOfMapEntries() const noexcept { return get_w<::std::uint16_t, 2>(k_CountOfMapEntries); }
   // win:UInt32
   ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return array<::std::uint32_t>(k_ILOffsets); }
   // win:UInt32
   ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return array<::std::uint32_t>(k_NativeOffsets); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_opt<::std::uint64_t>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ILVersionID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9872,7 +16899,100 @@ class MethodILToNativeMapView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MethodILToNativeMapView>;
   MethodILToNativeMapView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 2:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodExtent = ::clretw::loc(2, 0, 16, 1, 1);
@@ -9892,9 +17012,21 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitTailCallFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitTailCallFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitTailCallFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitTailCallFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitTailCallFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 191) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitTailCallFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitTailCallFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return utf16(k_MethodBeingCompiledNamespace); }
@@ -9915,11 +17047,11 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
   // win:UnicodeString
   ::clretw::Utf16View CalleeNameSignature() const noexcept { return utf16(k_CalleeNameSignature); }
   // win:Boolean
-  bool TailPrefix() const noexcept { return get<bool>(k_TailPrefix); }
+  bool TailPrefix() const noexcept { return get_w<bool, 4>(k_TailPrefix); }
   // win:UnicodeString
   ::clretw::Utf16View FailReason() const noexcept { return utf16(k_FailReason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -9940,7 +17072,158 @@ class MethodJitTailCallFailedView : public ::clretw::ViewBase<11> {
 
  private:
   friend class ::clretw::ViewBase<11>;
+  friend class ::clretw::Result<MethodJitTailCallFailedView>;
   MethodJitTailCallFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNamespace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSignature = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -9961,9 +17244,21 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodJitInliningFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodJitInliningFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodJitInliningFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 192) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodJitInliningFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodJitInliningFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View MethodBeingCompiledNamespace() const noexcept { return utf16(k_MethodBeingCompiledNamespace); }
@@ -9984,11 +17279,11 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
   // win:UnicodeString
   ::clretw::Utf16View InlineeNameSignature() const noexcept { return utf16(k_InlineeNameSignature); }
   // win:Boolean
-  bool FailAlways() const noexcept { return get<bool>(k_FailAlways); }
+  bool FailAlways() const noexcept { return get_w<bool, 4>(k_FailAlways); }
   // win:UnicodeString
   ::clretw::Utf16View FailReason() const noexcept { return utf16(k_FailReason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10009,7 +17304,158 @@ class MethodJitInliningFailedView : public ::clretw::ViewBase<11> {
 
  private:
   friend class ::clretw::ViewBase<11>;
+  friend class ::clretw::Result<MethodJitInliningFailedView>;
   MethodJitInliningFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[8] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[9] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[10] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNamespace = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodBeingCompiledNameSignature = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -10030,14 +17476,26 @@ class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<IncreaseMemoryPressureView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IncreaseMemoryPressureView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<IncreaseMemoryPressureView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<IncreaseMemoryPressureView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IncreaseMemoryPressureView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 200) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<IncreaseMemoryPressureView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IncreaseMemoryPressureView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t BytesAllocated() const noexcept { return get<::std::uint64_t>(k_BytesAllocated); }
+  ::std::uint64_t BytesAllocated() const noexcept { return get_w<::std::uint64_t, 8>(k_BytesAllocated); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10048,7 +17506,34 @@ class IncreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<IncreaseMemoryPressureView>;
   IncreaseMemoryPressureView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_BytesAllocated = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
@@ -10059,14 +17544,26 @@ class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DecreaseMemoryPressureView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DecreaseMemoryPressureView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DecreaseMemoryPressureView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DecreaseMemoryPressureView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DecreaseMemoryPressureView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 201) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DecreaseMemoryPressureView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DecreaseMemoryPressureView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t BytesFreed() const noexcept { return get<::std::uint64_t>(k_BytesFreed); }
+  ::std::uint64_t BytesFreed() const noexcept { return get_w<::std::uint64_t, 8>(k_BytesFreed); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10077,7 +17574,34 @@ class DecreaseMemoryPressureView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DecreaseMemoryPressureView>;
   DecreaseMemoryPressureView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_BytesFreed = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
@@ -10088,18 +17612,30 @@ class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCMarkWithTypeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkWithTypeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCMarkWithTypeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCMarkWithTypeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCMarkWithTypeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 202) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCMarkWithTypeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCMarkWithTypeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32, map GCRootKindMap
-  ::clretw::dotnet_runtime::GCRootKindMap Type() const noexcept { return get<::clretw::dotnet_runtime::GCRootKindMap>(k_Type); }
+  ::clretw::dotnet_runtime::GCRootKindMap Type() const noexcept { return get_w<::clretw::dotnet_runtime::GCRootKindMap, 4>(k_Type); }
   // win:UInt64
-  ::std::uint64_t Bytes() const noexcept { return get<::std::uint64_t>(k_Bytes); }
+  ::std::uint64_t Bytes() const noexcept { return get_w<::std::uint64_t, 8>(k_Bytes); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10112,7 +17648,34 @@ class GCMarkWithTypeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCMarkWithTypeView>;
   GCMarkWithTypeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(2, 0, 6, 4, 4);
@@ -10125,20 +17688,33 @@ class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCJoinView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCJoinView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<GCJoinView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCJoinView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCJoinView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 203) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCJoinView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCJoinView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Heap() const noexcept { return get<::std::uint32_t>(k_Heap); }
+  ::std::uint32_t Heap() const noexcept { return get_w<::std::uint32_t, 4>(k_Heap); }
   // win:UInt32
-  ::std::uint32_t JoinTime() const noexcept { return get<::std::uint32_t>(k_JoinTime); }
+  ::std::uint32_t JoinTime() const noexcept { return get_w<::std::uint32_t, 4>(k_JoinTime); }
   // win:UInt32
-  ::std::uint32_t JoinType() const noexcept { return get<::std::uint32_t>(k_JoinType); }
+  ::std::uint32_t JoinType() const noexcept { return get_w<::std::uint32_t, 4>(k_JoinType); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t JoinID() const noexcept { return get<::std::uint32_t>(k_JoinID); }
+  ::std::uint32_t JoinID() const noexcept { return get_w<::std::uint32_t, 4>(k_JoinID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10152,7 +17728,34 @@ class GCJoinView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCJoinView>;
   GCJoinView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Heap = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_JoinTime = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_JoinType = ::clretw::loc(2, 0, 8, 4, 4);
@@ -10166,6 +17769,12 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCPerHeapHistoryView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCPerHeapHistoryView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCPerHeapHistoryView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
   ::std::uint64_t SizeBefore() const noexcept { return get<::std::uint64_t>(k_SizeBefore[ps8_]); }
@@ -10205,7 +17814,34 @@ class GCPerHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCPerHeapHistoryView_Values>;
   GCPerHeapHistoryView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 40) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 40;
+        break;
+      case 1:
+        if (n_ - pos_ < 80) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 80;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_SizeBefore[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_FreeListBefore[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_FreeObjBefore[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -10224,12 +17860,25 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCPerHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<GCPerHeapHistoryView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCPerHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 204) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCPerHeapHistoryView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t FreeListAllocated() const noexcept { return get<::std::uint64_t>(k_FreeListAllocated[ps8_]); }
   // win:Pointer -> win:HexInt64
@@ -10243,21 +17892,21 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
   // win:Pointer -> win:HexInt64
   ::std::uint64_t PinnedAllocatedAdvance() const noexcept { return get<::std::uint64_t>(k_PinnedAllocatedAdvance[ps8_]); }
   // win:UInt32
-  ::std::uint32_t RunningFreeListEfficiency() const noexcept { return get<::std::uint32_t>(k_RunningFreeListEfficiency[ps8_]); }
+  ::std::uint32_t RunningFreeListEfficiency() const noexcept { return get_w<::std::uint32_t, 4>(k_RunningFreeListEfficiency[ps8_]); }
   // win:UInt32
-  ::std::uint32_t CondemnReasons0() const noexcept { return get<::std::uint32_t>(k_CondemnReasons0[ps8_]); }
+  ::std::uint32_t CondemnReasons0() const noexcept { return get_w<::std::uint32_t, 4>(k_CondemnReasons0[ps8_]); }
   // win:UInt32
-  ::std::uint32_t CondemnReasons1() const noexcept { return get<::std::uint32_t>(k_CondemnReasons1[ps8_]); }
+  ::std::uint32_t CondemnReasons1() const noexcept { return get_w<::std::uint32_t, 4>(k_CondemnReasons1[ps8_]); }
   // win:UInt32, map GCHeapCompactMechanismMap
-  ::clretw::dotnet_runtime::GCHeapCompactMechanismMap CompactMechanisms() const noexcept { return get<::clretw::dotnet_runtime::GCHeapCompactMechanismMap>(k_CompactMechanisms[ps8_]); }
+  ::clretw::dotnet_runtime::GCHeapCompactMechanismMap CompactMechanisms() const noexcept { return get_w<::clretw::dotnet_runtime::GCHeapCompactMechanismMap, 4>(k_CompactMechanisms[ps8_]); }
   // win:UInt32, map GCHeapExpandMechanismMap
-  ::clretw::dotnet_runtime::GCHeapExpandMechanismMap ExpandMechanisms() const noexcept { return get<::clretw::dotnet_runtime::GCHeapExpandMechanismMap>(k_ExpandMechanisms[ps8_]); }
+  ::clretw::dotnet_runtime::GCHeapExpandMechanismMap ExpandMechanisms() const noexcept { return get_w<::clretw::dotnet_runtime::GCHeapExpandMechanismMap, 4>(k_ExpandMechanisms[ps8_]); }
   // win:UInt32
-  ::std::uint32_t HeapIndex() const noexcept { return get<::std::uint32_t>(k_HeapIndex[ps8_]); }
+  ::std::uint32_t HeapIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapIndex[ps8_]); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ExtraGen0Commit() const noexcept { return get<::std::uint64_t>(k_ExtraGen0Commit[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count[ps8_]); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count[ps8_]); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCPerHeapHistoryView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCPerHeapHistoryView_Values>(k_Values[ps8_]); }
 
@@ -10284,7 +17933,46 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCPerHeapHistoryView>;
   GCPerHeapHistoryView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 58) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 58;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 54);
+          if (count > (n_ - pos_) / 40) return false;
+          pos_ += count * 40;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 86) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 86;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 82);
+          if (count > (n_ - pos_) / 80) return false;
+          pos_ += count * 80;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_FreeListAllocated[2] = {::clretw::loc(1, 0, 2, 4, 4), ::clretw::loc(1, 0, 2, 8, 8)};
   static constexpr ::clretw::FieldLoc k_FreeListRejected[2] = {::clretw::loc(2, 0, 6, 4, 4), ::clretw::loc(2, 0, 10, 8, 8)};
@@ -10309,9 +17997,15 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCGlobalHeapHistoryView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCGlobalHeapHistoryView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCGlobalHeapHistoryView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt32 (from v4)
-  ::std::optional<::std::uint32_t> Time() const noexcept { return get_opt<::std::uint32_t>(k_Time[vi_]); }
+  ::std::optional<::std::uint32_t> Time() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Time[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10321,7 +18015,42 @@ class GCGlobalHeapHistoryView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCGlobalHeapHistoryView_Values>;
   GCGlobalHeapHistoryView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        break;
+      case 3:
+        break;
+      case 4:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 5:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Time[3] = {
       {},  // v2
       {},  // v3
@@ -10337,34 +18066,49 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCGlobalHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 2;
+    else if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<GCGlobalHeapHistoryView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCGlobalHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 205) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCGlobalHeapHistoryView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t FinalYoungestDesired() const noexcept { return get<::std::uint64_t>(k_FinalYoungestDesired); }
+  ::std::uint64_t FinalYoungestDesired() const noexcept { return get_w<::std::uint64_t, 8>(k_FinalYoungestDesired); }
   // win:Int32
-  ::std::int32_t NumHeaps() const noexcept { return get<::std::int32_t>(k_NumHeaps); }
+  ::std::int32_t NumHeaps() const noexcept { return get_w<::std::int32_t, 4>(k_NumHeaps); }
   // win:UInt32
-  ::std::uint32_t CondemnedGeneration() const noexcept { return get<::std::uint32_t>(k_CondemnedGeneration); }
+  ::std::uint32_t CondemnedGeneration() const noexcept { return get_w<::std::uint32_t, 4>(k_CondemnedGeneration); }
   // win:UInt32
-  ::std::uint32_t Gen0ReductionCount() const noexcept { return get<::std::uint32_t>(k_Gen0ReductionCount); }
+  ::std::uint32_t Gen0ReductionCount() const noexcept { return get_w<::std::uint32_t, 4>(k_Gen0ReductionCount); }
   // win:UInt32, map GCReasonMap
-  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get<::clretw::dotnet_runtime::GCReasonMap>(k_Reason); }
+  ::clretw::dotnet_runtime::GCReasonMap Reason() const noexcept { return get_w<::clretw::dotnet_runtime::GCReasonMap, 4>(k_Reason); }
   // win:UInt32, map GCGlobalMechanismsMap
-  ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return get<::clretw::dotnet_runtime::GCGlobalMechanismsMap>(k_GlobalMechanisms); }
+  ::clretw::dotnet_runtime::GCGlobalMechanismsMap GlobalMechanisms() const noexcept { return get_w<::clretw::dotnet_runtime::GCGlobalMechanismsMap, 4>(k_GlobalMechanisms); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32, map GCPauseModeMap
-  ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return get<::clretw::dotnet_runtime::GCPauseModeMap>(k_PauseMode); }
+  ::clretw::dotnet_runtime::GCPauseModeMap PauseMode() const noexcept { return get_w<::clretw::dotnet_runtime::GCPauseModeMap, 4>(k_PauseMode); }
   // win:UInt32
-  ::std::uint32_t MemoryPressure() const noexcept { return get<::std::uint32_t>(k_MemoryPressure); }
+  ::std::uint32_t MemoryPressure() const noexcept { return get_w<::std::uint32_t, 4>(k_MemoryPressure); }
   // win:UInt32 (from v3)
-  ::std::optional<::std::uint32_t> CondemnReasons0() const noexcept { return get_opt<::std::uint32_t>(k_CondemnReasons0[vi_]); }
+  ::std::optional<::std::uint32_t> CondemnReasons0() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_CondemnReasons0[vi_]); }
   // win:UInt32 (from v3)
-  ::std::optional<::std::uint32_t> CondemnReasons1() const noexcept { return get_opt<::std::uint32_t>(k_CondemnReasons1[vi_]); }
+  ::std::optional<::std::uint32_t> CondemnReasons1() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_CondemnReasons1[vi_]); }
   // win:UInt32 (from v4)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_opt<::std::uint32_t>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
   // struct (from v4)
   ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime::GCGlobalHeapHistoryView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime::GCGlobalHeapHistoryView_Values>(k_Values[vi_]); }
 
@@ -10388,7 +18132,66 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCGlobalHeapHistoryView>;
   GCGlobalHeapHistoryView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 1:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 2:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 3:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 4:
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 46);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 5:
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 46);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_FinalYoungestDesired = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_NumHeaps = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_CondemnedGeneration = ::clretw::loc(2, 0, 12, 4, 4);
@@ -10426,14 +18229,26 @@ class GenAwareBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GenAwareBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GenAwareBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GenAwareBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GenAwareBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GenAwareBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 206) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GenAwareBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GenAwareBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10444,7 +18259,34 @@ class GenAwareBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GenAwareBeginView>;
   GenAwareBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -10455,14 +18297,26 @@ class GenAwareEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GenAwareEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GenAwareEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GenAwareEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GenAwareEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GenAwareEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 207) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GenAwareEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GenAwareEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10473,7 +18327,34 @@ class GenAwareEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GenAwareEndView>;
   GenAwareEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -10484,15 +18365,21 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCLOHCompactView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCLOHCompactView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCLOHCompactView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt32
-  ::std::uint32_t TimePlan() const noexcept { return get<::std::uint32_t>(k_TimePlan); }
+  ::std::uint32_t TimePlan() const noexcept { return get_w<::std::uint32_t, 4>(k_TimePlan); }
   // win:UInt32
-  ::std::uint32_t TimeCompact() const noexcept { return get<::std::uint32_t>(k_TimeCompact); }
+  ::std::uint32_t TimeCompact() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeCompact); }
   // win:UInt32
-  ::std::uint32_t TimeRelocate() const noexcept { return get<::std::uint32_t>(k_TimeRelocate); }
+  ::std::uint32_t TimeRelocate() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeRelocate); }
   // win:UInt32
-  ::std::uint32_t Padding() const noexcept { return get<::std::uint32_t>(k_Padding); }
+  ::std::uint32_t Padding() const noexcept { return get_w<::std::uint32_t, 4>(k_Padding); }
   // win:Pointer
   ::std::uint64_t TotalRefs() const noexcept { return get<::std::uint64_t>(k_TotalRefs[ps8_]); }
   // win:Pointer
@@ -10511,7 +18398,34 @@ class GCLOHCompactView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCLOHCompactView_Values>;
   GCLOHCompactView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      case 1:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TimePlan = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_TimeCompact = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_TimeRelocate = ::clretw::loc(2, 0, 8, 4, 4);
@@ -10526,14 +18440,26 @@ class GCLOHCompactView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCLOHCompactView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCLOHCompactView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCLOHCompactView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCLOHCompactView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCLOHCompactView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 208) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCLOHCompactView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCLOHCompactView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt16
-  ::std::uint16_t Count() const noexcept { return get<::std::uint16_t>(k_Count); }
+  ::std::uint16_t Count() const noexcept { return get_w<::std::uint16_t, 2>(k_Count); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCLOHCompactView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCLOHCompactView_Values>(k_Values[ps8_]); }
 
@@ -10547,7 +18473,46 @@ class GCLOHCompactView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCLOHCompactView>;
   GCLOHCompactView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 2);
+          if (count > (n_ - pos_) / 24) return false;
+          pos_ += count * 24;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 2);
+          if (count > (n_ - pos_) / 32) return false;
+          pos_ += count * 32;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(2, 0, 4, ::clretw::kVariable, 24), ::clretw::loc(2, 0, 4, ::clretw::kVariable, 32)};
@@ -10559,13 +18524,19 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static GCFitBucketInfoView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    GCFitBucketInfoView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static GCFitBucketInfoView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt16
-  ::std::uint16_t Index() const noexcept { return get<::std::uint16_t>(k_Index); }
+  ::std::uint16_t Index() const noexcept { return get_w<::std::uint16_t, 2>(k_Index); }
   // win:UInt16
-  ::std::uint16_t Padding() const noexcept { return get<::std::uint16_t>(k_Padding); }
+  ::std::uint16_t Padding() const noexcept { return get_w<::std::uint16_t, 2>(k_Padding); }
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t Size() const noexcept { return get<::std::uint64_t>(k_Size[ps8_]); }
 
@@ -10580,7 +18551,34 @@ class GCFitBucketInfoView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCFitBucketInfoView_Values>;
   GCFitBucketInfoView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Index = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Padding = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(2, 0, 4, 4, 4);
@@ -10593,18 +18591,30 @@ class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCFitBucketInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFitBucketInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCFitBucketInfoView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCFitBucketInfoView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFitBucketInfoView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 209) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCFitBucketInfoView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFitBucketInfoView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt16, map GCBucketKindMap
-  ::clretw::dotnet_runtime::GCBucketKindMap BucketKind() const noexcept { return get<::clretw::dotnet_runtime::GCBucketKindMap>(k_BucketKind); }
+  ::clretw::dotnet_runtime::GCBucketKindMap BucketKind() const noexcept { return get_w<::clretw::dotnet_runtime::GCBucketKindMap, 2>(k_BucketKind); }
   // win:UInt64
-  ::std::uint64_t TotalSize() const noexcept { return get<::std::uint64_t>(k_TotalSize); }
+  ::std::uint64_t TotalSize() const noexcept { return get_w<::std::uint64_t, 8>(k_TotalSize); }
   // win:UInt16
-  ::std::uint16_t Count() const noexcept { return get<::std::uint16_t>(k_Count); }
+  ::std::uint16_t Count() const noexcept { return get_w<::std::uint16_t, 2>(k_Count); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime::GCFitBucketInfoView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime::GCFitBucketInfoView_Values>(k_Values[ps8_]); }
 
@@ -10620,7 +18630,46 @@ class GCFitBucketInfoView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<GCFitBucketInfoView>;
   GCFitBucketInfoView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 12);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 12);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_BucketKind = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_TotalSize = ::clretw::loc(2, 0, 4, 8, 8);
@@ -10634,9 +18683,21 @@ class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DebugIPCEventStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugIPCEventStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DebugIPCEventStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DebugIPCEventStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DebugIPCEventStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 240) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DebugIPCEventStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugIPCEventStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10648,7 +18709,28 @@ class DebugIPCEventStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DebugIPCEventStartView>;
   DebugIPCEventStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10658,9 +18740,21 @@ class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DebugIPCEventEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugIPCEventEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DebugIPCEventEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DebugIPCEventEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DebugIPCEventEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 241) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DebugIPCEventEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugIPCEventEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10672,7 +18766,28 @@ class DebugIPCEventEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DebugIPCEventEndView>;
   DebugIPCEventEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10682,9 +18797,21 @@ class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DebugExceptionProcessingStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugExceptionProcessingStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DebugExceptionProcessingStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DebugExceptionProcessingStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DebugExceptionProcessingStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 242) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DebugExceptionProcessingStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugExceptionProcessingStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10696,7 +18823,28 @@ class DebugExceptionProcessingStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DebugExceptionProcessingStartView>;
   DebugExceptionProcessingStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10706,9 +18854,21 @@ class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DebugExceptionProcessingEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugExceptionProcessingEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<DebugExceptionProcessingEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DebugExceptionProcessingEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DebugExceptionProcessingEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 243) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DebugExceptionProcessingEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DebugExceptionProcessingEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10720,7 +18880,28 @@ class DebugExceptionProcessingEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DebugExceptionProcessingEndView>;
   DebugExceptionProcessingEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10730,18 +18911,30 @@ class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionCatchStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionCatchStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionCatchStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionCatchStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionCatchStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 250) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionCatchStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionCatchStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t EntryEIP() const noexcept { return get<::std::uint64_t>(k_EntryEIP); }
+  ::std::uint64_t EntryEIP() const noexcept { return get_w<::std::uint64_t, 8>(k_EntryEIP); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UnicodeString
   ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10754,7 +18947,50 @@ class ExceptionCatchStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ExceptionCatchStartView>;
   ExceptionCatchStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_EntryEIP = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -10767,9 +19003,21 @@ class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionCatchStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionCatchStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionCatchStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionCatchStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionCatchStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 251) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionCatchStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionCatchStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10781,7 +19029,28 @@ class ExceptionCatchStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExceptionCatchStopView>;
   ExceptionCatchStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10791,18 +19060,30 @@ class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionFinallyStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFinallyStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionFinallyStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionFinallyStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionFinallyStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 252) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionFinallyStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFinallyStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t EntryEIP() const noexcept { return get<::std::uint64_t>(k_EntryEIP); }
+  ::std::uint64_t EntryEIP() const noexcept { return get_w<::std::uint64_t, 8>(k_EntryEIP); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UnicodeString
   ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10815,7 +19096,50 @@ class ExceptionFinallyStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ExceptionFinallyStartView>;
   ExceptionFinallyStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_EntryEIP = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -10828,9 +19152,21 @@ class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionFinallyStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFinallyStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionFinallyStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionFinallyStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionFinallyStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 253) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionFinallyStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFinallyStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10842,7 +19178,28 @@ class ExceptionFinallyStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExceptionFinallyStopView>;
   ExceptionFinallyStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10852,18 +19209,30 @@ class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionFilterStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFilterStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionFilterStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionFilterStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionFilterStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 254) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionFilterStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFilterStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t EntryEIP() const noexcept { return get<::std::uint64_t>(k_EntryEIP); }
+  ::std::uint64_t EntryEIP() const noexcept { return get_w<::std::uint64_t, 8>(k_EntryEIP); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UnicodeString
   ::clretw::Utf16View MethodName() const noexcept { return utf16(k_MethodName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10876,7 +19245,50 @@ class ExceptionFilterStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ExceptionFilterStartView>;
   ExceptionFilterStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_EntryEIP = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -10889,9 +19301,21 @@ class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionFilterStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFilterStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionFilterStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionFilterStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionFilterStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 255) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionFilterStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionFilterStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10903,7 +19327,28 @@ class ExceptionFilterStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExceptionFilterStopView>;
   ExceptionFilterStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10913,9 +19358,21 @@ class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExceptionThrownStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionThrownStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExceptionThrownStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExceptionThrownStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExceptionThrownStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 256) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExceptionThrownStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExceptionThrownStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -10927,7 +19384,28 @@ class ExceptionThrownStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExceptionThrownStopView>;
   ExceptionThrownStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -10937,22 +19415,34 @@ class CodeSymbolsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CodeSymbolsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CodeSymbolsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CodeSymbolsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CodeSymbolsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CodeSymbolsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 260) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CodeSymbolsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CodeSymbolsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t ModuleId() const noexcept { return get<::std::uint64_t>(k_ModuleId); }
+  ::std::uint64_t ModuleId() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleId); }
   // win:UInt16
-  ::std::uint16_t TotalChunks() const noexcept { return get<::std::uint16_t>(k_TotalChunks); }
+  ::std::uint16_t TotalChunks() const noexcept { return get_w<::std::uint16_t, 2>(k_TotalChunks); }
   // win:UInt16
-  ::std::uint16_t ChunkNumber() const noexcept { return get<::std::uint16_t>(k_ChunkNumber); }
+  ::std::uint16_t ChunkNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_ChunkNumber); }
   // win:UInt32
-  ::std::uint32_t ChunkLength() const noexcept { return get<::std::uint32_t>(k_ChunkLength); }
+  ::std::uint32_t ChunkLength() const noexcept { return get_w<::std::uint32_t, 4>(k_ChunkLength); }
   // win:Binary
   ::clretw::Bytes Chunk() const noexcept { return bytes(k_Chunk); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -10967,7 +19457,25 @@ class CodeSymbolsView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CodeSymbolsView>;
   CodeSymbolsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleId = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_TotalChunks = ::clretw::loc(1, 0, 8, 2, 2);
   static constexpr ::clretw::FieldLoc k_ChunkNumber = ::clretw::loc(2, 0, 10, 2, 2);
@@ -10982,12 +19490,24 @@ class EventSourceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EventSourceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventSourceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<EventSourceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EventSourceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EventSourceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 270) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EventSourceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventSourceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Int32
-  ::std::int32_t EventID() const noexcept { return get<::std::int32_t>(k_EventID); }
+  ::std::int32_t EventID() const noexcept { return get_w<::std::int32_t, 4>(k_EventID); }
   // win:UnicodeString
   ::clretw::Utf16View EventName() const noexcept { return utf16(k_EventName); }
   // win:UnicodeString
@@ -11006,7 +19526,70 @@ class EventSourceView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<EventSourceView>;
   EventSourceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_EventID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_EventName = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_EventSourceName = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -11019,14 +19602,26 @@ class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TieredCompilationSettingsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TieredCompilationSettingsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TieredCompilationSettingsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 280) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TieredCompilationSettingsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
-  ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime::TieredCompilationSettingsFlagsMap, 4>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11037,7 +19632,34 @@ class TieredCompilationSettingsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TieredCompilationSettingsView>;
   TieredCompilationSettingsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(1, 0, 2, 4, 4);
 };
@@ -11048,12 +19670,24 @@ class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TieredCompilationPauseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationPauseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TieredCompilationPauseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TieredCompilationPauseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationPauseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 281) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TieredCompilationPauseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationPauseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11063,7 +19697,34 @@ class TieredCompilationPauseView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TieredCompilationPauseView>;
   TieredCompilationPauseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -11073,14 +19734,26 @@ class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TieredCompilationResumeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationResumeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TieredCompilationResumeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TieredCompilationResumeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationResumeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 282) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TieredCompilationResumeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationResumeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t NewMethodCount() const noexcept { return get<::std::uint32_t>(k_NewMethodCount); }
+  ::std::uint32_t NewMethodCount() const noexcept { return get_w<::std::uint32_t, 4>(k_NewMethodCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11091,7 +19764,34 @@ class TieredCompilationResumeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TieredCompilationResumeView>;
   TieredCompilationResumeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_NewMethodCount = ::clretw::loc(1, 0, 2, 4, 4);
 };
@@ -11102,14 +19802,26 @@ class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TieredCompilationBackgroundJitStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationBackgroundJitStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TieredCompilationBackgroundJitStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TieredCompilationBackgroundJitStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationBackgroundJitStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 283) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TieredCompilationBackgroundJitStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationBackgroundJitStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t PendingMethodCount() const noexcept { return get<::std::uint32_t>(k_PendingMethodCount); }
+  ::std::uint32_t PendingMethodCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PendingMethodCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11120,7 +19832,34 @@ class TieredCompilationBackgroundJitStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TieredCompilationBackgroundJitStartView>;
   TieredCompilationBackgroundJitStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_PendingMethodCount = ::clretw::loc(1, 0, 2, 4, 4);
 };
@@ -11131,16 +19870,28 @@ class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TieredCompilationBackgroundJitStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationBackgroundJitStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TieredCompilationBackgroundJitStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TieredCompilationBackgroundJitStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationBackgroundJitStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 284) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TieredCompilationBackgroundJitStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationBackgroundJitStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t PendingMethodCount() const noexcept { return get<::std::uint32_t>(k_PendingMethodCount); }
+  ::std::uint32_t PendingMethodCount() const noexcept { return get_w<::std::uint32_t, 4>(k_PendingMethodCount); }
   // win:UInt32
-  ::std::uint32_t JittedMethodCount() const noexcept { return get<::std::uint32_t>(k_JittedMethodCount); }
+  ::std::uint32_t JittedMethodCount() const noexcept { return get_w<::std::uint32_t, 4>(k_JittedMethodCount); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11152,7 +19903,34 @@ class TieredCompilationBackgroundJitStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TieredCompilationBackgroundJitStopView>;
   TieredCompilationBackgroundJitStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_PendingMethodCount = ::clretw::loc(1, 0, 2, 4, 4);
   static constexpr ::clretw::FieldLoc k_JittedMethodCount = ::clretw::loc(2, 0, 6, 4, 4);
@@ -11164,12 +19942,24 @@ class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyLoadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AssemblyLoadStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyLoadStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyLoadStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 290) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyLoadStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UnicodeString
@@ -11194,7 +19984,94 @@ class AssemblyLoadStartView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<AssemblyLoadStartView>;
   AssemblyLoadStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AssemblyPath = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -11209,12 +20086,24 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyLoadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AssemblyLoadStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyLoadStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyLoadStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 291) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyLoadStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UnicodeString
@@ -11226,13 +20115,13 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
   // win:UnicodeString
   ::clretw::Utf16View RequestingAssemblyLoadContext() const noexcept { return utf16(k_RequestingAssemblyLoadContext); }
   // win:Boolean
-  bool Success() const noexcept { return get<bool>(k_Success); }
+  bool Success() const noexcept { return get_w<bool, 4>(k_Success); }
   // win:UnicodeString
   ::clretw::Utf16View ResultAssemblyName() const noexcept { return utf16(k_ResultAssemblyName); }
   // win:UnicodeString
   ::clretw::Utf16View ResultAssemblyPath() const noexcept { return utf16(k_ResultAssemblyPath); }
   // win:Boolean
-  bool Cached() const noexcept { return get<bool>(k_Cached); }
+  bool Cached() const noexcept { return get_w<bool, 4>(k_Cached); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11251,7 +20140,126 @@ class AssemblyLoadStopView : public ::clretw::ViewBase<8> {
 
  private:
   friend class ::clretw::ViewBase<8>;
+  friend class ::clretw::Result<AssemblyLoadStopView>;
   AssemblyLoadStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[6] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[7] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AssemblyPath = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -11270,20 +20278,32 @@ class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ResolutionAttemptedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ResolutionAttemptedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ResolutionAttemptedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ResolutionAttemptedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ResolutionAttemptedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 292) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ResolutionAttemptedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ResolutionAttemptedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16, map ResolutionAttemptedStageMap
-  ::clretw::dotnet_runtime::ResolutionAttemptedStageMap Stage() const noexcept { return get<::clretw::dotnet_runtime::ResolutionAttemptedStageMap>(k_Stage); }
+  ::clretw::dotnet_runtime::ResolutionAttemptedStageMap Stage() const noexcept { return get_w<::clretw::dotnet_runtime::ResolutionAttemptedStageMap, 2>(k_Stage); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyLoadContext() const noexcept { return utf16(k_AssemblyLoadContext); }
   // win:UInt16, map ResolutionAttemptedResultMap
-  ::clretw::dotnet_runtime::ResolutionAttemptedResultMap Result() const noexcept { return get<::clretw::dotnet_runtime::ResolutionAttemptedResultMap>(k_Result); }
+  ::clretw::dotnet_runtime::ResolutionAttemptedResultMap Result() const noexcept { return get_w<::clretw::dotnet_runtime::ResolutionAttemptedResultMap, 2>(k_Result); }
   // win:UnicodeString
   ::clretw::Utf16View ResultAssemblyName() const noexcept { return utf16(k_ResultAssemblyName); }
   // win:UnicodeString
@@ -11306,7 +20326,102 @@ class ResolutionAttemptedView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ResolutionAttemptedView>;
   ResolutionAttemptedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Stage = ::clretw::loc(2, 1, 0, 2, 2);
@@ -11323,12 +20438,24 @@ class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 293) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UnicodeString
@@ -11353,7 +20480,94 @@ class AssemblyLoadContextResolvingHandlerInvokedView : public ::clretw::ViewBase
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<AssemblyLoadContextResolvingHandlerInvokedView>;
   AssemblyLoadContextResolvingHandlerInvokedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[5] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_HandlerName = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -11368,12 +20582,24 @@ class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> 
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 294) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UnicodeString
@@ -11395,7 +20621,82 @@ class AppDomainAssemblyResolveHandlerInvokedView : public ::clretw::ViewBase<5> 
 
  private:
   friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<AppDomainAssemblyResolveHandlerInvokedView>;
   AppDomainAssemblyResolveHandlerInvokedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_HandlerName = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -11409,16 +20710,28 @@ class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 295) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:Boolean
-  bool IsTrackedLoad() const noexcept { return get<bool>(k_IsTrackedLoad); }
+  bool IsTrackedLoad() const noexcept { return get_w<bool, 4>(k_IsTrackedLoad); }
   // win:UnicodeString
   ::clretw::Utf16View RequestingAssemblyPath() const noexcept { return utf16(k_RequestingAssemblyPath); }
   // win:UnicodeString
@@ -11436,7 +20749,74 @@ class AssemblyLoadFromResolveHandlerInvokedView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<AssemblyLoadFromResolveHandlerInvokedView>;
   AssemblyLoadFromResolveHandlerInvokedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_IsTrackedLoad = ::clretw::loc(2, 1, 0, 4, 4);
@@ -11450,18 +20830,30 @@ class KnownPathProbedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<KnownPathProbedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<KnownPathProbedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<KnownPathProbedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<KnownPathProbedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<KnownPathProbedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 296) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<KnownPathProbedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<KnownPathProbedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View FilePath() const noexcept { return utf16(k_FilePath); }
   // win:UInt16, map KnownPathSourceMap
-  ::clretw::dotnet_runtime::KnownPathSourceMap Source() const noexcept { return get<::clretw::dotnet_runtime::KnownPathSourceMap>(k_Source); }
+  ::clretw::dotnet_runtime::KnownPathSourceMap Source() const noexcept { return get_w<::clretw::dotnet_runtime::KnownPathSourceMap, 2>(k_Source); }
   // win:Int32
-  ::std::int32_t Result() const noexcept { return get<::std::int32_t>(k_Result); }
+  ::std::int32_t Result() const noexcept { return get_w<::std::int32_t, 4>(k_Result); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11474,7 +20866,50 @@ class KnownPathProbedView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<KnownPathProbedView>;
   KnownPathProbedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_FilePath = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Source = ::clretw::loc(2, 1, 0, 2, 2);
@@ -11487,18 +20922,30 @@ class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<JitInstrumentationDataView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JitInstrumentationDataView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<JitInstrumentationDataView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<JitInstrumentationDataView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<JitInstrumentationDataView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 297) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<JitInstrumentationDataView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JitInstrumentationDataView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t MethodFlags() const noexcept { return get<::std::uint32_t>(k_MethodFlags); }
+  ::std::uint32_t MethodFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodFlags); }
   // win:UInt32
-  ::std::uint32_t DataSize() const noexcept { return get<::std::uint32_t>(k_DataSize); }
+  ::std::uint32_t DataSize() const noexcept { return get_w<::std::uint32_t, 4>(k_DataSize); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:Binary
   ::clretw::Bytes Data() const noexcept { return bytes(k_Data); }
 
@@ -11514,7 +20961,25 @@ class JitInstrumentationDataView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<JitInstrumentationDataView>;
   JitInstrumentationDataView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(1, 0, 2, 4, 4);
   static constexpr ::clretw::FieldLoc k_DataSize = ::clretw::loc(2, 0, 6, 4, 4);
@@ -11528,22 +20993,34 @@ class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<JitInstrumentationDataVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JitInstrumentationDataVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<JitInstrumentationDataVerboseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<JitInstrumentationDataVerboseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<JitInstrumentationDataVerboseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 298) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<JitInstrumentationDataVerboseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JitInstrumentationDataVerboseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t MethodFlags() const noexcept { return get<::std::uint32_t>(k_MethodFlags); }
+  ::std::uint32_t MethodFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodFlags); }
   // win:UInt32
-  ::std::uint32_t DataSize() const noexcept { return get<::std::uint32_t>(k_DataSize); }
+  ::std::uint32_t DataSize() const noexcept { return get_w<::std::uint32_t, 4>(k_DataSize); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -11570,7 +21047,25 @@ class JitInstrumentationDataVerboseView : public ::clretw::ViewBase<5> {
 
  private:
   friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<JitInstrumentationDataVerboseView>;
   JitInstrumentationDataVerboseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_MethodFlags = ::clretw::loc(1, 0, 2, 4, 4);
   static constexpr ::clretw::FieldLoc k_DataSize = ::clretw::loc(2, 0, 6, 4, 4);
@@ -11589,12 +21084,24 @@ class ProfilerMessageView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ProfilerMessageView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProfilerMessageView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ProfilerMessageView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ProfilerMessageView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ProfilerMessageView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 299) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProfilerMessageView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProfilerMessageView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View Message() const noexcept { return utf16(k_Message); }
 
@@ -11607,7 +21114,46 @@ class ProfilerMessageView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ProfilerMessageView>;
   ProfilerMessageView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Message = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
@@ -11618,16 +21164,28 @@ class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExecutionCheckpointView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecutionCheckpointView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExecutionCheckpointView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExecutionCheckpointView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecutionCheckpointView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 300) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExecutionCheckpointView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecutionCheckpointView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
   // win:Int64
-  ::std::int64_t Timestamp() const noexcept { return get<::std::int64_t>(k_Timestamp); }
+  ::std::int64_t Timestamp() const noexcept { return get_w<::std::int64_t, 8>(k_Timestamp); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11639,7 +21197,50 @@ class ExecutionCheckpointView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ExecutionCheckpointView>;
   ExecutionCheckpointView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Name = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Timestamp = ::clretw::loc(2, 1, 0, 8, 8);
@@ -11651,16 +21252,28 @@ class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WaitHandleWaitStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WaitHandleWaitStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WaitHandleWaitStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WaitHandleWaitStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WaitHandleWaitStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 301) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WaitHandleWaitStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WaitHandleWaitStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map WaitHandleWaitSourceMap
-  ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource() const noexcept { return get<::clretw::dotnet_runtime::WaitHandleWaitSourceMap>(k_WaitSource); }
+  ::clretw::dotnet_runtime::WaitHandleWaitSourceMap WaitSource() const noexcept { return get_w<::clretw::dotnet_runtime::WaitHandleWaitSourceMap, 1>(k_WaitSource); }
   // win:Pointer
   ::std::uint64_t AssociatedObjectID() const noexcept { return get<::std::uint64_t>(k_AssociatedObjectID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11672,7 +21285,34 @@ class WaitHandleWaitStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<WaitHandleWaitStartView>;
   WaitHandleWaitStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 7) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 7;
+        break;
+      case 1:
+        if (n_ - pos_ < 11) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 11;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_WaitSource = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_AssociatedObjectID[2] = {::clretw::loc(1, 0, 1, 4, 4), ::clretw::loc(1, 0, 1, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 5, 2, 2), ::clretw::loc(2, 0, 9, 2, 2)};
@@ -11684,12 +21324,24 @@ class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WaitHandleWaitStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WaitHandleWaitStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WaitHandleWaitStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WaitHandleWaitStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WaitHandleWaitStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 302) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WaitHandleWaitStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WaitHandleWaitStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11699,7 +21351,34 @@ class WaitHandleWaitStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<WaitHandleWaitStopView>;
   WaitHandleWaitStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -11709,14 +21388,26 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AllocationSampledView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllocationSampledView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AllocationSampledView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AllocationSampledView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllocationSampledView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime::provider_guid || record.id != 303) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AllocationSampledView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllocationSampledView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32, map GCAllocationKindMap
-  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return get<::clretw::dotnet_runtime::GCAllocationKindMap>(k_AllocationKind); }
+  ::clretw::dotnet_runtime::GCAllocationKindMap AllocationKind() const noexcept { return get_w<::clretw::dotnet_runtime::GCAllocationKindMap, 4>(k_AllocationKind); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Pointer
   ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
   // win:UnicodeString
@@ -11724,9 +21415,9 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
   // win:Pointer
   ::std::uint64_t Address() const noexcept { return get<::std::uint64_t>(k_Address[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
+  ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t SampledByteOffset() const noexcept { return get<::std::uint64_t>(k_SampledByteOffset[ps8_]); }
+  ::std::uint64_t SampledByteOffset() const noexcept { return get_w<::std::uint64_t, 8>(k_SampledByteOffset[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -11742,7 +21433,50 @@ class AllocationSampledView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AllocationSampledView>;
   AllocationSampledView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 24) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AllocationKind = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(2, 0, 6, 4, 4), ::clretw::loc(2, 0, 6, 8, 8)};

@@ -1230,806 +1230,607 @@ auto templates::GCHeapDumpVTableClassReference::decode(::clretw::Bytes p, unsign
 auto templates::GCHeapDumpVTableClassReference::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerContextLoadedView[] = {{0, &kRecord_ContextLoadedUnloaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerContextLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextLoadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerContextLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ContextLoadedUnloaded}, };
+::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerContextLoadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerContextLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::name);
+::clretw::Result<MonoProfilerContextLoadedView> MonoProfilerContextLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerContextLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextLoaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerContextUnloadedView[] = {{0, &kRecord_ContextLoadedUnloaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerContextUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextUnloadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerContextUnloadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ContextLoadedUnloaded}, };
+::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerContextUnloadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerContextUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerContextUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::name);
+::clretw::Result<MonoProfilerContextUnloadedView> MonoProfilerContextUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerContextUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerContextUnloaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainLoadingView[] = {{0, &kRecord_AppDomainLoadUnload}, };
-}  // namespace
-::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAppDomainLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload}, };
+::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainLoadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::name);
+::clretw::Result<MonoProfilerAppDomainLoadingView> MonoProfilerAppDomainLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainLoadedView[] = {{0, &kRecord_AppDomainLoadUnload}, };
-}  // namespace
-::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAppDomainLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload}, };
+::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainLoadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::name);
+::clretw::Result<MonoProfilerAppDomainLoadedView> MonoProfilerAppDomainLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainLoaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainUnloadingView[] = {{0, &kRecord_AppDomainLoadUnload}, };
-}  // namespace
-::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAppDomainUnloadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload}, };
+::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainUnloadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::name);
+::clretw::Result<MonoProfilerAppDomainUnloadingView> MonoProfilerAppDomainUnloadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainUnloadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainUnloadedView[] = {{0, &kRecord_AppDomainLoadUnload}, };
-}  // namespace
-::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAppDomainUnloadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainLoadUnload}, };
+::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainUnloadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::name);
+::clretw::Result<MonoProfilerAppDomainUnloadedView> MonoProfilerAppDomainUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainUnloaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAppDomainNameView[] = {{0, &kRecord_AppDomainName}, };
-}  // namespace
-::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAppDomainNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainNameView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAppDomainNameView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AppDomainName}, };
+::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAppDomainNameView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAppDomainNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAppDomainNameView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::name);
+::clretw::Result<MonoProfilerAppDomainNameView> MonoProfilerAppDomainNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAppDomainNameView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAppDomainName::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitBeginView[] = {{0, &kRecord_JitBeginFailedDone}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitBeginView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitBeginFailedDone}, };
+::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitBeginView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitBeginView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::name);
+::clretw::Result<MonoProfilerJitBeginView> MonoProfilerJitBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitBeginView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitFailedView[] = {{0, &kRecord_JitBeginFailedDone}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitBeginFailedDone}, };
+::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::name);
+::clretw::Result<MonoProfilerJitFailedView> MonoProfilerJitFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_MonoProfilerJitDoneView_Values[] = {{0, nullptr}, {1, &kRecord_JitDone_V1_Values}, };
-}  // namespace
+const ::clretw::ViewVersion MonoProfilerJitDoneView_Values::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitDone_V1_Values}, };
 
-MonoProfilerJitDoneView_Values MonoProfilerJitDoneView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+MonoProfilerJitDoneView_Values MonoProfilerJitDoneView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerJitDoneView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerJitDoneView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerJitDoneView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitDoneView[] = {{0, &kRecord_JitBeginFailedDone}, {1, &kRecord_JitDone_V1}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitDoneView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitDoneView::versions_[2] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitBeginFailedDone}, {1, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitDone_V1}, };
+::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitDoneView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitDoneView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::name);
+::clretw::Result<MonoProfilerJitDoneView> MonoProfilerJitDoneView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitDoneView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDone::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitChunkCreatedView[] = {{0, &kRecord_JitChunkCreated}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitChunkCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkCreatedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitChunkCreatedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkCreated}, };
+::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitChunkCreatedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitChunkCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkCreatedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::name);
+::clretw::Result<MonoProfilerJitChunkCreatedView> MonoProfilerJitChunkCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitChunkCreatedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkCreated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitChunkDestroyedView[] = {{0, &kRecord_JitChunkDestroyed}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitChunkDestroyedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkDestroyedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitChunkDestroyedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitChunkDestroyed}, };
+::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitChunkDestroyedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitChunkDestroyedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitChunkDestroyedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::name);
+::clretw::Result<MonoProfilerJitChunkDestroyedView> MonoProfilerJitChunkDestroyedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitChunkDestroyedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitChunkDestroyed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitCodeBufferView[] = {{0, &kRecord_JitCodeBuffer}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitCodeBufferView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitCodeBufferView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitCodeBufferView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitCodeBuffer}, };
+::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitCodeBufferView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitCodeBufferView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitCodeBufferView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::name);
+::clretw::Result<MonoProfilerJitCodeBufferView> MonoProfilerJitCodeBufferView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitCodeBufferView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitCodeBuffer::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerClassLoadingView[] = {{0, &kRecord_ClassLoadingFailed}, };
-}  // namespace
-::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerClassLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerClassLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoadingFailed}, };
+::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerClassLoadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerClassLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::name);
+::clretw::Result<MonoProfilerClassLoadingView> MonoProfilerClassLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerClassLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerClassFailedView[] = {{0, &kRecord_ClassLoadingFailed}, };
-}  // namespace
-::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerClassFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerClassFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoadingFailed}, };
+::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerClassFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerClassFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::name);
+::clretw::Result<MonoProfilerClassFailedView> MonoProfilerClassFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerClassFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_MonoProfilerClassLoadedView_Values[] = {{0, nullptr}, {1, &kRecord_ClassLoaded_V1_Values}, };
-}  // namespace
+const ::clretw::ViewVersion MonoProfilerClassLoadedView_Values::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded_V1_Values}, };
 
-MonoProfilerClassLoadedView_Values MonoProfilerClassLoadedView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+MonoProfilerClassLoadedView_Values MonoProfilerClassLoadedView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerClassLoadedView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerClassLoadedView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerClassLoadedView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerClassLoadedView[] = {{0, &kRecord_ClassLoaded}, {1, &kRecord_ClassLoaded_V1}, };
-}  // namespace
-::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerClassLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerClassLoadedView::versions_[2] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded}, {1, &::clretw::dotnet_runtime_mono_profiler::kRecord_ClassLoaded_V1}, };
+::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerClassLoadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerClassLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerClassLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::name);
+::clretw::Result<MonoProfilerClassLoadedView> MonoProfilerClassLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerClassLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerVTableLoadingView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerVTableLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerVTableLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded}, };
+::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerVTableLoadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerVTableLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::name);
+::clretw::Result<MonoProfilerVTableLoadingView> MonoProfilerVTableLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerVTableLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerVTableFailedView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerVTableFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerVTableFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded}, };
+::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerVTableFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerVTableFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::name);
+::clretw::Result<MonoProfilerVTableFailedView> MonoProfilerVTableFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerVTableFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerVTableLoadedView[] = {{0, &kRecord_VTableLoadingFailedLoaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerVTableLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerVTableLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_VTableLoadingFailedLoaded}, };
+::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerVTableLoadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerVTableLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerVTableLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::name);
+::clretw::Result<MonoProfilerVTableLoadedView> MonoProfilerVTableLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerVTableLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerVTableLoaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleLoadingView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
-}  // namespace
-::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerModuleLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed}, };
+::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleLoadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::name);
+::clretw::Result<MonoProfilerModuleLoadingView> MonoProfilerModuleLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleFailedView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
-}  // namespace
-::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerModuleFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed}, };
+::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::name);
+::clretw::Result<MonoProfilerModuleFailedView> MonoProfilerModuleFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleLoadedView[] = {{0, &kRecord_ModuleLoadedUnloaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerModuleLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadedUnloaded}, };
+::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleLoadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::name);
+::clretw::Result<MonoProfilerModuleLoadedView> MonoProfilerModuleLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleLoaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleUnloadingView[] = {{0, &kRecord_ModuleLoadingUnloadingFailed}, };
-}  // namespace
-::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerModuleUnloadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadingUnloadingFailed}, };
+::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleUnloadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::name);
+::clretw::Result<MonoProfilerModuleUnloadingView> MonoProfilerModuleUnloadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleUnloadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerModuleUnloadedView[] = {{0, &kRecord_ModuleLoadedUnloaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerModuleUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerModuleUnloadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ModuleLoadedUnloaded}, };
+::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerModuleUnloadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerModuleUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerModuleUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::name);
+::clretw::Result<MonoProfilerModuleUnloadedView> MonoProfilerModuleUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerModuleUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerModuleUnloaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyLoadingView[] = {{0, &kRecord_AssemblyLoadingUnloading}, };
-}  // namespace
-::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAssemblyLoadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadingUnloading}, };
+::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyLoadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyLoadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::name);
+::clretw::Result<MonoProfilerAssemblyLoadingView> MonoProfilerAssemblyLoadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyLoadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyLoadedView[] = {{0, &kRecord_AssemblyLoadedUnloaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAssemblyLoadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadedUnloaded}, };
+::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyLoadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyLoadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyLoadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::name);
+::clretw::Result<MonoProfilerAssemblyLoadedView> MonoProfilerAssemblyLoadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyLoadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyLoaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyUnloadingView[] = {{0, &kRecord_AssemblyLoadingUnloading}, };
-}  // namespace
-::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAssemblyUnloadingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadingUnloading}, };
+::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyUnloadingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyUnloadingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::name);
+::clretw::Result<MonoProfilerAssemblyUnloadingView> MonoProfilerAssemblyUnloadingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyUnloadingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloading::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerAssemblyUnloadedView[] = {{0, &kRecord_AssemblyLoadedUnloaded}, };
-}  // namespace
-::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerAssemblyUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerAssemblyUnloadedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_AssemblyLoadedUnloaded}, };
+::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerAssemblyUnloadedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerAssemblyUnloadedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerAssemblyUnloadedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::name);
+::clretw::Result<MonoProfilerAssemblyUnloadedView> MonoProfilerAssemblyUnloadedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerAssemblyUnloadedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerAssemblyUnloaded::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodEnterView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodEnterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEnterView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodEnterView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodEnterView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodEnterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEnterView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::name);
+::clretw::Result<MonoProfilerMethodEnterView> MonoProfilerMethodEnterView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodEnterView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEnter::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodLeaveView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodLeaveView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodLeaveView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodLeaveView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodLeaveView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::name);
+::clretw::Result<MonoProfilerMethodLeaveView> MonoProfilerMethodLeaveView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodLeaveView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodLeave::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodTailCallView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodTailCallView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodTailCallView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodTailCallView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodTailCallView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodTailCallView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodTailCallView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::name);
+::clretw::Result<MonoProfilerMethodTailCallView> MonoProfilerMethodTailCallView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodTailCallView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodTailCall::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodExceptionLeaveView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodExceptionLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodExceptionLeaveView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodExceptionLeaveView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodExceptionLeaveView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodExceptionLeaveView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodExceptionLeaveView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::name);
+::clretw::Result<MonoProfilerMethodExceptionLeaveView> MonoProfilerMethodExceptionLeaveView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodExceptionLeaveView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodExceptionLeave::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodFreeView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodFreeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodFreeView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodFreeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodFreeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodFreeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodFreeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::name);
+::clretw::Result<MonoProfilerMethodFreeView> MonoProfilerMethodFreeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodFreeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodFree::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodBeginInvokeView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodBeginInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodBeginInvokeView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodBeginInvokeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodBeginInvokeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodBeginInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodBeginInvokeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::name);
+::clretw::Result<MonoProfilerMethodBeginInvokeView> MonoProfilerMethodBeginInvokeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodBeginInvokeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodBeginInvoke::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMethodEndInvokeView[] = {{0, &kRecord_MethodTracing}, };
-}  // namespace
-::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMethodEndInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEndInvokeView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMethodEndInvokeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MethodTracing}, };
+::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMethodEndInvokeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMethodEndInvokeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMethodEndInvokeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::name);
+::clretw::Result<MonoProfilerMethodEndInvokeView> MonoProfilerMethodEndInvokeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMethodEndInvokeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMethodEndInvoke::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerExceptionThrowView[] = {{0, &kRecord_ExceptionThrow}, };
-}  // namespace
-::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerExceptionThrowView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionThrowView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerExceptionThrowView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionThrow}, };
+::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerExceptionThrowView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerExceptionThrowView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionThrowView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::name);
+::clretw::Result<MonoProfilerExceptionThrowView> MonoProfilerExceptionThrowView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerExceptionThrowView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionThrow::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerExceptionClauseView[] = {{0, &kRecord_ExceptionClause}, };
-}  // namespace
-::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerExceptionClauseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionClauseView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerExceptionClauseView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ExceptionClause}, };
+::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerExceptionClauseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerExceptionClauseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerExceptionClauseView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::name);
+::clretw::Result<MonoProfilerExceptionClauseView> MonoProfilerExceptionClauseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerExceptionClauseView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerExceptionClause::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCEventView[] = {{0, &kRecord_GCEvent}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCEventView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCEventView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCEvent}, };
+::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCEventView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCEventView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::name);
+::clretw::Result<MonoProfilerGCEventView> MonoProfilerGCEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCEventView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCAllocationView[] = {{0, &kRecord_GCAllocation}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCAllocationView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCAllocationView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCAllocationView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCAllocation}, };
+::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCAllocationView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCAllocationView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCAllocationView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::name);
+::clretw::Result<MonoProfilerGCAllocationView> MonoProfilerGCAllocationView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCAllocationView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCAllocation::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_MonoProfilerGCMovesView_Values[] = {{0, &kRecord_GCMoves_Values}, };
-}  // namespace
+const ::clretw::ViewVersion MonoProfilerGCMovesView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCMoves_Values}, };
 
-MonoProfilerGCMovesView_Values MonoProfilerGCMovesView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+MonoProfilerGCMovesView_Values MonoProfilerGCMovesView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerGCMovesView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerGCMovesView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerGCMovesView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCMovesView[] = {{0, &kRecord_GCMoves}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCMovesView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCMovesView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCMovesView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCMoves}, };
+::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCMovesView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCMovesView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCMovesView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::name);
+::clretw::Result<MonoProfilerGCMovesView> MonoProfilerGCMovesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCMovesView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMoves::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCResizeView[] = {{0, &kRecord_GCResize}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCResizeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCResizeView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCResizeView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCResize}, };
+::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCResizeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCResizeView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCResizeView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::name);
+::clretw::Result<MonoProfilerGCResizeView> MonoProfilerGCResizeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCResizeView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCResize::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHandleCreatedView[] = {{0, &kRecord_GCHandleCreated}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHandleCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleCreatedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCHandleCreatedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleCreated}, };
+::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHandleCreatedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHandleCreatedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleCreatedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::name);
+::clretw::Result<MonoProfilerGCHandleCreatedView> MonoProfilerGCHandleCreatedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHandleCreatedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleCreated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHandleDeletedView[] = {{0, &kRecord_GCHandleDeleted}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHandleDeletedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleDeletedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCHandleDeletedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHandleDeleted}, };
+::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHandleDeletedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHandleDeletedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHandleDeletedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::name);
+::clretw::Result<MonoProfilerGCHandleDeletedView> MonoProfilerGCHandleDeletedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHandleDeletedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHandleDeleted::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizingView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCFinalizingView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::name);
+::clretw::Result<MonoProfilerGCFinalizingView> MonoProfilerGCFinalizingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizing::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizedView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCFinalizedView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::name);
+::clretw::Result<MonoProfilerGCFinalizedView> MonoProfilerGCFinalizedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalized::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizingObjectView[] = {{0, &kRecord_GCFinalizingFinalizedObject}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizingObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingObjectView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCFinalizingObjectView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCFinalizingFinalizedObject}, };
+::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizingObjectView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizingObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizingObjectView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::name);
+::clretw::Result<MonoProfilerGCFinalizingObjectView> MonoProfilerGCFinalizingObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizingObjectView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizingObject::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCFinalizedObjectView[] = {{0, &kRecord_GCFinalizingFinalizedObject}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCFinalizedObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedObjectView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCFinalizedObjectView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCFinalizingFinalizedObject}, };
+::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCFinalizedObjectView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCFinalizedObjectView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCFinalizedObjectView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::name);
+::clretw::Result<MonoProfilerGCFinalizedObjectView> MonoProfilerGCFinalizedObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCFinalizedObjectView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCFinalizedObject::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCRootRegisterView[] = {{0, &kRecord_GCRootRegister}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCRootRegisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootRegisterView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCRootRegisterView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootRegister}, };
+::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCRootRegisterView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCRootRegisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootRegisterView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::name);
+::clretw::Result<MonoProfilerGCRootRegisterView> MonoProfilerGCRootRegisterView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCRootRegisterView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootRegister::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCRootUnregisterView[] = {{0, &kRecord_GCRootUnregister}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCRootUnregisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootUnregisterView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCRootUnregisterView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCRootUnregister}, };
+::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCRootUnregisterView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCRootUnregisterView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootUnregisterView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::name);
+::clretw::Result<MonoProfilerGCRootUnregisterView> MonoProfilerGCRootUnregisterView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCRootUnregisterView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootUnregister::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_MonoProfilerGCRootsView_Values[] = {{0, &kRecord_GCRoots_Values}, };
-}  // namespace
+const ::clretw::ViewVersion MonoProfilerGCRootsView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCRoots_Values}, };
 
-MonoProfilerGCRootsView_Values MonoProfilerGCRootsView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+MonoProfilerGCRootsView_Values MonoProfilerGCRootsView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerGCRootsView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerGCRootsView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerGCRootsView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCRootsView[] = {{0, &kRecord_GCRoots}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCRootsView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootsView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCRootsView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCRoots}, };
+::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCRootsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCRootsView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCRootsView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::name);
+::clretw::Result<MonoProfilerGCRootsView> MonoProfilerGCRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCRootsView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRoots::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpStartView[] = {{0, &kRecord_GCHeapDumpStart}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpStartView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCHeapDumpStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpStart}, };
+::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpStartView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStartView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::name);
+::clretw::Result<MonoProfilerGCHeapDumpStartView> MonoProfilerGCHeapDumpStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpStartView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpStopView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpStopView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCHeapDumpStopView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpStopView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpStopView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::name);
+::clretw::Result<MonoProfilerGCHeapDumpStopView> MonoProfilerGCHeapDumpStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpStopView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_MonoProfilerGCHeapDumpObjectReferenceView_Values[] = {{0, &kRecord_GCHeapDumpObjectReference_Values}, };
-}  // namespace
+const ::clretw::ViewVersion MonoProfilerGCHeapDumpObjectReferenceView_Values::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpObjectReference_Values}, };
 
-MonoProfilerGCHeapDumpObjectReferenceView_Values MonoProfilerGCHeapDumpObjectReferenceView_Values::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+MonoProfilerGCHeapDumpObjectReferenceView_Values MonoProfilerGCHeapDumpObjectReferenceView_Values::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<MonoProfilerGCHeapDumpObjectReferenceView_Values>(::clretw::dotnet_runtime_mono_profiler::kElements_MonoProfilerGCHeapDumpObjectReferenceView_Values[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<MonoProfilerGCHeapDumpObjectReferenceView_Values>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpObjectReferenceView[] = {{0, &kRecord_GCHeapDumpObjectReference}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpObjectReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpObjectReferenceView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCHeapDumpObjectReferenceView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpObjectReference}, };
+::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpObjectReferenceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpObjectReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpObjectReferenceView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::name);
+::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> MonoProfilerGCHeapDumpObjectReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpObjectReferenceView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReference::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMonitorContentionView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
-}  // namespace
-::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMonitorContentionView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorContentionView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMonitorContentionView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired}, };
+::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMonitorContentionView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMonitorContentionView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorContentionView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::name);
+::clretw::Result<MonoProfilerMonitorContentionView> MonoProfilerMonitorContentionView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMonitorContentionView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorContention::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMonitorFailedView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
-}  // namespace
-::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMonitorFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorFailedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMonitorFailedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired}, };
+::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMonitorFailedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMonitorFailedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorFailedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::name);
+::clretw::Result<MonoProfilerMonitorFailedView> MonoProfilerMonitorFailedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMonitorFailedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorFailed::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerMonitorAcquiredView[] = {{0, &kRecord_MonitorContentionFailedAcquired}, };
-}  // namespace
-::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerMonitorAcquiredView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorAcquiredView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerMonitorAcquiredView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_MonitorContentionFailedAcquired}, };
+::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerMonitorAcquiredView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerMonitorAcquiredView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerMonitorAcquiredView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::name);
+::clretw::Result<MonoProfilerMonitorAcquiredView> MonoProfilerMonitorAcquiredView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerMonitorAcquiredView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerMonitorAcquired::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadStartedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
-}  // namespace
-::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadStartedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStartedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerThreadStartedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited}, };
+::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadStartedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadStartedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStartedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::name);
+::clretw::Result<MonoProfilerThreadStartedView> MonoProfilerThreadStartedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadStartedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStarted::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadStoppingView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
-}  // namespace
-::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadStoppingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppingView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerThreadStoppingView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited}, };
+::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadStoppingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadStoppingView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppingView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::name);
+::clretw::Result<MonoProfilerThreadStoppingView> MonoProfilerThreadStoppingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadStoppingView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopping::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadStoppedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
-}  // namespace
-::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadStoppedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerThreadStoppedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited}, };
+::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadStoppedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadStoppedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadStoppedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::name);
+::clretw::Result<MonoProfilerThreadStoppedView> MonoProfilerThreadStoppedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadStoppedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadStopped::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadExitedView[] = {{0, &kRecord_ThreadStartedStoppingStoppedExited}, };
-}  // namespace
-::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadExitedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadExitedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerThreadExitedView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadStartedStoppingStoppedExited}, };
+::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadExitedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadExitedView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadExitedView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::name);
+::clretw::Result<MonoProfilerThreadExitedView> MonoProfilerThreadExitedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadExitedView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadExited::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerThreadNameView[] = {{0, &kRecord_ThreadName}, };
-}  // namespace
-::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerThreadNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadNameView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerThreadNameView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_ThreadName}, };
+::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerThreadNameView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerThreadNameView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerThreadNameView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::name);
+::clretw::Result<MonoProfilerThreadNameView> MonoProfilerThreadNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerThreadNameView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerThreadName::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerJitDoneVerboseView[] = {{0, &kRecord_JitDoneVerbose}, };
-}  // namespace
-::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerJitDoneVerboseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneVerboseView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerJitDoneVerboseView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_JitDoneVerbose}, };
+::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerJitDoneVerboseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerJitDoneVerboseView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerJitDoneVerboseView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::name);
+::clretw::Result<MonoProfilerJitDoneVerboseView> MonoProfilerJitDoneVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerJitDoneVerboseView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneVerbose::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView[] = {{0, &kRecord_GCHeapDumpVTableClassReference}, };
-}  // namespace
-::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView, payload, version, pointer_size);
+const ::clretw::ViewVersion MonoProfilerGCHeapDumpVTableClassReferenceView::versions_[1] = {{0, &::clretw::dotnet_runtime_mono_profiler::kRecord_GCHeapDumpVTableClassReference}, };
+::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(::clretw::dotnet_runtime_mono_profiler::kVersions_MonoProfilerGCHeapDumpVTableClassReferenceView, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::id,
-                         ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::name);
+::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> MonoProfilerGCHeapDumpVTableClassReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MonoProfilerGCHeapDumpVTableClassReferenceView>(versions_, record, ::clretw::dotnet_runtime_mono_profiler::provider_guid, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::id, ::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpVTableClassReference::name);
 }
 
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1056,16 +1057,28 @@ class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerContextLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerContextLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerContextLoadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerContextLoadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerContextLoadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 1) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerContextLoadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerContextLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ContextID() const noexcept { return get<::std::uint64_t>(k_ContextID[ps8_]); }
+  ::std::uint64_t ContextID() const noexcept { return get_w<::std::uint64_t, 8>(k_ContextID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1077,7 +1090,34 @@ class MonoProfilerContextLoadedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerContextLoadedView>;
   MonoProfilerContextLoadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ContextID[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -1089,16 +1129,28 @@ class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerContextUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerContextUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerContextUnloadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerContextUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerContextUnloadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 2) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerContextUnloadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerContextUnloadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ContextID() const noexcept { return get<::std::uint64_t>(k_ContextID[ps8_]); }
+  ::std::uint64_t ContextID() const noexcept { return get_w<::std::uint64_t, 8>(k_ContextID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1110,7 +1162,34 @@ class MonoProfilerContextUnloadedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerContextUnloadedView>;
   MonoProfilerContextUnloadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_AppDomainID[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ContextID[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -1122,12 +1201,24 @@ class MonoProfilerAppDomainLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAppDomainLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAppDomainLoadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAppDomainLoadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 3) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAppDomainLoadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1137,7 +1228,34 @@ class MonoProfilerAppDomainLoadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerAppDomainLoadingView>;
   MonoProfilerAppDomainLoadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1147,12 +1265,24 @@ class MonoProfilerAppDomainLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAppDomainLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAppDomainLoadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAppDomainLoadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 4) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAppDomainLoadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1162,7 +1292,34 @@ class MonoProfilerAppDomainLoadedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerAppDomainLoadedView>;
   MonoProfilerAppDomainLoadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1172,12 +1329,24 @@ class MonoProfilerAppDomainUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAppDomainUnloadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 5) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1187,7 +1356,34 @@ class MonoProfilerAppDomainUnloadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerAppDomainUnloadingView>;
   MonoProfilerAppDomainUnloadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1197,12 +1393,24 @@ class MonoProfilerAppDomainUnloadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAppDomainUnloadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 6) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainUnloadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1212,7 +1420,34 @@ class MonoProfilerAppDomainUnloadedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerAppDomainUnloadedView>;
   MonoProfilerAppDomainUnloadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1222,12 +1457,24 @@ class MonoProfilerAppDomainNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAppDomainNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAppDomainNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAppDomainNameView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 7) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAppDomainNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAppDomainNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
 
@@ -1240,7 +1487,46 @@ class MonoProfilerAppDomainNameView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerAppDomainNameView>;
   MonoProfilerAppDomainNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
@@ -1251,16 +1537,28 @@ class MonoProfilerJitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerJitBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 8) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1272,7 +1570,34 @@ class MonoProfilerJitBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerJitBeginView>;
   MonoProfilerJitBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1284,16 +1609,28 @@ class MonoProfilerJitFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerJitFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 9) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1305,7 +1642,34 @@ class MonoProfilerJitFailedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerJitFailedView>;
   MonoProfilerJitFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1317,11 +1681,17 @@ class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static MonoProfilerJitDoneView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    MonoProfilerJitDoneView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static MonoProfilerJitDoneView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt8 (from v1)
-  ::std::optional<::std::uint8_t> Type() const noexcept { return get_opt<::std::uint8_t>(k_Type[vi_]); }
+  ::std::optional<::std::uint8_t> Type() const noexcept { return get_w_opt<::std::uint8_t, 1>(k_Type[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_opt<::std::uint64_t>(k_ClassID[vi_]); }
+  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ClassID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1332,7 +1702,38 @@ class MonoProfilerJitDoneView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerJitDoneView_Values>;
   MonoProfilerJitDoneView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      case 3:
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Type[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 1, 1),  // v1
@@ -1350,18 +1751,31 @@ class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitDoneView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MonoProfilerJitDoneView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitDoneView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 10) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitDoneView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_opt<::std::uint32_t>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
   // struct (from v1)
   ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime_mono_profiler::MonoProfilerJitDoneView_Values>(k_Values[vi_]); }
 
@@ -1377,7 +1791,56 @@ class MonoProfilerJitDoneView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerJitDoneView>;
   MonoProfilerJitDoneView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 2:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 20);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodToken = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1397,14 +1860,26 @@ class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitChunkCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerJitChunkCreatedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitChunkCreatedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkCreatedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 11) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitChunkCreatedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkCreatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ChunkID() const noexcept { return get<::std::uint64_t>(k_ChunkID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ChunkSize() const noexcept { return get<::std::uint64_t>(k_ChunkSize[ps8_]); }
+  ::std::uint64_t ChunkSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ChunkSize[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1415,7 +1890,34 @@ class MonoProfilerJitChunkCreatedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerJitChunkCreatedView>;
   MonoProfilerJitChunkCreatedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ChunkID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ChunkSize[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
 };
@@ -1426,9 +1928,21 @@ class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerJitChunkDestroyedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 12) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitChunkDestroyedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ChunkID() const noexcept { return get<::std::uint64_t>(k_ChunkID[ps8_]); }
@@ -1441,7 +1955,34 @@ class MonoProfilerJitChunkDestroyedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerJitChunkDestroyedView>;
   MonoProfilerJitChunkDestroyedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ChunkID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -1451,16 +1992,28 @@ class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitCodeBufferView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitCodeBufferView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerJitCodeBufferView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitCodeBufferView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitCodeBufferView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 13) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitCodeBufferView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitCodeBufferView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t BufferID() const noexcept { return get<::std::uint64_t>(k_BufferID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t BufferSize() const noexcept { return get<::std::uint64_t>(k_BufferSize[ps8_]); }
+  ::std::uint64_t BufferSize() const noexcept { return get_w<::std::uint64_t, 8>(k_BufferSize[ps8_]); }
   // win:UInt8, map JitCodeBufferTypeMap
-  ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap>(k_BufferType[ps8_]); }
+  ::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap BufferType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::JitCodeBufferTypeMap, 1>(k_BufferType[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1472,7 +2025,34 @@ class MonoProfilerJitCodeBufferView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerJitCodeBufferView>;
   MonoProfilerJitCodeBufferView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 13) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 13;
+        break;
+      case 1:
+        if (n_ - pos_ < 17) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 17;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_BufferID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_BufferSize[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_BufferType[2] = {::clretw::loc(2, 0, 12, 1, 1), ::clretw::loc(2, 0, 16, 1, 1)};
@@ -1484,14 +2064,26 @@ class MonoProfilerClassLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerClassLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerClassLoadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerClassLoadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 14) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerClassLoadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1502,7 +2094,34 @@ class MonoProfilerClassLoadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerClassLoadingView>;
   MonoProfilerClassLoadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
@@ -1513,14 +2132,26 @@ class MonoProfilerClassFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerClassFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerClassFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerClassFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerClassFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 15) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerClassFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1531,7 +2162,34 @@ class MonoProfilerClassFailedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerClassFailedView>;
   MonoProfilerClassFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
@@ -1542,11 +2200,17 @@ class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static MonoProfilerClassLoadedView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    MonoProfilerClassLoadedView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static MonoProfilerClassLoadedView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt8 (from v1)
-  ::std::optional<::std::uint8_t> Type() const noexcept { return get_opt<::std::uint8_t>(k_Type[vi_]); }
+  ::std::optional<::std::uint8_t> Type() const noexcept { return get_w_opt<::std::uint8_t, 1>(k_Type[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_opt<::std::uint64_t>(k_ClassID[vi_]); }
+  ::std::optional<::std::uint64_t> ClassID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ClassID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1557,7 +2221,38 @@ class MonoProfilerClassLoadedView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerClassLoadedView_Values>;
   MonoProfilerClassLoadedView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      case 3:
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Type[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 1, 1),  // v1
@@ -1575,18 +2270,31 @@ class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerClassLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MonoProfilerClassLoadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerClassLoadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 16) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerClassLoadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerClassLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UnicodeString
   ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
   // win:UInt32 -> win:HexInt32 (from v1)
-  ::std::optional<::std::uint32_t> Count() const noexcept { return get_opt<::std::uint32_t>(k_Count[vi_]); }
+  ::std::optional<::std::uint32_t> Count() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_Count[vi_]); }
   // struct (from v1)
   ::std::optional<::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>> Values() const noexcept { return records_opt<::clretw::dotnet_runtime_mono_profiler::MonoProfilerClassLoadedView_Values>(k_Values[vi_]); }
 
@@ -1602,7 +2310,84 @@ class MonoProfilerClassLoadedView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MonoProfilerClassLoadedView>;
   MonoProfilerClassLoadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 9) return false;
+          pos_ += count * 9;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClassName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -1622,16 +2407,28 @@ class MonoProfilerVTableLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerVTableLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerVTableLoadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerVTableLoadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 17) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerVTableLoadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1643,7 +2440,34 @@ class MonoProfilerVTableLoadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerVTableLoadingView>;
   MonoProfilerVTableLoadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1655,16 +2479,28 @@ class MonoProfilerVTableFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerVTableFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerVTableFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerVTableFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerVTableFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 18) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerVTableFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1676,7 +2512,34 @@ class MonoProfilerVTableFailedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerVTableFailedView>;
   MonoProfilerVTableFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1688,16 +2551,28 @@ class MonoProfilerVTableLoadedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerVTableLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerVTableLoadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerVTableLoadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 19) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerVTableLoadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerVTableLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1709,7 +2584,34 @@ class MonoProfilerVTableLoadedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerVTableLoadedView>;
   MonoProfilerVTableLoadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1721,12 +2623,24 @@ class MonoProfilerModuleLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerModuleLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerModuleLoadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerModuleLoadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 20) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerModuleLoadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1736,7 +2650,34 @@ class MonoProfilerModuleLoadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerModuleLoadingView>;
   MonoProfilerModuleLoadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1746,12 +2687,24 @@ class MonoProfilerModuleFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerModuleFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerModuleFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerModuleFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 21) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerModuleFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1761,7 +2714,34 @@ class MonoProfilerModuleFailedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerModuleFailedView>;
   MonoProfilerModuleFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1771,12 +2751,24 @@ class MonoProfilerModuleLoadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerModuleLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerModuleLoadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerModuleLoadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 22) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerModuleLoadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleName() const noexcept { return utf16(k_ModuleName); }
   // win:UnicodeString
@@ -1792,7 +2784,58 @@ class MonoProfilerModuleLoadedView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MonoProfilerModuleLoadedView>;
   MonoProfilerModuleLoadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleSignature = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -1804,12 +2847,24 @@ class MonoProfilerModuleUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerModuleUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerModuleUnloadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerModuleUnloadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 23) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerModuleUnloadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1819,7 +2874,34 @@ class MonoProfilerModuleUnloadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerModuleUnloadingView>;
   MonoProfilerModuleUnloadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -1829,12 +2911,24 @@ class MonoProfilerModuleUnloadedView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerModuleUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerModuleUnloadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerModuleUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 24) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerModuleUnloadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerModuleUnloadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleName() const noexcept { return utf16(k_ModuleName); }
   // win:UnicodeString
@@ -1850,7 +2944,58 @@ class MonoProfilerModuleUnloadedView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MonoProfilerModuleUnloadedView>;
   MonoProfilerModuleUnloadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ModuleSignature = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -1862,14 +3007,26 @@ class MonoProfilerAssemblyLoadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAssemblyLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAssemblyLoadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAssemblyLoadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 25) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAssemblyLoadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1880,7 +3037,34 @@ class MonoProfilerAssemblyLoadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerAssemblyLoadingView>;
   MonoProfilerAssemblyLoadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
@@ -1891,14 +3075,26 @@ class MonoProfilerAssemblyLoadedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAssemblyLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAssemblyLoadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAssemblyLoadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 26) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAssemblyLoadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyLoadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
 
@@ -1912,7 +3108,46 @@ class MonoProfilerAssemblyLoadedView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerAssemblyLoadedView>;
   MonoProfilerAssemblyLoadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -1924,14 +3159,26 @@ class MonoProfilerAssemblyUnloadingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAssemblyUnloadingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 27) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1942,7 +3189,34 @@ class MonoProfilerAssemblyUnloadingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerAssemblyUnloadingView>;
   MonoProfilerAssemblyUnloadingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
 };
@@ -1953,14 +3227,26 @@ class MonoProfilerAssemblyUnloadedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerAssemblyUnloadedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 28) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerAssemblyUnloadedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
 
@@ -1974,7 +3260,46 @@ class MonoProfilerAssemblyUnloadedView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerAssemblyUnloadedView>;
   MonoProfilerAssemblyUnloadedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyName = ::clretw::loc(2, 0, 16, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -1986,12 +3311,24 @@ class MonoProfilerMethodEnterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodEnterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEnterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodEnterView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodEnterView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEnterView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 29) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodEnterView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEnterView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2001,7 +3338,34 @@ class MonoProfilerMethodEnterView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodEnterView>;
   MonoProfilerMethodEnterView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2011,12 +3375,24 @@ class MonoProfilerMethodLeaveView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodLeaveView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodLeaveView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodLeaveView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodLeaveView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodLeaveView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 30) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodLeaveView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodLeaveView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2026,7 +3402,34 @@ class MonoProfilerMethodLeaveView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodLeaveView>;
   MonoProfilerMethodLeaveView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2036,12 +3439,24 @@ class MonoProfilerMethodTailCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodTailCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodTailCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodTailCallView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodTailCallView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodTailCallView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 31) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodTailCallView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodTailCallView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2051,7 +3466,34 @@ class MonoProfilerMethodTailCallView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodTailCallView>;
   MonoProfilerMethodTailCallView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2061,12 +3503,24 @@ class MonoProfilerMethodExceptionLeaveView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodExceptionLeaveView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 32) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodExceptionLeaveView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2076,7 +3530,34 @@ class MonoProfilerMethodExceptionLeaveView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodExceptionLeaveView>;
   MonoProfilerMethodExceptionLeaveView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2086,12 +3567,24 @@ class MonoProfilerMethodFreeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodFreeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodFreeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodFreeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodFreeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodFreeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 33) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodFreeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodFreeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2101,7 +3594,34 @@ class MonoProfilerMethodFreeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodFreeView>;
   MonoProfilerMethodFreeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2111,12 +3631,24 @@ class MonoProfilerMethodBeginInvokeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodBeginInvokeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 34) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodBeginInvokeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2126,7 +3658,34 @@ class MonoProfilerMethodBeginInvokeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodBeginInvokeView>;
   MonoProfilerMethodBeginInvokeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2136,12 +3695,24 @@ class MonoProfilerMethodEndInvokeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMethodEndInvokeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEndInvokeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMethodEndInvokeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMethodEndInvokeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEndInvokeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 35) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMethodEndInvokeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMethodEndInvokeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2151,7 +3722,34 @@ class MonoProfilerMethodEndInvokeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMethodEndInvokeView>;
   MonoProfilerMethodEndInvokeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2161,12 +3759,24 @@ class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerExceptionThrowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionThrowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerExceptionThrowView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerExceptionThrowView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionThrowView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 36) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerExceptionThrowView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionThrowView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
@@ -2179,7 +3789,34 @@ class MonoProfilerExceptionThrowView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerExceptionThrowView>;
   MonoProfilerExceptionThrowView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 8, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
 };
@@ -2190,18 +3827,30 @@ class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerExceptionClauseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionClauseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerExceptionClauseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerExceptionClauseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionClauseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 37) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerExceptionClauseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerExceptionClauseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map ExceptionClauseTypeMap
-  ::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap ClauseType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap>(k_ClauseType); }
+  ::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap ClauseType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::ExceptionClauseTypeMap, 1>(k_ClauseType); }
   // win:UInt32
-  ::std::uint32_t ClauseIdx() const noexcept { return get<::std::uint32_t>(k_ClauseIdx); }
+  ::std::uint32_t ClauseIdx() const noexcept { return get_w<::std::uint32_t, 4>(k_ClauseIdx); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID); }
+  ::std::uint64_t TypeID() const noexcept { return get_w<::std::uint64_t, 8>(k_TypeID); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
@@ -2217,7 +3866,34 @@ class MonoProfilerExceptionClauseView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerExceptionClauseView>;
   MonoProfilerExceptionClauseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        break;
+      case 1:
+        if (n_ - pos_ < 29) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 29;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClauseType = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_ClauseIdx = ::clretw::loc(1, 0, 1, 4, 4);
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(2, 0, 5, 8, 8);
@@ -2231,14 +3907,26 @@ class MonoProfilerGCEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 38) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt8, map GCEventTypeMap
-  ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap>(k_GCEventType); }
+  ::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap GCEventType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::GCEventTypeMap, 1>(k_GCEventType); }
   // win:UInt32
-  ::std::uint32_t GCGeneration() const noexcept { return get<::std::uint32_t>(k_GCGeneration); }
+  ::std::uint32_t GCGeneration() const noexcept { return get_w<::std::uint32_t, 4>(k_GCGeneration); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2249,7 +3937,34 @@ class MonoProfilerGCEventView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCEventView>;
   MonoProfilerGCEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        break;
+      case 1:
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GCEventType = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_GCGeneration = ::clretw::loc(1, 0, 1, 4, 4);
 };
@@ -2260,16 +3975,28 @@ class MonoProfilerGCAllocationView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCAllocationView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCAllocationView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCAllocationView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCAllocationView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCAllocationView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 39) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCAllocationView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCAllocationView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
+  ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2281,7 +4008,34 @@ class MonoProfilerGCAllocationView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCAllocationView>;
   MonoProfilerGCAllocationView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 8, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -2293,6 +4047,12 @@ class MonoProfilerGCMovesView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static MonoProfilerGCMovesView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    MonoProfilerGCMovesView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static MonoProfilerGCMovesView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2308,7 +4068,34 @@ class MonoProfilerGCMovesView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCMovesView_Values>;
   MonoProfilerGCMovesView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_AddressID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
 };
@@ -2319,12 +4106,24 @@ class MonoProfilerGCMovesView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCMovesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCMovesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCMovesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCMovesView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCMovesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 40) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCMovesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCMovesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMovesView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCMovesView_Values>(k_Values[ps8_]); }
 
@@ -2337,7 +4136,46 @@ class MonoProfilerGCMovesView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerGCMovesView>;
   MonoProfilerGCMovesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 8), ::clretw::loc(1, 0, 4, ::clretw::kVariable, 16)};
 };
@@ -2348,12 +4186,24 @@ class MonoProfilerGCResizeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCResizeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCResizeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCResizeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCResizeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCResizeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 41) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCResizeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCResizeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t NewSize() const noexcept { return get<::std::uint64_t>(k_NewSize); }
+  ::std::uint64_t NewSize() const noexcept { return get_w<::std::uint64_t, 8>(k_NewSize); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2363,7 +4213,34 @@ class MonoProfilerGCResizeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCResizeView>;
   MonoProfilerGCResizeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_NewSize = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2373,14 +4250,26 @@ class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCHandleCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleCreatedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCHandleCreatedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCHandleCreatedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleCreatedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 42) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCHandleCreatedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleCreatedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID); }
+  ::std::uint64_t HandleID() const noexcept { return get_w<::std::uint64_t, 8>(k_HandleID); }
   // win:UInt8, map GCHandleTypeMap
-  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap>(k_HandleType); }
+  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(k_HandleType); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
@@ -2394,7 +4283,34 @@ class MonoProfilerGCHandleCreatedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCHandleCreatedView>;
   MonoProfilerGCHandleCreatedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 13) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 13;
+        break;
+      case 1:
+        if (n_ - pos_ < 17) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 17;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_HandleType = ::clretw::loc(1, 0, 8, 1, 1);
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(2, 0, 9, 4, 4), ::clretw::loc(2, 0, 9, 8, 8)};
@@ -2406,14 +4322,26 @@ class MonoProfilerGCHandleDeletedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCHandleDeletedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleDeletedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCHandleDeletedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCHandleDeletedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleDeletedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 43) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCHandleDeletedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHandleDeletedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID); }
+  ::std::uint64_t HandleID() const noexcept { return get_w<::std::uint64_t, 8>(k_HandleID); }
   // win:UInt8, map GCHandleTypeMap
-  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap>(k_HandleType); }
+  ::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap HandleType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::GCHandleTypeMap, 1>(k_HandleType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2424,7 +4352,34 @@ class MonoProfilerGCHandleDeletedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCHandleDeletedView>;
   MonoProfilerGCHandleDeletedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      case 1:
+        if (n_ - pos_ < 9) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_HandleType = ::clretw::loc(1, 0, 8, 1, 1);
 };
@@ -2435,9 +4390,21 @@ class MonoProfilerGCFinalizingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCFinalizingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCFinalizingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCFinalizingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 44) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCFinalizingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -2449,7 +4416,28 @@ class MonoProfilerGCFinalizingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCFinalizingView>;
   MonoProfilerGCFinalizingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -2459,9 +4447,21 @@ class MonoProfilerGCFinalizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCFinalizedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCFinalizedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCFinalizedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 45) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCFinalizedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -2473,7 +4473,28 @@ class MonoProfilerGCFinalizedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCFinalizedView>;
   MonoProfilerGCFinalizedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -2483,9 +4504,21 @@ class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCFinalizingObjectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 46) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizingObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2498,7 +4531,34 @@ class MonoProfilerGCFinalizingObjectView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCFinalizingObjectView>;
   MonoProfilerGCFinalizingObjectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -2508,9 +4568,21 @@ class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCFinalizedObjectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 47) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCFinalizedObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2523,7 +4595,34 @@ class MonoProfilerGCFinalizedObjectView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCFinalizedObjectView>;
   MonoProfilerGCFinalizedObjectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -2533,18 +4632,30 @@ class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCRootRegisterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootRegisterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCRootRegisterView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCRootRegisterView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootRegisterView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 48) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCRootRegisterView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootRegisterView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t RootID() const noexcept { return get<::std::uint64_t>(k_RootID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t RootSize() const noexcept { return get<::std::uint64_t>(k_RootSize[ps8_]); }
+  ::std::uint64_t RootSize() const noexcept { return get_w<::std::uint64_t, 8>(k_RootSize[ps8_]); }
   // win:UInt8, map GCRootTypeMap
-  ::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap RootType() const noexcept { return get<::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap>(k_RootType[ps8_]); }
+  ::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap RootType() const noexcept { return get_w<::clretw::dotnet_runtime_mono_profiler::GCRootTypeMap, 1>(k_RootType[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t RootKeyID() const noexcept { return get<::std::uint64_t>(k_RootKeyID[ps8_]); }
+  ::std::uint64_t RootKeyID() const noexcept { return get_w<::std::uint64_t, 8>(k_RootKeyID[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View RootKeyName() const noexcept { return utf16(k_RootKeyName[ps8_]); }
 
@@ -2560,7 +4671,46 @@ class MonoProfilerGCRootRegisterView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerGCRootRegisterView>;
   MonoProfilerGCRootRegisterView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 21) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 21;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_RootID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_RootSize[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_RootType[2] = {::clretw::loc(2, 0, 12, 1, 1), ::clretw::loc(2, 0, 16, 1, 1)};
@@ -2574,9 +4724,21 @@ class MonoProfilerGCRootUnregisterView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCRootUnregisterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootUnregisterView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCRootUnregisterView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCRootUnregisterView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootUnregisterView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 49) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCRootUnregisterView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootUnregisterView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t RootID() const noexcept { return get<::std::uint64_t>(k_RootID[ps8_]); }
@@ -2589,7 +4751,34 @@ class MonoProfilerGCRootUnregisterView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCRootUnregisterView>;
   MonoProfilerGCRootUnregisterView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_RootID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -2599,6 +4788,12 @@ class MonoProfilerGCRootsView_Values : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static MonoProfilerGCRootsView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    MonoProfilerGCRootsView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static MonoProfilerGCRootsView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2614,7 +4809,34 @@ class MonoProfilerGCRootsView_Values : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCRootsView_Values>;
   MonoProfilerGCRootsView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_AddressID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
 };
@@ -2625,12 +4847,24 @@ class MonoProfilerGCRootsView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCRootsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCRootsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 50) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCRootsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCRootsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootsView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCRootsView_Values>(k_Values[ps8_]); }
 
@@ -2643,7 +4877,46 @@ class MonoProfilerGCRootsView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerGCRootsView>;
   MonoProfilerGCRootsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 0);
+          if (count > (n_ - pos_) / 16) return false;
+          pos_ += count * 16;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Values[2] = {::clretw::loc(1, 0, 4, ::clretw::kVariable, 8), ::clretw::loc(1, 0, 4, ::clretw::kVariable, 16)};
 };
@@ -2654,9 +4927,21 @@ class MonoProfilerGCHeapDumpStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCHeapDumpStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 51) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View HeapCollectParam() const noexcept { return utf16(k_HeapCollectParam); }
@@ -2669,7 +4954,42 @@ class MonoProfilerGCHeapDumpStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerGCHeapDumpStartView>;
   MonoProfilerGCHeapDumpStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapCollectParam = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
 
@@ -2679,9 +4999,21 @@ class MonoProfilerGCHeapDumpStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCHeapDumpStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 52) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -2693,7 +5025,28 @@ class MonoProfilerGCHeapDumpStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCHeapDumpStopView>;
   MonoProfilerGCHeapDumpStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
@@ -2703,9 +5056,15 @@ class MonoProfilerGCHeapDumpObjectReferenceView_Values : public ::clretw::ViewBa
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static MonoProfilerGCHeapDumpObjectReferenceView_Values at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    MonoProfilerGCHeapDumpObjectReferenceView_Values v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static MonoProfilerGCHeapDumpObjectReferenceView_Values at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt32
-  ::std::uint32_t ReferenceOffset() const noexcept { return get<::std::uint32_t>(k_ReferenceOffset); }
+  ::std::uint32_t ReferenceOffset() const noexcept { return get_w<::std::uint32_t, 4>(k_ReferenceOffset); }
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
 
@@ -2718,7 +5077,34 @@ class MonoProfilerGCHeapDumpObjectReferenceView_Values : public ::clretw::ViewBa
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView_Values>;
   MonoProfilerGCHeapDumpObjectReferenceView_Values() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ReferenceOffset = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 4, 8, 8)};
 };
@@ -2729,20 +5115,32 @@ class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 53) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID[ps8_]); }
+  ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ObjectSize() const noexcept { return get<::std::uint64_t>(k_ObjectSize[ps8_]); }
+  ::std::uint64_t ObjectSize() const noexcept { return get_w<::std::uint64_t, 8>(k_ObjectSize[ps8_]); }
   // win:UInt8
-  ::std::uint8_t ObjectGeneration() const noexcept { return get<::std::uint8_t>(k_ObjectGeneration[ps8_]); }
+  ::std::uint8_t ObjectGeneration() const noexcept { return get_w<::std::uint8_t, 1>(k_ObjectGeneration[ps8_]); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count[ps8_]); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count[ps8_]); }
   // struct
   ::clretw::RecordRange<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReferenceView_Values> Values() const noexcept { return records<::clretw::dotnet_runtime_mono_profiler::MonoProfilerGCHeapDumpObjectReferenceView_Values>(k_Values[ps8_]); }
 
@@ -2759,7 +5157,46 @@ class MonoProfilerGCHeapDumpObjectReferenceView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerGCHeapDumpObjectReferenceView>;
   MonoProfilerGCHeapDumpObjectReferenceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 21);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 29) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 29;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 25);
+          if (count > (n_ - pos_) / 12) return false;
+          pos_ += count * 12;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_VTableID[2] = {::clretw::loc(1, 0, 4, 8, 8), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectSize[2] = {::clretw::loc(2, 0, 12, 8, 8), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -2774,9 +5211,21 @@ class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMonitorContentionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorContentionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMonitorContentionView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMonitorContentionView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorContentionView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 54) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMonitorContentionView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorContentionView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2789,7 +5238,34 @@ class MonoProfilerMonitorContentionView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMonitorContentionView>;
   MonoProfilerMonitorContentionView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -2799,9 +5275,21 @@ class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMonitorFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorFailedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMonitorFailedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMonitorFailedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorFailedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 55) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMonitorFailedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorFailedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2814,7 +5302,34 @@ class MonoProfilerMonitorFailedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMonitorFailedView>;
   MonoProfilerMonitorFailedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -2824,9 +5339,21 @@ class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerMonitorAcquiredView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorAcquiredView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerMonitorAcquiredView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerMonitorAcquiredView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorAcquiredView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 56) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerMonitorAcquiredView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerMonitorAcquiredView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer -> win:HexInt64
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
@@ -2839,7 +5366,34 @@ class MonoProfilerMonitorAcquiredView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerMonitorAcquiredView>;
   MonoProfilerMonitorAcquiredView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
 };
 
@@ -2849,12 +5403,24 @@ class MonoProfilerThreadStartedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerThreadStartedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStartedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerThreadStartedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerThreadStartedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStartedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 57) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerThreadStartedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStartedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2864,7 +5430,34 @@ class MonoProfilerThreadStartedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerThreadStartedView>;
   MonoProfilerThreadStartedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2874,12 +5467,24 @@ class MonoProfilerThreadStoppingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerThreadStoppingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerThreadStoppingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerThreadStoppingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 58) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerThreadStoppingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2889,7 +5494,34 @@ class MonoProfilerThreadStoppingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerThreadStoppingView>;
   MonoProfilerThreadStoppingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2899,12 +5531,24 @@ class MonoProfilerThreadStoppedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerThreadStoppedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerThreadStoppedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerThreadStoppedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 59) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerThreadStoppedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadStoppedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2914,7 +5558,34 @@ class MonoProfilerThreadStoppedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerThreadStoppedView>;
   MonoProfilerThreadStoppedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2924,12 +5595,24 @@ class MonoProfilerThreadExitedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerThreadExitedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadExitedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerThreadExitedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerThreadExitedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadExitedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 60) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerThreadExitedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadExitedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ThreadID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2939,7 +5622,34 @@ class MonoProfilerThreadExitedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MonoProfilerThreadExitedView>;
   MonoProfilerThreadExitedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
 };
 
@@ -2949,12 +5659,24 @@ class MonoProfilerThreadNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerThreadNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerThreadNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerThreadNameView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerThreadNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 61) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerThreadNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerThreadNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ThreadID() const noexcept { return get<::std::uint64_t>(k_ThreadID); }
+  ::std::uint64_t ThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ThreadID); }
   // win:UnicodeString
   ::clretw::Utf16View ThreadName() const noexcept { return utf16(k_ThreadName); }
 
@@ -2967,7 +5689,46 @@ class MonoProfilerThreadNameView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerThreadNameView>;
   MonoProfilerThreadNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ThreadID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ThreadName = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
 };
@@ -2978,12 +5739,24 @@ class MonoProfilerJitDoneVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerJitDoneVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerJitDoneVerboseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerJitDoneVerboseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneVerboseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 62) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerJitDoneVerboseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerJitDoneVerboseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -3002,7 +5775,70 @@ class MonoProfilerJitDoneVerboseView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MonoProfilerJitDoneVerboseView>;
   MonoProfilerJitDoneVerboseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodNamespace = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_MethodName = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -3015,16 +5851,28 @@ class MonoProfilerGCHeapDumpVTableClassReferenceView : public ::clretw::ViewBase
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_mono_profiler::provider_guid || record.id != 63) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t VTableID() const noexcept { return get<::std::uint64_t>(k_VTableID); }
+  ::std::uint64_t VTableID() const noexcept { return get_w<::std::uint64_t, 8>(k_VTableID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ClassID() const noexcept { return get<::std::uint64_t>(k_ClassID); }
+  ::std::uint64_t ClassID() const noexcept { return get_w<::std::uint64_t, 8>(k_ClassID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UnicodeString
   ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName); }
 
@@ -3039,7 +5887,46 @@ class MonoProfilerGCHeapDumpVTableClassReferenceView : public ::clretw::ViewBase
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<MonoProfilerGCHeapDumpVTableClassReferenceView>;
   MonoProfilerGCHeapDumpVTableClassReferenceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_VTableID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClassID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(2, 0, 16, 8, 8);

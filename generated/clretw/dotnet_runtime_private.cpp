@@ -2114,1553 +2114,1166 @@ auto templates::DynamicTypeUseNoParametersPrivate::decode(::clretw::Bytes p, uns
 auto templates::DynamicTypeUseNoParametersPrivate::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCDecisionView[] = {{0, &kRecord_GCDecision}, {1, &kRecord_GCDecision_V1}, };
-}  // namespace
-::clretw::Result<GCDecisionView> GCDecisionView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCDecisionView>(::clretw::dotnet_runtime_private::kVersions_GCDecisionView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCDecisionView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCDecision}, {1, &::clretw::dotnet_runtime_private::kRecord_GCDecision_V1}, };
+::clretw::Result<GCDecisionView> GCDecisionView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCDecisionView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCDecisionView> GCDecisionView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCDecisionView>(::clretw::dotnet_runtime_private::kVersions_GCDecisionView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCDecision::id,
-                         ::clretw::dotnet_runtime_private::GCDecision::name);
+::clretw::Result<GCDecisionView> GCDecisionView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCDecisionView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCDecision::id, ::clretw::dotnet_runtime_private::GCDecision::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCSettingsView[] = {{0, &kRecord_GCSettings}, {1, &kRecord_GCSettings_V1}, };
-}  // namespace
-::clretw::Result<GCSettingsView> GCSettingsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSettingsView>(::clretw::dotnet_runtime_private::kVersions_GCSettingsView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCSettingsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCSettings}, {1, &::clretw::dotnet_runtime_private::kRecord_GCSettings_V1}, };
+::clretw::Result<GCSettingsView> GCSettingsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCSettingsView> GCSettingsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCSettingsView>(::clretw::dotnet_runtime_private::kVersions_GCSettingsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCSettings::id,
-                         ::clretw::dotnet_runtime_private::GCSettings::name);
+::clretw::Result<GCSettingsView> GCSettingsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSettingsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCSettings::id, ::clretw::dotnet_runtime_private::GCSettings::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCOptimizedView[] = {{0, &kRecord_GCOptimized}, {1, &kRecord_GCOptimized_V1}, };
-}  // namespace
-::clretw::Result<GCOptimizedView> GCOptimizedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCOptimizedView>(::clretw::dotnet_runtime_private::kVersions_GCOptimizedView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCOptimizedView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCOptimized}, {1, &::clretw::dotnet_runtime_private::kRecord_GCOptimized_V1}, };
+::clretw::Result<GCOptimizedView> GCOptimizedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCOptimizedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCOptimizedView> GCOptimizedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCOptimizedView>(::clretw::dotnet_runtime_private::kVersions_GCOptimizedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCOptimized::id,
-                         ::clretw::dotnet_runtime_private::GCOptimized::name);
+::clretw::Result<GCOptimizedView> GCOptimizedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCOptimizedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCOptimized::id, ::clretw::dotnet_runtime_private::GCOptimized::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCPerHeapHistoryView[] = {{1, &kRecord_GCPerHeapHistory_V1}, {2, &kRecord_GCPerHeapHistory}, };
-}  // namespace
-::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCPerHeapHistoryView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCPerHeapHistoryView::versions_[2] = {{1, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory_V1}, {2, &::clretw::dotnet_runtime_private::kRecord_GCPerHeapHistory}, };
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCPerHeapHistoryView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCPerHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCPerHeapHistoryView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCPerHeapHistory::id,
-                         ::clretw::dotnet_runtime_private::GCPerHeapHistory::name);
+::clretw::Result<GCPerHeapHistoryView> GCPerHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCPerHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCPerHeapHistory::id, ::clretw::dotnet_runtime_private::GCPerHeapHistory::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCGlobalHeapHistoryView[] = {{0, &kRecord_GCGlobalHeap}, {1, &kRecord_GCGlobalHeap_V1}, };
-}  // namespace
-::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCGlobalHeapHistoryView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCGlobalHeapHistoryView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCGlobalHeap}, {1, &::clretw::dotnet_runtime_private::kRecord_GCGlobalHeap_V1}, };
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCGlobalHeapHistoryView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCGlobalHeapHistoryView>(::clretw::dotnet_runtime_private::kVersions_GCGlobalHeapHistoryView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::id,
-                         ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::name);
+::clretw::Result<GCGlobalHeapHistoryView> GCGlobalHeapHistoryView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCGlobalHeapHistoryView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::id, ::clretw::dotnet_runtime_private::GCGlobalHeapHistory::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCJoinView[] = {{0, &kRecord_GCJoin}, {1, &kRecord_GCJoin_V1}, };
-}  // namespace
-::clretw::Result<GCJoinView> GCJoinView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCJoinView>(::clretw::dotnet_runtime_private::kVersions_GCJoinView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCJoinView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCJoin}, {1, &::clretw::dotnet_runtime_private::kRecord_GCJoin_V1}, };
+::clretw::Result<GCJoinView> GCJoinView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCJoinView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCJoinView> GCJoinView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCJoinView>(::clretw::dotnet_runtime_private::kVersions_GCJoinView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCJoin::id,
-                         ::clretw::dotnet_runtime_private::GCJoin::name);
+::clretw::Result<GCJoinView> GCJoinView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCJoinView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCJoin::id, ::clretw::dotnet_runtime_private::GCJoin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvGCMarkStackRootsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
-}  // namespace
-::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkStackRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkStackRootsView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvGCMarkStackRootsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark}, {1, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1}, };
+::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkStackRootsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkStackRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkStackRootsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::id,
-                         ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::name);
+::clretw::Result<PrvGCMarkStackRootsView> PrvGCMarkStackRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkStackRootsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::id, ::clretw::dotnet_runtime_private::PrvGCMarkStackRoots::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvGCMarkFinalizeQueueRootsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
-}  // namespace
-::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkFinalizeQueueRootsView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvGCMarkFinalizeQueueRootsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark}, {1, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1}, };
+::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkFinalizeQueueRootsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkFinalizeQueueRootsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkFinalizeQueueRootsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::id,
-                         ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::name);
+::clretw::Result<PrvGCMarkFinalizeQueueRootsView> PrvGCMarkFinalizeQueueRootsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkFinalizeQueueRootsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::id, ::clretw::dotnet_runtime_private::PrvGCMarkFinalizeQueueRoots::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvGCMarkHandlesView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
-}  // namespace
-::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkHandlesView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkHandlesView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvGCMarkHandlesView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark}, {1, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1}, };
+::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkHandlesView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkHandlesView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkHandlesView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkHandles::id,
-                         ::clretw::dotnet_runtime_private::PrvGCMarkHandles::name);
+::clretw::Result<PrvGCMarkHandlesView> PrvGCMarkHandlesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkHandlesView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkHandles::id, ::clretw::dotnet_runtime_private::PrvGCMarkHandles::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvGCMarkCardsView[] = {{0, &kRecord_PrvGCMark}, {1, &kRecord_PrvGCMark_V1}, };
-}  // namespace
-::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvGCMarkCardsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkCardsView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvGCMarkCardsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark}, {1, &::clretw::dotnet_runtime_private::kRecord_PrvGCMark_V1}, };
+::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvGCMarkCardsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvGCMarkCardsView>(::clretw::dotnet_runtime_private::kVersions_PrvGCMarkCardsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkCards::id,
-                         ::clretw::dotnet_runtime_private::PrvGCMarkCards::name);
+::clretw::Result<PrvGCMarkCardsView> PrvGCMarkCardsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvGCMarkCardsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvGCMarkCards::id, ::clretw::dotnet_runtime_private::PrvGCMarkCards::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCBeginView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGCBeginView> BGCBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGCBeginView> BGCBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCBeginView> BGCBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCBegin::id,
-                         ::clretw::dotnet_runtime_private::BGCBegin::name);
+::clretw::Result<BGCBeginView> BGCBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCBegin::id, ::clretw::dotnet_runtime_private::BGCBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC1stNonConEndView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC1stNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stNonConEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC1stNonConEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC1stNonConEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC1stNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stNonConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stNonConEnd::id,
-                         ::clretw::dotnet_runtime_private::BGC1stNonConEnd::name);
+::clretw::Result<BGC1stNonConEndView> BGC1stNonConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC1stNonConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stNonConEnd::id, ::clretw::dotnet_runtime_private::BGC1stNonConEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC1stConEndView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGC1stConEndView> BGC1stConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC1stConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stConEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC1stConEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGC1stConEndView> BGC1stConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC1stConEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC1stConEndView> BGC1stConEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC1stConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stConEnd::id,
-                         ::clretw::dotnet_runtime_private::BGC1stConEnd::name);
+::clretw::Result<BGC1stConEndView> BGC1stConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC1stConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stConEnd::id, ::clretw::dotnet_runtime_private::BGC1stConEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC2ndNonConBeginView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndNonConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC2ndNonConBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndNonConBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC2ndNonConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::id,
-                         ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::name);
+::clretw::Result<BGC2ndNonConBeginView> BGC2ndNonConBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndNonConBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::id, ::clretw::dotnet_runtime_private::BGC2ndNonConBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC2ndNonConEndView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC2ndNonConEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndNonConEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC2ndNonConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndNonConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::id,
-                         ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::name);
+::clretw::Result<BGC2ndNonConEndView> BGC2ndNonConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndNonConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::id, ::clretw::dotnet_runtime_private::BGC2ndNonConEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC2ndConBeginView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC2ndConBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndConBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC2ndConBeginView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConBegin::id,
-                         ::clretw::dotnet_runtime_private::BGC2ndConBegin::name);
+::clretw::Result<BGC2ndConBeginView> BGC2ndConBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndConBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConBegin::id, ::clretw::dotnet_runtime_private::BGC2ndConBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC2ndConEndView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC2ndConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC2ndConEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC2ndConEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC2ndConEndView>(::clretw::dotnet_runtime_private::kVersions_BGC2ndConEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConEnd::id,
-                         ::clretw::dotnet_runtime_private::BGC2ndConEnd::name);
+::clretw::Result<BGC2ndConEndView> BGC2ndConEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC2ndConEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC2ndConEnd::id, ::clretw::dotnet_runtime_private::BGC2ndConEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCPlanEndView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGCPlanEndView> BGCPlanEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCPlanEndView>(::clretw::dotnet_runtime_private::kVersions_BGCPlanEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCPlanEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGCPlanEndView> BGCPlanEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCPlanEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCPlanEndView> BGCPlanEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCPlanEndView>(::clretw::dotnet_runtime_private::kVersions_BGCPlanEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCPlanEnd::id,
-                         ::clretw::dotnet_runtime_private::BGCPlanEnd::name);
+::clretw::Result<BGCPlanEndView> BGCPlanEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCPlanEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCPlanEnd::id, ::clretw::dotnet_runtime_private::BGCPlanEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCSweepEndView[] = {{0, &kRecord_GCNoUserData}, };
-}  // namespace
-::clretw::Result<BGCSweepEndView> BGCSweepEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGCSweepEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCSweepEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCNoUserData}, };
+::clretw::Result<BGCSweepEndView> BGCSweepEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCSweepEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCSweepEndView> BGCSweepEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGCSweepEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCSweepEnd::id,
-                         ::clretw::dotnet_runtime_private::BGCSweepEnd::name);
+::clretw::Result<BGCSweepEndView> BGCSweepEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCSweepEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCSweepEnd::id, ::clretw::dotnet_runtime_private::BGCSweepEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCDrainMarkView[] = {{0, &kRecord_BGCDrainMark}, };
-}  // namespace
-::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCDrainMarkView>(::clretw::dotnet_runtime_private::kVersions_BGCDrainMarkView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCDrainMarkView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCDrainMark}, };
+::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCDrainMarkView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCDrainMarkView>(::clretw::dotnet_runtime_private::kVersions_BGCDrainMarkView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCDrainMark::id,
-                         ::clretw::dotnet_runtime_private::BGCDrainMark::name);
+::clretw::Result<BGCDrainMarkView> BGCDrainMarkView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCDrainMarkView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCDrainMark::id, ::clretw::dotnet_runtime_private::BGCDrainMark::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCRevisitView[] = {{0, &kRecord_BGCRevisit}, };
-}  // namespace
-::clretw::Result<BGCRevisitView> BGCRevisitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCRevisitView>(::clretw::dotnet_runtime_private::kVersions_BGCRevisitView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCRevisitView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCRevisit}, };
+::clretw::Result<BGCRevisitView> BGCRevisitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCRevisitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCRevisitView> BGCRevisitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCRevisitView>(::clretw::dotnet_runtime_private::kVersions_BGCRevisitView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCRevisit::id,
-                         ::clretw::dotnet_runtime_private::BGCRevisit::name);
+::clretw::Result<BGCRevisitView> BGCRevisitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCRevisitView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCRevisit::id, ::clretw::dotnet_runtime_private::BGCRevisit::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCOverflowView[] = {{0, &kRecord_BGCOverflow}, {1, &kRecord_BGCOverflow_V1}, };
-}  // namespace
-::clretw::Result<BGCOverflowView> BGCOverflowView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCOverflowView>(::clretw::dotnet_runtime_private::kVersions_BGCOverflowView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCOverflowView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCOverflow}, {1, &::clretw::dotnet_runtime_private::kRecord_BGCOverflow_V1}, };
+::clretw::Result<BGCOverflowView> BGCOverflowView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCOverflowView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCOverflowView> BGCOverflowView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCOverflowView>(::clretw::dotnet_runtime_private::kVersions_BGCOverflowView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCOverflow::id,
-                         ::clretw::dotnet_runtime_private::BGCOverflow::name);
+::clretw::Result<BGCOverflowView> BGCOverflowView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCOverflowView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCOverflow::id, ::clretw::dotnet_runtime_private::BGCOverflow::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCAllocWaitBeginView[] = {{0, &kRecord_BGCAllocWait}, };
-}  // namespace
-::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCAllocWaitBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitBeginView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCAllocWaitBeginView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCAllocWait}, };
+::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCAllocWaitBeginView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCAllocWaitBeginView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitBeginView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::id,
-                         ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::name);
+::clretw::Result<BGCAllocWaitBeginView> BGCAllocWaitBeginView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCAllocWaitBeginView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::id, ::clretw::dotnet_runtime_private::BGCAllocWaitBegin::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGCAllocWaitEndView[] = {{0, &kRecord_BGCAllocWait}, };
-}  // namespace
-::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGCAllocWaitEndView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGCAllocWaitEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGCAllocWait}, };
+::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGCAllocWaitEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGCAllocWaitEndView>(::clretw::dotnet_runtime_private::kVersions_BGCAllocWaitEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::id,
-                         ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::name);
+::clretw::Result<BGCAllocWaitEndView> BGCAllocWaitEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGCAllocWaitEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::id, ::clretw::dotnet_runtime_private::BGCAllocWaitEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCFullNotifyView[] = {{0, &kRecord_GCFullNotify}, {1, &kRecord_GCFullNotify_V1}, };
-}  // namespace
-::clretw::Result<GCFullNotifyView> GCFullNotifyView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCFullNotifyView>(::clretw::dotnet_runtime_private::kVersions_GCFullNotifyView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCFullNotifyView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_GCFullNotify}, {1, &::clretw::dotnet_runtime_private::kRecord_GCFullNotify_V1}, };
+::clretw::Result<GCFullNotifyView> GCFullNotifyView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCFullNotifyView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCFullNotifyView> GCFullNotifyView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCFullNotifyView>(::clretw::dotnet_runtime_private::kVersions_GCFullNotifyView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCFullNotify::id,
-                         ::clretw::dotnet_runtime_private::GCFullNotify::name);
+::clretw::Result<GCFullNotifyView> GCFullNotifyView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCFullNotifyView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GCFullNotify::id, ::clretw::dotnet_runtime_private::GCFullNotify::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BGC1stSweepEndView[] = {{0, &kRecord_BGC1stSweepEnd}, };
-}  // namespace
-::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BGC1stSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stSweepEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BGC1stSweepEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_BGC1stSweepEnd}, };
+::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BGC1stSweepEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BGC1stSweepEndView>(::clretw::dotnet_runtime_private::kVersions_BGC1stSweepEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stSweepEnd::id,
-                         ::clretw::dotnet_runtime_private::BGC1stSweepEnd::name);
+::clretw::Result<BGC1stSweepEndView> BGC1stSweepEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BGC1stSweepEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BGC1stSweepEnd::id, ::clretw::dotnet_runtime_private::BGC1stSweepEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EEStartupStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<EEStartupStartView> EEStartupStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEStartupStartView>(::clretw::dotnet_runtime_private::kVersions_EEStartupStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion EEStartupStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<EEStartupStartView> EEStartupStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEStartupStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EEStartupStartView> EEStartupStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EEStartupStartView>(::clretw::dotnet_runtime_private::kVersions_EEStartupStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupStart::id,
-                         ::clretw::dotnet_runtime_private::EEStartupStart::name);
+::clretw::Result<EEStartupStartView> EEStartupStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EEStartupStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupStart::id, ::clretw::dotnet_runtime_private::EEStartupStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EEStartupEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<EEStartupEndView> EEStartupEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEStartupEndView>(::clretw::dotnet_runtime_private::kVersions_EEStartupEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion EEStartupEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<EEStartupEndView> EEStartupEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEStartupEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EEStartupEndView> EEStartupEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EEStartupEndView>(::clretw::dotnet_runtime_private::kVersions_EEStartupEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupEnd::id,
-                         ::clretw::dotnet_runtime_private::EEStartupEnd::name);
+::clretw::Result<EEStartupEndView> EEStartupEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EEStartupEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEStartupEnd::id, ::clretw::dotnet_runtime_private::EEStartupEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EEConfigSetupView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<EEConfigSetupView> EEConfigSetupView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSetupView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupView, payload, version, pointer_size);
+const ::clretw::ViewVersion EEConfigSetupView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<EEConfigSetupView> EEConfigSetupView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSetupView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EEConfigSetupView> EEConfigSetupView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EEConfigSetupView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetup::id,
-                         ::clretw::dotnet_runtime_private::EEConfigSetup::name);
+::clretw::Result<EEConfigSetupView> EEConfigSetupView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSetupView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetup::id, ::clretw::dotnet_runtime_private::EEConfigSetup::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EEConfigSetupEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSetupEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion EEConfigSetupEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSetupEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EEConfigSetupEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSetupEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetupEnd::id,
-                         ::clretw::dotnet_runtime_private::EEConfigSetupEnd::name);
+::clretw::Result<EEConfigSetupEndView> EEConfigSetupEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSetupEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSetupEnd::id, ::clretw::dotnet_runtime_private::EEConfigSetupEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LdSysBasesView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<LdSysBasesView> LdSysBasesView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdSysBasesView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesView, payload, version, pointer_size);
+const ::clretw::ViewVersion LdSysBasesView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<LdSysBasesView> LdSysBasesView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdSysBasesView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LdSysBasesView> LdSysBasesView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LdSysBasesView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBases::id,
-                         ::clretw::dotnet_runtime_private::LdSysBases::name);
+::clretw::Result<LdSysBasesView> LdSysBasesView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LdSysBasesView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBases::id, ::clretw::dotnet_runtime_private::LdSysBases::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LdSysBasesEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdSysBasesEndView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LdSysBasesEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdSysBasesEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LdSysBasesEndView>(::clretw::dotnet_runtime_private::kVersions_LdSysBasesEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBasesEnd::id,
-                         ::clretw::dotnet_runtime_private::LdSysBasesEnd::name);
+::clretw::Result<LdSysBasesEndView> LdSysBasesEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LdSysBasesEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdSysBasesEnd::id, ::clretw::dotnet_runtime_private::LdSysBasesEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExecExeView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ExecExeView> ExecExeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecExeView>(::clretw::dotnet_runtime_private::kVersions_ExecExeView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExecExeView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ExecExeView> ExecExeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecExeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExecExeView> ExecExeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExecExeView>(::clretw::dotnet_runtime_private::kVersions_ExecExeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExe::id,
-                         ::clretw::dotnet_runtime_private::ExecExe::name);
+::clretw::Result<ExecExeView> ExecExeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecExeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExe::id, ::clretw::dotnet_runtime_private::ExecExe::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExecExeEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ExecExeEndView> ExecExeEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecExeEndView>(::clretw::dotnet_runtime_private::kVersions_ExecExeEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExecExeEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ExecExeEndView> ExecExeEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecExeEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExecExeEndView> ExecExeEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExecExeEndView>(::clretw::dotnet_runtime_private::kVersions_ExecExeEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExeEnd::id,
-                         ::clretw::dotnet_runtime_private::ExecExeEnd::name);
+::clretw::Result<ExecExeEndView> ExecExeEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecExeEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExecExeEnd::id, ::clretw::dotnet_runtime_private::ExecExeEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MainView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<MainView> MainView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MainView>(::clretw::dotnet_runtime_private::kVersions_MainView, payload, version, pointer_size);
+const ::clretw::ViewVersion MainView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<MainView> MainView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MainView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MainView> MainView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MainView>(::clretw::dotnet_runtime_private::kVersions_MainView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Main::id,
-                         ::clretw::dotnet_runtime_private::Main::name);
+::clretw::Result<MainView> MainView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MainView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Main::id, ::clretw::dotnet_runtime_private::Main::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MainEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<MainEndView> MainEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MainEndView>(::clretw::dotnet_runtime_private::kVersions_MainEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion MainEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<MainEndView> MainEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MainEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MainEndView> MainEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MainEndView>(::clretw::dotnet_runtime_private::kVersions_MainEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MainEnd::id,
-                         ::clretw::dotnet_runtime_private::MainEnd::name);
+::clretw::Result<MainEndView> MainEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MainEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MainEnd::id, ::clretw::dotnet_runtime_private::MainEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ApplyPolicyStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ApplyPolicyStartView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ApplyPolicyStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ApplyPolicyStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ApplyPolicyStartView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyStart::id,
-                         ::clretw::dotnet_runtime_private::ApplyPolicyStart::name);
+::clretw::Result<ApplyPolicyStartView> ApplyPolicyStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ApplyPolicyStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyStart::id, ::clretw::dotnet_runtime_private::ApplyPolicyStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ApplyPolicyEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ApplyPolicyEndView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ApplyPolicyEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ApplyPolicyEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ApplyPolicyEndView>(::clretw::dotnet_runtime_private::kVersions_ApplyPolicyEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyEnd::id,
-                         ::clretw::dotnet_runtime_private::ApplyPolicyEnd::name);
+::clretw::Result<ApplyPolicyEndView> ApplyPolicyEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ApplyPolicyEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ApplyPolicyEnd::id, ::clretw::dotnet_runtime_private::ApplyPolicyEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LdLibShFolderView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<LdLibShFolderView> LdLibShFolderView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdLibShFolderView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderView, payload, version, pointer_size);
+const ::clretw::ViewVersion LdLibShFolderView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<LdLibShFolderView> LdLibShFolderView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdLibShFolderView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LdLibShFolderView> LdLibShFolderView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LdLibShFolderView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolder::id,
-                         ::clretw::dotnet_runtime_private::LdLibShFolder::name);
+::clretw::Result<LdLibShFolderView> LdLibShFolderView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LdLibShFolderView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolder::id, ::clretw::dotnet_runtime_private::LdLibShFolder::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LdLibShFolderEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LdLibShFolderEndView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LdLibShFolderEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LdLibShFolderEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LdLibShFolderEndView>(::clretw::dotnet_runtime_private::kVersions_LdLibShFolderEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolderEnd::id,
-                         ::clretw::dotnet_runtime_private::LdLibShFolderEnd::name);
+::clretw::Result<LdLibShFolderEndView> LdLibShFolderEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LdLibShFolderEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LdLibShFolderEnd::id, ::clretw::dotnet_runtime_private::LdLibShFolderEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrestubWorkerView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<PrestubWorkerView> PrestubWorkerView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrestubWorkerView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrestubWorkerView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<PrestubWorkerView> PrestubWorkerView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrestubWorkerView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrestubWorkerView> PrestubWorkerView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrestubWorkerView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorker::id,
-                         ::clretw::dotnet_runtime_private::PrestubWorker::name);
+::clretw::Result<PrestubWorkerView> PrestubWorkerView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrestubWorkerView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorker::id, ::clretw::dotnet_runtime_private::PrestubWorker::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrestubWorkerEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrestubWorkerEndView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrestubWorkerEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrestubWorkerEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrestubWorkerEndView>(::clretw::dotnet_runtime_private::kVersions_PrestubWorkerEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorkerEnd::id,
-                         ::clretw::dotnet_runtime_private::PrestubWorkerEnd::name);
+::clretw::Result<PrestubWorkerEndView> PrestubWorkerEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrestubWorkerEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrestubWorkerEnd::id, ::clretw::dotnet_runtime_private::PrestubWorkerEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GetInstallationStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<GetInstallationStartView> GetInstallationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetInstallationStartView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion GetInstallationStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<GetInstallationStartView> GetInstallationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetInstallationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GetInstallationStartView> GetInstallationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GetInstallationStartView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationStart::id,
-                         ::clretw::dotnet_runtime_private::GetInstallationStart::name);
+::clretw::Result<GetInstallationStartView> GetInstallationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GetInstallationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationStart::id, ::clretw::dotnet_runtime_private::GetInstallationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GetInstallationEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<GetInstallationEndView> GetInstallationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetInstallationEndView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion GetInstallationEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<GetInstallationEndView> GetInstallationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetInstallationEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GetInstallationEndView> GetInstallationEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GetInstallationEndView>(::clretw::dotnet_runtime_private::kVersions_GetInstallationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationEnd::id,
-                         ::clretw::dotnet_runtime_private::GetInstallationEnd::name);
+::clretw::Result<GetInstallationEndView> GetInstallationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GetInstallationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetInstallationEnd::id, ::clretw::dotnet_runtime_private::GetInstallationEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_OpenHModuleView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<OpenHModuleView> OpenHModuleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<OpenHModuleView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleView, payload, version, pointer_size);
+const ::clretw::ViewVersion OpenHModuleView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<OpenHModuleView> OpenHModuleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<OpenHModuleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<OpenHModuleView> OpenHModuleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<OpenHModuleView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModule::id,
-                         ::clretw::dotnet_runtime_private::OpenHModule::name);
+::clretw::Result<OpenHModuleView> OpenHModuleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<OpenHModuleView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModule::id, ::clretw::dotnet_runtime_private::OpenHModule::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_OpenHModuleEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<OpenHModuleEndView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion OpenHModuleEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<OpenHModuleEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<OpenHModuleEndView>(::clretw::dotnet_runtime_private::kVersions_OpenHModuleEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModuleEnd::id,
-                         ::clretw::dotnet_runtime_private::OpenHModuleEnd::name);
+::clretw::Result<OpenHModuleEndView> OpenHModuleEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<OpenHModuleEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::OpenHModuleEnd::id, ::clretw::dotnet_runtime_private::OpenHModuleEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExplicitBindStartView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExplicitBindStartView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExplicitBindStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExplicitBindStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExplicitBindStartView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindStart::id,
-                         ::clretw::dotnet_runtime_private::ExplicitBindStart::name);
+::clretw::Result<ExplicitBindStartView> ExplicitBindStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExplicitBindStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindStart::id, ::clretw::dotnet_runtime_private::ExplicitBindStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExplicitBindEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExplicitBindEndView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExplicitBindEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExplicitBindEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExplicitBindEndView>(::clretw::dotnet_runtime_private::kVersions_ExplicitBindEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindEnd::id,
-                         ::clretw::dotnet_runtime_private::ExplicitBindEnd::name);
+::clretw::Result<ExplicitBindEndView> ExplicitBindEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExplicitBindEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ExplicitBindEnd::id, ::clretw::dotnet_runtime_private::ExplicitBindEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ParseXmlView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ParseXmlView> ParseXmlView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ParseXmlView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlView, payload, version, pointer_size);
+const ::clretw::ViewVersion ParseXmlView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ParseXmlView> ParseXmlView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ParseXmlView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ParseXmlView> ParseXmlView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ParseXmlView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXml::id,
-                         ::clretw::dotnet_runtime_private::ParseXml::name);
+::clretw::Result<ParseXmlView> ParseXmlView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ParseXmlView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXml::id, ::clretw::dotnet_runtime_private::ParseXml::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ParseXmlEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<ParseXmlEndView> ParseXmlEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ParseXmlEndView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ParseXmlEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<ParseXmlEndView> ParseXmlEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ParseXmlEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ParseXmlEndView> ParseXmlEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ParseXmlEndView>(::clretw::dotnet_runtime_private::kVersions_ParseXmlEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXmlEnd::id,
-                         ::clretw::dotnet_runtime_private::ParseXmlEnd::name);
+::clretw::Result<ParseXmlEndView> ParseXmlEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ParseXmlEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ParseXmlEnd::id, ::clretw::dotnet_runtime_private::ParseXmlEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_InitDefaultDomainView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitDefaultDomainView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainView, payload, version, pointer_size);
+const ::clretw::ViewVersion InitDefaultDomainView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitDefaultDomainView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<InitDefaultDomainView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomain::id,
-                         ::clretw::dotnet_runtime_private::InitDefaultDomain::name);
+::clretw::Result<InitDefaultDomainView> InitDefaultDomainView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<InitDefaultDomainView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomain::id, ::clretw::dotnet_runtime_private::InitDefaultDomain::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_InitDefaultDomainEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitDefaultDomainEndView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion InitDefaultDomainEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitDefaultDomainEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<InitDefaultDomainEndView>(::clretw::dotnet_runtime_private::kVersions_InitDefaultDomainEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::id,
-                         ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::name);
+::clretw::Result<InitDefaultDomainEndView> InitDefaultDomainEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<InitDefaultDomainEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::id, ::clretw::dotnet_runtime_private::InitDefaultDomainEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_InitSecurityView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<InitSecurityView> InitSecurityView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitSecurityView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityView, payload, version, pointer_size);
+const ::clretw::ViewVersion InitSecurityView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<InitSecurityView> InitSecurityView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitSecurityView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<InitSecurityView> InitSecurityView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<InitSecurityView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurity::id,
-                         ::clretw::dotnet_runtime_private::InitSecurity::name);
+::clretw::Result<InitSecurityView> InitSecurityView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<InitSecurityView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurity::id, ::clretw::dotnet_runtime_private::InitSecurity::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_InitSecurityEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<InitSecurityEndView> InitSecurityEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<InitSecurityEndView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion InitSecurityEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<InitSecurityEndView> InitSecurityEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<InitSecurityEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<InitSecurityEndView> InitSecurityEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<InitSecurityEndView>(::clretw::dotnet_runtime_private::kVersions_InitSecurityEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurityEnd::id,
-                         ::clretw::dotnet_runtime_private::InitSecurityEnd::name);
+::clretw::Result<InitSecurityEndView> InitSecurityEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<InitSecurityEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::InitSecurityEnd::id, ::clretw::dotnet_runtime_private::InitSecurityEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AllowBindingRedirsView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllowBindingRedirsView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsView, payload, version, pointer_size);
+const ::clretw::ViewVersion AllowBindingRedirsView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllowBindingRedirsView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AllowBindingRedirsView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirs::id,
-                         ::clretw::dotnet_runtime_private::AllowBindingRedirs::name);
+::clretw::Result<AllowBindingRedirsView> AllowBindingRedirsView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AllowBindingRedirsView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirs::id, ::clretw::dotnet_runtime_private::AllowBindingRedirs::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AllowBindingRedirsEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllowBindingRedirsEndView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion AllowBindingRedirsEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllowBindingRedirsEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AllowBindingRedirsEndView>(::clretw::dotnet_runtime_private::kVersions_AllowBindingRedirsEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::id,
-                         ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::name);
+::clretw::Result<AllowBindingRedirsEndView> AllowBindingRedirsEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AllowBindingRedirsEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::id, ::clretw::dotnet_runtime_private::AllowBindingRedirsEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EEConfigSyncView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<EEConfigSyncView> EEConfigSyncView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSyncView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncView, payload, version, pointer_size);
+const ::clretw::ViewVersion EEConfigSyncView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<EEConfigSyncView> EEConfigSyncView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSyncView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EEConfigSyncView> EEConfigSyncView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EEConfigSyncView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSync::id,
-                         ::clretw::dotnet_runtime_private::EEConfigSync::name);
+::clretw::Result<EEConfigSyncView> EEConfigSyncView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSyncView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSync::id, ::clretw::dotnet_runtime_private::EEConfigSync::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EEConfigSyncEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EEConfigSyncEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion EEConfigSyncEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EEConfigSyncEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EEConfigSyncEndView>(::clretw::dotnet_runtime_private::kVersions_EEConfigSyncEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSyncEnd::id,
-                         ::clretw::dotnet_runtime_private::EEConfigSyncEnd::name);
+::clretw::Result<EEConfigSyncEndView> EEConfigSyncEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EEConfigSyncEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EEConfigSyncEnd::id, ::clretw::dotnet_runtime_private::EEConfigSyncEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionBindingView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<FusionBindingView> FusionBindingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionBindingView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionBindingView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<FusionBindingView> FusionBindingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionBindingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionBindingView> FusionBindingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionBindingView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBinding::id,
-                         ::clretw::dotnet_runtime_private::FusionBinding::name);
+::clretw::Result<FusionBindingView> FusionBindingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionBindingView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBinding::id, ::clretw::dotnet_runtime_private::FusionBinding::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionBindingEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<FusionBindingEndView> FusionBindingEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionBindingEndView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionBindingEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<FusionBindingEndView> FusionBindingEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionBindingEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionBindingEndView> FusionBindingEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionBindingEndView>(::clretw::dotnet_runtime_private::kVersions_FusionBindingEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBindingEnd::id,
-                         ::clretw::dotnet_runtime_private::FusionBindingEnd::name);
+::clretw::Result<FusionBindingEndView> FusionBindingEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionBindingEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionBindingEnd::id, ::clretw::dotnet_runtime_private::FusionBindingEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderCatchCallView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderCatchCallView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderCatchCallView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderCatchCallView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderCatchCallView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCall::id,
-                         ::clretw::dotnet_runtime_private::LoaderCatchCall::name);
+::clretw::Result<LoaderCatchCallView> LoaderCatchCallView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderCatchCallView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCall::id, ::clretw::dotnet_runtime_private::LoaderCatchCall::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderCatchCallEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderCatchCallEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderCatchCallEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderCatchCallEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::id,
-                         ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::name);
+::clretw::Result<LoaderCatchCallEndView> LoaderCatchCallEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderCatchCallEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::id, ::clretw::dotnet_runtime_private::LoaderCatchCallEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionInitView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<FusionInitView> FusionInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionInitView>(::clretw::dotnet_runtime_private::kVersions_FusionInitView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionInitView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<FusionInitView> FusionInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionInitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionInitView> FusionInitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionInitView>(::clretw::dotnet_runtime_private::kVersions_FusionInitView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInit::id,
-                         ::clretw::dotnet_runtime_private::FusionInit::name);
+::clretw::Result<FusionInitView> FusionInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionInitView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInit::id, ::clretw::dotnet_runtime_private::FusionInit::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionInitEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<FusionInitEndView> FusionInitEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionInitEndView>(::clretw::dotnet_runtime_private::kVersions_FusionInitEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionInitEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<FusionInitEndView> FusionInitEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionInitEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionInitEndView> FusionInitEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionInitEndView>(::clretw::dotnet_runtime_private::kVersions_FusionInitEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInitEnd::id,
-                         ::clretw::dotnet_runtime_private::FusionInitEnd::name);
+::clretw::Result<FusionInitEndView> FusionInitEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionInitEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionInitEnd::id, ::clretw::dotnet_runtime_private::FusionInitEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionAppCtxView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<FusionAppCtxView> FusionAppCtxView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionAppCtxView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionAppCtxView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<FusionAppCtxView> FusionAppCtxView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionAppCtxView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionAppCtxView> FusionAppCtxView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionAppCtxView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtx::id,
-                         ::clretw::dotnet_runtime_private::FusionAppCtx::name);
+::clretw::Result<FusionAppCtxView> FusionAppCtxView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionAppCtxView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtx::id, ::clretw::dotnet_runtime_private::FusionAppCtx::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionAppCtxEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionAppCtxEndView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionAppCtxEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionAppCtxEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionAppCtxEndView>(::clretw::dotnet_runtime_private::kVersions_FusionAppCtxEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtxEnd::id,
-                         ::clretw::dotnet_runtime_private::FusionAppCtxEnd::name);
+::clretw::Result<FusionAppCtxEndView> FusionAppCtxEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionAppCtxEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionAppCtxEnd::id, ::clretw::dotnet_runtime_private::FusionAppCtxEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_Fusion2EEView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<Fusion2EEView> Fusion2EEView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<Fusion2EEView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEView, payload, version, pointer_size);
+const ::clretw::ViewVersion Fusion2EEView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<Fusion2EEView> Fusion2EEView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<Fusion2EEView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<Fusion2EEView> Fusion2EEView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<Fusion2EEView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EE::id,
-                         ::clretw::dotnet_runtime_private::Fusion2EE::name);
+::clretw::Result<Fusion2EEView> Fusion2EEView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<Fusion2EEView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EE::id, ::clretw::dotnet_runtime_private::Fusion2EE::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_Fusion2EEEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<Fusion2EEEndView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion Fusion2EEEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<Fusion2EEEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<Fusion2EEEndView>(::clretw::dotnet_runtime_private::kVersions_Fusion2EEEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EEEnd::id,
-                         ::clretw::dotnet_runtime_private::Fusion2EEEnd::name);
+::clretw::Result<Fusion2EEEndView> Fusion2EEEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<Fusion2EEEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::Fusion2EEEnd::id, ::clretw::dotnet_runtime_private::Fusion2EEEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_SecurityCatchCallView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SecurityCatchCallView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallView, payload, version, pointer_size);
+const ::clretw::ViewVersion SecurityCatchCallView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SecurityCatchCallView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<SecurityCatchCallView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCall::id,
-                         ::clretw::dotnet_runtime_private::SecurityCatchCall::name);
+::clretw::Result<SecurityCatchCallView> SecurityCatchCallView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SecurityCatchCallView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCall::id, ::clretw::dotnet_runtime_private::SecurityCatchCall::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_SecurityCatchCallEndView[] = {{0, &kRecord_Startup}, {1, &kRecord_Startup_V1}, };
-}  // namespace
-::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SecurityCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion SecurityCatchCallEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_private::kRecord_Startup}, {1, &::clretw::dotnet_runtime_private::kRecord_Startup_V1}, };
+::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SecurityCatchCallEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<SecurityCatchCallEndView>(::clretw::dotnet_runtime_private::kVersions_SecurityCatchCallEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::id,
-                         ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::name);
+::clretw::Result<SecurityCatchCallEndView> SecurityCatchCallEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SecurityCatchCallEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::id, ::clretw::dotnet_runtime_private::SecurityCatchCallEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CLRStackWalkPrivateView[] = {{0, &kRecord_ClrStackWalk}, };
-}  // namespace
-::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkPrivateView>(::clretw::dotnet_runtime_private::kVersions_CLRStackWalkPrivateView, payload, version, pointer_size);
+const ::clretw::ViewVersion CLRStackWalkPrivateView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_ClrStackWalk}, };
+::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkPrivateView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkPrivateView>(::clretw::dotnet_runtime_private::kVersions_CLRStackWalkPrivateView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::id,
-                         ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::name);
+::clretw::Result<CLRStackWalkPrivateView> CLRStackWalkPrivateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkPrivateView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::id, ::clretw::dotnet_runtime_private::CLRStackWalkPrivate::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleRangeLoadPrivateView[] = {{0, &kRecord_ModuleRangePrivate}, };
-}  // namespace
-::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeLoadPrivateView>(::clretw::dotnet_runtime_private::kVersions_ModuleRangeLoadPrivateView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleRangeLoadPrivateView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_ModuleRangePrivate}, };
+::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeLoadPrivateView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeLoadPrivateView>(::clretw::dotnet_runtime_private::kVersions_ModuleRangeLoadPrivateView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::id,
-                         ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::name);
+::clretw::Result<ModuleRangeLoadPrivateView> ModuleRangeLoadPrivateView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeLoadPrivateView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::id, ::clretw::dotnet_runtime_private::ModuleRangeLoadPrivate::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingPolicyPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPolicyPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingPolicyPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPolicyPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingPolicyPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::name);
+::clretw::Result<BindingPolicyPhaseStartView> BindingPolicyPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPolicyPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::id, ::clretw::dotnet_runtime_private::BindingPolicyPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingPolicyPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPolicyPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingPolicyPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPolicyPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingPolicyPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPolicyPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::name);
+::clretw::Result<BindingPolicyPhaseEndView> BindingPolicyPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPolicyPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingPolicyPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingNgenPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingNgenPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingNgenPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingNgenPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingNgenPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::name);
+::clretw::Result<BindingNgenPhaseStartView> BindingNgenPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingNgenPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::id, ::clretw::dotnet_runtime_private::BindingNgenPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingNgenPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingNgenPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingNgenPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingNgenPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingNgenPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingNgenPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::name);
+::clretw::Result<BindingNgenPhaseEndView> BindingNgenPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingNgenPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingNgenPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingLookupAndProbingPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingLookupAndProbingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingLookupAndProbingPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingLookupAndProbingPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingLookupAndProbingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::name);
+::clretw::Result<BindingLookupAndProbingPhaseStartView> BindingLookupAndProbingPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingLookupAndProbingPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::id, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingLookupAndProbingPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingLookupAndProbingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingLookupAndProbingPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingLookupAndProbingPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingLookupAndProbingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingLookupAndProbingPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::name);
+::clretw::Result<BindingLookupAndProbingPhaseEndView> BindingLookupAndProbingPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingLookupAndProbingPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingLookupAndProbingPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::LoaderPhaseStart::name);
+::clretw::Result<LoaderPhaseStartView> LoaderPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::LoaderPhaseEnd::name);
+::clretw::Result<LoaderPhaseEndView> LoaderPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::BindingPhaseStart::name);
+::clretw::Result<BindingPhaseStartView> BindingPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseStart::id, ::clretw::dotnet_runtime_private::BindingPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::BindingPhaseEnd::name);
+::clretw::Result<BindingPhaseEndView> BindingPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingDownloadPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingDownloadPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingDownloadPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingDownloadPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingDownloadPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::name);
+::clretw::Result<BindingDownloadPhaseStartView> BindingDownloadPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingDownloadPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::id, ::clretw::dotnet_runtime_private::BindingDownloadPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BindingDownloadPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BindingDownloadPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion BindingDownloadPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BindingDownloadPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BindingDownloadPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_BindingDownloadPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::name);
+::clretw::Result<BindingDownloadPhaseEndView> BindingDownloadPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BindingDownloadPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::id, ::clretw::dotnet_runtime_private::BindingDownloadPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderAssemblyInitPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderAssemblyInitPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderAssemblyInitPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderAssemblyInitPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderAssemblyInitPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::name);
+::clretw::Result<LoaderAssemblyInitPhaseStartView> LoaderAssemblyInitPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderAssemblyInitPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderAssemblyInitPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderAssemblyInitPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderAssemblyInitPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderAssemblyInitPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderAssemblyInitPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderAssemblyInitPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::name);
+::clretw::Result<LoaderAssemblyInitPhaseEndView> LoaderAssemblyInitPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderAssemblyInitPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderAssemblyInitPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderMappingPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderMappingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderMappingPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderMappingPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderMappingPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::name);
+::clretw::Result<LoaderMappingPhaseStartView> LoaderMappingPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderMappingPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderMappingPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderMappingPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderMappingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderMappingPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderMappingPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderMappingPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderMappingPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::name);
+::clretw::Result<LoaderMappingPhaseEndView> LoaderMappingPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderMappingPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderMappingPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderDeliverEventsPhaseStartView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderDeliverEventsPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderDeliverEventsPhaseStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderDeliverEventsPhaseStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderDeliverEventsPhaseStartView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::id,
-                         ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::name);
+::clretw::Result<LoaderDeliverEventsPhaseStartView> LoaderDeliverEventsPhaseStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderDeliverEventsPhaseStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::id, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_LoaderDeliverEventsPhaseEndView[] = {{0, &kRecord_Binding}, };
-}  // namespace
-::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<LoaderDeliverEventsPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion LoaderDeliverEventsPhaseEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_Binding}, };
+::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<LoaderDeliverEventsPhaseEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<LoaderDeliverEventsPhaseEndView>(::clretw::dotnet_runtime_private::kVersions_LoaderDeliverEventsPhaseEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::id,
-                         ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::name);
+::clretw::Result<LoaderDeliverEventsPhaseEndView> LoaderDeliverEventsPhaseEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<LoaderDeliverEventsPhaseEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::id, ::clretw::dotnet_runtime_private::LoaderDeliverEventsPhaseEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EvidenceGeneratedView[] = {{0, &kRecord_EvidenceGenerated}, };
-}  // namespace
-::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EvidenceGeneratedView>(::clretw::dotnet_runtime_private::kVersions_EvidenceGeneratedView, payload, version, pointer_size);
+const ::clretw::ViewVersion EvidenceGeneratedView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_EvidenceGenerated}, };
+::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EvidenceGeneratedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EvidenceGeneratedView>(::clretw::dotnet_runtime_private::kVersions_EvidenceGeneratedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EvidenceGenerated::id,
-                         ::clretw::dotnet_runtime_private::EvidenceGenerated::name);
+::clretw::Result<EvidenceGeneratedView> EvidenceGeneratedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EvidenceGeneratedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EvidenceGenerated::id, ::clretw::dotnet_runtime_private::EvidenceGenerated::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleTransparencyComputationStartView[] = {{0, &kRecord_ModuleTransparencyCalculation}, };
-}  // namespace
-::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculation}, };
+::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleTransparencyComputationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::id,
-                         ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::name);
+::clretw::Result<ModuleTransparencyComputationStartView> ModuleTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleTransparencyComputationEndView[] = {{0, &kRecord_ModuleTransparencyCalculationResult}, };
-}  // namespace
-::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleTransparencyComputationEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_ModuleTransparencyCalculationResult}, };
+::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_ModuleTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::id,
-                         ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::name);
+::clretw::Result<ModuleTransparencyComputationEndView> ModuleTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::ModuleTransparencyComputationEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TypeTransparencyComputationStartView[] = {{0, &kRecord_TypeTransparencyCalculation}, };
-}  // namespace
-::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion TypeTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculation}, };
+::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeTransparencyComputationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TypeTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::id,
-                         ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::name);
+::clretw::Result<TypeTransparencyComputationStartView> TypeTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::TypeTransparencyComputationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TypeTransparencyComputationEndView[] = {{0, &kRecord_TypeTransparencyCalculationResult}, };
-}  // namespace
-::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TypeTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion TypeTransparencyComputationEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_TypeTransparencyCalculationResult}, };
+::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TypeTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TypeTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TypeTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::id,
-                         ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::name);
+::clretw::Result<TypeTransparencyComputationEndView> TypeTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TypeTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::TypeTransparencyComputationEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodTransparencyComputationStartView[] = {{0, &kRecord_MethodTransparencyCalculation}, };
-}  // namespace
-::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculation}, };
+::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodTransparencyComputationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::id,
-                         ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::name);
+::clretw::Result<MethodTransparencyComputationStartView> MethodTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::MethodTransparencyComputationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodTransparencyComputationEndView[] = {{0, &kRecord_MethodTransparencyCalculationResult}, };
-}  // namespace
-::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodTransparencyComputationEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_MethodTransparencyCalculationResult}, };
+::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_MethodTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::id,
-                         ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::name);
+::clretw::Result<MethodTransparencyComputationEndView> MethodTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::MethodTransparencyComputationEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FieldTransparencyComputationStartView[] = {{0, &kRecord_FieldTransparencyCalculation}, };
-}  // namespace
-::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FieldTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion FieldTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculation}, };
+::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FieldTransparencyComputationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FieldTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::id,
-                         ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::name);
+::clretw::Result<FieldTransparencyComputationStartView> FieldTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FieldTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::FieldTransparencyComputationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FieldTransparencyComputationEndView[] = {{0, &kRecord_FieldTransparencyCalculationResult}, };
-}  // namespace
-::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FieldTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion FieldTransparencyComputationEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FieldTransparencyCalculationResult}, };
+::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FieldTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FieldTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_FieldTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::id,
-                         ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::name);
+::clretw::Result<FieldTransparencyComputationEndView> FieldTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FieldTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::FieldTransparencyComputationEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TokenTransparencyComputationStartView[] = {{0, &kRecord_TokenTransparencyCalculation}, };
-}  // namespace
-::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TokenTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion TokenTransparencyComputationStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculation}, };
+::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TokenTransparencyComputationStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TokenTransparencyComputationStartView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationStartView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::id,
-                         ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::name);
+::clretw::Result<TokenTransparencyComputationStartView> TokenTransparencyComputationStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TokenTransparencyComputationStartView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::id, ::clretw::dotnet_runtime_private::TokenTransparencyComputationStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TokenTransparencyComputationEndView[] = {{0, &kRecord_TokenTransparencyCalculationResult}, };
-}  // namespace
-::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TokenTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion TokenTransparencyComputationEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_TokenTransparencyCalculationResult}, };
+::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TokenTransparencyComputationEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TokenTransparencyComputationEndView>(::clretw::dotnet_runtime_private::kVersions_TokenTransparencyComputationEndView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::id,
-                         ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::name);
+::clretw::Result<TokenTransparencyComputationEndView> TokenTransparencyComputationEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TokenTransparencyComputationEndView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::id, ::clretw::dotnet_runtime_private::TokenTransparencyComputationEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_NgenBindEventView[] = {{0, &kRecord_NgenBindEvent}, };
-}  // namespace
-::clretw::Result<NgenBindEventView> NgenBindEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<NgenBindEventView>(::clretw::dotnet_runtime_private::kVersions_NgenBindEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion NgenBindEventView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_NgenBindEvent}, };
+::clretw::Result<NgenBindEventView> NgenBindEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<NgenBindEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<NgenBindEventView> NgenBindEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<NgenBindEventView>(::clretw::dotnet_runtime_private::kVersions_NgenBindEventView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::NgenBindEvent::id,
-                         ::clretw::dotnet_runtime_private::NgenBindEvent::name);
+::clretw::Result<NgenBindEventView> NgenBindEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<NgenBindEventView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::NgenBindEvent::id, ::clretw::dotnet_runtime_private::NgenBindEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_JittedMethodRichDebugInfoView[] = {{0, &kRecord_JittedMethodRichDebugInfo}, };
-}  // namespace
-::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<JittedMethodRichDebugInfoView>(::clretw::dotnet_runtime_private::kVersions_JittedMethodRichDebugInfoView, payload, version, pointer_size);
+const ::clretw::ViewVersion JittedMethodRichDebugInfoView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_JittedMethodRichDebugInfo}, };
+::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<JittedMethodRichDebugInfoView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<JittedMethodRichDebugInfoView>(::clretw::dotnet_runtime_private::kVersions_JittedMethodRichDebugInfoView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::id,
-                         ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::name);
+::clretw::Result<JittedMethodRichDebugInfoView> JittedMethodRichDebugInfoView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<JittedMethodRichDebugInfoView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::id, ::clretw::dotnet_runtime_private::JittedMethodRichDebugInfo::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FailFastView[] = {{0, &kRecord_FailFast}, };
-}  // namespace
-::clretw::Result<FailFastView> FailFastView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FailFastView>(::clretw::dotnet_runtime_private::kVersions_FailFastView, payload, version, pointer_size);
+const ::clretw::ViewVersion FailFastView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FailFast}, };
+::clretw::Result<FailFastView> FailFastView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FailFastView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FailFastView> FailFastView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FailFastView>(::clretw::dotnet_runtime_private::kVersions_FailFastView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FailFast::id,
-                         ::clretw::dotnet_runtime_private::FailFast::name);
+::clretw::Result<FailFastView> FailFastView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FailFastView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FailFast::id, ::clretw::dotnet_runtime_private::FailFast::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvFinalizeObjectView[] = {{0, &kRecord_PrvFinalizeObject}, };
-}  // namespace
-::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvFinalizeObjectView>(::clretw::dotnet_runtime_private::kVersions_PrvFinalizeObjectView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvFinalizeObjectView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvFinalizeObject}, };
+::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvFinalizeObjectView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvFinalizeObjectView>(::clretw::dotnet_runtime_private::kVersions_PrvFinalizeObjectView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvFinalizeObject::id,
-                         ::clretw::dotnet_runtime_private::PrvFinalizeObject::name);
+::clretw::Result<PrvFinalizeObjectView> PrvFinalizeObjectView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvFinalizeObjectView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvFinalizeObject::id, ::clretw::dotnet_runtime_private::PrvFinalizeObject::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CCWRefCountChangeAnsiView[] = {{0, &kRecord_CCWRefCountChangeAnsi}, };
-}  // namespace
-::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CCWRefCountChangeAnsiView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeAnsiView, payload, version, pointer_size);
+const ::clretw::ViewVersion CCWRefCountChangeAnsiView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_CCWRefCountChangeAnsi}, };
+::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CCWRefCountChangeAnsiView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CCWRefCountChangeAnsiView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeAnsiView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::id,
-                         ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::name);
+::clretw::Result<CCWRefCountChangeAnsiView> CCWRefCountChangeAnsiView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CCWRefCountChangeAnsiView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::id, ::clretw::dotnet_runtime_private::CCWRefCountChangeAnsi::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvSetGCHandleView[] = {{0, &kRecord_PrvSetGCHandle}, };
-}  // namespace
-::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvSetGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvSetGCHandleView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvSetGCHandleView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvSetGCHandle}, };
+::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvSetGCHandleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvSetGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvSetGCHandleView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvSetGCHandle::id,
-                         ::clretw::dotnet_runtime_private::PrvSetGCHandle::name);
+::clretw::Result<PrvSetGCHandleView> PrvSetGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvSetGCHandleView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvSetGCHandle::id, ::clretw::dotnet_runtime_private::PrvSetGCHandle::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PrvDestroyGCHandleView[] = {{0, &kRecord_PrvDestroyGCHandle}, };
-}  // namespace
-::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PrvDestroyGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvDestroyGCHandleView, payload, version, pointer_size);
+const ::clretw::ViewVersion PrvDestroyGCHandleView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_PrvDestroyGCHandle}, };
+::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PrvDestroyGCHandleView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PrvDestroyGCHandleView>(::clretw::dotnet_runtime_private::kVersions_PrvDestroyGCHandleView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::id,
-                         ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::name);
+::clretw::Result<PrvDestroyGCHandleView> PrvDestroyGCHandleView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PrvDestroyGCHandleView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::id, ::clretw::dotnet_runtime_private::PrvDestroyGCHandle::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionMessageEventView[] = {{0, &kRecord_FusionMessage}, };
-}  // namespace
-::clretw::Result<FusionMessageEventView> FusionMessageEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionMessageEventView>(::clretw::dotnet_runtime_private::kVersions_FusionMessageEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionMessageEventView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FusionMessage}, };
+::clretw::Result<FusionMessageEventView> FusionMessageEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionMessageEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionMessageEventView> FusionMessageEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionMessageEventView>(::clretw::dotnet_runtime_private::kVersions_FusionMessageEventView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionMessageEvent::id,
-                         ::clretw::dotnet_runtime_private::FusionMessageEvent::name);
+::clretw::Result<FusionMessageEventView> FusionMessageEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionMessageEventView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionMessageEvent::id, ::clretw::dotnet_runtime_private::FusionMessageEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_FusionErrorCodeEventView[] = {{0, &kRecord_FusionErrorCode}, };
-}  // namespace
-::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<FusionErrorCodeEventView>(::clretw::dotnet_runtime_private::kVersions_FusionErrorCodeEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion FusionErrorCodeEventView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_FusionErrorCode}, };
+::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<FusionErrorCodeEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<FusionErrorCodeEventView>(::clretw::dotnet_runtime_private::kVersions_FusionErrorCodeEventView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::id,
-                         ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::name);
+::clretw::Result<FusionErrorCodeEventView> FusionErrorCodeEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<FusionErrorCodeEventView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::id, ::clretw::dotnet_runtime_private::FusionErrorCodeEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_PinPlugAtGCTimeView[] = {{0, &kRecord_PinPlugAtGCTime}, };
-}  // namespace
-::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<PinPlugAtGCTimeView>(::clretw::dotnet_runtime_private::kVersions_PinPlugAtGCTimeView, payload, version, pointer_size);
+const ::clretw::ViewVersion PinPlugAtGCTimeView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_PinPlugAtGCTime}, };
+::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<PinPlugAtGCTimeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<PinPlugAtGCTimeView>(::clretw::dotnet_runtime_private::kVersions_PinPlugAtGCTimeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PinPlugAtGCTime::id,
-                         ::clretw::dotnet_runtime_private::PinPlugAtGCTime::name);
+::clretw::Result<PinPlugAtGCTimeView> PinPlugAtGCTimeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<PinPlugAtGCTimeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::PinPlugAtGCTime::id, ::clretw::dotnet_runtime_private::PinPlugAtGCTime::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CCWRefCountChangeView[] = {{0, &kRecord_CCWRefCountChange}, };
-}  // namespace
-::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CCWRefCountChangeView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeView, payload, version, pointer_size);
+const ::clretw::ViewVersion CCWRefCountChangeView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_CCWRefCountChange}, };
+::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CCWRefCountChangeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CCWRefCountChangeView>(::clretw::dotnet_runtime_private::kVersions_CCWRefCountChangeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChange::id,
-                         ::clretw::dotnet_runtime_private::CCWRefCountChange::name);
+::clretw::Result<CCWRefCountChangeView> CCWRefCountChangeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CCWRefCountChangeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWRefCountChange::id, ::clretw::dotnet_runtime_private::CCWRefCountChange::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MulticoreJitView[] = {{0, &kRecord_MulticoreJitPrivate}, };
-}  // namespace
-::clretw::Result<MulticoreJitView> MulticoreJitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MulticoreJitView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitView, payload, version, pointer_size);
+const ::clretw::ViewVersion MulticoreJitView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_MulticoreJitPrivate}, };
+::clretw::Result<MulticoreJitView> MulticoreJitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MulticoreJitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MulticoreJitView> MulticoreJitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MulticoreJitView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJit::id,
-                         ::clretw::dotnet_runtime_private::MulticoreJit::name);
+::clretw::Result<MulticoreJitView> MulticoreJitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MulticoreJitView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJit::id, ::clretw::dotnet_runtime_private::MulticoreJit::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MulticoreJitMethodCodeReturnedView[] = {{0, &kRecord_MulticoreJitMethodCodeReturnedPrivate}, };
-}  // namespace
-::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MulticoreJitMethodCodeReturnedView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitMethodCodeReturnedView, payload, version, pointer_size);
+const ::clretw::ViewVersion MulticoreJitMethodCodeReturnedView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_MulticoreJitMethodCodeReturnedPrivate}, };
+::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MulticoreJitMethodCodeReturnedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MulticoreJitMethodCodeReturnedView>(::clretw::dotnet_runtime_private::kVersions_MulticoreJitMethodCodeReturnedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::id,
-                         ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::name);
+::clretw::Result<MulticoreJitMethodCodeReturnedView> MulticoreJitMethodCodeReturnedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MulticoreJitMethodCodeReturnedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::id, ::clretw::dotnet_runtime_private::MulticoreJitMethodCodeReturned::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AllocRequestView[] = {{0, &kRecord_LoaderHeapPrivate}, };
-}  // namespace
-::clretw::Result<AllocRequestView> AllocRequestView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AllocRequestView>(::clretw::dotnet_runtime_private::kVersions_AllocRequestView, payload, version, pointer_size);
+const ::clretw::ViewVersion AllocRequestView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_LoaderHeapPrivate}, };
+::clretw::Result<AllocRequestView> AllocRequestView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AllocRequestView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AllocRequestView> AllocRequestView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AllocRequestView>(::clretw::dotnet_runtime_private::kVersions_AllocRequestView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllocRequest::id,
-                         ::clretw::dotnet_runtime_private::AllocRequest::name);
+::clretw::Result<AllocRequestView> AllocRequestView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AllocRequestView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::AllocRequest::id, ::clretw::dotnet_runtime_private::AllocRequest::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_IInspectableRuntimeClassNameView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
-}  // namespace
-::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<IInspectableRuntimeClassNameView>(::clretw::dotnet_runtime_private::kVersions_IInspectableRuntimeClassNameView, payload, version, pointer_size);
+const ::clretw::ViewVersion IInspectableRuntimeClassNameView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate}, };
+::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<IInspectableRuntimeClassNameView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<IInspectableRuntimeClassNameView>(::clretw::dotnet_runtime_private::kVersions_IInspectableRuntimeClassNameView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::id,
-                         ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::name);
+::clretw::Result<IInspectableRuntimeClassNameView> IInspectableRuntimeClassNameView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<IInspectableRuntimeClassNameView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::id, ::clretw::dotnet_runtime_private::IInspectableRuntimeClassName::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_WinRTUnboxView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
-}  // namespace
-::clretw::Result<WinRTUnboxView> WinRTUnboxView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<WinRTUnboxView>(::clretw::dotnet_runtime_private::kVersions_WinRTUnboxView, payload, version, pointer_size);
+const ::clretw::ViewVersion WinRTUnboxView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
+::clretw::Result<WinRTUnboxView> WinRTUnboxView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<WinRTUnboxView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<WinRTUnboxView> WinRTUnboxView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<WinRTUnboxView>(::clretw::dotnet_runtime_private::kVersions_WinRTUnboxView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::WinRTUnbox::id,
-                         ::clretw::dotnet_runtime_private::WinRTUnbox::name);
+::clretw::Result<WinRTUnboxView> WinRTUnboxView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<WinRTUnboxView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::WinRTUnbox::id, ::clretw::dotnet_runtime_private::WinRTUnbox::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CreateRCWView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
-}  // namespace
-::clretw::Result<CreateRCWView> CreateRCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateRCWView>(::clretw::dotnet_runtime_private::kVersions_CreateRCWView, payload, version, pointer_size);
+const ::clretw::ViewVersion CreateRCWView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate}, };
+::clretw::Result<CreateRCWView> CreateRCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CreateRCWView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CreateRCWView> CreateRCWView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CreateRCWView>(::clretw::dotnet_runtime_private::kVersions_CreateRCWView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateRCW::id,
-                         ::clretw::dotnet_runtime_private::CreateRCW::name);
+::clretw::Result<CreateRCWView> CreateRCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CreateRCWView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateRCW::id, ::clretw::dotnet_runtime_private::CreateRCW::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_RCWVarianceView[] = {{0, &kRecord_DynamicTypeUsePrivateVariance}, };
-}  // namespace
-::clretw::Result<RCWVarianceView> RCWVarianceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_RCWVarianceView, payload, version, pointer_size);
+const ::clretw::ViewVersion RCWVarianceView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivateVariance}, };
+::clretw::Result<RCWVarianceView> RCWVarianceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RCWVarianceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<RCWVarianceView> RCWVarianceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<RCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_RCWVarianceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWVariance::id,
-                         ::clretw::dotnet_runtime_private::RCWVariance::name);
+::clretw::Result<RCWVarianceView> RCWVarianceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<RCWVarianceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWVariance::id, ::clretw::dotnet_runtime_private::RCWVariance::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_RCWIEnumerableCastingView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
-}  // namespace
-::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RCWIEnumerableCastingView>(::clretw::dotnet_runtime_private::kVersions_RCWIEnumerableCastingView, payload, version, pointer_size);
+const ::clretw::ViewVersion RCWIEnumerableCastingView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
+::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RCWIEnumerableCastingView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<RCWIEnumerableCastingView>(::clretw::dotnet_runtime_private::kVersions_RCWIEnumerableCastingView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::id,
-                         ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::name);
+::clretw::Result<RCWIEnumerableCastingView> RCWIEnumerableCastingView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<RCWIEnumerableCastingView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::id, ::clretw::dotnet_runtime_private::RCWIEnumerableCasting::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CreateCCWView[] = {{0, &kRecord_DynamicTypeUsePrivate}, };
-}  // namespace
-::clretw::Result<CreateCCWView> CreateCCWView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CreateCCWView>(::clretw::dotnet_runtime_private::kVersions_CreateCCWView, payload, version, pointer_size);
+const ::clretw::ViewVersion CreateCCWView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivate}, };
+::clretw::Result<CreateCCWView> CreateCCWView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CreateCCWView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CreateCCWView> CreateCCWView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CreateCCWView>(::clretw::dotnet_runtime_private::kVersions_CreateCCWView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateCCW::id,
-                         ::clretw::dotnet_runtime_private::CreateCCW::name);
+::clretw::Result<CreateCCWView> CreateCCWView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CreateCCWView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CreateCCW::id, ::clretw::dotnet_runtime_private::CreateCCW::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CCWVarianceView[] = {{0, &kRecord_DynamicTypeUsePrivateVariance}, };
-}  // namespace
-::clretw::Result<CCWVarianceView> CCWVarianceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_CCWVarianceView, payload, version, pointer_size);
+const ::clretw::ViewVersion CCWVarianceView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUsePrivateVariance}, };
+::clretw::Result<CCWVarianceView> CCWVarianceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CCWVarianceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CCWVarianceView> CCWVarianceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CCWVarianceView>(::clretw::dotnet_runtime_private::kVersions_CCWVarianceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWVariance::id,
-                         ::clretw::dotnet_runtime_private::CCWVariance::name);
+::clretw::Result<CCWVarianceView> CCWVarianceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CCWVarianceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::CCWVariance::id, ::clretw::dotnet_runtime_private::CCWVariance::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ObjectVariantMarshallingToNativeView[] = {{0, &kRecord_DynamicTypeUseStringAndIntPrivate}, };
-}  // namespace
-::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ObjectVariantMarshallingToNativeView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToNativeView, payload, version, pointer_size);
+const ::clretw::ViewVersion ObjectVariantMarshallingToNativeView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseStringAndIntPrivate}, };
+::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ObjectVariantMarshallingToNativeView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ObjectVariantMarshallingToNativeView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToNativeView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::id,
-                         ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::name);
+::clretw::Result<ObjectVariantMarshallingToNativeView> ObjectVariantMarshallingToNativeView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ObjectVariantMarshallingToNativeView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::id, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToNative::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GetTypeFromGUIDView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
-}  // namespace
-::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetTypeFromGUIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromGUIDView, payload, version, pointer_size);
+const ::clretw::ViewVersion GetTypeFromGUIDView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
+::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetTypeFromGUIDView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GetTypeFromGUIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromGUIDView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromGUID::id,
-                         ::clretw::dotnet_runtime_private::GetTypeFromGUID::name);
+::clretw::Result<GetTypeFromGUIDView> GetTypeFromGUIDView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GetTypeFromGUIDView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromGUID::id, ::clretw::dotnet_runtime_private::GetTypeFromGUID::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GetTypeFromProgIDView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
-}  // namespace
-::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GetTypeFromProgIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromProgIDView, payload, version, pointer_size);
+const ::clretw::ViewVersion GetTypeFromProgIDView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
+::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GetTypeFromProgIDView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GetTypeFromProgIDView>(::clretw::dotnet_runtime_private::kVersions_GetTypeFromProgIDView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromProgID::id,
-                         ::clretw::dotnet_runtime_private::GetTypeFromProgID::name);
+::clretw::Result<GetTypeFromProgIDView> GetTypeFromProgIDView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GetTypeFromProgIDView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::GetTypeFromProgID::id, ::clretw::dotnet_runtime_private::GetTypeFromProgID::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ConvertToCallbackEtwView[] = {{0, &kRecord_DynamicTypeUseTwoParametersPrivate}, };
-}  // namespace
-::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ConvertToCallbackEtwView>(::clretw::dotnet_runtime_private::kVersions_ConvertToCallbackEtwView, payload, version, pointer_size);
+const ::clretw::ViewVersion ConvertToCallbackEtwView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseTwoParametersPrivate}, };
+::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ConvertToCallbackEtwView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ConvertToCallbackEtwView>(::clretw::dotnet_runtime_private::kVersions_ConvertToCallbackEtwView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::id,
-                         ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::name);
+::clretw::Result<ConvertToCallbackEtwView> ConvertToCallbackEtwView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ConvertToCallbackEtwView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::id, ::clretw::dotnet_runtime_private::ConvertToCallbackEtw::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_BeginCreateManagedReferenceView[] = {{0, &kRecord_DynamicTypeUseNoParametersPrivate}, };
-}  // namespace
-::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<BeginCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_BeginCreateManagedReferenceView, payload, version, pointer_size);
+const ::clretw::ViewVersion BeginCreateManagedReferenceView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseNoParametersPrivate}, };
+::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<BeginCreateManagedReferenceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<BeginCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_BeginCreateManagedReferenceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BeginCreateManagedReference::id,
-                         ::clretw::dotnet_runtime_private::BeginCreateManagedReference::name);
+::clretw::Result<BeginCreateManagedReferenceView> BeginCreateManagedReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<BeginCreateManagedReferenceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::BeginCreateManagedReference::id, ::clretw::dotnet_runtime_private::BeginCreateManagedReference::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EndCreateManagedReferenceView[] = {{0, &kRecord_DynamicTypeUseNoParametersPrivate}, };
-}  // namespace
-::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EndCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_EndCreateManagedReferenceView, payload, version, pointer_size);
+const ::clretw::ViewVersion EndCreateManagedReferenceView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseNoParametersPrivate}, };
+::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EndCreateManagedReferenceView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EndCreateManagedReferenceView>(::clretw::dotnet_runtime_private::kVersions_EndCreateManagedReferenceView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EndCreateManagedReference::id,
-                         ::clretw::dotnet_runtime_private::EndCreateManagedReference::name);
+::clretw::Result<EndCreateManagedReferenceView> EndCreateManagedReferenceView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EndCreateManagedReferenceView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::EndCreateManagedReference::id, ::clretw::dotnet_runtime_private::EndCreateManagedReference::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ObjectVariantMarshallingToManagedView[] = {{0, &kRecord_DynamicTypeUseStringAndIntPrivate}, };
-}  // namespace
-::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ObjectVariantMarshallingToManagedView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToManagedView, payload, version, pointer_size);
+const ::clretw::ViewVersion ObjectVariantMarshallingToManagedView::versions_[1] = {{0, &::clretw::dotnet_runtime_private::kRecord_DynamicTypeUseStringAndIntPrivate}, };
+::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ObjectVariantMarshallingToManagedView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ObjectVariantMarshallingToManagedView>(::clretw::dotnet_runtime_private::kVersions_ObjectVariantMarshallingToManagedView, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::id,
-                         ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::name);
+::clretw::Result<ObjectVariantMarshallingToManagedView> ObjectVariantMarshallingToManagedView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ObjectVariantMarshallingToManagedView>(versions_, record, ::clretw::dotnet_runtime_private::provider_guid, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::id, ::clretw::dotnet_runtime_private::ObjectVariantMarshallingToManaged::name);
 }
 
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1795,14 +1796,27 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCDecisionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCDecisionView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCDecisionView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCDecisionView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCDecisionView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 1) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCDecisionView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCDecisionView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Boolean
-  bool DoCompact() const noexcept { return get<bool>(k_DoCompact); }
+  bool DoCompact() const noexcept { return get_w<bool, 4>(k_DoCompact); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1813,7 +1827,44 @@ class GCDecisionView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCDecisionView>;
   GCDecisionView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 2:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_DoCompact = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -1828,18 +1879,31 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCSettingsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCSettingsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCSettingsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSettingsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 2) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCSettingsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t SegmentSize() const noexcept { return get<::std::uint64_t>(k_SegmentSize); }
+  ::std::uint64_t SegmentSize() const noexcept { return get_w<::std::uint64_t, 8>(k_SegmentSize); }
   // win:UInt64
-  ::std::uint64_t LargeObjectSegmentSize() const noexcept { return get<::std::uint64_t>(k_LargeObjectSegmentSize); }
+  ::std::uint64_t LargeObjectSegmentSize() const noexcept { return get_w<::std::uint64_t, 8>(k_LargeObjectSegmentSize); }
   // win:Boolean
-  bool ServerGC() const noexcept { return get<bool>(k_ServerGC); }
+  bool ServerGC() const noexcept { return get_w<bool, 4>(k_ServerGC); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1852,7 +1916,44 @@ class GCSettingsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCSettingsView>;
   GCSettingsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 2:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 3:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_SegmentSize = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_LargeObjectSegmentSize = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ServerGC = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1869,18 +1970,31 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCOptimizedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCOptimizedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCOptimizedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCOptimizedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCOptimizedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 3) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCOptimizedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCOptimizedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t DesiredAllocation() const noexcept { return get<::std::uint64_t>(k_DesiredAllocation); }
+  ::std::uint64_t DesiredAllocation() const noexcept { return get_w<::std::uint64_t, 8>(k_DesiredAllocation); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t NewAllocation() const noexcept { return get<::std::uint64_t>(k_NewAllocation); }
+  ::std::uint64_t NewAllocation() const noexcept { return get_w<::std::uint64_t, 8>(k_NewAllocation); }
   // win:UInt32
-  ::std::uint32_t GenerationNumber() const noexcept { return get<::std::uint32_t>(k_GenerationNumber); }
+  ::std::uint32_t GenerationNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_GenerationNumber); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1893,7 +2007,44 @@ class GCOptimizedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCOptimizedView>;
   GCOptimizedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        break;
+      case 2:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 3:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_DesiredAllocation = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_NewAllocation = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_GenerationNumber = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1910,12 +2061,26 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCPerHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 1;
+    else if (version >= 1) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<GCPerHeapHistoryView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCPerHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 4) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCPerHeapHistoryView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCPerHeapHistoryView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (only in v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1925,7 +2090,40 @@ class GCPerHeapHistoryView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCPerHeapHistoryView>;
   GCPerHeapHistoryView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 2:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
       {},  // v2
@@ -1939,24 +2137,37 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCGlobalHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCGlobalHeapHistoryView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCGlobalHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 5) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCGlobalHeapHistoryView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCGlobalHeapHistoryView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t FinalYoungestDesired() const noexcept { return get<::std::uint64_t>(k_FinalYoungestDesired); }
+  ::std::uint64_t FinalYoungestDesired() const noexcept { return get_w<::std::uint64_t, 8>(k_FinalYoungestDesired); }
   // win:Int32
-  ::std::int32_t NumHeaps() const noexcept { return get<::std::int32_t>(k_NumHeaps); }
+  ::std::int32_t NumHeaps() const noexcept { return get_w<::std::int32_t, 4>(k_NumHeaps); }
   // win:UInt32
-  ::std::uint32_t CondemnedGeneration() const noexcept { return get<::std::uint32_t>(k_CondemnedGeneration); }
+  ::std::uint32_t CondemnedGeneration() const noexcept { return get_w<::std::uint32_t, 4>(k_CondemnedGeneration); }
   // win:UInt32
-  ::std::uint32_t Gen0ReductionCount() const noexcept { return get<::std::uint32_t>(k_Gen0ReductionCount); }
+  ::std::uint32_t Gen0ReductionCount() const noexcept { return get_w<::std::uint32_t, 4>(k_Gen0ReductionCount); }
   // win:UInt32
-  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get_w<::std::uint32_t, 4>(k_Reason); }
   // win:UInt32
-  ::std::uint32_t GlobalMechanisms() const noexcept { return get<::std::uint32_t>(k_GlobalMechanisms); }
+  ::std::uint32_t GlobalMechanisms() const noexcept { return get_w<::std::uint32_t, 4>(k_GlobalMechanisms); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1972,7 +2183,44 @@ class GCGlobalHeapHistoryView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCGlobalHeapHistoryView>;
   GCGlobalHeapHistoryView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        break;
+      case 1:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        break;
+      case 2:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      case 3:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_FinalYoungestDesired = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_NumHeaps = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_CondemnedGeneration = ::clretw::loc(2, 0, 12, 4, 4);
@@ -1992,18 +2240,31 @@ class GCJoinView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCJoinView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCJoinView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCJoinView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCJoinView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCJoinView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 6) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCJoinView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCJoinView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Heap() const noexcept { return get<::std::uint32_t>(k_Heap); }
+  ::std::uint32_t Heap() const noexcept { return get_w<::std::uint32_t, 4>(k_Heap); }
   // win:UInt32
-  ::std::uint32_t JoinTime() const noexcept { return get<::std::uint32_t>(k_JoinTime); }
+  ::std::uint32_t JoinTime() const noexcept { return get_w<::std::uint32_t, 4>(k_JoinTime); }
   // win:UInt32
-  ::std::uint32_t JoinType() const noexcept { return get<::std::uint32_t>(k_JoinType); }
+  ::std::uint32_t JoinType() const noexcept { return get_w<::std::uint32_t, 4>(k_JoinType); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2016,7 +2277,44 @@ class GCJoinView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCJoinView>;
   GCJoinView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 2:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 3:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Heap = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_JoinTime = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_JoinType = ::clretw::loc(2, 0, 8, 4, 4);
@@ -2033,14 +2331,27 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvGCMarkStackRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkStackRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<PrvGCMarkStackRootsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvGCMarkStackRootsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkStackRootsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 7) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvGCMarkStackRootsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkStackRootsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2051,7 +2362,44 @@ class PrvGCMarkStackRootsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrvGCMarkStackRootsView>;
   PrvGCMarkStackRootsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 2:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -2066,14 +2414,27 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 8) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkFinalizeQueueRootsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2084,7 +2445,44 @@ class PrvGCMarkFinalizeQueueRootsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrvGCMarkFinalizeQueueRootsView>;
   PrvGCMarkFinalizeQueueRootsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 2:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -2099,14 +2497,27 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvGCMarkHandlesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkHandlesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<PrvGCMarkHandlesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvGCMarkHandlesView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkHandlesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 9) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvGCMarkHandlesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkHandlesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2117,7 +2528,44 @@ class PrvGCMarkHandlesView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrvGCMarkHandlesView>;
   PrvGCMarkHandlesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 2:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -2132,14 +2580,27 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvGCMarkCardsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkCardsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<PrvGCMarkCardsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvGCMarkCardsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvGCMarkCardsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 10) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvGCMarkCardsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvGCMarkCardsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t HeapNum() const noexcept { return get<::std::uint32_t>(k_HeapNum); }
+  ::std::uint32_t HeapNum() const noexcept { return get_w<::std::uint32_t, 4>(k_HeapNum); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2150,7 +2611,44 @@ class PrvGCMarkCardsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrvGCMarkCardsView>;
   PrvGCMarkCardsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        break;
+      case 2:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HeapNum = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
@@ -2164,12 +2662,24 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 11) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2179,7 +2689,34 @@ class BGCBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCBeginView>;
   BGCBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2189,12 +2726,24 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC1stNonConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stNonConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC1stNonConEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC1stNonConEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC1stNonConEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 12) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC1stNonConEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stNonConEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2204,7 +2753,34 @@ class BGC1stNonConEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC1stNonConEndView>;
   BGC1stNonConEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2214,12 +2790,24 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC1stConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC1stConEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC1stConEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC1stConEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 13) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC1stConEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stConEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2229,7 +2817,34 @@ class BGC1stConEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC1stConEndView>;
   BGC1stConEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2239,12 +2854,24 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC2ndNonConBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndNonConBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC2ndNonConBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC2ndNonConBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndNonConBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 14) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC2ndNonConBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndNonConBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2254,7 +2881,34 @@ class BGC2ndNonConBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC2ndNonConBeginView>;
   BGC2ndNonConBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2264,12 +2918,24 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC2ndNonConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndNonConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC2ndNonConEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC2ndNonConEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndNonConEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 15) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC2ndNonConEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndNonConEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2279,7 +2945,34 @@ class BGC2ndNonConEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC2ndNonConEndView>;
   BGC2ndNonConEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2289,12 +2982,24 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC2ndConBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndConBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC2ndConBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC2ndConBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndConBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 16) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC2ndConBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndConBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2304,7 +3009,34 @@ class BGC2ndConBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC2ndConBeginView>;
   BGC2ndConBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2314,12 +3046,24 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC2ndConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndConEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC2ndConEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC2ndConEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC2ndConEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 17) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC2ndConEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC2ndConEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2329,7 +3073,34 @@ class BGC2ndConEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC2ndConEndView>;
   BGC2ndConEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2339,12 +3110,24 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCPlanEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCPlanEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCPlanEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCPlanEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCPlanEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 18) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCPlanEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCPlanEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2354,7 +3137,34 @@ class BGCPlanEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCPlanEndView>;
   BGCPlanEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2364,12 +3174,24 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCSweepEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCSweepEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCSweepEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCSweepEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCSweepEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 19) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCSweepEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCSweepEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2379,7 +3201,34 @@ class BGCSweepEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCSweepEndView>;
   BGCSweepEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -2389,14 +3238,26 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCDrainMarkView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCDrainMarkView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCDrainMarkView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCDrainMarkView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCDrainMarkView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 20) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCDrainMarkView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCDrainMarkView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t Objects() const noexcept { return get<::std::uint64_t>(k_Objects); }
+  ::std::uint64_t Objects() const noexcept { return get_w<::std::uint64_t, 8>(k_Objects); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2407,7 +3268,34 @@ class BGCDrainMarkView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCDrainMarkView>;
   BGCDrainMarkView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 8, 2, 2);
 };
@@ -2418,18 +3306,30 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCRevisitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCRevisitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCRevisitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCRevisitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCRevisitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 21) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCRevisitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCRevisitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t Pages() const noexcept { return get<::std::uint64_t>(k_Pages); }
+  ::std::uint64_t Pages() const noexcept { return get_w<::std::uint64_t, 8>(k_Pages); }
   // win:UInt64
-  ::std::uint64_t Objects() const noexcept { return get<::std::uint64_t>(k_Objects); }
+  ::std::uint64_t Objects() const noexcept { return get_w<::std::uint64_t, 8>(k_Objects); }
   // win:UInt32
-  ::std::uint32_t IsLarge() const noexcept { return get<::std::uint32_t>(k_IsLarge); }
+  ::std::uint32_t IsLarge() const noexcept { return get_w<::std::uint32_t, 4>(k_IsLarge); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2442,7 +3342,34 @@ class BGCRevisitView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCRevisitView>;
   BGCRevisitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 1:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Pages = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_IsLarge = ::clretw::loc(2, 0, 16, 4, 4);
@@ -2456,22 +3383,35 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCOverflowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCOverflowView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<BGCOverflowView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCOverflowView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCOverflowView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 22) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCOverflowView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCOverflowView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t Min() const noexcept { return get<::std::uint64_t>(k_Min); }
+  ::std::uint64_t Min() const noexcept { return get_w<::std::uint64_t, 8>(k_Min); }
   // win:UInt64
-  ::std::uint64_t Max() const noexcept { return get<::std::uint64_t>(k_Max); }
+  ::std::uint64_t Max() const noexcept { return get_w<::std::uint64_t, 8>(k_Max); }
   // win:UInt64
-  ::std::uint64_t Objects() const noexcept { return get<::std::uint64_t>(k_Objects); }
+  ::std::uint64_t Objects() const noexcept { return get_w<::std::uint64_t, 8>(k_Objects); }
   // win:UInt32
-  ::std::uint32_t IsLarge() const noexcept { return get<::std::uint32_t>(k_IsLarge); }
+  ::std::uint32_t IsLarge() const noexcept { return get_w<::std::uint32_t, 4>(k_IsLarge); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> GenNumber() const noexcept { return get_opt<::std::uint32_t>(k_GenNumber[vi_]); }
+  ::std::optional<::std::uint32_t> GenNumber() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_GenNumber[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2486,7 +3426,44 @@ class BGCOverflowView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCOverflowView>;
   BGCOverflowView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      case 1:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      case 2:
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+        break;
+      case 3:
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Min = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Max = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_Objects = ::clretw::loc(2, 0, 16, 8, 8);
@@ -2504,14 +3481,26 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCAllocWaitBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCAllocWaitBeginView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCAllocWaitBeginView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCAllocWaitBeginView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCAllocWaitBeginView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 23) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCAllocWaitBeginView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCAllocWaitBeginView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get_w<::std::uint32_t, 4>(k_Reason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2522,7 +3511,34 @@ class BGCAllocWaitBeginView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCAllocWaitBeginView>;
   BGCAllocWaitBeginView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -2533,14 +3549,26 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGCAllocWaitEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCAllocWaitEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGCAllocWaitEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGCAllocWaitEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGCAllocWaitEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 24) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGCAllocWaitEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGCAllocWaitEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Reason() const noexcept { return get<::std::uint32_t>(k_Reason); }
+  ::std::uint32_t Reason() const noexcept { return get_w<::std::uint32_t, 4>(k_Reason); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2551,7 +3579,34 @@ class BGCAllocWaitEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGCAllocWaitEndView>;
   BGCAllocWaitEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Reason = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -2563,16 +3618,29 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCFullNotifyView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFullNotifyView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GCFullNotifyView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCFullNotifyView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCFullNotifyView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 25) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCFullNotifyView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCFullNotifyView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t GenNumber() const noexcept { return get<::std::uint32_t>(k_GenNumber); }
+  ::std::uint32_t GenNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_GenNumber); }
   // win:UInt32
-  ::std::uint32_t IsAlloc() const noexcept { return get<::std::uint32_t>(k_IsAlloc); }
+  ::std::uint32_t IsAlloc() const noexcept { return get_w<::std::uint32_t, 4>(k_IsAlloc); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2584,7 +3652,44 @@ class GCFullNotifyView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCFullNotifyView>;
   GCFullNotifyView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 2:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GenNumber = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_IsAlloc = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
@@ -2599,14 +3704,26 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BGC1stSweepEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stSweepEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BGC1stSweepEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BGC1stSweepEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BGC1stSweepEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 26) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BGC1stSweepEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BGC1stSweepEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t GenNumber() const noexcept { return get<::std::uint32_t>(k_GenNumber); }
+  ::std::uint32_t GenNumber() const noexcept { return get_w<::std::uint32_t, 4>(k_GenNumber); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2617,7 +3734,34 @@ class BGC1stSweepEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BGC1stSweepEndView>;
   BGC1stSweepEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_GenNumber = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
 };
@@ -2629,12 +3773,25 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EEStartupStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEStartupStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<EEStartupStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EEStartupStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEStartupStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 80) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EEStartupStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEStartupStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2644,7 +3801,40 @@ class EEStartupStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EEStartupStartView>;
   EEStartupStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2658,12 +3848,25 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EEStartupEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEStartupEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<EEStartupEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EEStartupEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEStartupEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 81) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EEStartupEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEStartupEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2673,7 +3876,40 @@ class EEStartupEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EEStartupEndView>;
   EEStartupEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2687,12 +3923,25 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EEConfigSetupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSetupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<EEConfigSetupView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EEConfigSetupView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSetupView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 82) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EEConfigSetupView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSetupView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2702,7 +3951,40 @@ class EEConfigSetupView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EEConfigSetupView>;
   EEConfigSetupView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2716,12 +3998,25 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EEConfigSetupEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSetupEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<EEConfigSetupEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EEConfigSetupEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSetupEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 83) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EEConfigSetupEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSetupEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2731,7 +4026,40 @@ class EEConfigSetupEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EEConfigSetupEndView>;
   EEConfigSetupEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2745,12 +4073,25 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LdSysBasesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdSysBasesView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<LdSysBasesView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LdSysBasesView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdSysBasesView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 84) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LdSysBasesView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdSysBasesView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2760,7 +4101,40 @@ class LdSysBasesView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LdSysBasesView>;
   LdSysBasesView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2774,12 +4148,25 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LdSysBasesEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdSysBasesEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<LdSysBasesEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LdSysBasesEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdSysBasesEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 85) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LdSysBasesEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdSysBasesEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2789,7 +4176,40 @@ class LdSysBasesEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LdSysBasesEndView>;
   LdSysBasesEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2803,12 +4223,25 @@ class ExecExeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExecExeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecExeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ExecExeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExecExeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecExeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 86) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExecExeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecExeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2818,7 +4251,40 @@ class ExecExeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExecExeView>;
   ExecExeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2832,12 +4298,25 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExecExeEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecExeEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ExecExeEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExecExeEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecExeEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 87) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExecExeEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecExeEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2847,7 +4326,40 @@ class ExecExeEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExecExeEndView>;
   ExecExeEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2861,12 +4373,25 @@ class MainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MainView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MainView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MainView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MainView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MainView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 88) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MainView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MainView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2876,7 +4401,40 @@ class MainView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MainView>;
   MainView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2890,12 +4448,25 @@ class MainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MainEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MainEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MainEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MainEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MainEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 89) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MainEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MainEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2905,7 +4476,40 @@ class MainEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MainEndView>;
   MainEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2919,12 +4523,25 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ApplyPolicyStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ApplyPolicyStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ApplyPolicyStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ApplyPolicyStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ApplyPolicyStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 90) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ApplyPolicyStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ApplyPolicyStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2934,7 +4551,40 @@ class ApplyPolicyStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ApplyPolicyStartView>;
   ApplyPolicyStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2948,12 +4598,25 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ApplyPolicyEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ApplyPolicyEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ApplyPolicyEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ApplyPolicyEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ApplyPolicyEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 91) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ApplyPolicyEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ApplyPolicyEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2963,7 +4626,40 @@ class ApplyPolicyEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ApplyPolicyEndView>;
   ApplyPolicyEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -2977,12 +4673,25 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LdLibShFolderView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdLibShFolderView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<LdLibShFolderView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LdLibShFolderView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdLibShFolderView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 92) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LdLibShFolderView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdLibShFolderView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2992,7 +4701,40 @@ class LdLibShFolderView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LdLibShFolderView>;
   LdLibShFolderView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3006,12 +4748,25 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LdLibShFolderEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdLibShFolderEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<LdLibShFolderEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LdLibShFolderEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LdLibShFolderEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 93) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LdLibShFolderEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LdLibShFolderEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3021,7 +4776,40 @@ class LdLibShFolderEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LdLibShFolderEndView>;
   LdLibShFolderEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3035,12 +4823,25 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrestubWorkerView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrestubWorkerView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<PrestubWorkerView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrestubWorkerView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrestubWorkerView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 94) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrestubWorkerView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrestubWorkerView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3050,7 +4851,40 @@ class PrestubWorkerView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrestubWorkerView>;
   PrestubWorkerView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3064,12 +4898,25 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrestubWorkerEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrestubWorkerEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<PrestubWorkerEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrestubWorkerEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrestubWorkerEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 95) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrestubWorkerEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrestubWorkerEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3079,7 +4926,40 @@ class PrestubWorkerEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrestubWorkerEndView>;
   PrestubWorkerEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3093,12 +4973,25 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GetInstallationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetInstallationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GetInstallationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GetInstallationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetInstallationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 96) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GetInstallationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetInstallationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3108,7 +5001,40 @@ class GetInstallationStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GetInstallationStartView>;
   GetInstallationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3122,12 +5048,25 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GetInstallationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetInstallationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<GetInstallationEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GetInstallationEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetInstallationEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 97) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GetInstallationEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetInstallationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3137,7 +5076,40 @@ class GetInstallationEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GetInstallationEndView>;
   GetInstallationEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3151,12 +5123,25 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<OpenHModuleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<OpenHModuleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<OpenHModuleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<OpenHModuleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<OpenHModuleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 98) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<OpenHModuleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<OpenHModuleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3166,7 +5151,40 @@ class OpenHModuleView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<OpenHModuleView>;
   OpenHModuleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3180,12 +5198,25 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<OpenHModuleEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<OpenHModuleEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<OpenHModuleEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<OpenHModuleEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<OpenHModuleEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 99) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<OpenHModuleEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<OpenHModuleEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3195,7 +5226,40 @@ class OpenHModuleEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<OpenHModuleEndView>;
   OpenHModuleEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3209,12 +5273,25 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExplicitBindStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExplicitBindStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ExplicitBindStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExplicitBindStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExplicitBindStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 100) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExplicitBindStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExplicitBindStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3224,7 +5301,40 @@ class ExplicitBindStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExplicitBindStartView>;
   ExplicitBindStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3238,12 +5348,25 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExplicitBindEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExplicitBindEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ExplicitBindEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExplicitBindEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExplicitBindEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 101) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExplicitBindEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExplicitBindEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3253,7 +5376,40 @@ class ExplicitBindEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ExplicitBindEndView>;
   ExplicitBindEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3267,12 +5423,25 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ParseXmlView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ParseXmlView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ParseXmlView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ParseXmlView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ParseXmlView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 102) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ParseXmlView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ParseXmlView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3282,7 +5451,40 @@ class ParseXmlView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ParseXmlView>;
   ParseXmlView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3296,12 +5498,25 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ParseXmlEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ParseXmlEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ParseXmlEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ParseXmlEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ParseXmlEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 103) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ParseXmlEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ParseXmlEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3311,7 +5526,40 @@ class ParseXmlEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ParseXmlEndView>;
   ParseXmlEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3325,12 +5573,25 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<InitDefaultDomainView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitDefaultDomainView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<InitDefaultDomainView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<InitDefaultDomainView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitDefaultDomainView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 104) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<InitDefaultDomainView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitDefaultDomainView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3340,7 +5601,40 @@ class InitDefaultDomainView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<InitDefaultDomainView>;
   InitDefaultDomainView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3354,12 +5648,25 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<InitDefaultDomainEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitDefaultDomainEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<InitDefaultDomainEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<InitDefaultDomainEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitDefaultDomainEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 105) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<InitDefaultDomainEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitDefaultDomainEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3369,7 +5676,40 @@ class InitDefaultDomainEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<InitDefaultDomainEndView>;
   InitDefaultDomainEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3383,12 +5723,25 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<InitSecurityView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitSecurityView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<InitSecurityView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<InitSecurityView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitSecurityView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 106) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<InitSecurityView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitSecurityView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3398,7 +5751,40 @@ class InitSecurityView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<InitSecurityView>;
   InitSecurityView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3412,12 +5798,25 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<InitSecurityEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitSecurityEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<InitSecurityEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<InitSecurityEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<InitSecurityEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 107) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<InitSecurityEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<InitSecurityEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3427,7 +5826,40 @@ class InitSecurityEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<InitSecurityEndView>;
   InitSecurityEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3441,12 +5873,25 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AllowBindingRedirsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllowBindingRedirsView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AllowBindingRedirsView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AllowBindingRedirsView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllowBindingRedirsView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 108) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AllowBindingRedirsView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllowBindingRedirsView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3456,7 +5901,40 @@ class AllowBindingRedirsView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<AllowBindingRedirsView>;
   AllowBindingRedirsView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3470,12 +5948,25 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AllowBindingRedirsEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllowBindingRedirsEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AllowBindingRedirsEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AllowBindingRedirsEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllowBindingRedirsEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 109) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AllowBindingRedirsEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllowBindingRedirsEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3485,7 +5976,40 @@ class AllowBindingRedirsEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<AllowBindingRedirsEndView>;
   AllowBindingRedirsEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3499,12 +6023,25 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EEConfigSyncView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSyncView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<EEConfigSyncView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EEConfigSyncView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSyncView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 110) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EEConfigSyncView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSyncView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3514,7 +6051,40 @@ class EEConfigSyncView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EEConfigSyncView>;
   EEConfigSyncView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3528,12 +6098,25 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EEConfigSyncEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSyncEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<EEConfigSyncEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EEConfigSyncEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EEConfigSyncEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 111) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EEConfigSyncEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EEConfigSyncEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3543,7 +6126,40 @@ class EEConfigSyncEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EEConfigSyncEndView>;
   EEConfigSyncEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3557,12 +6173,25 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionBindingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionBindingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<FusionBindingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionBindingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionBindingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 112) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionBindingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionBindingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3572,7 +6201,40 @@ class FusionBindingView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionBindingView>;
   FusionBindingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3586,12 +6248,25 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionBindingEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionBindingEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<FusionBindingEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionBindingEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionBindingEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 113) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionBindingEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionBindingEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3601,7 +6276,40 @@ class FusionBindingEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionBindingEndView>;
   FusionBindingEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3615,12 +6323,25 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderCatchCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderCatchCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<LoaderCatchCallView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderCatchCallView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderCatchCallView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 114) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderCatchCallView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderCatchCallView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3630,7 +6351,40 @@ class LoaderCatchCallView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LoaderCatchCallView>;
   LoaderCatchCallView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3644,12 +6398,25 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderCatchCallEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderCatchCallEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<LoaderCatchCallEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderCatchCallEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderCatchCallEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 115) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderCatchCallEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderCatchCallEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3659,7 +6426,40 @@ class LoaderCatchCallEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<LoaderCatchCallEndView>;
   LoaderCatchCallEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3673,12 +6473,25 @@ class FusionInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<FusionInitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionInitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionInitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 116) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionInitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3688,7 +6501,40 @@ class FusionInitView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionInitView>;
   FusionInitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3702,12 +6548,25 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionInitEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionInitEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<FusionInitEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionInitEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionInitEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 117) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionInitEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionInitEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3717,7 +6576,40 @@ class FusionInitEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionInitEndView>;
   FusionInitEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3731,12 +6623,25 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionAppCtxView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionAppCtxView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<FusionAppCtxView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionAppCtxView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionAppCtxView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 118) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionAppCtxView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionAppCtxView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3746,7 +6651,40 @@ class FusionAppCtxView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionAppCtxView>;
   FusionAppCtxView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3760,12 +6698,25 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionAppCtxEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionAppCtxEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<FusionAppCtxEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionAppCtxEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionAppCtxEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 119) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionAppCtxEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionAppCtxEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3775,7 +6726,40 @@ class FusionAppCtxEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionAppCtxEndView>;
   FusionAppCtxEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3789,12 +6773,25 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<Fusion2EEView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<Fusion2EEView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<Fusion2EEView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<Fusion2EEView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<Fusion2EEView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 120) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<Fusion2EEView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<Fusion2EEView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3804,7 +6801,40 @@ class Fusion2EEView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<Fusion2EEView>;
   Fusion2EEView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3818,12 +6848,25 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<Fusion2EEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<Fusion2EEEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<Fusion2EEEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<Fusion2EEEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<Fusion2EEEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 121) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<Fusion2EEEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<Fusion2EEEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3833,7 +6876,40 @@ class Fusion2EEEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<Fusion2EEEndView>;
   Fusion2EEEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3847,12 +6923,25 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<SecurityCatchCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SecurityCatchCallView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<SecurityCatchCallView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<SecurityCatchCallView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<SecurityCatchCallView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 122) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SecurityCatchCallView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SecurityCatchCallView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3862,7 +6951,40 @@ class SecurityCatchCallView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<SecurityCatchCallView>;
   SecurityCatchCallView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3876,12 +6998,25 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<SecurityCatchCallEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SecurityCatchCallEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<SecurityCatchCallEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<SecurityCatchCallEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<SecurityCatchCallEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 123) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SecurityCatchCallEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SecurityCatchCallEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3891,7 +7026,40 @@ class SecurityCatchCallEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<SecurityCatchCallEndView>;
   SecurityCatchCallEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -3904,18 +7072,30 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CLRStackWalkPrivateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkPrivateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CLRStackWalkPrivateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CLRStackWalkPrivateView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkPrivateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 151) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CLRStackWalkPrivateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkPrivateView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt8
-  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved1); }
   // win:UInt8
-  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved2); }
   // win:UInt32
-  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get_w<::std::uint32_t, 4>(k_FrameCount); }
   // win:Pointer
   ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
@@ -3931,7 +7111,46 @@ class CLRStackWalkPrivateView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CLRStackWalkPrivateView>;
   CLRStackWalkPrivateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
   static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
@@ -3945,24 +7164,36 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleRangeLoadPrivateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeLoadPrivateView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleRangeLoadPrivateView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleRangeLoadPrivateView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeLoadPrivateView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 158) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleRangeLoadPrivateView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeLoadPrivateView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ::clretw::dotnet_runtime_private::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_private::ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_private::ModuleRangeTypeMap RangeType() const noexcept { return get_w<::clretw::dotnet_runtime_private::ModuleRangeTypeMap, 1>(k_RangeType); }
   // win:UInt8, map ModuleRangeIBCTypeMap
-  ::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap IBCType() const noexcept { return get<::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap>(k_IBCType); }
+  ::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap IBCType() const noexcept { return get_w<::clretw::dotnet_runtime_private::ModuleRangeIBCTypeMap, 1>(k_IBCType); }
   // win:UInt16, map ModuleRangeSectionTypeMap
-  ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType() const noexcept { return get<::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap>(k_SectionType); }
+  ::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap SectionType() const noexcept { return get_w<::clretw::dotnet_runtime_private::ModuleRangeSectionTypeMap, 2>(k_SectionType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -3978,7 +7209,34 @@ class ModuleRangeLoadPrivateView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ModuleRangeLoadPrivateView>;
   ModuleRangeLoadPrivateView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 1:
+        if (n_ - pos_ < 22) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
@@ -3994,24 +7252,36 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingPolicyPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingPolicyPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingPolicyPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 159) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingPolicyPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4027,7 +7297,62 @@ class BindingPolicyPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingPolicyPhaseStartView>;
   BindingPolicyPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4043,24 +7368,36 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingPolicyPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingPolicyPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingPolicyPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 160) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingPolicyPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPolicyPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4076,7 +7413,62 @@ class BindingPolicyPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingPolicyPhaseEndView>;
   BindingPolicyPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4092,24 +7484,36 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingNgenPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingNgenPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingNgenPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingNgenPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingNgenPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 161) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingNgenPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingNgenPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4125,7 +7529,62 @@ class BindingNgenPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingNgenPhaseStartView>;
   BindingNgenPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4141,24 +7600,36 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingNgenPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingNgenPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingNgenPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingNgenPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingNgenPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 162) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingNgenPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingNgenPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4174,7 +7645,62 @@ class BindingNgenPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingNgenPhaseEndView>;
   BindingNgenPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4190,24 +7716,36 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingLookupAndProbingPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 163) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4223,7 +7761,62 @@ class BindingLookupAndProbingPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingLookupAndProbingPhaseStartView>;
   BindingLookupAndProbingPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4239,24 +7832,36 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingLookupAndProbingPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 164) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingLookupAndProbingPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4272,7 +7877,62 @@ class BindingLookupAndProbingPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingLookupAndProbingPhaseEndView>;
   BindingLookupAndProbingPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4288,24 +7948,36 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 165) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4321,7 +7993,62 @@ class LoaderPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderPhaseStartView>;
   LoaderPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4337,24 +8064,36 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 166) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4370,7 +8109,62 @@ class LoaderPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderPhaseEndView>;
   LoaderPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4386,24 +8180,36 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 167) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4419,7 +8225,62 @@ class BindingPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingPhaseStartView>;
   BindingPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4435,24 +8296,36 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 168) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4468,7 +8341,62 @@ class BindingPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingPhaseEndView>;
   BindingPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4484,24 +8412,36 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingDownloadPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingDownloadPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingDownloadPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 169) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingDownloadPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4517,7 +8457,62 @@ class BindingDownloadPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingDownloadPhaseStartView>;
   BindingDownloadPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4533,24 +8528,36 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BindingDownloadPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BindingDownloadPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BindingDownloadPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 170) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BindingDownloadPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BindingDownloadPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4566,7 +8573,62 @@ class BindingDownloadPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<BindingDownloadPhaseEndView>;
   BindingDownloadPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4582,24 +8644,36 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderAssemblyInitPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 171) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4615,7 +8689,62 @@ class LoaderAssemblyInitPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderAssemblyInitPhaseStartView>;
   LoaderAssemblyInitPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4631,24 +8760,36 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderAssemblyInitPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 172) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderAssemblyInitPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4664,7 +8805,62 @@ class LoaderAssemblyInitPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderAssemblyInitPhaseEndView>;
   LoaderAssemblyInitPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4680,24 +8876,36 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderMappingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderMappingPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderMappingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 173) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderMappingPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4713,7 +8921,62 @@ class LoaderMappingPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderMappingPhaseStartView>;
   LoaderMappingPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4729,24 +8992,36 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderMappingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderMappingPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderMappingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 174) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderMappingPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderMappingPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4762,7 +9037,62 @@ class LoaderMappingPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderMappingPhaseEndView>;
   LoaderMappingPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4778,24 +9108,36 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderDeliverEventsPhaseStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 175) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4811,7 +9153,62 @@ class LoaderDeliverEventsPhaseStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderDeliverEventsPhaseStartView>;
   LoaderDeliverEventsPhaseStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4827,24 +9224,36 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<LoaderDeliverEventsPhaseEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 176) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<LoaderDeliverEventsPhaseEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt32
-  ::std::uint32_t LoadContextID() const noexcept { return get<::std::uint32_t>(k_LoadContextID); }
+  ::std::uint32_t LoadContextID() const noexcept { return get_w<::std::uint32_t, 4>(k_LoadContextID); }
   // win:UInt32
-  ::std::uint32_t FromLoaderCache() const noexcept { return get<::std::uint32_t>(k_FromLoaderCache); }
+  ::std::uint32_t FromLoaderCache() const noexcept { return get_w<::std::uint32_t, 4>(k_FromLoaderCache); }
   // win:UInt32
-  ::std::uint32_t DynamicLoad() const noexcept { return get<::std::uint32_t>(k_DynamicLoad); }
+  ::std::uint32_t DynamicLoad() const noexcept { return get_w<::std::uint32_t, 4>(k_DynamicLoad); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyCodebase() const noexcept { return utf16(k_AssemblyCodebase); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4860,7 +9269,62 @@ class LoaderDeliverEventsPhaseEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<LoaderDeliverEventsPhaseEndView>;
   LoaderDeliverEventsPhaseEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LoadContextID = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_FromLoaderCache = ::clretw::loc(2, 0, 8, 4, 4);
@@ -4876,18 +9340,30 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EvidenceGeneratedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EvidenceGeneratedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<EvidenceGeneratedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EvidenceGeneratedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EvidenceGeneratedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 177) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EvidenceGeneratedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EvidenceGeneratedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> xs:unsignedInt
-  ::std::uint32_t Type() const noexcept { return get<::std::uint32_t>(k_Type); }
+  ::std::uint32_t Type() const noexcept { return get_w<::std::uint32_t, 4>(k_Type); }
   // win:UInt32 -> xs:unsignedInt
-  ::std::uint32_t AppDomain() const noexcept { return get<::std::uint32_t>(k_AppDomain); }
+  ::std::uint32_t AppDomain() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomain); }
   // win:UnicodeString
   ::clretw::Utf16View ILImage() const noexcept { return utf16(k_ILImage); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4900,7 +9376,50 @@ class EvidenceGeneratedView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<EvidenceGeneratedView>;
   EvidenceGeneratedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomain = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ILImage = ::clretw::loc(2, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -4913,16 +9432,28 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleTransparencyComputationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 178) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleTransparencyComputationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4934,7 +9465,46 @@ class ModuleTransparencyComputationStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ModuleTransparencyComputationStartView>;
   ModuleTransparencyComputationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 1, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 1, 4, 2, 2);
@@ -4946,26 +9516,38 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleTransparencyComputationEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 179) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleTransparencyComputationEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleTransparencyComputationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:Boolean
-  bool IsAllCritical() const noexcept { return get<bool>(k_IsAllCritical); }
+  bool IsAllCritical() const noexcept { return get_w<bool, 4>(k_IsAllCritical); }
   // win:Boolean
-  bool IsAllTransparent() const noexcept { return get<bool>(k_IsAllTransparent); }
+  bool IsAllTransparent() const noexcept { return get_w<bool, 4>(k_IsAllTransparent); }
   // win:Boolean
-  bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
+  bool IsTreatAsSafe() const noexcept { return get_w<bool, 4>(k_IsTreatAsSafe); }
   // win:Boolean
-  bool IsOpportunisticallyCritical() const noexcept { return get<bool>(k_IsOpportunisticallyCritical); }
+  bool IsOpportunisticallyCritical() const noexcept { return get_w<bool, 4>(k_IsOpportunisticallyCritical); }
   // win:UInt32
-  ::std::uint32_t SecurityRuleSet() const noexcept { return get<::std::uint32_t>(k_SecurityRuleSet); }
+  ::std::uint32_t SecurityRuleSet() const noexcept { return get_w<::std::uint32_t, 4>(k_SecurityRuleSet); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -4982,7 +9564,46 @@ class ModuleTransparencyComputationEndView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ModuleTransparencyComputationEndView>;
   ModuleTransparencyComputationEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 26) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 26) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 1, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_IsAllCritical = ::clretw::loc(2, 1, 4, 4, 4);
@@ -4999,18 +9620,30 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TypeTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TypeTransparencyComputationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TypeTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 180) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TypeTransparencyComputationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Type() const noexcept { return utf16(k_Type); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5023,7 +9656,58 @@ class TypeTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<TypeTransparencyComputationStartView>;
   TypeTransparencyComputationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
@@ -5036,26 +9720,38 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TypeTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TypeTransparencyComputationEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TypeTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 181) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TypeTransparencyComputationEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TypeTransparencyComputationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Type() const noexcept { return utf16(k_Type); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:Boolean
-  bool IsAllCritical() const noexcept { return get<bool>(k_IsAllCritical); }
+  bool IsAllCritical() const noexcept { return get_w<bool, 4>(k_IsAllCritical); }
   // win:Boolean
-  bool IsAllTransparent() const noexcept { return get<bool>(k_IsAllTransparent); }
+  bool IsAllTransparent() const noexcept { return get_w<bool, 4>(k_IsAllTransparent); }
   // win:Boolean
-  bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
+  bool IsCritical() const noexcept { return get_w<bool, 4>(k_IsCritical); }
   // win:Boolean
-  bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
+  bool IsTreatAsSafe() const noexcept { return get_w<bool, 4>(k_IsTreatAsSafe); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5072,7 +9768,58 @@ class TypeTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<TypeTransparencyComputationEndView>;
   TypeTransparencyComputationEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Type = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
@@ -5089,18 +9836,30 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodTransparencyComputationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 182) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodTransparencyComputationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Method() const noexcept { return utf16(k_Method); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5113,7 +9872,58 @@ class MethodTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MethodTransparencyComputationStartView>;
   MethodTransparencyComputationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Method = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
@@ -5126,22 +9936,34 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MethodTransparencyComputationEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 183) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodTransparencyComputationEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodTransparencyComputationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Method() const noexcept { return utf16(k_Method); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:Boolean
-  bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
+  bool IsCritical() const noexcept { return get_w<bool, 4>(k_IsCritical); }
   // win:Boolean
-  bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
+  bool IsTreatAsSafe() const noexcept { return get_w<bool, 4>(k_IsTreatAsSafe); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5156,7 +9978,58 @@ class MethodTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MethodTransparencyComputationEndView>;
   MethodTransparencyComputationEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Method = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
@@ -5171,18 +10044,30 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FieldTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<FieldTransparencyComputationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FieldTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 184) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FieldTransparencyComputationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Field() const noexcept { return utf16(k_Field); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5195,7 +10080,58 @@ class FieldTransparencyComputationStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<FieldTransparencyComputationStartView>;
   FieldTransparencyComputationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Field = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
@@ -5208,22 +10144,34 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FieldTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<FieldTransparencyComputationEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FieldTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 185) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FieldTransparencyComputationEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FieldTransparencyComputationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Field() const noexcept { return utf16(k_Field); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:Boolean
-  bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
+  bool IsCritical() const noexcept { return get_w<bool, 4>(k_IsCritical); }
   // win:Boolean
-  bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
+  bool IsTreatAsSafe() const noexcept { return get_w<bool, 4>(k_IsTreatAsSafe); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5238,7 +10186,58 @@ class FieldTransparencyComputationEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<FieldTransparencyComputationEndView>;
   FieldTransparencyComputationEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Field = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 2, 0, 4, 4);
@@ -5253,18 +10252,30 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TokenTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TokenTransparencyComputationStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TokenTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 186) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TokenTransparencyComputationStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Token() const noexcept { return get<::std::uint32_t>(k_Token); }
+  ::std::uint32_t Token() const noexcept { return get_w<::std::uint32_t, 4>(k_Token); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5277,7 +10288,50 @@ class TokenTransparencyComputationStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<TokenTransparencyComputationStartView>;
   TokenTransparencyComputationStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Token = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 1, 0, 4, 4);
@@ -5290,22 +10344,34 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TokenTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TokenTransparencyComputationEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TokenTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 187) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TokenTransparencyComputationEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TokenTransparencyComputationEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Token() const noexcept { return get<::std::uint32_t>(k_Token); }
+  ::std::uint32_t Token() const noexcept { return get_w<::std::uint32_t, 4>(k_Token); }
   // win:UnicodeString
   ::clretw::Utf16View Module() const noexcept { return utf16(k_Module); }
   // win:UInt32
-  ::std::uint32_t AppDomainID() const noexcept { return get<::std::uint32_t>(k_AppDomainID); }
+  ::std::uint32_t AppDomainID() const noexcept { return get_w<::std::uint32_t, 4>(k_AppDomainID); }
   // win:Boolean
-  bool IsCritical() const noexcept { return get<bool>(k_IsCritical); }
+  bool IsCritical() const noexcept { return get_w<bool, 4>(k_IsCritical); }
   // win:Boolean
-  bool IsTreatAsSafe() const noexcept { return get<bool>(k_IsTreatAsSafe); }
+  bool IsTreatAsSafe() const noexcept { return get_w<bool, 4>(k_IsTreatAsSafe); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5320,7 +10386,50 @@ class TokenTransparencyComputationEndView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<TokenTransparencyComputationEndView>;
   TokenTransparencyComputationEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 1:
+        if (n_ - pos_ < 4) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Token = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Module = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 1, 0, 4, 4);
@@ -5335,16 +10444,28 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<NgenBindEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NgenBindEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<NgenBindEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<NgenBindEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<NgenBindEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 188) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<NgenBindEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NgenBindEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64
-  ::std::uint64_t BindingID() const noexcept { return get<::std::uint64_t>(k_BindingID); }
+  ::std::uint64_t BindingID() const noexcept { return get_w<::std::uint64_t, 8>(k_BindingID); }
   // win:UInt32
-  ::std::uint32_t ReasonCode() const noexcept { return get<::std::uint32_t>(k_ReasonCode); }
+  ::std::uint32_t ReasonCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ReasonCode); }
   // win:UnicodeString
   ::clretw::Utf16View AssemblyName() const noexcept { return utf16(k_AssemblyName); }
 
@@ -5359,7 +10480,46 @@ class NgenBindEventView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<NgenBindEventView>;
   NgenBindEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_BindingID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_ReasonCode = ::clretw::loc(2, 0, 10, 4, 4);
@@ -5372,22 +10532,34 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<JittedMethodRichDebugInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JittedMethodRichDebugInfoView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<JittedMethodRichDebugInfoView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<JittedMethodRichDebugInfoView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<JittedMethodRichDebugInfoView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 189) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<JittedMethodRichDebugInfoView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<JittedMethodRichDebugInfoView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get_w<::std::uint64_t, 8>(k_ReJITID); }
   // win:UInt64
-  ::std::uint64_t ILVersionID() const noexcept { return get<::std::uint64_t>(k_ILVersionID); }
+  ::std::uint64_t ILVersionID() const noexcept { return get_w<::std::uint64_t, 8>(k_ILVersionID); }
   // win:UInt32
-  ::std::uint32_t ChunkIndex() const noexcept { return get<::std::uint32_t>(k_ChunkIndex); }
+  ::std::uint32_t ChunkIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_ChunkIndex); }
   // win:UInt32
-  ::std::uint32_t DataSize() const noexcept { return get<::std::uint32_t>(k_DataSize); }
+  ::std::uint32_t DataSize() const noexcept { return get_w<::std::uint32_t, 4>(k_DataSize); }
   // win:Binary
   ::clretw::Bytes Data() const noexcept { return bytes(k_Data); }
 
@@ -5405,7 +10577,25 @@ class JittedMethodRichDebugInfoView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<JittedMethodRichDebugInfoView>;
   JittedMethodRichDebugInfoView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(2, 0, 10, 8, 8);
@@ -5421,20 +10611,32 @@ class FailFastView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FailFastView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FailFastView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<FailFastView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FailFastView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FailFastView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 191) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FailFastView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FailFastView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View FailFastUserMessage() const noexcept { return utf16(k_FailFastUserMessage); }
   // win:Pointer
   ::std::uint64_t FailedEIP() const noexcept { return get<::std::uint64_t>(k_FailedEIP[ps8_]); }
   // win:UInt32
-  ::std::uint32_t OSExitCode() const noexcept { return get<::std::uint32_t>(k_OSExitCode[ps8_]); }
+  ::std::uint32_t OSExitCode() const noexcept { return get_w<::std::uint32_t, 4>(k_OSExitCode[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ClrExitCode() const noexcept { return get<::std::uint32_t>(k_ClrExitCode[ps8_]); }
+  ::std::uint32_t ClrExitCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ClrExitCode[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5448,7 +10650,46 @@ class FailFastView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FailFastView>;
   FailFastView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 14) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 18) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_FailFastUserMessage = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_FailedEIP[2] = {::clretw::loc(1, 1, 0, 4, 4), ::clretw::loc(1, 1, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_OSExitCode[2] = {::clretw::loc(2, 1, 4, 4, 4), ::clretw::loc(2, 1, 8, 4, 4)};
@@ -5462,16 +10703,28 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvFinalizeObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvFinalizeObjectView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<PrvFinalizeObjectView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvFinalizeObjectView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvFinalizeObjectView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 192) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvFinalizeObjectView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvFinalizeObjectView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t TypeID() const noexcept { return get<::std::uint64_t>(k_TypeID[ps8_]); }
   // win:Pointer
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName[ps8_]); }
 
@@ -5486,7 +10739,46 @@ class PrvFinalizeObjectView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<PrvFinalizeObjectView>;
   PrvFinalizeObjectView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 16, 2, 2)};
@@ -5499,9 +10791,21 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CCWRefCountChangeAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWRefCountChangeAnsiView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CCWRefCountChangeAnsiView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CCWRefCountChangeAnsiView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CCWRefCountChangeAnsiView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 193) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CCWRefCountChangeAnsiView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWRefCountChangeAnsiView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
@@ -5510,9 +10814,9 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
   // win:Pointer
   ::std::uint64_t COMInterfacePointer() const noexcept { return get<::std::uint64_t>(k_COMInterfacePointer[ps8_]); }
   // win:UInt32
-  ::std::uint32_t NewRefCount() const noexcept { return get<::std::uint32_t>(k_NewRefCount[ps8_]); }
+  ::std::uint32_t NewRefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_NewRefCount[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:AnsiString
   ::std::string_view ClassName() const noexcept { return ansi(k_ClassName[ps8_]); }
   // win:AnsiString
@@ -5520,7 +10824,7 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View Operation() const noexcept { return utf16(k_Operation); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5538,7 +10842,78 @@ class CCWRefCountChangeAnsiView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<CCWRefCountChangeAnsiView>;
   CCWRefCountChangeAnsiView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_COMInterfacePointer[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -5556,22 +10931,34 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvSetGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvSetGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<PrvSetGCHandleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvSetGCHandleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvSetGCHandleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 194) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvSetGCHandleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvSetGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:Pointer
   ::std::uint64_t ObjectID() const noexcept { return get<::std::uint64_t>(k_ObjectID[ps8_]); }
   // win:UInt32, map GCHandleKindMap
-  ::clretw::dotnet_runtime_private::GCHandleKindMap Kind() const noexcept { return get<::clretw::dotnet_runtime_private::GCHandleKindMap>(k_Kind[ps8_]); }
+  ::clretw::dotnet_runtime_private::GCHandleKindMap Kind() const noexcept { return get_w<::clretw::dotnet_runtime_private::GCHandleKindMap, 4>(k_Kind[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Generation() const noexcept { return get<::std::uint32_t>(k_Generation[ps8_]); }
+  ::std::uint32_t Generation() const noexcept { return get_w<::std::uint32_t, 4>(k_Generation[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5586,7 +10973,34 @@ class PrvSetGCHandleView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrvSetGCHandleView>;
   PrvSetGCHandleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      case 1:
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_Kind[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -5601,14 +11015,26 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PrvDestroyGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvDestroyGCHandleView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<PrvDestroyGCHandleView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PrvDestroyGCHandleView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PrvDestroyGCHandleView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 195) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PrvDestroyGCHandleView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PrvDestroyGCHandleView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5619,7 +11045,34 @@ class PrvDestroyGCHandleView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PrvDestroyGCHandleView>;
   PrvDestroyGCHandleView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {::clretw::loc(1, 0, 4, 2, 2), ::clretw::loc(1, 0, 8, 2, 2)};
 };
@@ -5630,14 +11083,26 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionMessageEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionMessageEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<FusionMessageEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionMessageEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionMessageEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 196) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionMessageEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionMessageEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:Boolean
-  bool Prepend() const noexcept { return get<bool>(k_Prepend); }
+  bool Prepend() const noexcept { return get_w<bool, 4>(k_Prepend); }
   // win:UnicodeString
   ::clretw::Utf16View Message() const noexcept { return utf16(k_Message); }
 
@@ -5651,7 +11116,46 @@ class FusionMessageEventView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<FusionMessageEventView>;
   FusionMessageEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Prepend = ::clretw::loc(1, 0, 2, 4, 4);
   static constexpr ::clretw::FieldLoc k_Message = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -5663,16 +11167,28 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<FusionErrorCodeEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionErrorCodeEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<FusionErrorCodeEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<FusionErrorCodeEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<FusionErrorCodeEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 197) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<FusionErrorCodeEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<FusionErrorCodeEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32
-  ::std::uint32_t Category() const noexcept { return get<::std::uint32_t>(k_Category); }
+  ::std::uint32_t Category() const noexcept { return get_w<::std::uint32_t, 4>(k_Category); }
   // win:UInt32
-  ::std::uint32_t ErrorCode() const noexcept { return get<::std::uint32_t>(k_ErrorCode); }
+  ::std::uint32_t ErrorCode() const noexcept { return get_w<::std::uint32_t, 4>(k_ErrorCode); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5684,7 +11200,34 @@ class FusionErrorCodeEventView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<FusionErrorCodeEventView>;
   FusionErrorCodeEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 1:
+        if (n_ - pos_ < 10) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Category = ::clretw::loc(1, 0, 2, 4, 4);
   static constexpr ::clretw::FieldLoc k_ErrorCode = ::clretw::loc(2, 0, 6, 4, 4);
@@ -5696,9 +11239,21 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<PinPlugAtGCTimeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PinPlugAtGCTimeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<PinPlugAtGCTimeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<PinPlugAtGCTimeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<PinPlugAtGCTimeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 199) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<PinPlugAtGCTimeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<PinPlugAtGCTimeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t PlugStart() const noexcept { return get<::std::uint64_t>(k_PlugStart[ps8_]); }
@@ -5707,7 +11262,7 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
   // win:Pointer
   ::std::uint64_t GapBeforeSize() const noexcept { return get<::std::uint64_t>(k_GapBeforeSize[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5720,7 +11275,34 @@ class PinPlugAtGCTimeView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<PinPlugAtGCTimeView>;
   PinPlugAtGCTimeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 14) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 14;
+        break;
+      case 1:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_PlugStart[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_PlugEnd[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_GapBeforeSize[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -5733,9 +11315,21 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CCWRefCountChangeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWRefCountChangeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CCWRefCountChangeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CCWRefCountChangeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CCWRefCountChangeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 200) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CCWRefCountChangeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWRefCountChangeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t HandleID() const noexcept { return get<::std::uint64_t>(k_HandleID[ps8_]); }
@@ -5744,9 +11338,9 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
   // win:Pointer
   ::std::uint64_t COMInterfacePointer() const noexcept { return get<::std::uint64_t>(k_COMInterfacePointer[ps8_]); }
   // win:UInt32
-  ::std::uint32_t NewRefCount() const noexcept { return get<::std::uint32_t>(k_NewRefCount[ps8_]); }
+  ::std::uint32_t NewRefCount() const noexcept { return get_w<::std::uint32_t, 4>(k_NewRefCount[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID[ps8_]); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View ClassName() const noexcept { return utf16(k_ClassName[ps8_]); }
   // win:UnicodeString
@@ -5754,7 +11348,7 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View Operation() const noexcept { return utf16(k_Operation); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5772,7 +11366,74 @@ class CCWRefCountChangeView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<CCWRefCountChangeView>;
   CCWRefCountChangeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HandleID[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ObjectID[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_COMInterfacePointer[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 8, 8)};
@@ -5790,22 +11451,34 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MulticoreJitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MulticoreJitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MulticoreJitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MulticoreJitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MulticoreJitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 201) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MulticoreJitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MulticoreJitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View String1() const noexcept { return utf16(k_String1); }
   // win:UnicodeString
   ::clretw::Utf16View String2() const noexcept { return utf16(k_String2); }
   // win:Int32
-  ::std::int32_t Int1() const noexcept { return get<::std::int32_t>(k_Int1); }
+  ::std::int32_t Int1() const noexcept { return get_w<::std::int32_t, 4>(k_Int1); }
   // win:Int32
-  ::std::int32_t Int2() const noexcept { return get<::std::int32_t>(k_Int2); }
+  ::std::int32_t Int2() const noexcept { return get_w<::std::int32_t, 4>(k_Int2); }
   // win:Int32
-  ::std::int32_t Int3() const noexcept { return get<::std::int32_t>(k_Int3); }
+  ::std::int32_t Int3() const noexcept { return get_w<::std::int32_t, 4>(k_Int3); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5820,7 +11493,62 @@ class MulticoreJitView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MulticoreJitView>;
   MulticoreJitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 12) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_String1 = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_String2 = ::clretw::loc(2, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -5835,16 +11563,28 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<MulticoreJitMethodCodeReturnedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 202) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MulticoreJitMethodCodeReturnedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5856,7 +11596,34 @@ class MulticoreJitMethodCodeReturnedView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MulticoreJitMethodCodeReturnedView>;
   MulticoreJitMethodCodeReturnedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      case 1:
+        if (n_ - pos_ < 18) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 18;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(2, 0, 10, 8, 8);
@@ -5868,22 +11635,34 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AllocRequestView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllocRequestView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<AllocRequestView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AllocRequestView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AllocRequestView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 310) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AllocRequestView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AllocRequestView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t LoaderHeapPtr() const noexcept { return get<::std::uint64_t>(k_LoaderHeapPtr[ps8_]); }
   // win:Pointer
   ::std::uint64_t MemoryAddress() const noexcept { return get<::std::uint64_t>(k_MemoryAddress[ps8_]); }
   // win:UInt32
-  ::std::uint32_t RequestSize() const noexcept { return get<::std::uint32_t>(k_RequestSize[ps8_]); }
+  ::std::uint32_t RequestSize() const noexcept { return get_w<::std::uint32_t, 4>(k_RequestSize[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Unused1() const noexcept { return get<::std::uint32_t>(k_Unused1[ps8_]); }
+  ::std::uint32_t Unused1() const noexcept { return get_w<::std::uint32_t, 4>(k_Unused1[ps8_]); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t Unused2() const noexcept { return get<::std::uint64_t>(k_Unused2[ps8_]); }
+  ::std::uint64_t Unused2() const noexcept { return get_w<::std::uint64_t, 8>(k_Unused2[ps8_]); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID[ps8_]); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5898,7 +11677,34 @@ class AllocRequestView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<AllocRequestView>;
   AllocRequestView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 26) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 26;
+        break;
+      case 1:
+        if (n_ - pos_ < 34) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 34;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_LoaderHeapPtr[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_MemoryAddress[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_RequestSize[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -5913,14 +11719,26 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<IInspectableRuntimeClassNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IInspectableRuntimeClassNameView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<IInspectableRuntimeClassNameView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<IInspectableRuntimeClassNameView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<IInspectableRuntimeClassNameView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 400) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<IInspectableRuntimeClassNameView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<IInspectableRuntimeClassNameView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5931,7 +11749,46 @@ class IInspectableRuntimeClassNameView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<IInspectableRuntimeClassNameView>;
   IInspectableRuntimeClassNameView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 1, 0, 2, 2);
 };
@@ -5942,16 +11799,28 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<WinRTUnboxView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WinRTUnboxView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<WinRTUnboxView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<WinRTUnboxView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<WinRTUnboxView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 401) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<WinRTUnboxView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<WinRTUnboxView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
   ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5963,7 +11832,58 @@ class WinRTUnboxView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<WinRTUnboxView>;
   WinRTUnboxView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
@@ -5975,14 +11895,26 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CreateRCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateRCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CreateRCWView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CreateRCWView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CreateRCWView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 402) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CreateRCWView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateRCWView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -5993,7 +11925,46 @@ class CreateRCWView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CreateRCWView>;
   CreateRCWView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 1, 0, 2, 2);
 };
@@ -6004,9 +11975,21 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<RCWVarianceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RCWVarianceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<RCWVarianceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<RCWVarianceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RCWVarianceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 403) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<RCWVarianceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RCWVarianceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
@@ -6015,7 +11998,7 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View VariantInterfaceTypeName() const noexcept { return utf16(k_VariantInterfaceTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6028,7 +12011,70 @@ class RCWVarianceView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<RCWVarianceView>;
   RCWVarianceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_InterfaceTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_VariantInterfaceTypeName = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -6041,16 +12087,28 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<RCWIEnumerableCastingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RCWIEnumerableCastingView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<RCWIEnumerableCastingView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<RCWIEnumerableCastingView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RCWIEnumerableCastingView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 404) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<RCWIEnumerableCastingView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RCWIEnumerableCastingView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
   ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6062,7 +12120,58 @@ class RCWIEnumerableCastingView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<RCWIEnumerableCastingView>;
   RCWIEnumerableCastingView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
@@ -6074,14 +12183,26 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CreateCCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateCCWView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CreateCCWView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CreateCCWView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CreateCCWView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 405) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CreateCCWView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CreateCCWView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6092,7 +12213,46 @@ class CreateCCWView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CreateCCWView>;
   CreateCCWView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 1, 0, 2, 2);
 };
@@ -6103,9 +12263,21 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CCWVarianceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWVarianceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CCWVarianceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CCWVarianceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CCWVarianceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 406) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CCWVarianceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CCWVarianceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
@@ -6114,7 +12286,7 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View VariantInterfaceTypeName() const noexcept { return utf16(k_VariantInterfaceTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6127,7 +12299,70 @@ class CCWVarianceView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<CCWVarianceView>;
   CCWVarianceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_InterfaceTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_VariantInterfaceTypeName = ::clretw::loc(2, 2, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -6140,16 +12375,28 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ObjectVariantMarshallingToNativeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToNativeView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ObjectVariantMarshallingToNativeView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ObjectVariantMarshallingToNativeView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToNativeView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 407) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ObjectVariantMarshallingToNativeView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToNativeView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:Int32
-  ::std::int32_t Int1() const noexcept { return get<::std::int32_t>(k_Int1); }
+  ::std::int32_t Int1() const noexcept { return get_w<::std::int32_t, 4>(k_Int1); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6161,7 +12408,46 @@ class ObjectVariantMarshallingToNativeView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ObjectVariantMarshallingToNativeView>;
   ObjectVariantMarshallingToNativeView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Int1 = ::clretw::loc(1, 1, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 1, 4, 2, 2);
@@ -6173,16 +12459,28 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GetTypeFromGUIDView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetTypeFromGUIDView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GetTypeFromGUIDView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GetTypeFromGUIDView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetTypeFromGUIDView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 408) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GetTypeFromGUIDView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetTypeFromGUIDView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
   ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6194,7 +12492,58 @@ class GetTypeFromGUIDView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<GetTypeFromGUIDView>;
   GetTypeFromGUIDView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
@@ -6206,16 +12555,28 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GetTypeFromProgIDView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetTypeFromProgIDView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GetTypeFromProgIDView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GetTypeFromProgIDView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GetTypeFromProgIDView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 409) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GetTypeFromProgIDView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GetTypeFromProgIDView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
   ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6227,7 +12588,58 @@ class GetTypeFromProgIDView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<GetTypeFromProgIDView>;
   GetTypeFromProgIDView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
@@ -6239,16 +12651,28 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ConvertToCallbackEtwView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConvertToCallbackEtwView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ConvertToCallbackEtwView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ConvertToCallbackEtwView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ConvertToCallbackEtwView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 410) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ConvertToCallbackEtwView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ConvertToCallbackEtwView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:UnicodeString
   ::clretw::Utf16View SecondTypeName() const noexcept { return utf16(k_SecondTypeName); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6260,7 +12684,58 @@ class ConvertToCallbackEtwView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<ConvertToCallbackEtwView>;
   ConvertToCallbackEtwView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_SecondTypeName = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 2, 0, 2, 2);
@@ -6272,12 +12747,24 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<BeginCreateManagedReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BeginCreateManagedReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<BeginCreateManagedReferenceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<BeginCreateManagedReferenceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<BeginCreateManagedReferenceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 411) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<BeginCreateManagedReferenceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<BeginCreateManagedReferenceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6287,7 +12774,34 @@ class BeginCreateManagedReferenceView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<BeginCreateManagedReferenceView>;
   BeginCreateManagedReferenceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -6297,12 +12811,24 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EndCreateManagedReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EndCreateManagedReferenceView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<EndCreateManagedReferenceView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EndCreateManagedReferenceView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EndCreateManagedReferenceView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 412) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EndCreateManagedReferenceView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EndCreateManagedReferenceView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6312,7 +12838,34 @@ class EndCreateManagedReferenceView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<EndCreateManagedReferenceView>;
   EndCreateManagedReferenceView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
 };
 
@@ -6322,16 +12875,28 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ObjectVariantMarshallingToManagedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToManagedView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ObjectVariantMarshallingToManagedView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ObjectVariantMarshallingToManagedView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToManagedView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_private::provider_guid || record.id != 413) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ObjectVariantMarshallingToManagedView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ObjectVariantMarshallingToManagedView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View TypeName() const noexcept { return utf16(k_TypeName); }
   // win:Int32
-  ::std::int32_t Int1() const noexcept { return get<::std::int32_t>(k_Int1); }
+  ::std::int32_t Int1() const noexcept { return get_w<::std::int32_t, 4>(k_Int1); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -6343,7 +12908,46 @@ class ObjectVariantMarshallingToManagedView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ObjectVariantMarshallingToManagedView>;
   ObjectVariantMarshallingToManagedView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_TypeName = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Int1 = ::clretw::loc(1, 1, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(2, 1, 4, 2, 2);

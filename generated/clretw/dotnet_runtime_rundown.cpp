@@ -1086,317 +1086,239 @@ auto templates::ExecutionCheckpointRundown::decode(::clretw::Bytes p, unsigned p
 auto templates::ExecutionCheckpointRundown::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CLRStackWalkDCStartView[] = {{0, &kRecord_ClrStackWalk}, };
-}  // namespace
-::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_CLRStackWalkDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion CLRStackWalkDCStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ClrStackWalk}, };
+::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_CLRStackWalkDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::name);
+::clretw::Result<CLRStackWalkDCStartView> CLRStackWalkDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::id, ::clretw::dotnet_runtime_rundown::CLRStackWalkDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_GCSettingsRundownView[] = {{0, &kRecord_GCSettingsRundown}, };
-}  // namespace
-::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<GCSettingsRundownView>(::clretw::dotnet_runtime_rundown::kVersions_GCSettingsRundownView, payload, version, pointer_size);
+const ::clretw::ViewVersion GCSettingsRundownView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_GCSettingsRundown}, };
+::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<GCSettingsRundownView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<GCSettingsRundownView>(::clretw::dotnet_runtime_rundown::kVersions_GCSettingsRundownView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::GCSettingsRundown::id,
-                         ::clretw::dotnet_runtime_rundown::GCSettingsRundown::name);
+::clretw::Result<GCSettingsRundownView> GCSettingsRundownView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<GCSettingsRundownView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::GCSettingsRundown::id, ::clretw::dotnet_runtime_rundown::GCSettingsRundown::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCStartView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
-}  // namespace
-::clretw::Result<MethodDCStartView> MethodDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCStartView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V2}, };
+::clretw::Result<MethodDCStartView> MethodDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCStartView> MethodDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::MethodDCStart::name);
+::clretw::Result<MethodDCStartView> MethodDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStart::id, ::clretw::dotnet_runtime_rundown::MethodDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCEndView[] = {{0, &kRecord_MethodLoadUnloadRundown}, {1, &kRecord_MethodLoadUnloadRundown_V1}, {2, &kRecord_MethodLoadUnloadRundown_V2}, };
-}  // namespace
-::clretw::Result<MethodDCEndView> MethodDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCEndView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundown_V2}, };
+::clretw::Result<MethodDCEndView> MethodDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCEndView> MethodDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::MethodDCEnd::name);
+::clretw::Result<MethodDCEndView> MethodDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEnd::id, ::clretw::dotnet_runtime_rundown::MethodDCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCStartVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
-}  // namespace
-::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartVerboseView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCStartVerboseView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V2}, };
+::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartVerboseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartVerboseView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::id,
-                         ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::name);
+::clretw::Result<MethodDCStartVerboseView> MethodDCStartVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartVerboseView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::id, ::clretw::dotnet_runtime_rundown::MethodDCStartVerbose::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCEndVerboseView[] = {{0, &kRecord_MethodLoadUnloadRundownVerbose}, {1, &kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &kRecord_MethodLoadUnloadRundownVerbose_V2}, };
-}  // namespace
-::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndVerboseView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCEndVerboseView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_MethodLoadUnloadRundownVerbose_V2}, };
+::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndVerboseView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndVerboseView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndVerboseView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::id,
-                         ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::name);
+::clretw::Result<MethodDCEndVerboseView> MethodDCEndVerboseView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndVerboseView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::id, ::clretw::dotnet_runtime_rundown::MethodDCEndVerbose::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DCStartCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
-}  // namespace
-::clretw::Result<DCStartCompleteView> DCStartCompleteView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartCompleteView, payload, version, pointer_size);
+const ::clretw::ViewVersion DCStartCompleteView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd}, };
+::clretw::Result<DCStartCompleteView> DCStartCompleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartCompleteView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DCStartCompleteView> DCStartCompleteView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DCStartCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartCompleteView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartComplete::id,
-                         ::clretw::dotnet_runtime_rundown::DCStartComplete::name);
+::clretw::Result<DCStartCompleteView> DCStartCompleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartCompleteView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartComplete::id, ::clretw::dotnet_runtime_rundown::DCStartComplete::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DCEndCompleteView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
-}  // namespace
-::clretw::Result<DCEndCompleteView> DCEndCompleteView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndCompleteView, payload, version, pointer_size);
+const ::clretw::ViewVersion DCEndCompleteView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd}, };
+::clretw::Result<DCEndCompleteView> DCEndCompleteView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndCompleteView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DCEndCompleteView> DCEndCompleteView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DCEndCompleteView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndCompleteView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndComplete::id,
-                         ::clretw::dotnet_runtime_rundown::DCEndComplete::name);
+::clretw::Result<DCEndCompleteView> DCEndCompleteView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndCompleteView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndComplete::id, ::clretw::dotnet_runtime_rundown::DCEndComplete::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DCStartInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
-}  // namespace
-::clretw::Result<DCStartInitView> DCStartInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCStartInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartInitView, payload, version, pointer_size);
+const ::clretw::ViewVersion DCStartInitView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd}, };
+::clretw::Result<DCStartInitView> DCStartInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCStartInitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DCStartInitView> DCStartInitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DCStartInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCStartInitView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartInit::id,
-                         ::clretw::dotnet_runtime_rundown::DCStartInit::name);
+::clretw::Result<DCStartInitView> DCStartInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DCStartInitView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCStartInit::id, ::clretw::dotnet_runtime_rundown::DCStartInit::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DCEndInitView[] = {{0, nullptr}, {1, &kRecord_DCStartEnd}, };
-}  // namespace
-::clretw::Result<DCEndInitView> DCEndInitView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DCEndInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndInitView, payload, version, pointer_size);
+const ::clretw::ViewVersion DCEndInitView::versions_[2] = {{0, nullptr}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DCStartEnd}, };
+::clretw::Result<DCEndInitView> DCEndInitView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DCEndInitView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DCEndInitView> DCEndInitView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DCEndInitView>(::clretw::dotnet_runtime_rundown::kVersions_DCEndInitView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndInit::id,
-                         ::clretw::dotnet_runtime_rundown::DCEndInit::name);
+::clretw::Result<DCEndInitView> DCEndInitView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DCEndInitView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DCEndInit::id, ::clretw::dotnet_runtime_rundown::DCEndInit::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCStartILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
-}  // namespace
-::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCStartILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartILToNativeMapView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCStartILToNativeMapView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown_V1}, };
+::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCStartILToNativeMapView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCStartILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCStartILToNativeMapView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::id,
-                         ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::name);
+::clretw::Result<MethodDCStartILToNativeMapView> MethodDCStartILToNativeMapView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCStartILToNativeMapView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::id, ::clretw::dotnet_runtime_rundown::MethodDCStartILToNativeMap::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_MethodDCEndILToNativeMapView[] = {{0, &kRecord_MethodILToNativeMapRundown}, {1, &kRecord_MethodILToNativeMapRundown_V1}, };
-}  // namespace
-::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<MethodDCEndILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndILToNativeMapView, payload, version, pointer_size);
+const ::clretw::ViewVersion MethodDCEndILToNativeMapView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_MethodILToNativeMapRundown_V1}, };
+::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<MethodDCEndILToNativeMapView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<MethodDCEndILToNativeMapView>(::clretw::dotnet_runtime_rundown::kVersions_MethodDCEndILToNativeMapView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::id,
-                         ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::name);
+::clretw::Result<MethodDCEndILToNativeMapView> MethodDCEndILToNativeMapView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<MethodDCEndILToNativeMapView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::id, ::clretw::dotnet_runtime_rundown::MethodDCEndILToNativeMap::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DomainModuleDCStartView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
-}  // namespace
-::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion DomainModuleDCStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown_V1}, };
+::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DomainModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::name);
+::clretw::Result<DomainModuleDCStartView> DomainModuleDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::id, ::clretw::dotnet_runtime_rundown::DomainModuleDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_DomainModuleDCEndView[] = {{0, &kRecord_DomainModuleLoadUnloadRundown}, {1, &kRecord_DomainModuleLoadUnloadRundown_V1}, };
-}  // namespace
-::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<DomainModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion DomainModuleDCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_DomainModuleLoadUnloadRundown_V1}, };
+::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<DomainModuleDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<DomainModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_DomainModuleDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::name);
+::clretw::Result<DomainModuleDCEndView> DomainModuleDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<DomainModuleDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::id, ::clretw::dotnet_runtime_rundown::DomainModuleDCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleDCStartView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
-}  // namespace
-::clretw::Result<ModuleDCStartView> ModuleDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleDCStartView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V2}, };
+::clretw::Result<ModuleDCStartView> ModuleDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleDCStartView> ModuleDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::ModuleDCStart::name);
+::clretw::Result<ModuleDCStartView> ModuleDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCStart::id, ::clretw::dotnet_runtime_rundown::ModuleDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleDCEndView[] = {{0, &kRecord_ModuleLoadUnloadRundown}, {1, &kRecord_ModuleLoadUnloadRundown_V1}, {2, &kRecord_ModuleLoadUnloadRundown_V2}, };
-}  // namespace
-::clretw::Result<ModuleDCEndView> ModuleDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleDCEndView::versions_[3] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V1}, {2, &::clretw::dotnet_runtime_rundown::kRecord_ModuleLoadUnloadRundown_V2}, };
+::clretw::Result<ModuleDCEndView> ModuleDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleDCEndView> ModuleDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::ModuleDCEnd::name);
+::clretw::Result<ModuleDCEndView> ModuleDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::id, ::clretw::dotnet_runtime_rundown::ModuleDCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyDCStartView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
-}  // namespace
-::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyDCStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown_V1}, };
+::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::AssemblyDCStart::name);
+::clretw::Result<AssemblyDCStartView> AssemblyDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::id, ::clretw::dotnet_runtime_rundown::AssemblyDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AssemblyDCEndView[] = {{0, &kRecord_AssemblyLoadUnloadRundown}, {1, &kRecord_AssemblyLoadUnloadRundown_V1}, };
-}  // namespace
-::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AssemblyDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion AssemblyDCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_AssemblyLoadUnloadRundown_V1}, };
+::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AssemblyDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AssemblyDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AssemblyDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::name);
+::clretw::Result<AssemblyDCEndView> AssemblyDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AssemblyDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::id, ::clretw::dotnet_runtime_rundown::AssemblyDCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainDCStartView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
-}  // namespace
-::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainDCStartView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown_V1}, };
+::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::AppDomainDCStart::name);
+::clretw::Result<AppDomainDCStartView> AppDomainDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::id, ::clretw::dotnet_runtime_rundown::AppDomainDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_AppDomainDCEndView[] = {{0, &kRecord_AppDomainLoadUnloadRundown}, {1, &kRecord_AppDomainLoadUnloadRundown_V1}, };
-}  // namespace
-::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<AppDomainDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion AppDomainDCEndView::versions_[2] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown}, {1, &::clretw::dotnet_runtime_rundown::kRecord_AppDomainLoadUnloadRundown_V1}, };
+::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<AppDomainDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<AppDomainDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_AppDomainDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::name);
+::clretw::Result<AppDomainDCEndView> AppDomainDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<AppDomainDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::id, ::clretw::dotnet_runtime_rundown::AppDomainDCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadDCView[] = {{0, &kRecord_ThreadCreatedRundown}, };
-}  // namespace
-::clretw::Result<ThreadDCView> ThreadDCView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDCView>(::clretw::dotnet_runtime_rundown::kVersions_ThreadDCView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadDCView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ThreadCreatedRundown}, };
+::clretw::Result<ThreadDCView> ThreadDCView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDCView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadDCView> ThreadDCView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadDCView>(::clretw::dotnet_runtime_rundown::kVersions_ThreadDCView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ThreadDC::id,
-                         ::clretw::dotnet_runtime_rundown::ThreadDC::name);
+::clretw::Result<ThreadDCView> ThreadDCView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDCView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ThreadDC::id, ::clretw::dotnet_runtime_rundown::ThreadDC::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleRangeDCStartView[] = {{0, &kRecord_ModuleRangeRundown}, };
-}  // namespace
-::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleRangeDCStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ModuleRangeRundown}, };
+::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::name);
+::clretw::Result<ModuleRangeDCStartView> ModuleRangeDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::id, ::clretw::dotnet_runtime_rundown::ModuleRangeDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ModuleRangeDCEndView[] = {{0, &kRecord_ModuleRangeRundown}, };
-}  // namespace
-::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ModuleRangeDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ModuleRangeDCEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ModuleRangeRundown}, };
+::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ModuleRangeDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ModuleRangeDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ModuleRangeDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::name);
+::clretw::Result<ModuleRangeDCEndView> ModuleRangeDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ModuleRangeDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::id, ::clretw::dotnet_runtime_rundown::ModuleRangeDCEnd::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_RuntimeInformationDCStartView[] = {{0, &kRecord_RuntimeInformationRundown}, };
-}  // namespace
-::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<RuntimeInformationDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_RuntimeInformationDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion RuntimeInformationDCStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_RuntimeInformationRundown}, };
+::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<RuntimeInformationDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<RuntimeInformationDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_RuntimeInformationDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::name);
+::clretw::Result<RuntimeInformationDCStartView> RuntimeInformationDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<RuntimeInformationDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::id, ::clretw::dotnet_runtime_rundown::RuntimeInformationDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_TieredCompilationSettingsDCStartView[] = {{0, &kRecord_TieredCompilationSettings}, };
-}  // namespace
-::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<TieredCompilationSettingsDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_TieredCompilationSettingsDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion TieredCompilationSettingsDCStartView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_TieredCompilationSettings}, };
+::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<TieredCompilationSettingsDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<TieredCompilationSettingsDCStartView>(::clretw::dotnet_runtime_rundown::kVersions_TieredCompilationSettingsDCStartView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::id,
-                         ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::name);
+::clretw::Result<TieredCompilationSettingsDCStartView> TieredCompilationSettingsDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<TieredCompilationSettingsDCStartView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::id, ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ExecutionCheckpointDCEndView[] = {{0, &kRecord_ExecutionCheckpointRundown}, };
-}  // namespace
-::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ExecutionCheckpointDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ExecutionCheckpointDCEndView, payload, version, pointer_size);
+const ::clretw::ViewVersion ExecutionCheckpointDCEndView::versions_[1] = {{0, &::clretw::dotnet_runtime_rundown::kRecord_ExecutionCheckpointRundown}, };
+::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ExecutionCheckpointDCEndView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ExecutionCheckpointDCEndView>(::clretw::dotnet_runtime_rundown::kVersions_ExecutionCheckpointDCEndView, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::id,
-                         ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::name);
+::clretw::Result<ExecutionCheckpointDCEndView> ExecutionCheckpointDCEndView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ExecutionCheckpointDCEndView>(versions_, record, ::clretw::dotnet_runtime_rundown::provider_guid, ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::id, ::clretw::dotnet_runtime_rundown::ExecutionCheckpointDCEnd::name);
 }
 
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1039,18 +1040,30 @@ class CLRStackWalkDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CLRStackWalkDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CLRStackWalkDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CLRStackWalkDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 0) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CLRStackWalkDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt8
-  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved1); }
   // win:UInt8
-  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved2); }
   // win:UInt32
-  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get_w<::std::uint32_t, 4>(k_FrameCount); }
   // win:Pointer
   ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
@@ -1066,7 +1079,46 @@ class CLRStackWalkDCStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CLRStackWalkDCStartView>;
   CLRStackWalkDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
   static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);
@@ -1080,26 +1132,38 @@ class GCSettingsRundownView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<GCSettingsRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingsRundownView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<GCSettingsRundownView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<GCSettingsRundownView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<GCSettingsRundownView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 10) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<GCSettingsRundownView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<GCSettingsRundownView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t HardLimit() const noexcept { return get<::std::uint64_t>(k_HardLimit); }
+  ::std::uint64_t HardLimit() const noexcept { return get_w<::std::uint64_t, 8>(k_HardLimit); }
   // win:UInt64
-  ::std::uint64_t LOHThreshold() const noexcept { return get<::std::uint64_t>(k_LOHThreshold); }
+  ::std::uint64_t LOHThreshold() const noexcept { return get_w<::std::uint64_t, 8>(k_LOHThreshold); }
   // win:UInt64
-  ::std::uint64_t PhysicalMemoryConfig() const noexcept { return get<::std::uint64_t>(k_PhysicalMemoryConfig); }
+  ::std::uint64_t PhysicalMemoryConfig() const noexcept { return get_w<::std::uint64_t, 8>(k_PhysicalMemoryConfig); }
   // win:UInt64
-  ::std::uint64_t Gen0MinBudgetConfig() const noexcept { return get<::std::uint64_t>(k_Gen0MinBudgetConfig); }
+  ::std::uint64_t Gen0MinBudgetConfig() const noexcept { return get_w<::std::uint64_t, 8>(k_Gen0MinBudgetConfig); }
   // win:UInt64
-  ::std::uint64_t Gen0MaxBudgetConfig() const noexcept { return get<::std::uint64_t>(k_Gen0MaxBudgetConfig); }
+  ::std::uint64_t Gen0MaxBudgetConfig() const noexcept { return get_w<::std::uint64_t, 8>(k_Gen0MaxBudgetConfig); }
   // win:UInt32
-  ::std::uint32_t HighMemPercentConfig() const noexcept { return get<::std::uint32_t>(k_HighMemPercentConfig); }
+  ::std::uint32_t HighMemPercentConfig() const noexcept { return get_w<::std::uint32_t, 4>(k_HighMemPercentConfig); }
   // win:UInt32, map GCSettingsFlagsMap
-  ::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap BitSettings() const noexcept { return get<::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap>(k_BitSettings); }
+  ::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap BitSettings() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::GCSettingsFlagsMap, 4>(k_BitSettings); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1116,7 +1180,34 @@ class GCSettingsRundownView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<GCSettingsRundownView>;
   GCSettingsRundownView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+        break;
+      case 1:
+        if (n_ - pos_ < 50) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 50;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_HardLimit = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_LOHThreshold = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_PhysicalMemoryConfig = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1135,26 +1226,40 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 141) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1171,7 +1276,54 @@ class MethodDCStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodDCStartView>;
   MethodDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 2:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 3:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 4:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 5:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1198,26 +1350,40 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 142) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 in v0; win:UInt32 -> win:HexInt32 from v1
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1234,7 +1400,54 @@ class MethodDCEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<MethodDCEndView>;
   MethodDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        break;
+      case 2:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 3:
+        if (n_ - pos_ < 38) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 38;
+        break;
+      case 4:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      case 5:
+        if (n_ - pos_ < 46) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 46;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1261,22 +1474,36 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCStartVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodDCStartVerboseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCStartVerboseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 143) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCStartVerboseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartVerboseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -1284,9 +1511,9 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1306,7 +1533,170 @@ class MethodDCStartVerboseView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodDCStartVerboseView>;
   MethodDCStartVerboseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 5:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1336,22 +1726,36 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCEndVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodDCEndVerboseView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCEndVerboseView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 144) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCEndVerboseView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndVerboseView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodStartAddress() const noexcept { return get<::std::uint64_t>(k_MethodStartAddress); }
+  ::std::uint64_t MethodStartAddress() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodStartAddress); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodSize() const noexcept { return get<::std::uint32_t>(k_MethodSize); }
+  ::std::uint32_t MethodSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t MethodToken() const noexcept { return get<::std::uint32_t>(k_MethodToken); }
+  ::std::uint32_t MethodToken() const noexcept { return get_w<::std::uint32_t, 4>(k_MethodToken); }
   // win:UInt32, map MethodFlagsMap
-  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::MethodFlagsMap>(k_MethodFlags); }
+  ::clretw::dotnet_runtime_rundown::MethodFlagsMap MethodFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::MethodFlagsMap, 4>(k_MethodFlags); }
   // win:UnicodeString
   ::clretw::Utf16View MethodNamespace() const noexcept { return utf16(k_MethodNamespace); }
   // win:UnicodeString
@@ -1359,9 +1763,9 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
   // win:UnicodeString
   ::clretw::Utf16View MethodSignature() const noexcept { return utf16(k_MethodSignature); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:UInt64 -> win:HexInt64 (from v2)
-  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_opt<::std::uint64_t>(k_ReJITID[vi_]); }
+  ::std::optional<::std::uint64_t> ReJITID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ReJITID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1381,7 +1785,170 @@ class MethodDCEndVerboseView : public ::clretw::ViewBase<4> {
 
  private:
   friend class ::clretw::ViewBase<4>;
+  friend class ::clretw::Result<MethodDCEndVerboseView>;
   MethodDCEndVerboseView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 5:
+        if (n_ - pos_ < 36) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 36;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodStartAddress = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1410,12 +1977,25 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DCStartCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DCStartCompleteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DCStartCompleteView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartCompleteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 145) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DCStartCompleteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartCompleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1425,7 +2005,38 @@ class DCStartCompleteView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DCStartCompleteView>;
   DCStartCompleteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -1439,12 +2050,25 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DCEndCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndCompleteView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DCEndCompleteView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DCEndCompleteView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndCompleteView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 146) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DCEndCompleteView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndCompleteView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1454,7 +2078,38 @@ class DCEndCompleteView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DCEndCompleteView>;
   DCEndCompleteView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -1468,12 +2123,25 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DCStartInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DCStartInitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DCStartInitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCStartInitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 147) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DCStartInitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCStartInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1483,7 +2151,38 @@ class DCStartInitView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DCStartInitView>;
   DCStartInitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -1497,12 +2196,25 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DCEndInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndInitView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DCEndInitView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DCEndInitView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DCEndInitView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 148) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DCEndInitView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DCEndInitView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1512,7 +2224,38 @@ class DCEndInitView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<DCEndInitView>;
   DCEndInitView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      case 2:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID[2] = {
       {},  // v0
       ::clretw::loc(0, 0, 0, 2, 2),  // v1
@@ -1526,26 +2269,39 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCStartILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodDCStartILToNativeMapView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCStartILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCStartILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 149) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCStartILToNativeMapView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCStartILToNativeMapView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get_w<::std::uint64_t, 8>(k_ReJITID); }
   // win:UInt8
-  ::std::uint8_t MethodExtent() const noexcept { return get<::std::uint8_t>(k_MethodExtent); }
+  ::std::uint8_t MethodExtent() const noexcept { return get_w<::std::uint8_t, 1>(k_MethodExtent); }
   // win:UInt16
-  ::std::uint16_t CountOfMapEntries() const noexcept { return get<::std::uint16_t>(k_CountOfMapEntries); }
+  ::std::uint16_t CountOfMapEntries() const noexcept { return get_w<::std::uint16_t, 2>(k_CountOfMapEntries); }
   // win:UInt32
   ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return array<::std::uint32_t>(k_ILOffsets); }
   // win:UInt32
   ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return array<::std::uint32_t>(k_NativeOffsets); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_opt<::std::uint64_t>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ILVersionID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1562,7 +2318,100 @@ class MethodDCStartILToNativeMapView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MethodDCStartILToNativeMapView>;
   MethodDCStartILToNativeMapView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 2:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodExtent = ::clretw::loc(2, 0, 16, 1, 1);
@@ -1583,26 +2432,39 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<MethodDCEndILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndILToNativeMapView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<MethodDCEndILToNativeMapView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<MethodDCEndILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<MethodDCEndILToNativeMapView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 150) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<MethodDCEndILToNativeMapView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<MethodDCEndILToNativeMapView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t MethodID() const noexcept { return get<::std::uint64_t>(k_MethodID); }
+  ::std::uint64_t MethodID() const noexcept { return get_w<::std::uint64_t, 8>(k_MethodID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ReJITID() const noexcept { return get<::std::uint64_t>(k_ReJITID); }
+  ::std::uint64_t ReJITID() const noexcept { return get_w<::std::uint64_t, 8>(k_ReJITID); }
   // win:UInt8
-  ::std::uint8_t MethodExtent() const noexcept { return get<::std::uint8_t>(k_MethodExtent); }
+  ::std::uint8_t MethodExtent() const noexcept { return get_w<::std::uint8_t, 1>(k_MethodExtent); }
   // win:UInt16
-  ::std::uint16_t CountOfMapEntries() const noexcept { return get<::std::uint16_t>(k_CountOfMapEntries); }
+  ::std::uint16_t CountOfMapEntries() const noexcept { return get_w<::std::uint16_t, 2>(k_CountOfMapEntries); }
   // win:UInt32
   ::clretw::ArrayView<::std::uint32_t> ILOffsets() const noexcept { return array<::std::uint32_t>(k_ILOffsets); }
   // win:UInt32
   ::clretw::ArrayView<::std::uint32_t> NativeOffsets() const noexcept { return array<::std::uint32_t>(k_NativeOffsets); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_opt<::std::uint64_t>(k_ILVersionID[vi_]); }
+  ::std::optional<::std::uint64_t> ILVersionID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_ILVersionID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1619,7 +2481,100 @@ class MethodDCEndILToNativeMapView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<MethodDCEndILToNativeMapView>;
   MethodDCEndILToNativeMapView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 1:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 2:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      case 3:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint16_t>(d_ + seg_[0] + 17);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        if (n_ - pos_ < 10) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 10;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_MethodID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_ReJITID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_MethodExtent = ::clretw::loc(2, 0, 16, 1, 1);
@@ -1640,26 +2595,39 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DomainModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DomainModuleDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DomainModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 151) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DomainModuleDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1676,7 +2644,96 @@ class DomainModuleDCStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<DomainModuleDCStartView>;
   DomainModuleDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1697,26 +2754,39 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<DomainModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<DomainModuleDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<DomainModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 152) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<DomainModuleDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<DomainModuleDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1733,7 +2803,96 @@ class DomainModuleDCEndView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<DomainModuleDCEndView>;
   DomainModuleDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 32) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 32;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(2, 0, 16, 8, 8);
@@ -1755,34 +2914,48 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ModuleDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 153) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
@@ -1806,7 +2979,162 @@ class ModuleDCStartView : public ::clretw::ViewBase<5> {
 
  private:
   friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<ModuleDCStartView>;
   ModuleDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 5:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1858,34 +3186,48 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<ModuleDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 154) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt32, map ModuleFlagsMap
-  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleFlagsMap>(k_ModuleFlags); }
+  ::clretw::dotnet_runtime_rundown::ModuleFlagsMap ModuleFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ModuleFlagsMap, 4>(k_ModuleFlags); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleILPath() const noexcept { return utf16(k_ModuleILPath); }
   // win:UnicodeString
   ::clretw::Utf16View ModuleNativePath() const noexcept { return utf16(k_ModuleNativePath); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_ManagedPdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> ManagedPdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_ManagedPdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_opt<::std::uint32_t>(k_ManagedPdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> ManagedPdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_ManagedPdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> ManagedPdbBuildPath() const noexcept { return utf16_opt(k_ManagedPdbBuildPath[vi_]); }
   // win:GUID (from v2)
-  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_opt<::clretw::Guid>(k_NativePdbSignature[vi_]); }
+  ::std::optional<::clretw::Guid> NativePdbSignature() const noexcept { return get_w_opt<::clretw::Guid, 16>(k_NativePdbSignature[vi_]); }
   // win:UInt32 (from v2)
-  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_opt<::std::uint32_t>(k_NativePdbAge[vi_]); }
+  ::std::optional<::std::uint32_t> NativePdbAge() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_NativePdbAge[vi_]); }
   // win:UnicodeString (from v2)
   ::std::optional<::clretw::Utf16View> NativePdbBuildPath() const noexcept { return utf16_opt(k_NativePdbBuildPath[vi_]); }
 
@@ -1909,7 +3251,162 @@ class ModuleDCEndView : public ::clretw::ViewBase<5> {
 
  private:
   friend class ::clretw::ViewBase<5>;
+  friend class ::clretw::Result<ModuleDCEndView>;
   ModuleDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 4:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 5:
+        if (n_ - pos_ < 24) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 24;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 22) return false;
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 22;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 20) return false;
+        seg_[3] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[4] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_ModuleFlags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -1960,22 +3457,35 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AssemblyDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 155) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1990,7 +3500,72 @@ class AssemblyDCStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AssemblyDCStartView>;
   AssemblyDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_BindingID[2] = {
@@ -2018,22 +3593,35 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AssemblyDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AssemblyDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AssemblyDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 156) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AssemblyDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AssemblyDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AssemblyID() const noexcept { return get<::std::uint64_t>(k_AssemblyID); }
+  ::std::uint64_t AssemblyID() const noexcept { return get_w<::std::uint64_t, 8>(k_AssemblyID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt64 -> win:HexInt64 (from v1)
-  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_opt<::std::uint64_t>(k_BindingID[vi_]); }
+  ::std::optional<::std::uint64_t> BindingID() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_BindingID[vi_]); }
   // win:UInt32, map AssemblyFlagsMap
-  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap>(k_AssemblyFlags[vi_]); }
+  ::clretw::dotnet_runtime_rundown::AssemblyFlagsMap AssemblyFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::AssemblyFlagsMap, 4>(k_AssemblyFlags[vi_]); }
   // win:UnicodeString
   ::clretw::Utf16View FullyQualifiedAssemblyName() const noexcept { return utf16(k_FullyQualifiedAssemblyName[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2048,7 +3636,72 @@ class AssemblyDCEndView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AssemblyDCEndView>;
   AssemblyDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 20) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 20;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 28) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 28;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AssemblyID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_BindingID[2] = {
@@ -2076,20 +3729,33 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AppDomainDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 157) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap, 4>(k_AppDomainFlags); }
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2103,7 +3769,72 @@ class AppDomainDCStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AppDomainDCStartView>;
   AppDomainDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -2124,20 +3855,33 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<AppDomainDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<AppDomainDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<AppDomainDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 158) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<AppDomainDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<AppDomainDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map AppDomainFlagsMap
-  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap>(k_AppDomainFlags); }
+  ::clretw::dotnet_runtime_rundown::AppDomainFlagsMap AppDomainFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::AppDomainFlagsMap, 4>(k_AppDomainFlags); }
   // win:UnicodeString
   ::clretw::Utf16View AppDomainName() const noexcept { return utf16(k_AppDomainName); }
   // win:UInt32 (from v1)
-  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_opt<::std::uint32_t>(k_AppDomainIndex[vi_]); }
+  ::std::optional<::std::uint32_t> AppDomainIndex() const noexcept { return get_w_opt<::std::uint32_t, 4>(k_AppDomainIndex[vi_]); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2151,7 +3895,72 @@ class AppDomainDCEndView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<AppDomainDCEndView>;
   AppDomainDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 3:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 6) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainFlags = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_AppDomainName = ::clretw::loc(2, 0, 12, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -2171,22 +3980,34 @@ class ThreadDCView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadDCView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ThreadDCView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadDCView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadDCView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 159) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadDCView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ManagedThreadID() const noexcept { return get<::std::uint64_t>(k_ManagedThreadID); }
+  ::std::uint64_t ManagedThreadID() const noexcept { return get_w<::std::uint64_t, 8>(k_ManagedThreadID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t AppDomainID() const noexcept { return get<::std::uint64_t>(k_AppDomainID); }
+  ::std::uint64_t AppDomainID() const noexcept { return get_w<::std::uint64_t, 8>(k_AppDomainID); }
   // win:UInt32, map ThreadFlagsMap
-  ::clretw::dotnet_runtime_rundown::ThreadFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime_rundown::ThreadFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime_rundown::ThreadFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ThreadFlagsMap, 4>(k_Flags); }
   // win:UInt32
-  ::std::uint32_t ManagedThreadIndex() const noexcept { return get<::std::uint32_t>(k_ManagedThreadIndex); }
+  ::std::uint32_t ManagedThreadIndex() const noexcept { return get_w<::std::uint32_t, 4>(k_ManagedThreadIndex); }
   // win:UInt32
-  ::std::uint32_t OSThreadID() const noexcept { return get<::std::uint32_t>(k_OSThreadID); }
+  ::std::uint32_t OSThreadID() const noexcept { return get_w<::std::uint32_t, 4>(k_OSThreadID); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2201,7 +4022,34 @@ class ThreadDCView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadDCView>;
   ThreadDCView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      case 1:
+        if (n_ - pos_ < 30) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 30;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ManagedThreadID = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_AppDomainID = ::clretw::loc(1, 0, 8, 8, 8);
   static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(2, 0, 16, 4, 4);
@@ -2216,20 +4064,32 @@ class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleRangeDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleRangeDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleRangeDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 160) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleRangeDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap, 1>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2243,7 +4103,34 @@ class ModuleRangeDCStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ModuleRangeDCStartView>;
   ModuleRangeDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      case 1:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
@@ -2257,20 +4144,32 @@ class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ModuleRangeDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ModuleRangeDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ModuleRangeDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 161) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ModuleRangeDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ModuleRangeDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t ModuleID() const noexcept { return get<::std::uint64_t>(k_ModuleID); }
+  ::std::uint64_t ModuleID() const noexcept { return get_w<::std::uint64_t, 8>(k_ModuleID); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeBegin() const noexcept { return get<::std::uint32_t>(k_RangeBegin); }
+  ::std::uint32_t RangeBegin() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeBegin); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t RangeSize() const noexcept { return get<::std::uint32_t>(k_RangeSize); }
+  ::std::uint32_t RangeSize() const noexcept { return get_w<::std::uint32_t, 4>(k_RangeSize); }
   // win:UInt8, map ModuleRangeTypeMap
-  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap>(k_RangeType); }
+  ::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap RangeType() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::ModuleRangeTypeMap, 1>(k_RangeType); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2284,7 +4183,34 @@ class ModuleRangeDCEndView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ModuleRangeDCEndView>;
   ModuleRangeDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      case 1:
+        if (n_ - pos_ < 19) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 19;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_ModuleID = ::clretw::loc(1, 0, 2, 8, 8);
   static constexpr ::clretw::FieldLoc k_RangeBegin = ::clretw::loc(2, 0, 10, 4, 4);
@@ -2298,38 +4224,50 @@ class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<RuntimeInformationDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<RuntimeInformationDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<RuntimeInformationDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 187) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<RuntimeInformationDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<RuntimeInformationDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt16, map RuntimeSkuMap
-  ::clretw::dotnet_runtime_rundown::RuntimeSkuMap Sku() const noexcept { return get<::clretw::dotnet_runtime_rundown::RuntimeSkuMap>(k_Sku); }
+  ::clretw::dotnet_runtime_rundown::RuntimeSkuMap Sku() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::RuntimeSkuMap, 2>(k_Sku); }
   // win:UInt16
-  ::std::uint16_t BclMajorVersion() const noexcept { return get<::std::uint16_t>(k_BclMajorVersion); }
+  ::std::uint16_t BclMajorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_BclMajorVersion); }
   // win:UInt16
-  ::std::uint16_t BclMinorVersion() const noexcept { return get<::std::uint16_t>(k_BclMinorVersion); }
+  ::std::uint16_t BclMinorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_BclMinorVersion); }
   // win:UInt16
-  ::std::uint16_t BclBuildNumber() const noexcept { return get<::std::uint16_t>(k_BclBuildNumber); }
+  ::std::uint16_t BclBuildNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_BclBuildNumber); }
   // win:UInt16
-  ::std::uint16_t BclQfeNumber() const noexcept { return get<::std::uint16_t>(k_BclQfeNumber); }
+  ::std::uint16_t BclQfeNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_BclQfeNumber); }
   // win:UInt16
-  ::std::uint16_t VMMajorVersion() const noexcept { return get<::std::uint16_t>(k_VMMajorVersion); }
+  ::std::uint16_t VMMajorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_VMMajorVersion); }
   // win:UInt16
-  ::std::uint16_t VMMinorVersion() const noexcept { return get<::std::uint16_t>(k_VMMinorVersion); }
+  ::std::uint16_t VMMinorVersion() const noexcept { return get_w<::std::uint16_t, 2>(k_VMMinorVersion); }
   // win:UInt16
-  ::std::uint16_t VMBuildNumber() const noexcept { return get<::std::uint16_t>(k_VMBuildNumber); }
+  ::std::uint16_t VMBuildNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_VMBuildNumber); }
   // win:UInt16
-  ::std::uint16_t VMQfeNumber() const noexcept { return get<::std::uint16_t>(k_VMQfeNumber); }
+  ::std::uint16_t VMQfeNumber() const noexcept { return get_w<::std::uint16_t, 2>(k_VMQfeNumber); }
   // win:UInt32, map StartupFlagsMap
-  ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags() const noexcept { return get<::clretw::dotnet_runtime_rundown::StartupFlagsMap>(k_StartupFlags); }
+  ::clretw::dotnet_runtime_rundown::StartupFlagsMap StartupFlags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::StartupFlagsMap, 4>(k_StartupFlags); }
   // win:UInt8, map StartupModeMap
-  ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode() const noexcept { return get<::clretw::dotnet_runtime_rundown::StartupModeMap>(k_StartupMode); }
+  ::clretw::dotnet_runtime_rundown::StartupModeMap StartupMode() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::StartupModeMap, 1>(k_StartupMode); }
   // win:UnicodeString
   ::clretw::Utf16View CommandLine() const noexcept { return utf16(k_CommandLine); }
   // win:GUID
-  ::clretw::Guid ComObjectGuid() const noexcept { return get<::clretw::Guid>(k_ComObjectGuid); }
+  ::clretw::Guid ComObjectGuid() const noexcept { return get_w<::clretw::Guid, 16>(k_ComObjectGuid); }
   // win:UnicodeString
   ::clretw::Utf16View RuntimeDllPath() const noexcept { return utf16(k_RuntimeDllPath); }
 
@@ -2355,7 +4293,62 @@ class RuntimeInformationDCStartView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<RuntimeInformationDCStartView>;
   RuntimeInformationDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 25) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 25;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 16) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Sku = ::clretw::loc(1, 0, 2, 2, 2);
   static constexpr ::clretw::FieldLoc k_BclMajorVersion = ::clretw::loc(2, 0, 4, 2, 2);
@@ -2379,14 +4372,26 @@ class TieredCompilationSettingsDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<TieredCompilationSettingsDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<TieredCompilationSettingsDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<TieredCompilationSettingsDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 280) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<TieredCompilationSettingsDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<TieredCompilationSettingsDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt32 -> win:HexInt32, map TieredCompilationSettingsFlagsMap
-  ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags() const noexcept { return get<::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap>(k_Flags); }
+  ::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap Flags() const noexcept { return get_w<::clretw::dotnet_runtime_rundown::TieredCompilationSettingsFlagsMap, 4>(k_Flags); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2397,7 +4402,34 @@ class TieredCompilationSettingsDCStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<TieredCompilationSettingsDCStartView>;
   TieredCompilationSettingsDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Flags = ::clretw::loc(1, 0, 2, 4, 4);
 };
@@ -2408,16 +4440,28 @@ class ExecutionCheckpointDCEndView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ExecutionCheckpointDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecutionCheckpointDCEndView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ExecutionCheckpointDCEndView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ExecutionCheckpointDCEndView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ExecutionCheckpointDCEndView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_rundown::provider_guid || record.id != 300) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ExecutionCheckpointDCEndView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ExecutionCheckpointDCEndView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UnicodeString
   ::clretw::Utf16View Name() const noexcept { return utf16(k_Name); }
   // win:Int64
-  ::std::int64_t Timestamp() const noexcept { return get<::std::int64_t>(k_Timestamp); }
+  ::std::int64_t Timestamp() const noexcept { return get_w<::std::int64_t, 8>(k_Timestamp); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -2429,7 +4473,50 @@ class ExecutionCheckpointDCEndView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ExecutionCheckpointDCEndView>;
   ExecutionCheckpointDCEndView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 2) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 8) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Name = ::clretw::loc(1, 0, 2, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Timestamp = ::clretw::loc(2, 1, 0, 8, 8);

@@ -143,29 +143,23 @@ auto templates::ClrStackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw
 auto templates::ClrStackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_StressLogEventView[] = {{0, &kRecord_StressLog}, {1, &kRecord_StressLog_V1}, };
-}  // namespace
-::clretw::Result<StressLogEventView> StressLogEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StressLogEventView>(::clretw::dotnet_runtime_stress::kVersions_StressLogEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion StressLogEventView::versions_[2] = {{0, &::clretw::dotnet_runtime_stress::kRecord_StressLog}, {1, &::clretw::dotnet_runtime_stress::kRecord_StressLog_V1}, };
+::clretw::Result<StressLogEventView> StressLogEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StressLogEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<StressLogEventView> StressLogEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<StressLogEventView>(::clretw::dotnet_runtime_stress::kVersions_StressLogEventView, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::StressLogEvent::id,
-                         ::clretw::dotnet_runtime_stress::StressLogEvent::name);
+::clretw::Result<StressLogEventView> StressLogEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StressLogEventView>(versions_, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::StressLogEvent::id, ::clretw::dotnet_runtime_stress::StressLogEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_CLRStackWalkStressView[] = {{0, &kRecord_ClrStackWalk}, };
-}  // namespace
-::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<CLRStackWalkStressView>(::clretw::dotnet_runtime_stress::kVersions_CLRStackWalkStressView, payload, version, pointer_size);
+const ::clretw::ViewVersion CLRStackWalkStressView::versions_[1] = {{0, &::clretw::dotnet_runtime_stress::kRecord_ClrStackWalk}, };
+::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<CLRStackWalkStressView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<CLRStackWalkStressView>(::clretw::dotnet_runtime_stress::kVersions_CLRStackWalkStressView, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::CLRStackWalkStress::id,
-                         ::clretw::dotnet_runtime_stress::CLRStackWalkStress::name);
+::clretw::Result<CLRStackWalkStressView> CLRStackWalkStressView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<CLRStackWalkStressView>(versions_, record, ::clretw::dotnet_runtime_stress::provider_guid, ::clretw::dotnet_runtime_stress::CLRStackWalkStress::id, ::clretw::dotnet_runtime_stress::CLRStackWalkStress::name);
 }
 
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -171,18 +172,31 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<StressLogEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StressLogEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<StressLogEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<StressLogEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StressLogEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_stress::provider_guid || record.id != 0) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StressLogEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StressLogEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t Facility() const noexcept { return get<::std::uint32_t>(k_Facility); }
+  ::std::uint32_t Facility() const noexcept { return get_w<::std::uint32_t, 4>(k_Facility); }
   // win:UInt8
-  ::std::uint8_t LogLevel() const noexcept { return get<::std::uint8_t>(k_LogLevel); }
+  ::std::uint8_t LogLevel() const noexcept { return get_w<::std::uint8_t, 1>(k_LogLevel); }
   // win:AnsiString
   ::std::string_view Message() const noexcept { return ansi(k_Message); }
   // win:UInt16 (from v1)
-  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_opt<::std::uint16_t>(k_ClrInstanceID[vi_]); }
+  ::std::optional<::std::uint16_t> ClrInstanceID() const noexcept { return get_w_opt<::std::uint16_t, 2>(k_ClrInstanceID[vi_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -195,7 +209,76 @@ class StressLogEventView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<StressLogEventView>;
   StressLogEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      case 3:
+        if (n_ - pos_ < 5) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        {
+          if (n_ == pos_) return false;
+          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);
+          if (!nul) return false;
+          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;
+        }
+        if (n_ - pos_ < 2) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 2;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Facility = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_LogLevel = ::clretw::loc(1, 0, 4, 1, 1);
   static constexpr ::clretw::FieldLoc k_Message = ::clretw::loc(2, 0, 5, ::clretw::kVariable, 0, ::clretw::kTerminated);
@@ -211,18 +294,30 @@ class CLRStackWalkStressView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<CLRStackWalkStressView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkStressView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<CLRStackWalkStressView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<CLRStackWalkStressView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<CLRStackWalkStressView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::dotnet_runtime_stress::provider_guid || record.id != 1) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<CLRStackWalkStressView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<CLRStackWalkStressView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // win:UInt8
-  ::std::uint8_t Reserved1() const noexcept { return get<::std::uint8_t>(k_Reserved1); }
+  ::std::uint8_t Reserved1() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved1); }
   // win:UInt8
-  ::std::uint8_t Reserved2() const noexcept { return get<::std::uint8_t>(k_Reserved2); }
+  ::std::uint8_t Reserved2() const noexcept { return get_w<::std::uint8_t, 1>(k_Reserved2); }
   // win:UInt32
-  ::std::uint32_t FrameCount() const noexcept { return get<::std::uint32_t>(k_FrameCount); }
+  ::std::uint32_t FrameCount() const noexcept { return get_w<::std::uint32_t, 4>(k_FrameCount); }
   // win:Pointer
   ::clretw::ArrayView<::std::uint64_t> Stack() const noexcept { return array<::std::uint64_t>(k_Stack[ps8_]); }
 
@@ -238,7 +333,46 @@ class CLRStackWalkStressView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<CLRStackWalkStressView>;
   CLRStackWalkStressView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 4) return false;
+          pos_ += count * 4;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[0] + 4);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(0, 0, 0, 2, 2);
   static constexpr ::clretw::FieldLoc k_Reserved1 = ::clretw::loc(1, 0, 2, 1, 1);
   static constexpr ::clretw::FieldLoc k_Reserved2 = ::clretw::loc(2, 0, 3, 1, 1);

@@ -722,209 +722,158 @@ auto templates::StackWalk::decode(::clretw::Bytes p, unsigned ps) -> ::clretw::R
 auto templates::StackWalk::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_EventTraceHeaderView[] = {{2, &kRecord_EventTraceHeader}, };
-}  // namespace
-::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<EventTraceHeaderView>(::clretw::windows_kernel::kVersions_EventTraceHeaderView, payload, version, pointer_size);
+const ::clretw::ViewVersion EventTraceHeaderView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_EventTraceHeader}, };
+::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<EventTraceHeaderView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<EventTraceHeaderView>(::clretw::windows_kernel::kVersions_EventTraceHeaderView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceHeader::id,
-                         ::clretw::windows_kernel::EventTraceHeader::name);
+::clretw::Result<EventTraceHeaderView> EventTraceHeaderView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<EventTraceHeaderView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::EventTraceHeader::id, ::clretw::windows_kernel::EventTraceHeader::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ProcessStartView[] = {{4, &kRecord_Process_V4}, };
-}  // namespace
-::clretw::Result<ProcessStartView> ProcessStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProcessStartView>(::clretw::windows_kernel::kVersions_ProcessStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ProcessStartView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
+::clretw::Result<ProcessStartView> ProcessStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ProcessStartView> ProcessStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ProcessStartView>(::clretw::windows_kernel::kVersions_ProcessStartView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessStart::id,
-                         ::clretw::windows_kernel::ProcessStart::name);
+::clretw::Result<ProcessStartView> ProcessStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessStart::id, ::clretw::windows_kernel::ProcessStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ProcessStopView[] = {{4, &kRecord_Process_V4}, };
-}  // namespace
-::clretw::Result<ProcessStopView> ProcessStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProcessStopView>(::clretw::windows_kernel::kVersions_ProcessStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ProcessStopView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
+::clretw::Result<ProcessStopView> ProcessStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ProcessStopView> ProcessStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ProcessStopView>(::clretw::windows_kernel::kVersions_ProcessStopView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessStop::id,
-                         ::clretw::windows_kernel::ProcessStop::name);
+::clretw::Result<ProcessStopView> ProcessStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessStop::id, ::clretw::windows_kernel::ProcessStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ProcessDCStartView[] = {{4, &kRecord_Process_V4}, };
-}  // namespace
-::clretw::Result<ProcessDCStartView> ProcessDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProcessDCStartView>(::clretw::windows_kernel::kVersions_ProcessDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ProcessDCStartView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
+::clretw::Result<ProcessDCStartView> ProcessDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ProcessDCStartView> ProcessDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ProcessDCStartView>(::clretw::windows_kernel::kVersions_ProcessDCStartView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStart::id,
-                         ::clretw::windows_kernel::ProcessDCStart::name);
+::clretw::Result<ProcessDCStartView> ProcessDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessDCStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStart::id, ::clretw::windows_kernel::ProcessDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ProcessDCStopView[] = {{4, &kRecord_Process_V4}, };
-}  // namespace
-::clretw::Result<ProcessDCStopView> ProcessDCStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProcessDCStopView>(::clretw::windows_kernel::kVersions_ProcessDCStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ProcessDCStopView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
+::clretw::Result<ProcessDCStopView> ProcessDCStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessDCStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ProcessDCStopView> ProcessDCStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ProcessDCStopView>(::clretw::windows_kernel::kVersions_ProcessDCStopView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStop::id,
-                         ::clretw::windows_kernel::ProcessDCStop::name);
+::clretw::Result<ProcessDCStopView> ProcessDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDCStop::id, ::clretw::windows_kernel::ProcessDCStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ImageLoadProcessGroupView[] = {{2, &kRecord_Image}, {3, &kRecord_Image}, };
-}  // namespace
-::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ImageLoadProcessGroupView>(::clretw::windows_kernel::kVersions_ImageLoadProcessGroupView, payload, version, pointer_size);
+const ::clretw::ViewVersion ImageLoadProcessGroupView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
+::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageLoadProcessGroupView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ImageLoadProcessGroupView>(::clretw::windows_kernel::kVersions_ImageLoadProcessGroupView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoadProcessGroup::id,
-                         ::clretw::windows_kernel::ImageLoadProcessGroup::name);
+::clretw::Result<ImageLoadProcessGroupView> ImageLoadProcessGroupView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageLoadProcessGroupView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoadProcessGroup::id, ::clretw::windows_kernel::ImageLoadProcessGroup::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ProcessDefunctView[] = {{4, &kRecord_Process_V4}, };
-}  // namespace
-::clretw::Result<ProcessDefunctView> ProcessDefunctView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ProcessDefunctView>(::clretw::windows_kernel::kVersions_ProcessDefunctView, payload, version, pointer_size);
+const ::clretw::ViewVersion ProcessDefunctView::versions_[1] = {{4, &::clretw::windows_kernel::kRecord_Process_V4}, };
+::clretw::Result<ProcessDefunctView> ProcessDefunctView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ProcessDefunctView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ProcessDefunctView> ProcessDefunctView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ProcessDefunctView>(::clretw::windows_kernel::kVersions_ProcessDefunctView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDefunct::id,
-                         ::clretw::windows_kernel::ProcessDefunct::name);
+::clretw::Result<ProcessDefunctView> ProcessDefunctView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ProcessDefunctView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ProcessDefunct::id, ::clretw::windows_kernel::ProcessDefunct::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadStartView[] = {{3, &kRecord_Thread_V3}, };
-}  // namespace
-::clretw::Result<ThreadStartView> ThreadStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadStartView>(::clretw::windows_kernel::kVersions_ThreadStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadStartView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
+::clretw::Result<ThreadStartView> ThreadStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadStartView> ThreadStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadStartView>(::clretw::windows_kernel::kVersions_ThreadStartView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadStart::id,
-                         ::clretw::windows_kernel::ThreadStart::name);
+::clretw::Result<ThreadStartView> ThreadStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadStart::id, ::clretw::windows_kernel::ThreadStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadStopView[] = {{3, &kRecord_Thread_V3}, };
-}  // namespace
-::clretw::Result<ThreadStopView> ThreadStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadStopView>(::clretw::windows_kernel::kVersions_ThreadStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadStopView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
+::clretw::Result<ThreadStopView> ThreadStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadStopView> ThreadStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadStopView>(::clretw::windows_kernel::kVersions_ThreadStopView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadStop::id,
-                         ::clretw::windows_kernel::ThreadStop::name);
+::clretw::Result<ThreadStopView> ThreadStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadStop::id, ::clretw::windows_kernel::ThreadStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadDCStartView[] = {{3, &kRecord_Thread_V3}, };
-}  // namespace
-::clretw::Result<ThreadDCStartView> ThreadDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDCStartView>(::clretw::windows_kernel::kVersions_ThreadDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadDCStartView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
+::clretw::Result<ThreadDCStartView> ThreadDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadDCStartView> ThreadDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadDCStartView>(::clretw::windows_kernel::kVersions_ThreadDCStartView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStart::id,
-                         ::clretw::windows_kernel::ThreadDCStart::name);
+::clretw::Result<ThreadDCStartView> ThreadDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDCStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStart::id, ::clretw::windows_kernel::ThreadDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ThreadDCStopView[] = {{3, &kRecord_Thread_V3}, };
-}  // namespace
-::clretw::Result<ThreadDCStopView> ThreadDCStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ThreadDCStopView>(::clretw::windows_kernel::kVersions_ThreadDCStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ThreadDCStopView::versions_[1] = {{3, &::clretw::windows_kernel::kRecord_Thread_V3}, };
+::clretw::Result<ThreadDCStopView> ThreadDCStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ThreadDCStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ThreadDCStopView> ThreadDCStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ThreadDCStopView>(::clretw::windows_kernel::kVersions_ThreadDCStopView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStop::id,
-                         ::clretw::windows_kernel::ThreadDCStop::name);
+::clretw::Result<ThreadDCStopView> ThreadDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ThreadDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ThreadDCStop::id, ::clretw::windows_kernel::ThreadDCStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_SampledProfileView[] = {{2, &kRecord_SampledProfile}, };
-}  // namespace
-::clretw::Result<SampledProfileView> SampledProfileView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<SampledProfileView>(::clretw::windows_kernel::kVersions_SampledProfileView, payload, version, pointer_size);
+const ::clretw::ViewVersion SampledProfileView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_SampledProfile}, };
+::clretw::Result<SampledProfileView> SampledProfileView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<SampledProfileView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<SampledProfileView> SampledProfileView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<SampledProfileView>(::clretw::windows_kernel::kVersions_SampledProfileView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfile::id,
-                         ::clretw::windows_kernel::SampledProfile::name);
+::clretw::Result<SampledProfileView> SampledProfileView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<SampledProfileView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::SampledProfile::id, ::clretw::windows_kernel::SampledProfile::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ImageUnloadView[] = {{2, &kRecord_Image}, {3, &kRecord_Image}, };
-}  // namespace
-::clretw::Result<ImageUnloadView> ImageUnloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ImageUnloadView>(::clretw::windows_kernel::kVersions_ImageUnloadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ImageUnloadView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
+::clretw::Result<ImageUnloadView> ImageUnloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageUnloadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ImageUnloadView> ImageUnloadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ImageUnloadView>(::clretw::windows_kernel::kVersions_ImageUnloadView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageUnload::id,
-                         ::clretw::windows_kernel::ImageUnload::name);
+::clretw::Result<ImageUnloadView> ImageUnloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageUnloadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageUnload::id, ::clretw::windows_kernel::ImageUnload::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ImageDCStartView[] = {{2, &kRecord_Image}, {3, &kRecord_Image}, };
-}  // namespace
-::clretw::Result<ImageDCStartView> ImageDCStartView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ImageDCStartView>(::clretw::windows_kernel::kVersions_ImageDCStartView, payload, version, pointer_size);
+const ::clretw::ViewVersion ImageDCStartView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
+::clretw::Result<ImageDCStartView> ImageDCStartView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageDCStartView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ImageDCStartView> ImageDCStartView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ImageDCStartView>(::clretw::windows_kernel::kVersions_ImageDCStartView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageDCStart::id,
-                         ::clretw::windows_kernel::ImageDCStart::name);
+::clretw::Result<ImageDCStartView> ImageDCStartView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageDCStartView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageDCStart::id, ::clretw::windows_kernel::ImageDCStart::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ImageDCStopView[] = {{2, &kRecord_Image}, {3, &kRecord_Image}, };
-}  // namespace
-::clretw::Result<ImageDCStopView> ImageDCStopView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ImageDCStopView>(::clretw::windows_kernel::kVersions_ImageDCStopView, payload, version, pointer_size);
+const ::clretw::ViewVersion ImageDCStopView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
+::clretw::Result<ImageDCStopView> ImageDCStopView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageDCStopView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ImageDCStopView> ImageDCStopView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ImageDCStopView>(::clretw::windows_kernel::kVersions_ImageDCStopView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageDCStop::id,
-                         ::clretw::windows_kernel::ImageDCStop::name);
+::clretw::Result<ImageDCStopView> ImageDCStopView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageDCStopView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageDCStop::id, ::clretw::windows_kernel::ImageDCStop::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ImageLoadView[] = {{2, &kRecord_Image}, {3, &kRecord_Image}, };
-}  // namespace
-::clretw::Result<ImageLoadView> ImageLoadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ImageLoadView>(::clretw::windows_kernel::kVersions_ImageLoadView, payload, version, pointer_size);
+const ::clretw::ViewVersion ImageLoadView::versions_[2] = {{2, &::clretw::windows_kernel::kRecord_Image}, {3, &::clretw::windows_kernel::kRecord_Image}, };
+::clretw::Result<ImageLoadView> ImageLoadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ImageLoadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ImageLoadView> ImageLoadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ImageLoadView>(::clretw::windows_kernel::kVersions_ImageLoadView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoad::id,
-                         ::clretw::windows_kernel::ImageLoad::name);
+::clretw::Result<ImageLoadView> ImageLoadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ImageLoadView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::ImageLoad::id, ::clretw::windows_kernel::ImageLoad::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_StackWalkStackView[] = {{2, &kRecord_StackWalk}, };
-}  // namespace
-::clretw::Result<StackWalkStackView> StackWalkStackView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StackWalkStackView>(::clretw::windows_kernel::kVersions_StackWalkStackView, payload, version, pointer_size);
+const ::clretw::ViewVersion StackWalkStackView::versions_[1] = {{2, &::clretw::windows_kernel::kRecord_StackWalk}, };
+::clretw::Result<StackWalkStackView> StackWalkStackView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StackWalkStackView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<StackWalkStackView> StackWalkStackView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<StackWalkStackView>(::clretw::windows_kernel::kVersions_StackWalkStackView, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkStack::id,
-                         ::clretw::windows_kernel::StackWalkStack::name);
+::clretw::Result<StackWalkStackView> StackWalkStackView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StackWalkStackView>(versions_, record, ::clretw::windows_kernel::provider_guid, ::clretw::windows_kernel::StackWalkStack::id, ::clretw::windows_kernel::StackWalkStack::name);
 }
 
 

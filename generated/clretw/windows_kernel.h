@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -387,66 +388,79 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<EventTraceHeaderView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventTraceHeaderView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<EventTraceHeaderView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<EventTraceHeaderView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<EventTraceHeaderView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 0) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<EventTraceHeaderView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<EventTraceHeaderView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t BufferSize() const noexcept { return get<::std::uint32_t>(k_BufferSize); }
+  ::std::uint32_t BufferSize() const noexcept { return get_w<::std::uint32_t, 4>(k_BufferSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t Version() const noexcept { return get<::std::uint32_t>(k_Version); }
+  ::std::uint32_t Version() const noexcept { return get_w<::std::uint32_t, 4>(k_Version); }
   // win:UInt32
-  ::std::uint32_t ProviderVersion() const noexcept { return get<::std::uint32_t>(k_ProviderVersion); }
+  ::std::uint32_t ProviderVersion() const noexcept { return get_w<::std::uint32_t, 4>(k_ProviderVersion); }
   // win:UInt32
-  ::std::uint32_t NumberOfProcessors() const noexcept { return get<::std::uint32_t>(k_NumberOfProcessors); }
+  ::std::uint32_t NumberOfProcessors() const noexcept { return get_w<::std::uint32_t, 4>(k_NumberOfProcessors); }
   // win:FILETIME
-  ::std::uint64_t EndTime() const noexcept { return get<::std::uint64_t>(k_EndTime); }
+  ::std::uint64_t EndTime() const noexcept { return get_w<::std::uint64_t, 8>(k_EndTime); }
   // win:UInt32
-  ::std::uint32_t TimerResolution() const noexcept { return get<::std::uint32_t>(k_TimerResolution); }
+  ::std::uint32_t TimerResolution() const noexcept { return get_w<::std::uint32_t, 4>(k_TimerResolution); }
   // win:UInt32
-  ::std::uint32_t MaxFileSize() const noexcept { return get<::std::uint32_t>(k_MaxFileSize); }
+  ::std::uint32_t MaxFileSize() const noexcept { return get_w<::std::uint32_t, 4>(k_MaxFileSize); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t LogFileMode() const noexcept { return get<::std::uint32_t>(k_LogFileMode); }
+  ::std::uint32_t LogFileMode() const noexcept { return get_w<::std::uint32_t, 4>(k_LogFileMode); }
   // win:UInt32
-  ::std::uint32_t BuffersWritten() const noexcept { return get<::std::uint32_t>(k_BuffersWritten); }
+  ::std::uint32_t BuffersWritten() const noexcept { return get_w<::std::uint32_t, 4>(k_BuffersWritten); }
   // win:UInt32
-  ::std::uint32_t StartBuffers() const noexcept { return get<::std::uint32_t>(k_StartBuffers); }
+  ::std::uint32_t StartBuffers() const noexcept { return get_w<::std::uint32_t, 4>(k_StartBuffers); }
   // win:UInt32
-  ::std::uint32_t PointerSize() const noexcept { return get<::std::uint32_t>(k_PointerSize); }
+  ::std::uint32_t PointerSize() const noexcept { return get_w<::std::uint32_t, 4>(k_PointerSize); }
   // win:UInt32
-  ::std::uint32_t EventsLost() const noexcept { return get<::std::uint32_t>(k_EventsLost); }
+  ::std::uint32_t EventsLost() const noexcept { return get_w<::std::uint32_t, 4>(k_EventsLost); }
   // win:UInt32
-  ::std::uint32_t CPUSpeed() const noexcept { return get<::std::uint32_t>(k_CPUSpeed); }
+  ::std::uint32_t CPUSpeed() const noexcept { return get_w<::std::uint32_t, 4>(k_CPUSpeed); }
   // win:Pointer
   ::std::uint64_t LoggerNamePointer() const noexcept { return get<::std::uint64_t>(k_LoggerNamePointer[ps8_]); }
   // win:Pointer
   ::std::uint64_t LogFileNamePointer() const noexcept { return get<::std::uint64_t>(k_LogFileNamePointer[ps8_]); }
   // win:Int32
-  ::std::int32_t TimeZoneBias() const noexcept { return get<::std::int32_t>(k_TimeZoneBias[ps8_]); }
+  ::std::int32_t TimeZoneBias() const noexcept { return get_w<::std::int32_t, 4>(k_TimeZoneBias[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View StandardName() const noexcept { return utf16(k_StandardName[ps8_]); }
   // win:SYSTEMTIME
-  ::clretw::SystemTime StandardDate() const noexcept { return get<::clretw::SystemTime>(k_StandardDate[ps8_]); }
+  ::clretw::SystemTime StandardDate() const noexcept { return get_w<::clretw::SystemTime, 16>(k_StandardDate[ps8_]); }
   // win:Int32
-  ::std::int32_t StandardBias() const noexcept { return get<::std::int32_t>(k_StandardBias[ps8_]); }
+  ::std::int32_t StandardBias() const noexcept { return get_w<::std::int32_t, 4>(k_StandardBias[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View DaylightName() const noexcept { return utf16(k_DaylightName[ps8_]); }
   // win:SYSTEMTIME
-  ::clretw::SystemTime DaylightDate() const noexcept { return get<::clretw::SystemTime>(k_DaylightDate[ps8_]); }
+  ::clretw::SystemTime DaylightDate() const noexcept { return get_w<::clretw::SystemTime, 16>(k_DaylightDate[ps8_]); }
   // win:Int32
-  ::std::int32_t DaylightBias() const noexcept { return get<::std::int32_t>(k_DaylightBias[ps8_]); }
+  ::std::int32_t DaylightBias() const noexcept { return get_w<::std::int32_t, 4>(k_DaylightBias[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Alignment() const noexcept { return get<::std::uint32_t>(k_Alignment[ps8_]); }
+  ::std::uint32_t Alignment() const noexcept { return get_w<::std::uint32_t, 4>(k_Alignment[ps8_]); }
   // win:FILETIME
-  ::std::uint64_t BootTime() const noexcept { return get<::std::uint64_t>(k_BootTime[ps8_]); }
+  ::std::uint64_t BootTime() const noexcept { return get_w<::std::uint64_t, 8>(k_BootTime[ps8_]); }
   // win:Int64
-  ::std::int64_t PerfFreq() const noexcept { return get<::std::int64_t>(k_PerfFreq[ps8_]); }
+  ::std::int64_t PerfFreq() const noexcept { return get_w<::std::int64_t, 8>(k_PerfFreq[ps8_]); }
   // win:FILETIME
-  ::std::uint64_t StartTime() const noexcept { return get<::std::uint64_t>(k_StartTime[ps8_]); }
+  ::std::uint64_t StartTime() const noexcept { return get_w<::std::uint64_t, 8>(k_StartTime[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ReservedFlags() const noexcept { return get<::std::uint32_t>(k_ReservedFlags[ps8_]); }
+  ::std::uint32_t ReservedFlags() const noexcept { return get_w<::std::uint32_t, 4>(k_ReservedFlags[ps8_]); }
   // win:UInt32
-  ::std::uint32_t BuffersLost() const noexcept { return get<::std::uint32_t>(k_BuffersLost[ps8_]); }
+  ::std::uint32_t BuffersLost() const noexcept { return get_w<::std::uint32_t, 4>(k_BuffersLost[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View SessionName() const noexcept { return utf16(k_SessionName[ps8_]); }
   // win:UnicodeString
@@ -489,7 +503,58 @@ class EventTraceHeaderView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<EventTraceHeaderView>;
   EventTraceHeaderView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 272) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 272;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 280) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 280;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_BufferSize = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Version = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_ProviderVersion = ::clretw::loc(2, 0, 8, 4, 4);
@@ -528,24 +593,37 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ProcessStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ProcessStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ProcessStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 769) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ParentId() const noexcept { return get<::std::uint32_t>(k_ParentId[ps8_]); }
+  ::std::uint32_t ParentId() const noexcept { return get_w<::std::uint32_t, 4>(k_ParentId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SessionId() const noexcept { return get<::std::uint32_t>(k_SessionId[ps8_]); }
+  ::std::uint32_t SessionId() const noexcept { return get_w<::std::uint32_t, 4>(k_SessionId[ps8_]); }
   // win:Int32
-  ::std::int32_t ExitStatus() const noexcept { return get<::std::int32_t>(k_ExitStatus[ps8_]); }
+  ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
   ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
   // win:UInt32, map ProcessFlagsMap
-  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get<::clretw::windows_kernel::ProcessFlagsMap>(k_Flags[ps8_]); }
+  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
   ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
   // win:Pointer
@@ -582,7 +660,25 @@ class ProcessStartView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ProcessStartView>;
   ProcessStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_UniqueProcessKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
   static constexpr ::clretw::FieldLoc k_ParentId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 12, 4, 4)};
@@ -605,24 +701,37 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ProcessStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ProcessStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ProcessStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 770) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ParentId() const noexcept { return get<::std::uint32_t>(k_ParentId[ps8_]); }
+  ::std::uint32_t ParentId() const noexcept { return get_w<::std::uint32_t, 4>(k_ParentId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SessionId() const noexcept { return get<::std::uint32_t>(k_SessionId[ps8_]); }
+  ::std::uint32_t SessionId() const noexcept { return get_w<::std::uint32_t, 4>(k_SessionId[ps8_]); }
   // win:Int32
-  ::std::int32_t ExitStatus() const noexcept { return get<::std::int32_t>(k_ExitStatus[ps8_]); }
+  ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
   ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
   // win:UInt32, map ProcessFlagsMap
-  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get<::clretw::windows_kernel::ProcessFlagsMap>(k_Flags[ps8_]); }
+  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
   ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
   // win:Pointer
@@ -659,7 +768,25 @@ class ProcessStopView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ProcessStopView>;
   ProcessStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_UniqueProcessKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
   static constexpr ::clretw::FieldLoc k_ParentId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 12, 4, 4)};
@@ -682,24 +809,37 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ProcessDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ProcessDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ProcessDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 771) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ParentId() const noexcept { return get<::std::uint32_t>(k_ParentId[ps8_]); }
+  ::std::uint32_t ParentId() const noexcept { return get_w<::std::uint32_t, 4>(k_ParentId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SessionId() const noexcept { return get<::std::uint32_t>(k_SessionId[ps8_]); }
+  ::std::uint32_t SessionId() const noexcept { return get_w<::std::uint32_t, 4>(k_SessionId[ps8_]); }
   // win:Int32
-  ::std::int32_t ExitStatus() const noexcept { return get<::std::int32_t>(k_ExitStatus[ps8_]); }
+  ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
   ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
   // win:UInt32, map ProcessFlagsMap
-  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get<::clretw::windows_kernel::ProcessFlagsMap>(k_Flags[ps8_]); }
+  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
   ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
   // win:Pointer
@@ -736,7 +876,25 @@ class ProcessDCStartView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ProcessDCStartView>;
   ProcessDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_UniqueProcessKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
   static constexpr ::clretw::FieldLoc k_ParentId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 12, 4, 4)};
@@ -759,24 +917,37 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ProcessDCStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessDCStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessDCStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ProcessDCStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ProcessDCStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 772) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessDCStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessDCStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ParentId() const noexcept { return get<::std::uint32_t>(k_ParentId[ps8_]); }
+  ::std::uint32_t ParentId() const noexcept { return get_w<::std::uint32_t, 4>(k_ParentId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SessionId() const noexcept { return get<::std::uint32_t>(k_SessionId[ps8_]); }
+  ::std::uint32_t SessionId() const noexcept { return get_w<::std::uint32_t, 4>(k_SessionId[ps8_]); }
   // win:Int32
-  ::std::int32_t ExitStatus() const noexcept { return get<::std::int32_t>(k_ExitStatus[ps8_]); }
+  ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
   ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
   // win:UInt32, map ProcessFlagsMap
-  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get<::clretw::windows_kernel::ProcessFlagsMap>(k_Flags[ps8_]); }
+  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
   ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
   // win:Pointer
@@ -813,7 +984,25 @@ class ProcessDCStopView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ProcessDCStopView>;
   ProcessDCStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_UniqueProcessKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
   static constexpr ::clretw::FieldLoc k_ParentId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 12, 4, 4)};
@@ -837,32 +1026,46 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ImageLoadProcessGroupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageLoadProcessGroupView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageLoadProcessGroupView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ImageLoadProcessGroupView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ImageLoadProcessGroupView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 778) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageLoadProcessGroupView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageLoadProcessGroupView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
   // win:Pointer
   ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ImageChecksum() const noexcept { return get<::std::uint32_t>(k_ImageChecksum[ps8_]); }
+  ::std::uint32_t ImageChecksum() const noexcept { return get_w<::std::uint32_t, 4>(k_ImageChecksum[ps8_]); }
   // win:UInt32
-  ::std::uint32_t TimeDateStamp() const noexcept { return get<::std::uint32_t>(k_TimeDateStamp[ps8_]); }
+  ::std::uint32_t TimeDateStamp() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeDateStamp[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved0() const noexcept { return get<::std::uint32_t>(k_Reserved0[ps8_]); }
+  ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
   ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1[ps8_]); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved2() const noexcept { return get<::std::uint32_t>(k_Reserved2[ps8_]); }
+  ::std::uint32_t Reserved2() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved2[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved3() const noexcept { return get<::std::uint32_t>(k_Reserved3[ps8_]); }
+  ::std::uint32_t Reserved3() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved3[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved4() const noexcept { return get<::std::uint32_t>(k_Reserved4[ps8_]); }
+  ::std::uint32_t Reserved4() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved4[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
 
@@ -885,7 +1088,68 @@ class ImageLoadProcessGroupView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ImageLoadProcessGroupView>;
   ImageLoadProcessGroupView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ImageSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -906,24 +1170,37 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ProcessDefunctView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessDefunctView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 4) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ProcessDefunctView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ProcessDefunctView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ProcessDefunctView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 807) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ProcessDefunctView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ProcessDefunctView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t UniqueProcessKey() const noexcept { return get<::std::uint64_t>(k_UniqueProcessKey[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ParentId() const noexcept { return get<::std::uint32_t>(k_ParentId[ps8_]); }
+  ::std::uint32_t ParentId() const noexcept { return get_w<::std::uint32_t, 4>(k_ParentId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SessionId() const noexcept { return get<::std::uint32_t>(k_SessionId[ps8_]); }
+  ::std::uint32_t SessionId() const noexcept { return get_w<::std::uint32_t, 4>(k_SessionId[ps8_]); }
   // win:Int32
-  ::std::int32_t ExitStatus() const noexcept { return get<::std::int32_t>(k_ExitStatus[ps8_]); }
+  ::std::int32_t ExitStatus() const noexcept { return get_w<::std::int32_t, 4>(k_ExitStatus[ps8_]); }
   // win:Pointer
   ::std::uint64_t DirectoryTableBase() const noexcept { return get<::std::uint64_t>(k_DirectoryTableBase[ps8_]); }
   // win:UInt32, map ProcessFlagsMap
-  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get<::clretw::windows_kernel::ProcessFlagsMap>(k_Flags[ps8_]); }
+  ::clretw::windows_kernel::ProcessFlagsMap Flags() const noexcept { return get_w<::clretw::windows_kernel::ProcessFlagsMap, 4>(k_Flags[ps8_]); }
   // win:Pointer
   ::std::uint64_t UserSIDPointer() const noexcept { return get<::std::uint64_t>(k_UserSIDPointer[ps8_]); }
   // win:Pointer
@@ -960,7 +1237,25 @@ class ProcessDefunctView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<ProcessDefunctView>;
   ProcessDefunctView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_UniqueProcessKey[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
   static constexpr ::clretw::FieldLoc k_ParentId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 12, 4, 4)};
@@ -983,14 +1278,27 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ThreadStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1281) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
   // win:UInt32
-  ::std::uint32_t TThreadId() const noexcept { return get<::std::uint32_t>(k_TThreadId); }
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
   ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
   // win:Pointer
@@ -1006,15 +1314,15 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
   // win:Pointer
   ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SubProcessTag() const noexcept { return get<::std::uint32_t>(k_SubProcessTag[ps8_]); }
+  ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
-  ::std::uint8_t BasePriority() const noexcept { return get<::std::uint8_t>(k_BasePriority[ps8_]); }
+  ::std::uint8_t BasePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_BasePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t PagePriority() const noexcept { return get<::std::uint8_t>(k_PagePriority[ps8_]); }
+  ::std::uint8_t PagePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_PagePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t IoPriority() const noexcept { return get<::std::uint8_t>(k_IoPriority[ps8_]); }
+  ::std::uint8_t IoPriority() const noexcept { return get_w<::std::uint8_t, 1>(k_IoPriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t ThreadFlags() const noexcept { return get<::std::uint8_t>(k_ThreadFlags[ps8_]); }
+  ::std::uint8_t ThreadFlags() const noexcept { return get_w<::std::uint8_t, 1>(k_ThreadFlags[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1037,7 +1345,34 @@ class ThreadStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadStartView>;
   ThreadStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        break;
+      case 1:
+        if (n_ - pos_ < 72) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 72;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_StackBase[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 8, 8, 8)};
@@ -1060,14 +1395,27 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ThreadStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1282) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
   // win:UInt32
-  ::std::uint32_t TThreadId() const noexcept { return get<::std::uint32_t>(k_TThreadId); }
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
   ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
   // win:Pointer
@@ -1083,15 +1431,15 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
   // win:Pointer
   ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SubProcessTag() const noexcept { return get<::std::uint32_t>(k_SubProcessTag[ps8_]); }
+  ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
-  ::std::uint8_t BasePriority() const noexcept { return get<::std::uint8_t>(k_BasePriority[ps8_]); }
+  ::std::uint8_t BasePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_BasePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t PagePriority() const noexcept { return get<::std::uint8_t>(k_PagePriority[ps8_]); }
+  ::std::uint8_t PagePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_PagePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t IoPriority() const noexcept { return get<::std::uint8_t>(k_IoPriority[ps8_]); }
+  ::std::uint8_t IoPriority() const noexcept { return get_w<::std::uint8_t, 1>(k_IoPriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t ThreadFlags() const noexcept { return get<::std::uint8_t>(k_ThreadFlags[ps8_]); }
+  ::std::uint8_t ThreadFlags() const noexcept { return get_w<::std::uint8_t, 1>(k_ThreadFlags[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1114,7 +1462,34 @@ class ThreadStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadStopView>;
   ThreadStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        break;
+      case 1:
+        if (n_ - pos_ < 72) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 72;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_StackBase[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 8, 8, 8)};
@@ -1137,14 +1512,27 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ThreadDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1283) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
   // win:UInt32
-  ::std::uint32_t TThreadId() const noexcept { return get<::std::uint32_t>(k_TThreadId); }
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
   ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
   // win:Pointer
@@ -1160,15 +1548,15 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
   // win:Pointer
   ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SubProcessTag() const noexcept { return get<::std::uint32_t>(k_SubProcessTag[ps8_]); }
+  ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
-  ::std::uint8_t BasePriority() const noexcept { return get<::std::uint8_t>(k_BasePriority[ps8_]); }
+  ::std::uint8_t BasePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_BasePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t PagePriority() const noexcept { return get<::std::uint8_t>(k_PagePriority[ps8_]); }
+  ::std::uint8_t PagePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_PagePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t IoPriority() const noexcept { return get<::std::uint8_t>(k_IoPriority[ps8_]); }
+  ::std::uint8_t IoPriority() const noexcept { return get_w<::std::uint8_t, 1>(k_IoPriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t ThreadFlags() const noexcept { return get<::std::uint8_t>(k_ThreadFlags[ps8_]); }
+  ::std::uint8_t ThreadFlags() const noexcept { return get_w<::std::uint8_t, 1>(k_ThreadFlags[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1191,7 +1579,34 @@ class ThreadDCStartView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadDCStartView>;
   ThreadDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        break;
+      case 1:
+        if (n_ - pos_ < 72) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 72;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_StackBase[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 8, 8, 8)};
@@ -1214,14 +1629,27 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ThreadDCStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ThreadDCStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ThreadDCStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ThreadDCStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 1284) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ThreadDCStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ThreadDCStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId); }
   // win:UInt32
-  ::std::uint32_t TThreadId() const noexcept { return get<::std::uint32_t>(k_TThreadId); }
+  ::std::uint32_t TThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_TThreadId); }
   // win:Pointer
   ::std::uint64_t StackBase() const noexcept { return get<::std::uint64_t>(k_StackBase[ps8_]); }
   // win:Pointer
@@ -1237,15 +1665,15 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
   // win:Pointer
   ::std::uint64_t TebBase() const noexcept { return get<::std::uint64_t>(k_TebBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t SubProcessTag() const noexcept { return get<::std::uint32_t>(k_SubProcessTag[ps8_]); }
+  ::std::uint32_t SubProcessTag() const noexcept { return get_w<::std::uint32_t, 4>(k_SubProcessTag[ps8_]); }
   // win:UInt8
-  ::std::uint8_t BasePriority() const noexcept { return get<::std::uint8_t>(k_BasePriority[ps8_]); }
+  ::std::uint8_t BasePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_BasePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t PagePriority() const noexcept { return get<::std::uint8_t>(k_PagePriority[ps8_]); }
+  ::std::uint8_t PagePriority() const noexcept { return get_w<::std::uint8_t, 1>(k_PagePriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t IoPriority() const noexcept { return get<::std::uint8_t>(k_IoPriority[ps8_]); }
+  ::std::uint8_t IoPriority() const noexcept { return get_w<::std::uint8_t, 1>(k_IoPriority[ps8_]); }
   // win:UInt8
-  ::std::uint8_t ThreadFlags() const noexcept { return get<::std::uint8_t>(k_ThreadFlags[ps8_]); }
+  ::std::uint8_t ThreadFlags() const noexcept { return get_w<::std::uint8_t, 1>(k_ThreadFlags[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1268,7 +1696,34 @@ class ThreadDCStopView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ThreadDCStopView>;
   ThreadDCStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        break;
+      case 1:
+        if (n_ - pos_ < 72) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 72;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ProcessId = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_TThreadId = ::clretw::loc(1, 0, 4, 4, 4);
   static constexpr ::clretw::FieldLoc k_StackBase[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 8, 8, 8)};
@@ -1291,18 +1746,31 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<SampledProfileView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<SampledProfileView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<SampledProfileView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<SampledProfileView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 3886) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<SampledProfileView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<SampledProfileView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t InstructionPointer() const noexcept { return get<::std::uint64_t>(k_InstructionPointer[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ThreadId() const noexcept { return get<::std::uint32_t>(k_ThreadId[ps8_]); }
+  ::std::uint32_t ThreadId() const noexcept { return get_w<::std::uint32_t, 4>(k_ThreadId[ps8_]); }
   // win:UInt16
-  ::std::uint16_t Count() const noexcept { return get<::std::uint16_t>(k_Count[ps8_]); }
+  ::std::uint16_t Count() const noexcept { return get_w<::std::uint16_t, 2>(k_Count[ps8_]); }
   // win:UInt16
-  ::std::uint16_t Reserved() const noexcept { return get<::std::uint16_t>(k_Reserved[ps8_]); }
+  ::std::uint16_t Reserved() const noexcept { return get_w<::std::uint16_t, 2>(k_Reserved[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1315,7 +1783,34 @@ class SampledProfileView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<SampledProfileView>;
   SampledProfileView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_InstructionPointer[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ThreadId[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 4, 4)};
   static constexpr ::clretw::FieldLoc k_Count[2] = {::clretw::loc(2, 0, 8, 2, 2), ::clretw::loc(2, 0, 12, 2, 2)};
@@ -1329,32 +1824,46 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ImageUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageUnloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageUnloadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ImageUnloadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ImageUnloadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5122) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageUnloadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageUnloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
   // win:Pointer
   ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ImageChecksum() const noexcept { return get<::std::uint32_t>(k_ImageChecksum[ps8_]); }
+  ::std::uint32_t ImageChecksum() const noexcept { return get_w<::std::uint32_t, 4>(k_ImageChecksum[ps8_]); }
   // win:UInt32
-  ::std::uint32_t TimeDateStamp() const noexcept { return get<::std::uint32_t>(k_TimeDateStamp[ps8_]); }
+  ::std::uint32_t TimeDateStamp() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeDateStamp[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved0() const noexcept { return get<::std::uint32_t>(k_Reserved0[ps8_]); }
+  ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
   ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1[ps8_]); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved2() const noexcept { return get<::std::uint32_t>(k_Reserved2[ps8_]); }
+  ::std::uint32_t Reserved2() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved2[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved3() const noexcept { return get<::std::uint32_t>(k_Reserved3[ps8_]); }
+  ::std::uint32_t Reserved3() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved3[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved4() const noexcept { return get<::std::uint32_t>(k_Reserved4[ps8_]); }
+  ::std::uint32_t Reserved4() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved4[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
 
@@ -1377,7 +1886,68 @@ class ImageUnloadView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ImageUnloadView>;
   ImageUnloadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ImageSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -1399,32 +1969,46 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ImageDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageDCStartView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageDCStartView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ImageDCStartView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ImageDCStartView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5123) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageDCStartView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageDCStartView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
   // win:Pointer
   ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ImageChecksum() const noexcept { return get<::std::uint32_t>(k_ImageChecksum[ps8_]); }
+  ::std::uint32_t ImageChecksum() const noexcept { return get_w<::std::uint32_t, 4>(k_ImageChecksum[ps8_]); }
   // win:UInt32
-  ::std::uint32_t TimeDateStamp() const noexcept { return get<::std::uint32_t>(k_TimeDateStamp[ps8_]); }
+  ::std::uint32_t TimeDateStamp() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeDateStamp[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved0() const noexcept { return get<::std::uint32_t>(k_Reserved0[ps8_]); }
+  ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
   ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1[ps8_]); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved2() const noexcept { return get<::std::uint32_t>(k_Reserved2[ps8_]); }
+  ::std::uint32_t Reserved2() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved2[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved3() const noexcept { return get<::std::uint32_t>(k_Reserved3[ps8_]); }
+  ::std::uint32_t Reserved3() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved3[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved4() const noexcept { return get<::std::uint32_t>(k_Reserved4[ps8_]); }
+  ::std::uint32_t Reserved4() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved4[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
 
@@ -1447,7 +2031,68 @@ class ImageDCStartView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ImageDCStartView>;
   ImageDCStartView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ImageSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -1469,32 +2114,46 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ImageDCStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageDCStopView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageDCStopView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ImageDCStopView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ImageDCStopView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5124) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageDCStopView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageDCStopView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
   // win:Pointer
   ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ImageChecksum() const noexcept { return get<::std::uint32_t>(k_ImageChecksum[ps8_]); }
+  ::std::uint32_t ImageChecksum() const noexcept { return get_w<::std::uint32_t, 4>(k_ImageChecksum[ps8_]); }
   // win:UInt32
-  ::std::uint32_t TimeDateStamp() const noexcept { return get<::std::uint32_t>(k_TimeDateStamp[ps8_]); }
+  ::std::uint32_t TimeDateStamp() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeDateStamp[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved0() const noexcept { return get<::std::uint32_t>(k_Reserved0[ps8_]); }
+  ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
   ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1[ps8_]); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved2() const noexcept { return get<::std::uint32_t>(k_Reserved2[ps8_]); }
+  ::std::uint32_t Reserved2() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved2[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved3() const noexcept { return get<::std::uint32_t>(k_Reserved3[ps8_]); }
+  ::std::uint32_t Reserved3() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved3[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved4() const noexcept { return get<::std::uint32_t>(k_Reserved4[ps8_]); }
+  ::std::uint32_t Reserved4() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved4[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
 
@@ -1517,7 +2176,68 @@ class ImageDCStopView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ImageDCStopView>;
   ImageDCStopView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ImageSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -1539,32 +2259,46 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ImageLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageLoadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 3) vi = 1;
+    else if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<ImageLoadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ImageLoadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ImageLoadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 5130) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ImageLoadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ImageLoadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Pointer
   ::std::uint64_t ImageBase() const noexcept { return get<::std::uint64_t>(k_ImageBase[ps8_]); }
   // win:Pointer
   ::std::uint64_t ImageSize() const noexcept { return get<::std::uint64_t>(k_ImageSize[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ProcessId() const noexcept { return get<::std::uint32_t>(k_ProcessId[ps8_]); }
+  ::std::uint32_t ProcessId() const noexcept { return get_w<::std::uint32_t, 4>(k_ProcessId[ps8_]); }
   // win:UInt32
-  ::std::uint32_t ImageChecksum() const noexcept { return get<::std::uint32_t>(k_ImageChecksum[ps8_]); }
+  ::std::uint32_t ImageChecksum() const noexcept { return get_w<::std::uint32_t, 4>(k_ImageChecksum[ps8_]); }
   // win:UInt32
-  ::std::uint32_t TimeDateStamp() const noexcept { return get<::std::uint32_t>(k_TimeDateStamp[ps8_]); }
+  ::std::uint32_t TimeDateStamp() const noexcept { return get_w<::std::uint32_t, 4>(k_TimeDateStamp[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved0() const noexcept { return get<::std::uint32_t>(k_Reserved0[ps8_]); }
+  ::std::uint32_t Reserved0() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved0[ps8_]); }
   // win:Pointer
   ::std::uint64_t DefaultBase() const noexcept { return get<::std::uint64_t>(k_DefaultBase[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved1() const noexcept { return get<::std::uint32_t>(k_Reserved1[ps8_]); }
+  ::std::uint32_t Reserved1() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved1[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved2() const noexcept { return get<::std::uint32_t>(k_Reserved2[ps8_]); }
+  ::std::uint32_t Reserved2() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved2[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved3() const noexcept { return get<::std::uint32_t>(k_Reserved3[ps8_]); }
+  ::std::uint32_t Reserved3() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved3[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Reserved4() const noexcept { return get<::std::uint32_t>(k_Reserved4[ps8_]); }
+  ::std::uint32_t Reserved4() const noexcept { return get_w<::std::uint32_t, 4>(k_Reserved4[ps8_]); }
   // win:UnicodeString
   ::clretw::Utf16View FileName() const noexcept { return utf16(k_FileName[ps8_]); }
 
@@ -1587,7 +2321,68 @@ class ImageLoadView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<ImageLoadView>;
   ImageLoadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[2];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 2:
+        if (n_ - pos_ < 44) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 44;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 56) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 56;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_ImageBase[2] = {::clretw::loc(0, 0, 0, 4, 4), ::clretw::loc(0, 0, 0, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ImageSize[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 8, 8, 8)};
   static constexpr ::clretw::FieldLoc k_ProcessId[2] = {::clretw::loc(2, 0, 8, 4, 4), ::clretw::loc(2, 0, 16, 4, 4)};
@@ -1608,16 +2403,29 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<StackWalkStackView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkStackView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 0;
+    else return verify_generic(payload, version, pointer_size);
+    ::clretw::Result<StackWalkStackView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<StackWalkStackView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StackWalkStackView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::windows_kernel::provider_guid || record.id != 6176) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StackWalkStackView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StackWalkStackView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt64
-  ::std::uint64_t EventTimeStamp() const noexcept { return get<::std::uint64_t>(k_EventTimeStamp); }
+  ::std::uint64_t EventTimeStamp() const noexcept { return get_w<::std::uint64_t, 8>(k_EventTimeStamp); }
   // win:UInt32
-  ::std::uint32_t StackProcess() const noexcept { return get<::std::uint32_t>(k_StackProcess); }
+  ::std::uint32_t StackProcess() const noexcept { return get_w<::std::uint32_t, 4>(k_StackProcess); }
   // win:UInt32
-  ::std::uint32_t StackThread() const noexcept { return get<::std::uint32_t>(k_StackThread); }
+  ::std::uint32_t StackThread() const noexcept { return get_w<::std::uint32_t, 4>(k_StackThread); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -1629,7 +2437,34 @@ class StackWalkStackView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<StackWalkStackView>;
   StackWalkStackView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      case 1:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_EventTimeStamp = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_StackProcess = ::clretw::loc(1, 0, 8, 4, 4);
   static constexpr ::clretw::FieldLoc k_StackThread = ::clretw::loc(2, 0, 12, 4, 4);

@@ -312,6 +312,7 @@ class Emitter {
     const BuiltSchema::ProviderTables* t = nullptr;
     std::string leaf;
     std::string ns;          // the provider namespace, fully qualified: "::clretw::dotnet_runtime"
+    std::uint16_t event_id = 0;  // of the event whose views are being made
     NameScope scope;         // names in the provider namespace, its unnamed namespace in the .cpp included
     NameScope struct_scope;  // payload structs in namespace templates
     std::map<const FieldDesc*, NameOrigin> field_origin;  // every field of every template, for reports
@@ -730,7 +731,8 @@ class Emitter {
                  (e->payload ? "template " + std::string(e->payload->name) : std::string("no payload")) + " (" +
                  where(c, e->line) + ")\n";
     }
-    view_class(c, view, "", records, vnums, comment, /*top=*/true, tag, loc);
+    c.event_id = first.id;
+    view_class(c, view, "", records, vnums, comment, /*top=*/true, tag);
 
     // Payload aliases and the version list.
     std::string latest;
@@ -766,10 +768,11 @@ class Emitter {
 
   // A view class (top-level event view or element view) over `records` (one per version).
   void view_class(Ctx& c, const std::string& name, const std::string& struct_name, const std::vector<const RecordDesc*>& records,
-                  const std::vector<unsigned>& vnums, const std::string& comment, bool top, const std::string& tag, Loc loc) {
+                  const std::vector<unsigned>& vnums, const std::string& comment, bool top, const std::string& tag) {
     // The view's members, those of clretw::ViewBase it uses, and its own name.
     NameScope scope({"version", "layout_version", "newer_than_manifest", "pointer_size", "payload", "consumed",
                      "trailing_bytes", "verify", "from", "for_each_field", "at", "make", "make_at", "init", "get",
+                     "verify_generic", "from_generic", "at_generic", "quick", "verified", "versions_", "d_", "n_", "pos_", "get_w", "get_w_opt",
                      "get_opt", "utf16", "utf16_opt", "ansi", "ansi_opt", "bytes", "bytes_opt", "array", "array_opt",
                      "strings", "strings_opt", "records", "records_opt", "count_of", "bytes_of", "p_", "rec_", "size_",
                      "begin_", "end_", "vi_", "ps8_", "version_", "layout_version_", "seg_"},
@@ -796,7 +799,7 @@ class Emitter {
         const NameOrigin& fo = c.field_origin.at(first_slot(m).fd);
         elem_view = c.scope.take(name + "_" + m.accessor, "_", origin(c, "the element view of " + fo.what, fo.loc));
         std::string ecomment = "/// An element of " + name + "::" + m.accessor + "() (struct " + m.name + ").\n";
-        view_class(c, elem_view, m.name, members, vnums, ecomment, false, tag, fo.loc);
+        view_class(c, elem_view, m.name, members, vnums, ecomment, false, tag);
       }
       // Field locations per version and pointer size.
       std::vector<std::string> cells;
@@ -833,11 +836,28 @@ class Emitter {
       locs.push_back(l);
 
       auto [type, helper] = accessor_type(c, m, elem_view);
+      std::string args = helper_args(c, m, type, elem_view);
+      if (helper == "get") {
+        // A scalar as wide in every version and at both pointer sizes is read at a width the
+        // compiler knows (a plain load); one that widens, or a pointer, at the width of its slot.
+        unsigned width = 0;
+        bool same = true;
+        for (const Slot& sl : m.slots) {
+          if (!sl.fd) continue;
+          const unsigned w4 = scalar_size(sl.fd->type, 4), w8 = scalar_size(sl.fd->type, 8);
+          same &= w4 == w8 && (width == 0 || width == w8) && (w8 == 1 || w8 == 2 || w8 == 4 || w8 == 8 || w8 == 16);
+          width = w8;
+        }
+        if (same && width) {
+          helper = "get_w";
+          args = args.substr(0, args.size() - 1) + ", " + std::to_string(width) + ">";
+        }
+      }
       mst::data a;
       a.set("aname", m.accessor);
       a.set("name_literal", cpp_string(m.name));
       a.set("type", everywhere ? type : "::std::optional<" + type + ">");
-      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + helper_args(c, m, type, elem_view) + "(" + loc_expr + ");");
+      a.set("body", "return " + helper + (everywhere ? "" : "_opt") + args + "(" + loc_expr + ");");
       a.set("comment", accessor_comment(m, vnums, everywhere));
       accessors.push_back(a);
     }
@@ -852,6 +872,11 @@ class Emitter {
     d.set("accessors", accessors);
     d.set("locs", locs);
     d.set("has_fields", !merged.empty());
+    auto chomp = [](std::string text) { return text.empty() ? text : text.substr(0, text.size() - 1); };
+    d.set("quick_cases", chomp(quick_cases(records)));
+    d.set("pick_version", chomp(pick_version(vnums)));
+    d.set("id", std::to_string(c.event_id));
+    d.set("nversions", std::to_string(nv));
     c.views.push_back(d);
 
     // .cpp part: the records per version.
@@ -859,18 +884,96 @@ class Emitter {
     impl.set("vname", name);
     impl.set("top", top);
     impl.set("tag", tag);
-    const std::string table =
-        c.scope.take((top ? "kVersions_" : "kElements_") + name, "_", origin(c, "the version table of " + name, loc));
-    impl.set("table", table);
+    impl.set("nversions", std::to_string(nv));
     mst::data rows{mst::data::type::list};
     for (std::size_t v = 0; v < nv; ++v) {
       mst::data row;
       row.set("version", std::to_string(vnums[v]));
-      row.set("record", records[v] ? "&" + c.record_const.at(records[v]) : std::string("nullptr"));
+      // Qualified: the table is a class member, where a field's accessor may bear the record's name.
+      row.set("record", records[v] ? "&" + c.ns + "::" + c.record_const.at(records[v]) : std::string("nullptr"));
       rows.push_back(row);
     }
     impl.set("rows", rows);
     c.view_impls.push_back(impl);
+  }
+
+  // The straight-line check of each version's layout at each pointer size: the cases of the
+  // generated view's quick(), which accepts exactly what walk() accepts and fills seg_ as walk()
+  // does. Layouts whose variable items are NUL-terminated strings or arrays of fixed-size
+  // elements (scalars, strings of constant length, fixed-size structs) with a constant count or
+  // a count field before them are written out; for the others quick() declines and the layout
+  // engine decides (as it does for every payload quick() rejects, to say why).
+  static std::string quick_cases(const std::vector<const RecordDesc*>& records) {
+    std::string out;
+    for (std::size_t v = 0; v < records.size(); ++v)
+      for (unsigned psi = 0; psi < 2; ++psi) {
+        std::string body;
+        if (records[v] && !quick_case(*records[v], psi ? 8u : 4u, body)) continue;
+        out += "      case " + std::to_string(2 * v + psi) + ":\n" + body + "        break;\n";
+      }
+    return out;
+  }
+
+  static bool quick_case(const RecordDesc& r, unsigned ps, std::string& body) {
+    const Layout& l = r.layout_for(ps);
+    for (std::uint32_t s = 0; s < l.segments.size(); ++s) {
+      const Segment& sg = l.segments[s];
+      const std::string fixed = std::to_string(sg.fixed);
+      if (sg.fixed) body += "        if (n_ - pos_ < " + fixed + ") return false;\n";
+      body += "        seg_[" + std::to_string(s) + "] = static_cast<::std::uint32_t>(pos_);\n";
+      if (sg.fixed) body += "        pos_ += " + fixed + ";\n";
+      if (sg.var_field == kNoField) break;
+      const FieldDesc& f = r.fields[sg.var_field];
+      const std::uint32_t elem = element_size(f, ps);
+      if (elem != kVariable) {
+        std::string count;
+        switch (f.count.kind) {
+          case Extent::Kind::none: count = "1"; break;
+          case Extent::Kind::constant: count = std::to_string(f.count.value); break;
+          case Extent::Kind::field: {
+            const FieldPlace& at = l.places[f.count.value];
+            static const char* const kTypes[] = {nullptr, "::std::uint8_t", "::std::uint16_t", nullptr, "::std::uint32_t",
+                                                 nullptr, nullptr, nullptr, "::std::uint64_t"};
+            if (at.seg > s || at.size > 8 || !kTypes[at.size]) return false;
+            count = "::clretw::load_le<" + std::string(kTypes[at.size]) + ">(d_ + seg_[" + std::to_string(at.seg) + "] + " +
+                    std::to_string(at.off) + ")";
+            break;
+          }
+        }
+        if (elem == 0) continue;
+        const std::string e = std::to_string(elem);
+        if (f.count.kind == Extent::Kind::none) {
+          body += "        if (n_ - pos_ < " + e + ") return false;\n        pos_ += " + e + ";\n";
+        } else {
+          body += "        {\n          const ::std::uint64_t count = " + count + ";\n          if (count > (n_ - pos_) / " + e +
+                  ") return false;\n          pos_ += count * " + e + ";\n        }\n";
+        }
+      } else if ((f.type == InType::UnicodeString || f.type == InType::AnsiString) &&
+                 f.length.kind == Extent::Kind::none && f.count.kind == Extent::Kind::none) {
+        if (f.type == InType::UnicodeString)
+          body += "        {\n          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);\n"
+                  "          if (k == units) return false;\n          pos_ += 2 * k + 2;\n        }\n";
+        else
+          body += "        {\n          if (n_ == pos_) return false;\n"
+                  "          const void* nul = ::std::memchr(d_ + pos_, 0, n_ - pos_);\n          if (!nul) return false;\n"
+                  "          pos_ = static_cast<::std::uint64_t>(static_cast<const ::std::uint8_t*>(nul) - d_) + 1;\n        }\n";
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The version index verify() reads a payload of `version` with: the highest version not
+  // above it, as ViewBase::make() picks (older than every version: the layout engine says so).
+  static std::string pick_version(const std::vector<unsigned>& vnums) {
+    std::string out;
+    for (std::size_t v = vnums.size(); v-- > 0;) {
+      const std::string vi = std::to_string(v);
+      if (vnums[v] == 0) return out + (out.empty() ? "    vi = " : "    else vi = ") + vi + ";\n";
+      out += (out.empty() ? "    if (version >= " : "    else if (version >= ") + std::to_string(vnums[v]) + ") vi = " + vi + ";\n";
+    }
+    return out + "    else return verify_generic(payload, version, pointer_size);\n";
   }
 
   // The newest version's slot of a merged field.

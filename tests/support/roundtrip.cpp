@@ -10,6 +10,21 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
   auto fail = [&](const std::string& what) {
     if (st.failures.size() < 50) st.failures.push_back(c.label + ": " + what);
   };
+  // The view's verify(), checked against the layout engine's verify_generic() on the same bytes.
+  auto view = [&](Bytes bytes, unsigned version, unsigned ps, bool with_fields, auto what) {  // what(): the case, named on failure only
+    auto quick = c.view(bytes, version, ps, with_fields);
+    auto generic = c.view_generic(bytes, version, ps, with_fields);
+    if (static_cast<bool>(quick) != static_cast<bool>(generic))
+      fail("verify() " + std::string(quick ? "accepted" : "rejected") + " what verify_generic() " +
+           (generic ? "accepted" : "rejected") + ": " + what());
+    else if (quick && (quick->consumed != generic->consumed || quick->trailing != generic->trailing ||
+                       quick->version != generic->version || quick->layout_version != generic->layout_version ||
+                       quick->newer != generic->newer))
+      fail("verify() and verify_generic() disagree on the layout: " + what());
+    else if (quick && with_fields)
+      if (auto d = compare(generic->fields, quick->fields); !d.empty()) fail("verify() and verify_generic() read: " + d + ", " + what());
+    return quick;
+  };
   for (unsigned ps : {4u, 8u}) {
     for (Profile profile : {Profile::empty, Profile::small, Profile::large}) {
       const std::string how =
@@ -27,14 +42,14 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
 
       if (auto d = c.decode(bytes, ps, expected); !d.empty()) fail(d + how);
 
-      auto view = c.view(bytes, version, ps, true);
-      if (!view) {
-        fail("view rejected a valid payload" + how + ": " + view.error().message());
+      auto full = view(bytes, version, ps, true, [&] { return "the payload" + how; });
+      if (!full) {
+        fail("view rejected a valid payload" + how + ": " + full.error().message());
       } else {
-        if (view->consumed != bytes.size() || view->trailing != 0)
-          fail("view consumed " + std::to_string(view->consumed) + " of " + std::to_string(bytes.size()) + " bytes" + how);
-        if (view->version != version || view->layout_version != version) fail("view version mismatch" + how);
-        if (auto d = compare(expected, view->fields); !d.empty()) fail("view: " + d + how);
+        if (full->consumed != bytes.size() || full->trailing != 0)
+          fail("view consumed " + std::to_string(full->consumed) + " of " + std::to_string(bytes.size()) + " bytes" + how);
+        if (full->version != version || full->layout_version != version) fail("view version mismatch" + how);
+        if (auto d = compare(expected, full->fields); !d.empty()) fail("view: " + d + how);
       }
 
       auto dyn = decode_dynamic(*c.record, bytes, ps);
@@ -50,7 +65,8 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
       for (std::size_t n = 0; n < bytes.size(); ++n) {
         const Bytes cut(bytes.data(), n);
         ++st.truncations;
-        if (c.view(cut, version, ps, false)) fail("view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
+        if (view(cut, version, ps, false, [&] { return "cut to " + std::to_string(n) + " bytes" + how; }))
+          fail("view accepted the payload cut to " + std::to_string(n) + " bytes" + how);
         if (c.decodes(cut, ps)) fail("decode accepted the payload cut to " + std::to_string(n) + " bytes" + how);
         if (decode_dynamic(*c.record, cut, ps)) fail("dynamic decoder accepted the payload cut to " + std::to_string(n) + how);
       }
@@ -59,7 +75,7 @@ void run(const Codec& c, unsigned version, const RecordDesc* reference, Stats& s
       if (c.newest) {
         std::vector<std::uint8_t> longer = bytes;
         longer.insert(longer.end(), {0xAB, 0xCD, 0xEF, 0x01, 0x23});
-        auto newer = c.view(longer, 255, ps, true);
+        auto newer = view(longer, 255, ps, true, [&] { return "version 255 with appended bytes" + how; });
         if (!newer) fail("view rejected a newer version with appended bytes" + how);
         else if (newer->trailing != 5 || !newer->newer || newer->layout_version != version)
           fail("newer version: trailing bytes or layout version wrong" + how);

@@ -201,8 +201,18 @@ struct Codec {
   std::string (*decode)(Bytes payload, unsigned ps, const DynRecord& expected);
   // Verifies with the view; fields filled when `with_fields`.
   Result<ViewResult> (*view)(Bytes payload, unsigned version, unsigned ps, bool with_fields);
+  // The same by the layout engine alone (View::verify_generic): verify()'s generated checks must agree.
+  Result<ViewResult> (*view_generic)(Bytes payload, unsigned version, unsigned ps, bool with_fields);
   bool (*decodes)(Bytes payload, unsigned ps);  // decode() accepts the payload
 };
+
+template <class V>
+Result<ViewResult> view_result(Result<V> v, bool with_fields) {
+  if (!v) return std::move(v).error();
+  ViewResult r{v->consumed(), v->trailing_bytes(), v->version(), v->layout_version(), v->newer_than_manifest(), {}};
+  if (with_fields) r.fields = view_record(*v);
+  return r;
+}
 
 template <class E, class P>
 Codec codec(unsigned version) {
@@ -225,11 +235,10 @@ Codec codec(unsigned version) {
     return {};
   };
   c.view = [](Bytes payload, unsigned version, unsigned ps, bool with_fields) -> Result<ViewResult> {
-    auto v = E::View::verify(payload, version, ps);
-    if (!v) return std::move(v).error();
-    ViewResult r{v->consumed(), v->trailing_bytes(), v->version(), v->layout_version(), v->newer_than_manifest(), {}};
-    if (with_fields) r.fields = view_record(*v);
-    return r;
+    return view_result(E::View::verify(payload, version, ps), with_fields);
+  };
+  c.view_generic = [](Bytes payload, unsigned version, unsigned ps, bool with_fields) -> Result<ViewResult> {
+    return view_result(E::View::verify_generic(payload, version, ps), with_fields);
   };
   c.decodes = [](Bytes payload, unsigned ps) { return static_cast<bool>(P::decode(payload, ps)); };
   return c;

@@ -54,20 +54,6 @@ namespace {
 
 Error fail(Errc code, std::uint64_t at, const FieldDesc& f) { return Error{code, at, f.name}; }
 
-// Index of the first NUL code unit of the `units` UTF-16 units at q, or
-// `units` when there is none. Four units at a time: a 16-bit lane is zero
-// exactly when the lowest lane flagged by (v - 0x0001...) & ~v & 0x8000... is.
-std::size_t find_nul16(const std::uint8_t* q, std::size_t units) noexcept {
-  constexpr std::uint64_t kLow = 0x0001000100010001u, kHigh = 0x8000800080008000u;
-  std::size_t k = 0;
-  for (; k + 4 <= units; k += 4) {
-    const std::uint64_t v = load_le<std::uint64_t>(q + 2 * k);
-    if ((v - kLow) & ~v & kHigh) break;
-  }
-  while (k < units && load_le<std::uint16_t>(q + 2 * k) != 0) ++k;
-  return k;
-}
-
 }  // namespace
 
 ElementExtent detail::locate_variable(const FieldDesc& f, std::uint64_t length, Bytes payload,
@@ -80,7 +66,7 @@ ElementExtent detail::locate_variable(const FieldDesc& f, std::uint64_t length, 
     case InType::UnicodeString: {
       std::uint32_t size = 0;
       if (terminated) {
-        const std::size_t units = (n - at) / 2, k = find_nul16(p + at, units);
+        const std::size_t units = (n - at) / 2, k = detail::find_nul16(p + at, units);
         if (k == units) return {0, 0, Errc::unterminated_string};
         size = static_cast<std::uint32_t>(2 * k + 2);
       } else {

@@ -12,6 +12,7 @@
 // (views, owning decode, the dynamic decoder, the formatters) calls it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -66,6 +67,19 @@ inline std::uint32_t string_text(const std::uint8_t* p, std::uint32_t size, unsi
 }
 
 namespace detail {
+// Index of the first NUL code unit of the `units` UTF-16 units at q, or `units` when there
+// is none. Four units at a time: a 16-bit lane is zero exactly when the lowest lane flagged
+// by (v - 0x0001...) & ~v & 0x8000... is. (Inline: generated views call it too.)
+inline std::size_t find_nul16(const std::uint8_t* q, std::size_t units) noexcept {
+  constexpr std::uint64_t kLow = 0x0001000100010001u, kHigh = 0x8000800080008000u;
+  std::size_t k = 0;
+  for (; k + 4 <= units; k += 4) {
+    const std::uint64_t v = load_le<std::uint64_t>(q + 2 * k);
+    if ((v - kLow) & ~v & kHigh) break;
+  }
+  while (k < units && load_le<std::uint16_t>(q + 2 * k) != 0) ++k;
+  return k;
+}
 ElementExtent locate_variable(const FieldDesc& f, std::uint64_t length, Bytes payload, std::uint32_t at) noexcept;
 }  // namespace detail
 

@@ -52,6 +52,8 @@ class [[nodiscard]] Result {
  public:
   Result(T value) : ok_(true) { new (&value_) T(std::move(value)); }  // NOLINT: implicit by design
   Result(Error error) : ok_(false) { new (&error_) Error(std::move(error)); }  // NOLINT
+  // A value constructed in place (views verify into the Result they return: no copy).
+  explicit Result(std::in_place_t) : ok_(true) { new (&value_) T(); }
   Result(const Result& other) : ok_(other.ok_) {
     if (ok_) new (&value_) T(other.value_);
     else new (&error_) Error(other.error_);

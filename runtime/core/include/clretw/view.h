@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "clretw/bytes.h"
 #include "clretw/guid.h"
@@ -86,6 +87,33 @@ inline T load_value(const std::uint8_t* p, unsigned width) noexcept {
     return static_cast<T>(load_int(p, width));
   } else {
     return static_cast<T>(load_uint(p, width));
+  }
+}
+
+namespace detail {
+template <unsigned W> struct uint_of;
+template <> struct uint_of<1> { using type = std::uint8_t; };
+template <> struct uint_of<2> { using type = std::uint16_t; };
+template <> struct uint_of<4> { using type = std::uint32_t; };
+template <> struct uint_of<8> { using type = std::uint64_t; };
+}  // namespace detail
+
+// load_value() for a width known at compile time: one plain load.
+template <class T, unsigned W>
+inline T load_value_w(const std::uint8_t* p) noexcept {
+  if constexpr (std::is_same_v<T, Guid>) {
+    return Guid::load(p);
+  } else if constexpr (std::is_same_v<T, SystemTime>) {
+    return SystemTime::load(p);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (W == 4) return static_cast<T>(load_le<float>(p));
+    else return static_cast<T>(load_le<double>(p));
+  } else {
+    using U = typename detail::uint_of<W>::type;
+    if constexpr (std::is_same_v<T, bool>) return load_le<U>(p) != 0;
+    else if constexpr (std::is_enum_v<T>) return static_cast<T>(load_le<U>(p));
+    else if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<std::make_signed_t<U>>(load_le<U>(p)));
+    else return static_cast<T>(load_le<U>(p));
   }
 }
 
@@ -265,6 +293,22 @@ class ViewBase {
     return {};
   }
 
+  // What a generated view's straight-line check of a layout sets once it has accepted the
+  // payload (it fills seg_ itself): the state init() leaves after walk() accepts the same bytes.
+  bool verified(Bytes payload, const RecordDesc* record, unsigned vi, unsigned version, unsigned layout_version,
+                bool ps8, std::uint32_t begin, std::uint64_t end) noexcept {
+    p_ = payload.data();
+    size_ = static_cast<std::uint32_t>(payload.size());
+    rec_ = record;
+    vi_ = static_cast<std::uint8_t>(vi);
+    ps8_ = ps8;
+    version_ = static_cast<std::uint8_t>(version);
+    layout_version_ = static_cast<std::uint8_t>(layout_version);
+    begin_ = begin;
+    end_ = static_cast<std::uint32_t>(end);
+    return true;
+  }
+
   const std::uint8_t* at(const FieldLoc& l) const noexcept { return p_ + seg_[l.seg] + l.off; }
   std::uint32_t bytes_of(const FieldLoc& l) const noexcept {
     return l.size != kVariable ? l.size : seg_[l.seg + 1] - seg_[l.seg] - l.off;
@@ -284,6 +328,11 @@ class ViewBase {
   T get(const FieldLoc& l) const noexcept { return load_value<T>(at(l), l.width); }
   template <class T>
   std::optional<T> get_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return get<T>(l); }); }
+  // The same for a field W bytes wide wherever it is present.
+  template <class T, unsigned W>
+  T get_w(const FieldLoc& l) const noexcept { return load_value_w<T, W>(at(l)); }
+  template <class T, unsigned W>
+  std::optional<T> get_w_opt(const FieldLoc& l) const noexcept { return if_present(l, [&] { return get_w<T, W>(l); }); }
 
   // The text of a string: without its terminator, or without the NULs that
   // pad a counted string (layout.h's string_text).
@@ -370,7 +419,15 @@ class RecordRange {
   Elem make(std::uint32_t pos) const noexcept { return Elem::at(payload_, pos, vi_, version_, ps_); }
   State first() const noexcept { return make(begin_); }
   Elem get(const State& e) const noexcept { return *e; }
-  void advance(State& e) const noexcept { e = make(stride_ ? e->begin_ + stride_ : e->end_); }
+  void advance(State& e) const noexcept {
+    if (stride_) {  // a fixed-size element is one segment: the next is this one moved by the stride
+      e->begin_ += stride_;
+      e->end_ += stride_;
+      e->seg_[0] += stride_;
+    } else {
+      e = make(e->end_);
+    }
+  }
 
   Bytes payload_;
   std::uint32_t begin_ = 0;

@@ -335,95 +335,73 @@ auto templates::Versioned_V2::decode(::clretw::Bytes p, unsigned ps) -> ::clretw
 auto templates::Versioned_V2::encode(unsigned ps) const -> ::clretw::Result<::std::vector<::std::uint8_t>> { return ::clretw::encode_payload(*this, ps); }
 
 // ---------------------------------------------------------------------------
-// View factories: the record of each version the view merges.
+// View factories: the record of each version the view merges, and the layout engine's checks.
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ScalarEventView[] = {{0, &kRecord_Scalars}, };
-}  // namespace
-::clretw::Result<ScalarEventView> ScalarEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ScalarEventView>(::clretw::features::contoso_test_features::kVersions_ScalarEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion ScalarEventView::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Scalars}, };
+::clretw::Result<ScalarEventView> ScalarEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ScalarEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ScalarEventView> ScalarEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ScalarEventView>(::clretw::features::contoso_test_features::kVersions_ScalarEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ScalarEvent::id,
-                         ::clretw::features::contoso_test_features::ScalarEvent::name);
+::clretw::Result<ScalarEventView> ScalarEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ScalarEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ScalarEvent::id, ::clretw::features::contoso_test_features::ScalarEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_StringEventView[] = {{0, &kRecord_Strings}, };
-}  // namespace
-::clretw::Result<StringEventView> StringEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<StringEventView>(::clretw::features::contoso_test_features::kVersions_StringEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion StringEventView::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Strings}, };
+::clretw::Result<StringEventView> StringEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<StringEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<StringEventView> StringEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<StringEventView>(::clretw::features::contoso_test_features::kVersions_StringEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::StringEvent::id,
-                         ::clretw::features::contoso_test_features::StringEvent::name);
+::clretw::Result<StringEventView> StringEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<StringEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::StringEvent::id, ::clretw::features::contoso_test_features::StringEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_ArrayEventView[] = {{0, &kRecord_Arrays}, };
-}  // namespace
-::clretw::Result<ArrayEventView> ArrayEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<ArrayEventView>(::clretw::features::contoso_test_features::kVersions_ArrayEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion ArrayEventView::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Arrays}, };
+::clretw::Result<ArrayEventView> ArrayEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<ArrayEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<ArrayEventView> ArrayEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<ArrayEventView>(::clretw::features::contoso_test_features::kVersions_ArrayEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ArrayEvent::id,
-                         ::clretw::features::contoso_test_features::ArrayEvent::name);
+::clretw::Result<ArrayEventView> ArrayEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<ArrayEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::ArrayEvent::id, ::clretw::features::contoso_test_features::ArrayEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_NestedEventView_Items[] = {{0, &kRecord_Nested_Items}, };
-}  // namespace
+const ::clretw::ViewVersion NestedEventView_Items::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Nested_Items}, };
 
-NestedEventView_Items NestedEventView_Items::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+NestedEventView_Items NestedEventView_Items::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<NestedEventView_Items>(::clretw::features::contoso_test_features::kElements_NestedEventView_Items[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<NestedEventView_Items>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kElements_NestedEventView_Points[] = {{0, &kRecord_Nested_Points}, };
-}  // namespace
+const ::clretw::ViewVersion NestedEventView_Points::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Nested_Points}, };
 
-NestedEventView_Points NestedEventView_Points::at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+NestedEventView_Points NestedEventView_Points::at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
     unsigned pointer_size) noexcept {
-  return make_at<NestedEventView_Points>(::clretw::features::contoso_test_features::kElements_NestedEventView_Points[vi].record, payload, begin, vi, version, pointer_size);
+  return make_at<NestedEventView_Points>(versions_[vi].record, payload, begin, vi, version, pointer_size);
 }
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_NestedEventView[] = {{0, &kRecord_Nested}, };
-}  // namespace
-::clretw::Result<NestedEventView> NestedEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<NestedEventView>(::clretw::features::contoso_test_features::kVersions_NestedEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion NestedEventView::versions_[1] = {{0, &::clretw::features::contoso_test_features::kRecord_Nested}, };
+::clretw::Result<NestedEventView> NestedEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<NestedEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<NestedEventView> NestedEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<NestedEventView>(::clretw::features::contoso_test_features::kVersions_NestedEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NestedEvent::id,
-                         ::clretw::features::contoso_test_features::NestedEvent::name);
+::clretw::Result<NestedEventView> NestedEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<NestedEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NestedEvent::id, ::clretw::features::contoso_test_features::NestedEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_VersionedEventView[] = {{0, &kRecord_Versioned}, {1, &kRecord_Versioned_V1}, {2, &kRecord_Versioned_V2}, };
-}  // namespace
-::clretw::Result<VersionedEventView> VersionedEventView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<VersionedEventView>(::clretw::features::contoso_test_features::kVersions_VersionedEventView, payload, version, pointer_size);
+const ::clretw::ViewVersion VersionedEventView::versions_[3] = {{0, &::clretw::features::contoso_test_features::kRecord_Versioned}, {1, &::clretw::features::contoso_test_features::kRecord_Versioned_V1}, {2, &::clretw::features::contoso_test_features::kRecord_Versioned_V2}, };
+::clretw::Result<VersionedEventView> VersionedEventView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<VersionedEventView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<VersionedEventView> VersionedEventView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<VersionedEventView>(::clretw::features::contoso_test_features::kVersions_VersionedEventView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::VersionedEvent::id,
-                         ::clretw::features::contoso_test_features::VersionedEvent::name);
+::clretw::Result<VersionedEventView> VersionedEventView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<VersionedEventView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::VersionedEvent::id, ::clretw::features::contoso_test_features::VersionedEvent::name);
 }
 
 
-namespace {
-constexpr ::clretw::ViewVersion kVersions_NoPayloadView[] = {{0, nullptr}, };
-}  // namespace
-::clretw::Result<NoPayloadView> NoPayloadView::verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
-  return make<NoPayloadView>(::clretw::features::contoso_test_features::kVersions_NoPayloadView, payload, version, pointer_size);
+const ::clretw::ViewVersion NoPayloadView::versions_[1] = {{0, nullptr}, };
+::clretw::Result<NoPayloadView> NoPayloadView::verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+  return make<NoPayloadView>(versions_, payload, version, pointer_size);
 }
-::clretw::Result<NoPayloadView> NoPayloadView::from(const ::clretw::EventRecord& record) noexcept {
-  return make<NoPayloadView>(::clretw::features::contoso_test_features::kVersions_NoPayloadView, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NoPayload::id,
-                         ::clretw::features::contoso_test_features::NoPayload::name);
+::clretw::Result<NoPayloadView> NoPayloadView::from_generic(const ::clretw::EventRecord& record) noexcept {
+  return make<NoPayloadView>(versions_, record, ::clretw::features::contoso_test_features::provider_guid, ::clretw::features::contoso_test_features::NoPayload::id, ::clretw::features::contoso_test_features::NoPayload::name);
 }
 
 

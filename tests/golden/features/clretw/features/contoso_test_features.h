@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -363,48 +364,60 @@ class ScalarEventView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ScalarEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ScalarEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ScalarEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ScalarEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ScalarEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::features::contoso_test_features::provider_guid || record.id != 1) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ScalarEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ScalarEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:Int8
-  ::std::int8_t I8() const noexcept { return get<::std::int8_t>(k_I8); }
+  ::std::int8_t I8() const noexcept { return get_w<::std::int8_t, 1>(k_I8); }
   // win:UInt8, map ColorMap
-  ::clretw::features::contoso_test_features::ColorMap U8() const noexcept { return get<::clretw::features::contoso_test_features::ColorMap>(k_U8); }
+  ::clretw::features::contoso_test_features::ColorMap U8() const noexcept { return get_w<::clretw::features::contoso_test_features::ColorMap, 1>(k_U8); }
   // win:Int16
-  ::std::int16_t I16() const noexcept { return get<::std::int16_t>(k_I16); }
+  ::std::int16_t I16() const noexcept { return get_w<::std::int16_t, 2>(k_I16); }
   // win:UInt16
-  ::std::uint16_t U16() const noexcept { return get<::std::uint16_t>(k_U16); }
+  ::std::uint16_t U16() const noexcept { return get_w<::std::uint16_t, 2>(k_U16); }
   // win:Int32
-  ::std::int32_t I32() const noexcept { return get<::std::int32_t>(k_I32); }
+  ::std::int32_t I32() const noexcept { return get_w<::std::int32_t, 4>(k_I32); }
   // win:UInt32 -> win:HexInt32
-  ::std::uint32_t U32() const noexcept { return get<::std::uint32_t>(k_U32); }
+  ::std::uint32_t U32() const noexcept { return get_w<::std::uint32_t, 4>(k_U32); }
   // win:Int64
-  ::std::int64_t I64() const noexcept { return get<::std::int64_t>(k_I64); }
+  ::std::int64_t I64() const noexcept { return get_w<::std::int64_t, 8>(k_I64); }
   // win:UInt64 -> win:HexInt64
-  ::std::uint64_t U64() const noexcept { return get<::std::uint64_t>(k_U64); }
+  ::std::uint64_t U64() const noexcept { return get_w<::std::uint64_t, 8>(k_U64); }
   // win:HexInt32
-  ::std::uint32_t H32() const noexcept { return get<::std::uint32_t>(k_H32); }
+  ::std::uint32_t H32() const noexcept { return get_w<::std::uint32_t, 4>(k_H32); }
   // win:HexInt64
-  ::std::uint64_t H64() const noexcept { return get<::std::uint64_t>(k_H64); }
+  ::std::uint64_t H64() const noexcept { return get_w<::std::uint64_t, 8>(k_H64); }
   // win:Float
-  float F32() const noexcept { return get<float>(k_F32); }
+  float F32() const noexcept { return get_w<float, 4>(k_F32); }
   // win:Double
-  double F64() const noexcept { return get<double>(k_F64); }
+  double F64() const noexcept { return get_w<double, 8>(k_F64); }
   // win:Boolean
-  bool Flag() const noexcept { return get<bool>(k_Flag); }
+  bool Flag() const noexcept { return get_w<bool, 4>(k_Flag); }
   // win:GUID
-  ::clretw::Guid Id() const noexcept { return get<::clretw::Guid>(k_Id); }
+  ::clretw::Guid Id() const noexcept { return get_w<::clretw::Guid, 16>(k_Id); }
   // win:Pointer
   ::std::uint64_t Ptr() const noexcept { return get<::std::uint64_t>(k_Ptr[ps8_]); }
   // win:UInt16
-  ::std::uint16_t After() const noexcept { return get<::std::uint16_t>(k_After[ps8_]); }
+  ::std::uint16_t After() const noexcept { return get_w<::std::uint16_t, 2>(k_After[ps8_]); }
   // win:FILETIME
-  ::std::uint64_t When() const noexcept { return get<::std::uint64_t>(k_When[ps8_]); }
+  ::std::uint64_t When() const noexcept { return get_w<::std::uint64_t, 8>(k_When[ps8_]); }
   // win:SYSTEMTIME
-  ::clretw::SystemTime Clock() const noexcept { return get<::clretw::SystemTime>(k_Clock[ps8_]); }
+  ::clretw::SystemTime Clock() const noexcept { return get_w<::clretw::SystemTime, 16>(k_Clock[ps8_]); }
   // win:UInt32, map AccessMap
-  ::clretw::features::contoso_test_features::AccessMap Access() const noexcept { return get<::clretw::features::contoso_test_features::AccessMap>(k_Access[ps8_]); }
+  ::clretw::features::contoso_test_features::AccessMap Access() const noexcept { return get_w<::clretw::features::contoso_test_features::AccessMap, 4>(k_Access[ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -432,7 +445,34 @@ class ScalarEventView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<ScalarEventView>;
   ScalarEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 108) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 108;
+        break;
+      case 1:
+        if (n_ - pos_ < 112) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 112;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_I8 = ::clretw::loc(0, 0, 0, 1, 1);
   static constexpr ::clretw::FieldLoc k_U8 = ::clretw::loc(1, 0, 1, 1, 1);
   static constexpr ::clretw::FieldLoc k_I16 = ::clretw::loc(2, 0, 2, 2, 2);
@@ -460,9 +500,21 @@ class StringEventView : public ::clretw::ViewBase<6> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<StringEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StringEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<StringEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<StringEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<StringEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::features::contoso_test_features::provider_guid || record.id != 2) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<StringEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<StringEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UnicodeString
   ::clretw::Utf16View Wide() const noexcept { return utf16(k_Wide); }
@@ -471,17 +523,17 @@ class StringEventView : public ::clretw::ViewBase<6> {
   // win:UnicodeString
   ::clretw::Utf16View Fixed() const noexcept { return utf16(k_Fixed); }
   // win:UInt16
-  ::std::uint16_t NameLength() const noexcept { return get<::std::uint16_t>(k_NameLength); }
+  ::std::uint16_t NameLength() const noexcept { return get_w<::std::uint16_t, 2>(k_NameLength); }
   // win:UnicodeString
   ::clretw::Utf16View Counted() const noexcept { return utf16(k_Counted); }
   // win:UInt32
-  ::std::uint32_t BlobSize() const noexcept { return get<::std::uint32_t>(k_BlobSize); }
+  ::std::uint32_t BlobSize() const noexcept { return get_w<::std::uint32_t, 4>(k_BlobSize); }
   // win:Binary
   ::clretw::Bytes Blob() const noexcept { return bytes(k_Blob); }
   // win:SID
   ::clretw::Bytes Owner() const noexcept { return bytes(k_Owner); }
   // win:UInt8
-  ::std::uint8_t Tail() const noexcept { return get<::std::uint8_t>(k_Tail); }
+  ::std::uint8_t Tail() const noexcept { return get_w<::std::uint8_t, 1>(k_Tail); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -499,7 +551,25 @@ class StringEventView : public ::clretw::ViewBase<6> {
 
  private:
   friend class ::clretw::ViewBase<6>;
+  friend class ::clretw::Result<StringEventView>;
   StringEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Wide = ::clretw::loc(0, 0, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Narrow = ::clretw::loc(1, 1, 0, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_Fixed = ::clretw::loc(2, 2, 0, 8, 4);
@@ -517,12 +587,24 @@ class ArrayEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<ArrayEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ArrayEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<ArrayEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<ArrayEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<ArrayEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::features::contoso_test_features::provider_guid || record.id != 3) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<ArrayEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<ArrayEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt64
   ::clretw::ArrayView<::std::uint64_t> Values() const noexcept { return array<::std::uint64_t>(k_Values); }
   // win:Pointer
@@ -530,7 +612,7 @@ class ArrayEventView : public ::clretw::ViewBase<3> {
   // win:UnicodeString
   ::clretw::StringArray<char16_t> Names() const noexcept { return strings<char16_t>(k_Names[ps8_]); }
   // win:UInt32
-  ::std::uint32_t Single() const noexcept { return get<::std::uint32_t>(k_Single); }
+  ::std::uint32_t Single() const noexcept { return get_w<::std::uint32_t, 4>(k_Single); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -544,7 +626,25 @@ class ArrayEventView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<ArrayEventView>;
   ArrayEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Values = ::clretw::loc(1, 0, 4, ::clretw::kVariable, 8);
   static constexpr ::clretw::FieldLoc k_Pair[2] = {::clretw::loc(2, 1, 0, 8, 4), ::clretw::loc(2, 1, 0, 16, 8)};
@@ -558,13 +658,19 @@ class NestedEventView_Items : public ::clretw::ViewBase<3> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static NestedEventView_Items at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    NestedEventView_Items v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static NestedEventView_Items at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:UInt64
-  ::std::uint64_t Key() const noexcept { return get<::std::uint64_t>(k_Key); }
+  ::std::uint64_t Key() const noexcept { return get_w<::std::uint64_t, 8>(k_Key); }
   // win:UnicodeString
   ::clretw::Utf16View Label() const noexcept { return utf16(k_Label); }
   // win:UInt32
-  ::std::uint32_t ArgCount() const noexcept { return get<::std::uint32_t>(k_ArgCount); }
+  ::std::uint32_t ArgCount() const noexcept { return get_w<::std::uint32_t, 4>(k_ArgCount); }
   // win:UInt64
   ::clretw::ArrayView<::std::uint64_t> Args() const noexcept { return array<::std::uint64_t>(k_Args); }
 
@@ -579,7 +685,62 @@ class NestedEventView_Items : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<NestedEventView_Items>;
   NestedEventView_Items() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 1:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 4) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 4;
+        {
+          const ::std::uint64_t count = ::clretw::load_le<::std::uint32_t>(d_ + seg_[1] + 0);
+          if (count > (n_ - pos_) / 8) return false;
+          pos_ += count * 8;
+        }
+        seg_[2] = static_cast<::std::uint32_t>(pos_);
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Key = ::clretw::loc(0, 0, 0, 8, 8);
   static constexpr ::clretw::FieldLoc k_Label = ::clretw::loc(1, 0, 8, ::clretw::kVariable, 0, ::clretw::kTerminated);
   static constexpr ::clretw::FieldLoc k_ArgCount = ::clretw::loc(2, 1, 0, 4, 4);
@@ -592,9 +753,15 @@ class NestedEventView_Points : public ::clretw::ViewBase<1> {
 
   // The element at payload[begin] (used by clretw::RecordRange).
   static NestedEventView_Points at(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
+      unsigned pointer_size) noexcept {
+    NestedEventView_Points v;
+    if (!v.quick(payload, vi, version, version, pointer_size, begin)) v = at_generic(payload, begin, vi, version, pointer_size);
+    return v;
+  }
+  static NestedEventView_Points at_generic(::clretw::Bytes payload, ::std::uint32_t begin, ::std::uint8_t vi, ::std::uint8_t version,
       unsigned pointer_size) noexcept;
   // win:Int32
-  ::std::int32_t X() const noexcept { return get<::std::int32_t>(k_X); }
+  ::std::int32_t X() const noexcept { return get_w<::std::int32_t, 4>(k_X); }
   // win:Pointer
   ::std::uint64_t Y() const noexcept { return get<::std::uint64_t>(k_Y[ps8_]); }
 
@@ -607,7 +774,34 @@ class NestedEventView_Points : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<NestedEventView_Points>;
   NestedEventView_Points() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 8) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 8;
+        break;
+      case 1:
+        if (n_ - pos_ < 12) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 12;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_X = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Y[2] = {::clretw::loc(1, 0, 4, 4, 4), ::clretw::loc(1, 0, 4, 8, 8)};
 };
@@ -618,14 +812,26 @@ class NestedEventView : public ::clretw::ViewBase<3> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<NestedEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NestedEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<NestedEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<NestedEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<NestedEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::features::contoso_test_features::provider_guid || record.id != 4) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<NestedEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NestedEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt16
-  ::std::uint16_t ClrInstanceID() const noexcept { return get<::std::uint16_t>(k_ClrInstanceID); }
+  ::std::uint16_t ClrInstanceID() const noexcept { return get_w<::std::uint16_t, 2>(k_ClrInstanceID); }
   // struct
   ::clretw::RecordRange<::clretw::features::contoso_test_features::NestedEventView_Items> Items() const noexcept { return records<::clretw::features::contoso_test_features::NestedEventView_Items>(k_Items); }
   // struct
@@ -642,7 +848,25 @@ class NestedEventView : public ::clretw::ViewBase<3> {
 
  private:
   friend class ::clretw::ViewBase<3>;
+  friend class ::clretw::Result<NestedEventView>;
   NestedEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_ClrInstanceID = ::clretw::loc(1, 0, 4, 2, 2);
   static constexpr ::clretw::FieldLoc k_Items = ::clretw::loc(2, 0, 6, ::clretw::kVariable, 0);
@@ -657,14 +881,28 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<VersionedEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<VersionedEventView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    if (version >= 2) vi = 2;
+    else if (version >= 1) vi = 1;
+    else vi = 0;
+    ::clretw::Result<VersionedEventView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<VersionedEventView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<VersionedEventView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::features::contoso_test_features::provider_guid || record.id != 5) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<VersionedEventView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<VersionedEventView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
   // win:UInt32
-  ::std::uint32_t Count() const noexcept { return get<::std::uint32_t>(k_Count); }
+  ::std::uint32_t Count() const noexcept { return get_w<::std::uint32_t, 4>(k_Count); }
   // win:UInt64 (from v1)
-  ::std::optional<::std::uint64_t> Inserted() const noexcept { return get_opt<::std::uint64_t>(k_Inserted[vi_]); }
+  ::std::optional<::std::uint64_t> Inserted() const noexcept { return get_w_opt<::std::uint64_t, 8>(k_Inserted[vi_]); }
   // win:UInt16 in v0; win:UInt32 from v1
   ::std::uint32_t Depth() const noexcept { return get<::std::uint32_t>(k_Depth[vi_]); }
   // win:UnicodeString (from v1)
@@ -672,7 +910,7 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
   // win:Pointer (from v2)
   ::std::optional<::std::uint64_t> Extra() const noexcept { return get_opt<::std::uint64_t>(k_Extra[vi_][ps8_]); }
   // win:UInt8, map ColorMap (from v2)
-  ::std::optional<::clretw::features::contoso_test_features::ColorMap> Color() const noexcept { return get_opt<::clretw::features::contoso_test_features::ColorMap>(k_Color[vi_][ps8_]); }
+  ::std::optional<::clretw::features::contoso_test_features::ColorMap> Color() const noexcept { return get_w_opt<::clretw::features::contoso_test_features::ColorMap, 1>(k_Color[vi_][ps8_]); }
 
   // Calls f(field name, value) for every field, in the order of the newest version.
   template <class F>
@@ -687,7 +925,82 @@ class VersionedEventView : public ::clretw::ViewBase<2> {
 
  private:
   friend class ::clretw::ViewBase<2>;
+  friend class ::clretw::Result<VersionedEventView>;
   VersionedEventView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[3];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 1:
+        if (n_ - pos_ < 6) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 6;
+        break;
+      case 2:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 3:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        break;
+      case 4:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 5) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 5;
+        break;
+      case 5:
+        if (n_ - pos_ < 16) return false;
+        seg_[0] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 16;
+        {
+          const ::std::uint64_t units = (n_ - pos_) / 2, k = ::clretw::detail::find_nul16(d_ + pos_, units);
+          if (k == units) return false;
+          pos_ += 2 * k + 2;
+        }
+        if (n_ - pos_ < 9) return false;
+        seg_[1] = static_cast<::std::uint32_t>(pos_);
+        pos_ += 9;
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
   static constexpr ::clretw::FieldLoc k_Count = ::clretw::loc(0, 0, 0, 4, 4);
   static constexpr ::clretw::FieldLoc k_Inserted[3] = {
       {},  // v0
@@ -722,9 +1035,21 @@ class NoPayloadView : public ::clretw::ViewBase<1> {
  public:
   // Verifies a payload of `version` (a version newer than the manifest is read
   // with the newest layout it knows; trailing_bytes() counts what it skipped).
-  static ::clretw::Result<NoPayloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NoPayloadView> verify(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept {
+    unsigned vi = 0;
+    vi = 0;
+    ::clretw::Result<NoPayloadView> v(::std::in_place);
+    if (!v->quick(payload, vi, version, versions_[vi].version, pointer_size, 0)) v = verify_generic(payload, version, pointer_size);
+    return v;
+  }
   // The same for a record, after checking that it is this event.
-  static ::clretw::Result<NoPayloadView> from(const ::clretw::EventRecord& record) noexcept;
+  static ::clretw::Result<NoPayloadView> from(const ::clretw::EventRecord& record) noexcept {
+    if (record.provider_guid != ::clretw::features::contoso_test_features::provider_guid || record.id != 6) return from_generic(record);
+    return verify(record.payload, record.version, record.pointer_size);
+  }
+  // verify() and from() by the layout engine alone: what the generated checks are tested against.
+  static ::clretw::Result<NoPayloadView> verify_generic(::clretw::Bytes payload, unsigned version, unsigned pointer_size) noexcept;
+  static ::clretw::Result<NoPayloadView> from_generic(const ::clretw::EventRecord& record) noexcept;
 
 
 
@@ -736,7 +1061,28 @@ class NoPayloadView : public ::clretw::ViewBase<1> {
 
  private:
   friend class ::clretw::ViewBase<1>;
+  friend class ::clretw::Result<NoPayloadView>;
   NoPayloadView() = default;
+  // The record of each version this view merges.
+  static const ::clretw::ViewVersion versions_[1];
+  // The generated check of version vi's layout at this pointer size (see ViewBase::verified):
+  // false when it does not accept the payload, or leaves the layout to the layout engine.
+  bool quick(::clretw::Bytes payload, unsigned vi, unsigned version, unsigned layout_version, unsigned pointer_size,
+             ::std::uint32_t begin) noexcept {
+    if (payload.size() >= 0xFFFFFFFFu || begin > payload.size() || (pointer_size != 4 && pointer_size != 8)) return false;
+    [[maybe_unused]] const ::std::uint8_t* const d_ = payload.data();
+    [[maybe_unused]] const ::std::uint64_t n_ = payload.size();
+    ::std::uint64_t pos_ = begin;
+    switch (vi * 2 + (pointer_size == 8)) {
+      case 0:
+        break;
+      case 1:
+        break;
+      default:
+        return false;
+    }
+    return verified(payload, versions_[vi].record, vi, version, layout_version, pointer_size == 8, begin, pos_);
+  }
 
 };
 
