@@ -18,6 +18,7 @@
 #include "clretw/format.h"
 #include "clretw/nettrace.h"
 #include "clretw/open.h"
+#include "bench_main.h"
 
 namespace {
 
@@ -269,29 +270,11 @@ const Entry kBenchmarks[] = {
 // callgrind divide evenly (bench/callgrind.sh).
 int main(int argc, char** argv) {
   std::int64_t iterations = 0;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--iterations=", 0) == 0) {
-      char* end = nullptr;
-      iterations = std::strtoll(arg.c_str() + 13, &end, 10);
-      if (*end != '\0' || iterations <= 0) {
-        std::fprintf(stderr, "clretw_bench: --iterations needs a positive count, not '%s'\n", arg.c_str() + 13);
-        return 2;
-      }
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
+  if (!clretw_bench::take_iterations("clretw_bench", argc, argv, iterations)) return 2;
   for (const Entry& e : kBenchmarks) {
     auto* b = benchmark::RegisterBenchmark(e.name, e.run);
     if (e.milliseconds) b->Unit(benchmark::kMillisecond);
     if (iterations) b->Iterations(iterations);
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return clretw_bench::run_registered(argc, argv);
 }

@@ -1,0 +1,107 @@
+#!/bin/sh
+# Issue 12's figures: generated views against a hand-written decoder.
+#   bench/ratios.sh BUILD_DIR [--check]
+# Runs BUILD_DIR/bench/clretw_bench_views (bench/bench_views.cpp) once under
+# callgrind with a fixed iteration count and prints instructions per event of
+# every contender and event group as a Markdown table, with the P1 goals:
+#   view / hand-written <= 1.1, view / memcpy <= 2.5, owning decode / view <= 3.
+# Then a normal run (3 repetitions, medians) gives wall-time events/s.
+# --check: exit 1 when a P1 goal is missed for any group (instruction counts only:
+# they do not drift with machine load as wall time does).
+set -eu
+usage() { echo "usage: bench/ratios.sh BUILD_DIR [--check]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+build=$1
+shift
+check=0
+for arg in "$@"; do
+  case $arg in
+    --check) check=1 ;;
+    *) usage ;;
+  esac
+done
+bin=$build/bench/clretw_bench_views
+[ -x "$bin" ] || { echo "bench/ratios.sh: $bin not built (cmake --build $build --target clretw_bench_views)" >&2; exit 2; }
+command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
+  { echo "bench/ratios.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+
+groups=$("$bin" --groups)
+case $groups in SKIPPED*) echo "$groups"; exit 0 ;; esac
+
+iterations=5
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# Instructions: every benchmark in one callgrind run, each its own function.
+valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$bin" --iterations=$iterations >"$out/cg.stdout" 2>"$out/cg.stderr" ||
+  { cat "$out/cg.stderr" >&2; echo "bench/ratios.sh: clretw_bench_views failed under callgrind" >&2; exit 1; }
+callgrind_annotate --inclusive=yes --threshold=100 "$out/cg" 2>/dev/null |
+  sed -n 's/^ *\([0-9,]*\) .*::\([A-Za-z]*_[A-Za-z0-9]*\)(benchmark::State&).*/\2 \1/p' | tr -d , >"$out/instructions"
+
+# Wall time: medians of 3 repetitions.
+"$bin" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+  --benchmark_format=csv >"$out/wall.csv" 2>"$out/wall.stderr" ||
+  { cat "$out/wall.stderr" >&2; echo "bench/ratios.sh: clretw_bench_views failed" >&2; exit 1; }
+
+# A group, its row label, and its event count.
+printf '%s\n' "$groups" | awk -v OFS='|' '
+  $1 == "All" { print $1, "all chosen events (n = " $2 ")", $2 }
+  $1 == "Fixed2" { print $1, "2-byte fixed events (n = " $2 ")", $2 }
+  $1 == "AllocationTick" { print $1, "GC/AllocationTick v3 (n = " $2 ")", $2 }
+  $1 == "BulkMovedObjectRanges" { print $1, "struct array: GC/GCBulkMovedObjectRanges (n = " $2 ")", $2 }
+' >"$out/groups"
+
+awk -F'|' -v iterations=$iterations -v check=$check -v out="$out" '
+  BEGIN {
+    while ((getline line < (out "/instructions")) > 0) { split(line, f, " "); instr[f[1]] = f[2] }
+    while ((getline line < (out "/wall.csv")) > 0) {
+      # name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,...
+      split(line, f, ",")
+      gsub(/"/, "", f[1])
+      if (f[1] ~ /_median$/) { sub(/_median$/, "", f[1]); rate[f[1]] = f[7] }
+    }
+    split("Memcpy Hand View Owning Dynamic", contenders, " ")
+  }
+  { group[++groups] = $1; label[groups] = $2; events[groups] = $3 }
+  function per_event(c, g,   total) {
+    total = instr[c "_" group[g]]
+    if (total == "") { missing = missing " " c "_" group[g]; return 0 }
+    return total / iterations / events[g]
+  }
+  END {
+    print "Instructions per event (callgrind, " iterations " iterations; lower is better):"
+    print ""
+    print "| events | memcpy | hand-written | view (x hand) | owning decode (x view) | dynamic |"
+    print "|---|--:|--:|--:|--:|--:|"
+    for (g = 1; g <= groups; ++g) {
+      m = per_event("Memcpy", g); h = per_event("Hand", g); v = per_event("View", g)
+      o = per_event("Owning", g); d = per_event("Dynamic", g)
+      vh[g] = h ? v / h : 0; vm[g] = m ? v / m : 0; ov[g] = v ? o / v : 0
+      printf "| %s | %.0f | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n", label[g], m, h, v, vh[g], o, ov[g], d
+    }
+    print ""
+    print "P1 goals: view/hand <= 1.1, view/memcpy <= 2.5, owning/view <= 3:"
+    print ""
+    print "| events | view/hand | view/memcpy | owning/view |"
+    print "|---|--:|--:|--:|"
+    for (g = 1; g <= groups; ++g) {
+      a = vh[g] <= 1.1 ? "met" : "MISSED"; b = vm[g] <= 2.5 ? "met" : "MISSED"; c = ov[g] <= 3 ? "met" : "MISSED"
+      printf "| %s | %.2f %s | %.2f %s | %.2f %s |\n", label[g], vh[g], a, vm[g], b, ov[g], c
+      if (a == "MISSED") failures = failures "\n  " group[g] ": view/hand " sprintf("%.2f", vh[g]) " > 1.1"
+      if (b == "MISSED") failures = failures "\n  " group[g] ": view/memcpy " sprintf("%.2f", vm[g]) " > 2.5"
+      if (c == "MISSED") failures = failures "\n  " group[g] ": owning/view " sprintf("%.2f", ov[g]) " > 3"
+    }
+    print ""
+    print "Wall time, million events/s (median of 3 runs; higher is better; noisy on a loaded machine):"
+    print ""
+    print "| events | memcpy | hand-written | view (hand/view) | owning decode (view/owning) | dynamic |"
+    print "|---|--:|--:|--:|--:|--:|"
+    for (g = 1; g <= groups; ++g) {
+      for (i = 1; i <= 5; ++i) r[i] = rate[contenders[i] "_" group[g]] / 1e6
+      printf "| %s | %.1f | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %.1f |\n", label[g], r[1], r[2], r[3],
+             r[3] ? r[2] / r[3] : 0, r[4], r[4] ? r[3] / r[4] : 0, r[5]
+    }
+    if (missing != "") { print "bench/ratios.sh: no callgrind count for" missing > "/dev/stderr"; exit 2 }
+    if (check && failures != "") { print "\nP1 goals missed:" failures > "/dev/stderr"; exit 1 }
+  }
+' "$out/groups"
