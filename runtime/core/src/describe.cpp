@@ -30,10 +30,19 @@ void append_decimal(std::string& out, T v) {
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+// Milliseconds with four decimals ("%.4f"; right-aligned in 12 columns when padded).
 void append_ms(std::string& out, double ms, bool padded) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, padded ? "%12.4f" : "%.4f", ms);
-  out += buf;
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, ms, std::chars_format::fixed, 4);
+  const auto n = static_cast<std::size_t>(r.ptr - buf);
+  if (padded && n < 12) out.append(12 - n, ' ');
+  out.append(buf, n);
+}
+
+// A string literal, its length known at compile time.
+template <std::size_t N>
+void append_lit(std::string& out, const char (&text)[N]) {
+  out.append(text, N - 1);
 }
 
 }  // namespace
@@ -139,93 +148,93 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
   switch (format) {
     case LineFormat::text: {
       append_ms(out, ms, true);
-      out += "  ";
+      append_lit(out, "  ");
       out += d.provider_name;
       out += '/';
       out += d.name;
-      out += " (";
+      append_lit(out, " (");
       append_decimal(out, r.id);
-      out += " v";
+      append_lit(out, " v");
       append_decimal(out, r.version);
-      out += ")  pid=";
+      append_lit(out, ")  pid=");
       append_decimal(out, r.process_id);
       if (!r.process_name.empty()) {
-        out += " (";
+        append_lit(out, " (");
         out += r.process_name;
         out += ')';
       }
-      out += " tid=";
+      append_lit(out, " tid=");
       append_decimal(out, r.thread_id);
-      out += " cpu=";
+      append_lit(out, " cpu=");
       append_decimal(out, r.processor);
       if (!fields.empty()) {
-        out += "  ";
+        append_lit(out, "  ");
         out += fields;
       }
       if (!note.empty()) {
-        out += "  [";
+        append_lit(out, "  [");
         out += note;
         out += ']';
       }
       if (!r.stack.empty()) {
-        out += "  stack=";
+        append_lit(out, "  stack=");
         append_decimal(out, r.stack_depth());
-        out += " frames";
+        append_lit(out, " frames");
       }
       break;
     }
     case LineFormat::json: {
-      out += "{\"provider\":\"";
+      append_lit(out, "{\"provider\":\"");
       append_json_escaped(out, d.provider_name);
-      out += "\",\"id\":";
+      append_lit(out, "\",\"id\":");
       append_decimal(out, r.id);
-      out += ",\"version\":";
+      append_lit(out, ",\"version\":");
       append_decimal(out, r.version);
-      out += ",\"name\":\"";
+      append_lit(out, ",\"name\":\"");
       append_json_escaped(out, d.name);
-      out += "\",\"symbol\":\"";
+      append_lit(out, "\",\"symbol\":\"");
       append_json_escaped(out, d.symbol);
-      out += "\",\"ms\":";
+      append_lit(out, "\",\"ms\":");
       append_ms(out, ms, false);
-      out += ",\"timestamp\":";
+      append_lit(out, ",\"timestamp\":");
       append_decimal(out, r.timestamp);
-      out += ",\"pid\":";
+      append_lit(out, ",\"pid\":");
       append_decimal(out, r.process_id);
       if (!r.process_name.empty()) {
-        out += ",\"process\":\"";
+        append_lit(out, ",\"process\":\"");
         append_json_escaped(out, r.process_name);
         out += '"';
       }
-      out += ",\"tid\":";
+      append_lit(out, ",\"tid\":");
       append_decimal(out, r.thread_id);
-      out += ",\"cpu\":";
+      append_lit(out, ",\"cpu\":");
       append_decimal(out, r.processor);
-      out += ",\"level\":";
+      append_lit(out, ",\"level\":");
       append_decimal(out, r.level);
-      out += ",\"keywords\":";
+      append_lit(out, ",\"keywords\":");
       append_decimal(out, r.keywords);
       if (!r.activity_id.is_zero()) {
-        out += ",\"activity\":\"";
+        append_lit(out, ",\"activity\":\"");
         r.activity_id.append_to(out);
         out += '"';
       }
       if (!r.related_activity_id.is_zero()) {
-        out += ",\"related_activity\":\"";
+        append_lit(out, ",\"related_activity\":\"");
         r.related_activity_id.append_to(out);
         out += '"';
       }
-      out += ",\"fields\":";
+      append_lit(out, ",\"fields\":");
       out += fields.empty() ? std::string_view("{}") : std::string_view(fields);
       if (d.kind != Described::Kind::decoded || d.trailing) {
-        out += ",\"status\":\"";
+        append_lit(out, ",\"status\":\"");
         out += d.kind == Described::Kind::malformed ? "malformed" : d.kind == Described::Kind::unknown ? "unknown" : "decoded";
-        out += "\",\"note\":\"";
+        append_lit(out, "\",\"note\":\"");
         append_json_escaped(out, note);
         out += '"';
       }
       if (d.kind == Described::Kind::unknown) {  // what no decoder describes is shown, not dropped
         static constexpr char kHex[] = "0123456789abcdef";
-        out += ",\"payload\":\"";
+        append_lit(out, ",\"payload\":\"");
         for (std::uint8_t b : r.payload) {
           out += kHex[b >> 4];
           out += kHex[b & 15];
@@ -233,7 +242,7 @@ void format_event(const EventRecord& r, const EventDescriber& describer, double 
         out += '"';
       }
       if (!r.stack.empty()) {
-        out += ",\"stack\":[";
+        append_lit(out, ",\"stack\":[");
         for (std::size_t i = 0; i < r.stack_depth(); ++i) {
           if (i) out += ',';
           append_decimal(out, r.stack_frame(i));

@@ -168,8 +168,8 @@ void Escaper::append(std::string& out, std::string_view s) const {
   std::size_t plain = 0;  // start of the run of characters written as they are
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (!special_[c]) continue;  // the common case: one table lookup per character
     const bool named = c < 128 && !named_[c].empty();
-    if (!named && (c >= 0x20 || prefix_.empty())) continue;
     out.append(s.data() + plain, i - plain);
     plain = i + 1;
     if (named) {

@@ -81,11 +81,13 @@ class Escaper {
                     std::string_view control_suffix = {})
       : prefix_(control_prefix), suffix_(control_suffix) {
     for (const Escape& e : table) named_[static_cast<unsigned char>(e.c) & 127] = e.as;
+    for (unsigned c = 0; c < 256; ++c) special_[c] = (c < 128 && !named_[c].empty()) || (c < 0x20 && !prefix_.empty());
   }
   void append(std::string& out, std::string_view s) const;
 
  private:
   std::array<std::string_view, 128> named_{};
+  std::array<bool, 256> special_{};  // written otherwise than as it is
   std::string_view prefix_, suffix_;
 };
 
