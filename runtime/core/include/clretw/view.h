@@ -1,9 +1,11 @@
 // clretw/view.h - what generated zero-copy views are built from.
 //
-// A generated view merges every version of one event. Its factory walks the
-// payload once with the layout engine (layout.h); afterwards each accessor is
-// a table lookup (field location for this version and pointer size) and an
-// unaligned load. Where a string's text ends and where the next element of a
+// A generated view merges every version of one event. Its factory checks the
+// payload once: in generated straight-line code where the generator could write
+// the layout out (quick(), ending in verified()), else with the layout engine
+// (layout.h's walk(), through init()); afterwards each accessor is a table
+// lookup (field location for this version and pointer size) and an unaligned
+// load. Where a string's text ends and where the next element of a
 // string or struct array starts, the layout engine says (string_text,
 // locate_element, walk). Arrays come back as ArrayView, strings as Utf16View, struct
 // arrays as RecordRange of element views. Nothing here allocates.
