@@ -701,3 +701,48 @@ TEST_CASE("a stream read as it comes: in chunks of any size it reads as memory d
                     std::string::npos,
                 next.error().message());
 }
+
+TEST_CASE("stack ids that do not ascend: found all the same, the last of equal ids winning") {
+  // The writer numbers stacks 1, 2, 3; the second stack block is patched to say id 1 again.
+  std::ostringstream out;
+  {
+    clretw::nettrace::Writer w(out);
+    Metadata m;
+    m.provider_name = "Microsoft-Windows-DotNETRuntime";
+    m.event_id = 1;
+    m.version = 2;
+    const std::uint32_t id = w.define(m);
+    const std::vector<std::vector<std::uint64_t>> stacks = {
+        {0x1111111111111111ull}, {0x2222222222222222ull}, {0x3333333333333333ull}};
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      const std::uint32_t s = w.stack(stacks[i]);
+      REQUIRE(s == i + 1);
+      EventSpec e;
+      e.metadata_id = id;
+      e.timestamp = 1'000'000 + i;
+      e.stack_id = s;
+      e.payload = gc_start_payload(i);
+      w.event(e);
+    }
+  }
+  std::string bytes = out.str();
+  const std::string second(8, '\x22');
+  const std::size_t at = bytes.find(second);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(at >= 12);
+  REQUIRE(bytes[at - 12] == 2);  // the stack block body: id, count 1, size, the frames
+  bytes[at - 12] = 1;
+  auto r = Reader::open_memory(as_bytes(bytes));
+  REQUIRE(r);
+  std::vector<std::vector<std::uint64_t>> seen;
+  for (;;) {
+    auto next = (*r)->next();
+    REQUIRE(next);
+    if (!*next) break;
+    seen.push_back(stack_of(**next));
+  }
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0] == std::vector<std::uint64_t>{0x2222222222222222ull});  // id 1: the later stack of that id
+  CHECK(seen[1].empty());                                               // id 2: no longer in the trace
+  CHECK(seen[2] == std::vector<std::uint64_t>{0x3333333333333333ull});
+}
