@@ -717,11 +717,12 @@ TEST_CASE("stack ids that do not ascend: found all the same, the last of equal i
     for (std::uint32_t i = 0; i < 3; ++i) {
       const std::uint32_t s = w.stack(stacks[i]);
       REQUIRE(s == i + 1);
+      const std::vector<std::uint8_t> payload = gc_start_payload(i);  // EventSpec only views it
       EventSpec e;
       e.metadata_id = id;
       e.timestamp = 1'000'000 + i;
       e.stack_id = s;
-      e.payload = gc_start_payload(i);
+      e.payload = payload;
       w.event(e);
     }
   }
