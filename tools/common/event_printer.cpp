@@ -18,8 +18,10 @@
 #define CLRETW_ISATTY(fd) isatty(fd)
 #endif
 
+#include "clretw/dotnet_core_sample_profiler.h"
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
+#include "clretw/profile.h"
 
 namespace clretw::tools {
 
@@ -164,11 +166,66 @@ class TraceManifests {
   std::vector<const Catalog*> catalogs_;
 };
 
+// A CPU sample: EventPipe's sample profiler (a thread's stack every interval).
+bool is_cpu_sample(const EventRecord& r) {
+  using Sample = dotnet_core_sample_profiler::ThreadSample;
+  if (r.id != Sample::id) return false;
+  return r.provider_guid == Sample::provider_guid || r.provider_name == "Microsoft-DotNETCore-SampleProfiler";
+}
+
+// The named stack of a printed event (--resolve), innermost first.
+void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat format, std::string& line,
+                  std::string& name) {
+  const std::size_t n = r.stack_depth();
+  if (n == 0) return;
+  if (format == LineFormat::json) {
+    if (line.empty() || line.back() != '}') return;
+    line.pop_back();
+    line += ",\"stack\":[";
+  } else {
+    line += "  stack: ";
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    name.clear();
+    symbols.append_name(symbols.resolve(r.process_id, r.stack_frame(i), r.timestamp), name);
+    if (format == LineFormat::json) {
+      if (i) line += ',';
+      line += '"';
+      append_json_escaped(line, name);
+      line += '"';
+    } else {
+      if (i) line += " <- ";
+      line += name;
+    }
+  }
+  if (format == LineFormat::json) line += "]}";
+}
+
+void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, const char* tool) {
+  auto pct = [&](std::uint64_t part) { return s.frames ? 100.0 * static_cast<double>(part) / static_cast<double>(s.frames) : 0.0; };
+  const Symbolizer::Counts& c = symbols.counts();
+  std::fprintf(stderr,
+               "%s: %llu samples on %llu threads (%llu without a stack), %llu distinct stacks; frames: %llu, "
+               "%.1f%% named by a method's range, %.1f%% by an R2R entry point, %.1f%% in a module only, %.1f%% unmanaged; "
+               "methods known: %llu jitted, %llu from rundown, %llu R2R entry points, %llu unloaded\n",
+               tool, static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.threads),
+               static_cast<unsigned long long>(s.without_stack), static_cast<unsigned long long>(s.unique_stacks),
+               static_cast<unsigned long long>(s.frames), pct(s.method_frames), pct(s.r2r_frames), pct(s.module_frames),
+               pct(s.unmanaged_frames), static_cast<unsigned long long>(c.jitted), static_cast<unsigned long long>(c.rundown),
+               static_cast<unsigned long long>(c.r2r), static_cast<unsigned long long>(c.unloads));
+}
+
 }  // namespace
 
 int print_events(TraceSource& reader, const std::string& path, const PrintOptions& o,
-                 const std::vector<const Catalog*>& catalogs, bool first, const char* tool) {
+                 const std::vector<const Catalog*>& catalogs, bool first, const char* tool, const Symbolizer* symbols) {
   const LineFormat format = o.line_format();
+  const bool profiling = o.profile() && !o.stats;
+  const bool naming = profiling || (o.resolve && !o.stats && !o.quiet);
+  Symbolizer own;  // learns as the trace goes, unless `symbols` has seen it all
+  const Symbolizer& sym = symbols ? *symbols : own;
+  StackProfile profile(o.sample_interval_ms);
+  std::string frame_name;
   TraceManifests in_trace;
   auto describer = std::make_unique<EventDescriber>(catalogs);
 
@@ -198,11 +255,31 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
       describer = std::make_unique<EventDescriber>(std::move(all));
     }
     progress.update(reader.position(), reader.size(), in_file);
+    if (naming && !symbols) own.observe(*r);  // every method event, whatever the filters
     const double ms = reader.milliseconds(r->timestamp);
     if (ms < o.from || ms > o.to) continue;
     if (o.level >= 0 && r->level > o.level) continue;
     if (o.keywords && !(r->keywords & o.keywords)) continue;
     if (!o.ids.empty() && std::find(o.ids.begin(), o.ids.end(), r->id) == o.ids.end()) continue;
+    if (profiling) {
+      // The samples: CPU samples, or with --filter or --id the events those choose (allocation
+      // ticks, exceptions...), stack or not.
+      if (!o.filters.empty()) {
+        describer->describe(*r, d);
+        key.assign(d.provider_name);
+        key += '/';
+        key += d.name;
+        bool match = false;
+        for (const std::string& f : o.filters) match |= glob_match(f, key);
+        if (!match) continue;
+      } else if (o.ids.empty() && !is_cpu_sample(*r)) {
+        continue;
+      }
+      ++shown;
+      profile.add(*r, ms, sym);
+      if (o.limit && shown >= o.limit) break;
+      continue;
+    }
     line.clear();
     if (o.stats || o.quiet) describer->describe(*r, d);
     else format_event(*r, *describer, ms, format, line, &d);
@@ -226,6 +303,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     if (o.stats) {
       table.count(*r, d);
     } else if (!o.quiet) {
+      if (o.resolve) append_stack(*r, sym, format, line, frame_name);
       line.push_back('\n');
       std::cout << line;
       if (o.live) std::cout.flush();
@@ -233,6 +311,14 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     if (o.limit && shown >= o.limit) break;
   }
   progress.done();
+  if (profiling) {
+    profile.finish(sym);
+    if (o.top) profile.write_top(std::cout, o.top);
+    else if (o.format == "folded") profile.write_folded(std::cout);
+    else profile.write_speedscope(std::cout, o.trace_name.empty() ? path : o.trace_name, tool);
+    std::cout.flush();
+    if (!o.quiet) print_profile_summary(profile.summary(), sym, tool);
+  }
   if (o.stats) {
     const SourceCounts s = reader.counts();
     std::printf("%s: %s, %llu bytes\n", path.c_str(), reader.summary().c_str(), static_cast<unsigned long long>(reader.position()));
@@ -255,8 +341,24 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
 
 
 void add_print_options(CLI::App& app, PrintOptions& o) {
-  app.add_option("-f,--format", o.format, "Output: text (default), json (one object per line) or csv")
-      ->check(CLI::IsMember({"text", "json", "csv"}));
+  app.add_option("-f,--format", o.format,
+                 "Output: text (default), json (one object per line) or csv; or the sampled stacks as folded\n"
+                 "(one line per distinct stack per thread, 'Thread (tid);root;...;leaf count', for flamegraph.pl\n"
+                 "and inferno) or speedscope (speedscope.app's JSON, one profile per thread), frames named from\n"
+                 "the trace's method events (see --top)")
+      ->check(CLI::IsMember({"text", "json", "csv", "folded", "speedscope"}));
+  app.add_option("--top", o.top,
+                 "Print the N methods with the most exclusive samples, with inclusive samples, instead of events.\n"
+                 "Samples are the CPU samples (EventPipe's sample profiler) unless --filter or --id choose other\n"
+                 "events (e.g. --filter '*/GC/AllocationTick' for allocation stacks)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--resolve", o.resolve,
+               "Text and JSON: print each event's stack, innermost first, with method names (a file is read twice:\n"
+               "first for its method events, rundown included)");
+  app.add_option("--sample-interval", o.sample_interval_ms,
+                 "Milliseconds one sample stands for in speedscope's weights (EventPipe's default: 1)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--filter", o.filters, "Only events whose Provider/Name matches this glob, e.g. '*/GC/*' (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--id", o.ids, "Only events with this id, 0 to 65535 (repeatable)")
@@ -285,6 +387,13 @@ void check_print_options(const CLI::App& app, const PrintOptions& o) {
     throw CLI::ValidationError("--from", std::to_string(o.from) + " is after --to " + std::to_string(o.to));
   for (const std::string& f : o.filters)
     if (f.empty()) throw CLI::ValidationError("--filter", "an empty pattern matches no event");
+  if (o.stats && o.profile())
+    throw CLI::ValidationError("--stats", "counts events; it does not combine with --top or --format " + o.format);
+  if (o.top && app.count("--format") && o.format != "text")
+    throw CLI::ValidationError("--top", "prints a table; it does not combine with --format " + o.format);
+  if (o.resolve && (o.format == "csv" || o.profile()))
+    throw CLI::ValidationError("--resolve", "names the stacks of text and JSON lines; --format " + o.format +
+                                                " is not one of them" + (o.profile() ? " (profiles are always named)" : ""));
 }
 
 }  // namespace clretw::tools

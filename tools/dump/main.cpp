@@ -36,7 +36,24 @@ int dump(const std::string& path, const Options& o, const std::vector<const Cata
     std::cerr << "clretw-dump: " << path << ": " << opened.error().message() << "\n";
     return 2;
   }
-  return tools::print_events(**opened, path, o.print, catalogs, first, "clretw-dump");
+  tools::PrintOptions print = o.print;
+  if (print.trace_name.empty()) print.trace_name = path.substr(path.find_last_of("/\\") + 1);
+  if (!print.resolve || print.stats || print.quiet)
+    return tools::print_events(**opened, path, print, catalogs, first, "clretw-dump");
+  // --resolve: the method events of the whole file first (rundown comes at its end), then the events
+  // with their stacks named as of each event's time. Damage shows in the second pass.
+  Symbolizer symbols;
+  for (;;) {
+    auto next = (*opened)->next();
+    if (!next || !*next) break;
+    symbols.observe(**next);
+  }
+  opened = open_trace(path, oo);
+  if (!opened) {
+    std::cerr << "clretw-dump: " << path << ": " << opened.error().message() << "\n";
+    return 2;
+  }
+  return tools::print_events(**opened, path, print, catalogs, first, "clretw-dump", &symbols);
 }
 
 }  // namespace
@@ -45,7 +62,8 @@ int run(int argc, char** argv) {
   Options o;
   CLI::App app{
       "clretw-dump: decode .NET traces to text, JSON or CSV: EventPipe .nettrace (formats 4-6), .NET Core 2.1/2.2\n"
-      ".netperf, and Windows .etl files (any OS; compressed or not), told apart by their content.\n"
+      ".netperf, and Windows .etl files (any OS; compressed or not), told apart by their content. Or turn their\n"
+      "CPU samples into flame graphs (--format folded|speedscope) and a table of hot methods (--top N).\n"
       "CLR runtime events decode with the built-in decoders (or --manifest); EventSource events with the\n"
       "field lists in the trace. Unknown and malformed events are printed too, never dropped."};
   app.add_option("traces", o.traces, "Trace files (.nettrace, .netperf, .etl)")->required();
