@@ -2,8 +2,8 @@
 # Installs what clretw needs to build and test, when it is missing (Debian/Ubuntu).
 #   tools/deps.sh [--optional] [package...]
 # Required: compiler, CMake and the libraries. With --optional, the packages after it
-# are installed if possible (a failure only warns): node/npm for the SARIF schema
-# check, clang, the sanitizer runtime.
+# are installed if possible (a failure only warns): node/npm for the SARIF schema and
+# speedscope checks, chromium to render speedscope output, clang, the sanitizer runtime.
 set -eu
 required="g++ cmake make libpugixml-dev doctest-dev libkainjow-mustache-dev libcli11-dev libbenchmark-dev"
 optional=""

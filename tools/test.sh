@@ -16,7 +16,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: tools/test.sh [--compiler gcc|clang] [--sanitize] [--build-dir DIR]" >&2; exit 2 ;;
   esac
 done
-extra="nodejs npm"
+extra="nodejs npm chromium"
 [ "$compiler" = clang ] && extra="$extra clang"
 [ "$sanitize" = ON ] && [ "$compiler" = clang ] && extra="$extra libclang-rt-dev"
 # shellcheck disable=SC2086
