@@ -252,6 +252,15 @@ TEST_CASE("kernel images name addresses outside methods; their unloads are honou
   CHECK(name_at(s, 0x7FF800001234, 4) == "0x7ff800001234");
   CHECK(name_at(s, 0x7FF800001234, 60) == "0x7ff800001234");
   CHECK(name_at(s, 0x7FF800200000, 10) == "0x7ff800200000");
+
+  // Kernel-mode images are logged under process 0 and serve every process.
+  wk::payload::ImageLoad kernel;
+  kernel.ImageBase = 0xFFFFF80021400000;
+  kernel.ImageSize = 0x800000;
+  kernel.ProcessId = 0;
+  kernel.FileName = "\\SystemRoot\\system32\\ntoskrnl.exe";
+  s.observe(recs.add<wk::ImageLoad>(3, kernel, 1));
+  CHECK(name_at(s, 0xFFFFF800216437AB, 10) == "ntoskrnl!0xfffff800216437ab");
 }
 
 TEST_CASE("profiles: every sample is counted once; paths merge by name; threads apart; no stack shown") {

@@ -239,6 +239,21 @@ struct Symbolizer::Impl {
     return best;
   }
 
+  bool image(const Process& p, std::uint64_t address, std::int64_t t, Frame& f) const {
+    auto it = p.images.upper_bound(address);
+    while (it != p.images.begin()) {
+      --it;
+      const Image& im = it->second;
+      if (address - it->first < im.size && live(im.loaded, im.unloaded, t)) {
+        f.kind = Frame::Kind::module;
+        f.module = im.name;
+        return true;
+      }
+      if (address - it->first >= (std::uint64_t{1} << 32)) break;  // images are far smaller than 4 GB
+    }
+    return false;
+  }
+
   const Method* r2r(const Process& p, std::uint64_t address) const {
     auto it = p.r2r.upper_bound(address);
     if (it == p.r2r.begin()) return nullptr;
@@ -271,29 +286,26 @@ Frame Symbolizer::resolve(std::uint32_t process, std::uint64_t address, std::int
   Frame f;
   f.address = address;
   auto pit = impl_->processes.find(process);
-  if (pit == impl_->processes.end()) return f;
-  const Process& p = pit->second;
-  const Method* m = impl_->exact(p, address, timestamp);
-  if (!m) m = impl_->r2r(p, address);
-  if (m) {
-    f.kind = Frame::Kind::method;
-    f.method = m;
-    if (m->module_id) {
-      auto mod = p.modules.find(m->module_id);
-      if (mod != p.modules.end()) f.module = mod->second;
-    }
-    return f;
-  }
-  auto it = p.images.upper_bound(address);
-  while (it != p.images.begin()) {
-    --it;
-    const Image& im = it->second;
-    if (address - it->first < im.size && live(im.loaded, im.unloaded, timestamp)) {
-      f.kind = Frame::Kind::module;
-      f.module = im.name;
+  if (pit != impl_->processes.end()) {
+    const Process& p = pit->second;
+    const Method* m = impl_->exact(p, address, timestamp);
+    if (!m) m = impl_->r2r(p, address);
+    if (m) {
+      f.kind = Frame::Kind::method;
+      f.method = m;
+      if (m->module_id) {
+        auto mod = p.modules.find(m->module_id);
+        if (mod != p.modules.end()) f.module = mod->second;
+      }
       return f;
     }
-    if (address - it->first >= (std::uint64_t{1} << 32)) break;  // images are far smaller than 4 GB
+    if (impl_->image(p, address, timestamp, f)) return f;
+  }
+  // Kernel-mode images (drivers, the kernel) are mapped in every process; ETW names them under
+  // process 0.
+  if (process != 0 && (address >> 63) != 0) {
+    auto system = impl_->processes.find(0);
+    if (system != impl_->processes.end()) impl_->image(system->second, address, timestamp, f);
   }
   return f;
 }
