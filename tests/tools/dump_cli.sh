@@ -19,19 +19,19 @@ check "sample writes a trace" "$sample" -o "$trace" >/dev/null
 check "sample V6, pointer size 4, uncompressed" "$sample" -o "$work/v6.nettrace" --format 6 --pointer-size 4 --uncompressed >/dev/null
 
 stats=$("$dump" --stats "$trace")
-check "stats reconcile with 0 unknown and 0 malformed" sh -c "printf '%s' \"\$1\" | grep -q '713 counted = 713 decoded + 0 unknown + 0 malformed'" _ "$stats"
+check "stats reconcile with 0 unknown and 0 malformed" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$stats"
 stats6=$("$dump" --stats "$work/v6.nettrace")
-check "V6 stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '713 counted = 713 decoded + 0 unknown + 0 malformed'" _ "$stats6"
+check "V6 stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$stats6"
 # Every format the sample writes reads back whole: NetPerf (3), and 4, whose metadata cannot declare arrays.
 for f in 3 4; do
   check "sample V$f" "$sample" -o "$work/v$f.trace" --format "$f" --pointer-size 4 >/dev/null
   st=$("$dump" --stats "$work/v$f.trace")
-  check "V$f stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '713 counted = 713 decoded + 0 unknown + 0 malformed'" _ "$st"
+  check "V$f stats reconcile" sh -c "printf '%s' \"\$1\" | grep -q '1005 counted = 1005 decoded + 0 unknown + 0 malformed'" _ "$st"
 done
 
 "$dump" --format json "$trace" > "$work/all.json"
 lines=$(wc -l < "$work/all.json")
-check "json: one line per event ($lines)" test "$lines" -eq 713
+check "json: one line per event ($lines)" test "$lines" -eq 1005
 bad=$(grep -vc '^{"provider":.*"id":.*"version":.*"name":.*"symbol":.*"ms":.*"timestamp":.*"pid":.*"tid":.*"cpu":.*"fields":{' "$work/all.json")
 check "json: every line is an object with the required keys ($bad are not)" test "$bad" -eq 0
 check "json: stacks are arrays" grep -q '"stack":\[[0-9]' "$work/all.json"
@@ -58,7 +58,7 @@ check "damaged trace: error names the block and byte" grep -q 'Block #[0-9]* at 
 check "damaged trace: events before the damage are counted" grep -q 'in file (before the damage)' "$work/cut.out"
 
 # Decoding with a manifest at run time (the built-in ones, loaded from XML).
-check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" \"\$3\" | grep -q '713 decoded'" _ "$dump" "$manifests" "$trace"
+check "--manifest decodes the same" sh -c "\"\$1\" --stats --manifest \"\$2/ClrEtwBuiltin.man\" \"\$3\" | grep -q '1005 decoded'" _ "$dump" "$manifests" "$trace"
 
 "$dump" /nonexistent.nettrace 2>/dev/null
 check "missing trace: exit 2" test $? -eq 2
