@@ -45,6 +45,14 @@ bad --limit    "$dump" --limit many "$trace"
 bad --stats    "$dump" --stats=maybe "$trace"
 bad --no-progress "$dump" --no-progress=x "$trace"
 bad traces     "$dump"
+bad --top      "$dump" --top 0 "$trace"
+bad --top      "$dump" --top 5 --format json "$trace"
+bad --stats    "$dump" --stats --top 5 "$trace"
+bad --stats    "$dump" --stats --format folded "$trace"
+bad --resolve  "$dump" --resolve --format csv "$trace"
+bad --resolve  "$dump" --resolve --format speedscope "$trace"
+bad --sample-interval "$dump" --format speedscope --sample-interval 0 "$trace"
+bad --sample-interval "$dump" --format speedscope --sample-interval fast "$trace"
 bad --bogus    "$dump" --bogus "$trace"
 # clretw-sample
 bad --format       "$sample" -o "$work/s.nettrace" --format 7
@@ -52,6 +60,7 @@ bad --pointer-size "$sample" -o "$work/s.nettrace" --pointer-size 2
 bad --size-mb      "$sample" -o "$work/s.nettrace" --size-mb -1
 bad --size-mb      "$sample" -o "$work/s.nettrace" --size-mb lots
 bad --size-mb      "$sample" -o "$work/s.nettrace" --size-mb 1e9
+bad --expect-folded "$sample" -o "$work/s.nettrace" --expect-folded /nonexistent/dir/x.folded
 bad --uncompressed "$sample" -o "$work/s.nettrace" --uncompressed=sometimes
 bad --output       "$sample" --output "$work/no/such/dir/s.nettrace"
 # clretw-gen

@@ -173,7 +173,7 @@ bool is_cpu_sample(const EventRecord& r) {
   return r.provider_guid == Sample::provider_guid || r.provider_name == "Microsoft-DotNETCore-SampleProfiler";
 }
 
-// The named stack of a printed event (--resolve), innermost first.
+// The named stack of a printed event (--resolve), innermost first: "frames" beside the addresses.
 void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat format, std::string& line,
                   std::string& name) {
   const std::size_t n = r.stack_depth();
@@ -181,9 +181,9 @@ void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat fo
   if (format == LineFormat::json) {
     if (line.empty() || line.back() != '}') return;
     line.pop_back();
-    line += ",\"stack\":[";
+    line += ",\"frames\":[";  // beside "stack", the addresses
   } else {
-    line += "  stack: ";
+    line += "  frames: ";
   }
   for (std::size_t i = 0; i < n; ++i) {
     name.clear();
@@ -204,6 +204,11 @@ void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat fo
 void print_profile_summary(const ProfileSummary& s, const Symbolizer& symbols, const char* tool) {
   auto pct = [&](std::uint64_t part) { return s.frames ? 100.0 * static_cast<double>(part) / static_cast<double>(s.frames) : 0.0; };
   const Symbolizer::Counts& c = symbols.counts();
+  if (s.samples == 0)
+    std::fprintf(stderr,
+                 "%s: the trace has no CPU samples (Microsoft-DotNETCore-SampleProfiler's Thread/Sample); --filter or --id "
+                 "choose other events to profile, e.g. --filter '*/GC/AllocationTick'\n",
+                 tool);
   std::fprintf(stderr,
                "%s: %llu samples on %llu threads (%llu without a stack), %llu distinct stacks; frames: %llu, "
                "%.1f%% named by a method's range, %.1f%% by an R2R entry point, %.1f%% in a module only, %.1f%% unmanaged; "
@@ -353,8 +358,8 @@ void add_print_options(CLI::App& app, PrintOptions& o) {
                  "events (e.g. --filter '*/GC/AllocationTick' for allocation stacks)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--resolve", o.resolve,
-               "Text and JSON: print each event's stack, innermost first, with method names (a file is read twice:\n"
-               "first for its method events, rundown included)");
+               "Text and JSON: print each event's stack frames by name, innermost first ('frames', beside the\n"
+               "addresses in 'stack'); a file is read twice: first for its method events, rundown included");
   app.add_option("--sample-interval", o.sample_interval_ms,
                  "Milliseconds one sample stands for in speedscope's weights (EventPipe's default: 1)")
       ->check(CLI::PositiveNumber)

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Stacks from the command line: clretw-dump --format folded|speedscope, --top and --resolve.
+#   stacks_cli.sh CLRETW_DUMP CLRETW_SAMPLE WORK_DIR GOLDEN_DIR [SHARED_DIR]
+# - On traces clretw-sample writes (every nettrace format, both pointer sizes), the folded output
+#   equals what the writer says it simulated (--expect-folded), so every sample is accounted for
+#   and every frame is named as the simulated method events say.
+# - On the shared real traces, every sample is in the output (folded counts = Thread/Sample
+#   events), and --top and --resolve are pinned by golden files (CLRETW_UPDATE_GOLDEN=1 rewrites
+#   them), with the share of frames named.
+# Options that do not combine are refused by name in bad_options.sh.
+set -u
+dump=$1 sample=$2 work=$3 golden=$4 shared=${5:-}
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+say_fail() {
+  echo "FAIL: $*" >&2
+  fail=1
+}
+# golden NAME FILE: FILE must equal GOLDEN_DIR/NAME
+golden() {
+  if [ -n "${CLRETW_UPDATE_GOLDEN:-}" ]; then
+    cp "$2" "$golden/$1"
+    echo "updated $golden/$1"
+  elif ! diff -u "$golden/$1" "$2" > "$work/$1.diff" 2>&1; then
+    head -n 40 "$work/$1.diff" >&2
+    say_fail "$1 differs from its golden file"
+  fi
+}
+# sum_folded FILE: the samples a folded file accounts for
+sum_folded() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+
+# --- clretw-sample: the writer's own account of its samples -------------------------------
+for variant in "5 8" "6 8" "4 8" "3 8" "5 4" "3 4"; do
+  set -- $variant
+  name="sample-v$1-p$2"
+  if ! "$sample" --format "$1" --pointer-size "$2" -o "$work/$name.nettrace" --expect-folded "$work/$name.expected" \
+       > "$work/$name.log" 2>&1; then
+    cat "$work/$name.log" >&2
+    say_fail "$name: clretw-sample"
+    continue
+  fi
+  "$dump" --format folded "$work/$name.nettrace" > "$work/$name.folded" 2> "$work/$name.summary" ||
+    say_fail "$name: clretw-dump --format folded exited $?"
+  if ! diff -u "$work/$name.expected" "$work/$name.folded" > "$work/$name.diff"; then
+    head -n 30 "$work/$name.diff" >&2
+    say_fail "$name: the folded stacks differ from what clretw-sample simulated"
+  fi
+  samples=$("$dump" --stats "$work/$name.nettrace" | awk '/SampleProfiler\/Thread\/Sample / { print $1 }')
+  [ "$(sum_folded "$work/$name.folded")" = "${samples:-none}" ] ||
+    say_fail "$name: folded accounts for $(sum_folded "$work/$name.folded") samples, the trace has ${samples:-none}"
+  echo "ok: $name: $samples samples; $(sed -n 's/.*distinct stacks; //p' "$work/$name.summary")"
+done
+# The default sample trace is pinned too (the writer is deterministic).
+golden sample.folded "$work/sample-v5-p8.folded"
+"$dump" --top 12 "$work/sample-v5-p8.nettrace" > "$work/sample.top" 2>&1
+golden sample.top "$work/sample.top"
+# speedscope: one profile per thread, samples = weights at 1 ms each.
+"$dump" --format speedscope "$work/sample-v5-p8.nettrace" > "$work/sample.speedscope.json" 2>/dev/null ||
+  say_fail "speedscope exited $?"
+# weight_sum FILE: the sum of every profile's weights
+weight_sum() { grep -o '"weights":\[[^]]*\]' "$1" | sed 's/"weights":\[//; s/\]//' | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }'; }
+weights=$(weight_sum "$work/sample.speedscope.json")
+expected=$(sum_folded "$work/sample-v5-p8.folded")
+[ "$weights" = "$expected" ] || say_fail "speedscope weights sum to $weights ms, expected $expected samples of 1 ms"
+"$dump" --format speedscope --sample-interval 0.5 "$work/sample-v5-p8.nettrace" > "$work/half.json" 2>/dev/null
+weights2=$(awk -v w="$(weight_sum "$work/half.json")" 'BEGIN { print w * 2 }')
+[ "$weights2" = "$expected" ] || say_fail "--sample-interval 0.5: weights sum to $weights2 half-ms, expected $expected"
+# --resolve names the stacks of other events as the profile does.
+"$dump" --resolve --format json --filter '*/GC/AllocationTick' --limit 3 "$work/sample-v5-p8.nettrace" > "$work/sample.resolve.json"
+golden sample.resolve.json "$work/sample.resolve.json"
+
+# --- the shared real traces -----------------------------------------------------------------
+if [ -z "$shared" ] || [ ! -d "$shared/traces" ]; then
+  echo "SKIPPED (part): ../shared is absent; the real traces were not profiled"
+else
+  o4="$shared/traces/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
+  "$dump" --format folded "$o4" > "$work/objver4.folded" 2> "$work/objver4.summary"
+  samples=$("$dump" --stats "$o4" | awk '/SampleProfiler\/Thread\/Sample / { print $1 }')
+  [ "$(sum_folded "$work/objver4.folded")" = "$samples" ] ||
+    say_fail "objver4: folded accounts for $(sum_folded "$work/objver4.folded") samples, the trace has $samples"
+  echo "ok: objver4: $samples samples; $(sed -n 's/.*distinct stacks; //p' "$work/objver4.summary")"
+  "$dump" --top 25 "$o4" > "$work/objver4.top" 2>&1
+  golden objver4.top "$work/objver4.top"
+  "$dump" --resolve --filter '*/GC/AllocationTick' --limit 5 "$o4" > "$work/objver4.resolve.txt"
+  golden objver4.resolve.txt "$work/objver4.resolve.txt"
+  # Traces without CPU samples: every event with a stack, named by rundown at the end.
+  for t in eventpipe-dotnetcore2.1-linux-x64-objver3.netperf eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace; do
+    "$dump" --top 15 --filter '*' "$shared/traces/$t" > "$work/$t.top" 2>&1
+    golden "$t.top" "$work/$t.top"
+  done
+  if [ -f "$shared/etl/net.4.5.2.x64.etl" ]; then
+    # EventSource events of a 32-bit .NET Framework process: managed frames (rundown) among WOW64 and ntdll images.
+    "$dump" --top 15 --filter 'System.*' "$shared/etl/net.4.5.2.x64.etl" > "$work/etl.top" 2>&1
+    golden net.4.5.2.x64.etl.top "$work/etl.top"
+  fi
+fi
+exit $fail
