@@ -10,9 +10,10 @@ trace="$build/memory-check.nettrace"
 size=$(wc -c < "$trace")
 echo "trace: $trace, $size bytes"
 fail=0
-for mode in "--stats" "--format json" "--format text" "--stats --sorted"; do
+for mode in "--stats" "--format json" "--format text" "--stats --sorted" "--format folded" "--format speedscope"; do
   # shellcheck disable=SC2086
   rss=$("$build/bench/peak_rss" "$build/clretw-dump" --no-progress $mode "$trace" 2>&1 >/dev/null | sed -n 's/^peak RSS: \([0-9.]*\) MB$/\1/p')
+  [ -n "$rss" ] || { echo "FAIL: clretw-dump $mode did not run" >&2; fail=1; continue; }
   echo "clretw-dump $mode: peak RSS $rss MB"
   if [ "$(printf '%s\n' "$rss" | awk -v l="$limit" '{ print ($1 < l) }')" != 1 ]; then
     echo "FAIL: above $limit MB" >&2

@@ -1,5 +1,6 @@
 // peak_rss COMMAND [ARG...]: runs a command, then prints its peak resident set
-// size (from wait4's rusage) on stderr and exits with the command's status.
+// size and the CPU time it used (from wait4's rusage) on stderr and exits with the
+// command's status.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,5 +25,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::fprintf(stderr, "peak RSS: %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);  // ru_maxrss is in KiB
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  std::fprintf(stderr, "CPU: %.3f s user, %.3f s system\n", seconds(usage.ru_utime), seconds(usage.ru_stime));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
