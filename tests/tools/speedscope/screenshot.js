@@ -11,7 +11,7 @@
 // must show the coloured rectangles of a flame graph (enough saturated pixels below
 // the toolbar). It fails on a page error, an alert (speedscope alerts "Unrecognized
 // format" and "it's empty"), speedscope's "Something went wrong" or a timeout.
-// Usage: node screenshot.js [--modules DIR] PROFILE.json OUT.png
+// Usage: node screenshot.js [--modules DIR] [--view time-ordered|left-heavy|sandwich] PROFILE.json OUT.png
 // Exit 0 when rendered, 1 when not, 2 on bad usage.
 "use strict";
 const fs = require("fs");
@@ -20,12 +20,17 @@ const path = require("path");
 
 let args = process.argv.slice(2);
 let modules = path.join(__dirname, "node_modules");
+let view = "";
 if (args[0] === "--modules") {
   modules = path.resolve(args[1]);
   args = args.slice(2);
 }
+if (args[0] === "--view") {
+  view = args[1];
+  args = args.slice(2);
+}
 if (args.length !== 2) {
-  console.error("usage: node screenshot.js [--modules DIR] PROFILE.json OUT.png");
+  console.error("usage: node screenshot.js [--modules DIR] [--view time-ordered|left-heavy|sandwich] PROFILE.json OUT.png");
   process.exit(2);
 }
 const [profilePath, outPath] = args;
@@ -93,7 +98,8 @@ async function main() {
     });
 
     const profileURL = `${origin}/profile/${encodeURIComponent(profileName)}`;
-    await page.goto(`${origin}/index.html#profileURL=${encodeURIComponent(profileURL)}`);
+    await page.goto(`${origin}/index.html#profileURL=${encodeURIComponent(profileURL)}` +
+                    (view ? `&view=${encodeURIComponent(view)}` : ""));
     const state = () => page.evaluate(() => ({
       title: document.title,
       text: document.body ? document.body.innerText : "",
