@@ -6,6 +6,8 @@
 // EventSources of its own: one manifest-based with every parameter type
 // EventSource supports, one self-describing (arrays, an [EventData] type, a
 // TraceLogging-style Write<T>), with nested activities. `workload N` repeats N rounds.
+// `workload cpu` instead spins for about 2 s on 2 named threads in a few nested methods (for sampled
+// stacks: tests/dotnet/stacks_check.sh) while the main thread waits for them.
 using System.Diagnostics.Tracing;
 using System.Net;
 using System.Net.Sockets;
@@ -16,6 +18,10 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Loader;
 
+if (args.Length > 0 && args[0] == "cpu") {
+  Console.WriteLine($"workload: cpu, checksum {Cpu.Run(TimeSpan.FromSeconds(2), 2)}");
+  return;
+}
 int rounds = args.Length > 0 && int.TryParse(args[0], out var r) ? r : 1;
 long checksum = 0;
 for (int round = 0; round < rounds; round++) checksum += Workload.Round(round);
@@ -267,5 +273,57 @@ static class Workload {
   static void HeapDump() {
     using var trigger = new HeapDumpTrigger();
     Thread.Sleep(200);
+  }
+}
+
+// Sampled stacks worth comparing: each thread runs Cpu.Outer -> Cpu.Middle -> Cpu.LeafA / Cpu.LeafB
+// (never inlined), and Cpu.Sort, which spends its time in System.Private.CoreLib (Array.Sort).
+static class Cpu {
+  public static long Run(TimeSpan duration, int threads) {
+    long total = 0;
+    var workers = Enumerable.Range(0, threads).Select(i => new Thread(() => {
+      long s = Outer(duration, i);
+      Interlocked.Add(ref total, s);
+    }) { Name = "cpu-" + i }).ToList();
+    workers.ForEach(t => t.Start());
+    workers.ForEach(t => t.Join());
+    return total;
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  static long Outer(TimeSpan duration, int seed) {
+    var watch = System.Diagnostics.Stopwatch.StartNew();
+    long sum = 0;
+    var data = new int[4096];
+    while (watch.Elapsed < duration) {
+      sum += Middle(seed++);
+      sum += Sort(data, seed);
+    }
+    return sum;
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  static long Middle(int seed) => (seed & 1) == 0 ? LeafA(200_000) : LeafB(100_000);
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  static long LeafA(int n) {
+    long s = 0;
+    for (int i = 0; i < n; i++) s += i % 7;
+    return s;
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  static long LeafB(int n) {
+    double s = 0;
+    for (int i = 1; i < n; i++) s += Math.Sqrt(i);
+    return (long)s;
+  }
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  static long Sort(int[] data, int seed) {
+    uint x = (uint)seed * 2654435761u;
+    for (int i = 0; i < data.Length; i++) data[i] = (int)(x = x * 1664525u + 1013904223u);
+    Array.Sort(data);
+    return data[0];
   }
 }

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Sampled stacks against the reference: builds tests/dotnet/workload and runs `workload cpu` (2 threads
+# spinning for 2 s in Cpu.Outer -> Cpu.Middle -> Cpu.LeafA/LeafB and Cpu.Sort -> Array.Sort) under EventPipe
+# with no tools: the sample profiler and the runtime's loader and JIT events (rundown is on by default and
+# names every method still loaded at the end). dotnet-trace, installed as a dotnet tool from NuGet,
+# converts the trace to speedscope (TraceEvent's SpeedScopeStackSourceWriter); clretw-dump --format
+# speedscope converts it too; compare_speedscope.py reads both at each sample instant of the trace and
+# requires the same samples per thread with the same leaf method for at least 99% of them.
+# The GC keyword stays off: TraceEvent counts GC/AllocationTick events as CPU samples of their own.
+#   stacks_check.sh CLRETW_DUMP WORK_DIR SOURCE_DIR
+set -u
+dump=$1 work=$2 src=$3
+if ! command -v dotnet >/dev/null 2>&1; then
+  echo "SKIPPED: dotnet is not on the PATH; no real runtime was sampled"
+  exit 0
+fi
+rm -rf "$work" && mkdir -p "$work/src"
+cp "$src/tests/dotnet/workload/workload.csproj" "$src/tests/dotnet/workload/Program.cs" "$work/src/"
+if ! timeout 300 dotnet build "$work/src/workload.csproj" -c Release -o "$work/bin" --nologo -v quiet > "$work/build.log" 2>&1; then
+  cat "$work/build.log"
+  echo "FAIL: the workload does not build"
+  exit 1
+fi
+
+# The capture: the sample profiler, and Loader (0x8), Jit (0x10) and NGen (0x20) of the runtime provider.
+trace="$work/cpu.nettrace"
+DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$trace" \
+DOTNET_EventPipeConfig="Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x38:5" \
+  timeout 120 dotnet "$work/bin/workload.dll" cpu > "$work/run.log" 2>&1 ||
+  { cat "$work/run.log"; echo "FAIL: the workload did not run"; exit 1; }
+"$dump" --stats "$trace" > "$work/stats.txt" 2>&1
+status=$?
+[ "$status" -eq 0 ] || { cat "$work/stats.txt"; echo "FAIL: clretw-dump --stats exited $status"; exit 1; }
+samples=$(sed -n 's/^ *\([0-9]*\)  Microsoft-DotNETCore-SampleProfiler\/Thread\/Sample .*/\1/p' "$work/stats.txt")
+if [ -z "$samples" ] || ! grep -q 'DotNETRuntimeRundown/Method/DCStopVerbose ' "$work/stats.txt" ||
+   ! grep -Eq 'events: ([0-9]+) in file, \1 counted = \1 decoded \+ 0 unknown \+ 0 malformed' "$work/stats.txt"; then
+  cat "$work/stats.txt"
+  echo "FAIL: the capture lacks samples or rundown, or does not decode completely"
+  exit 1
+fi
+echo "stacks_check: $samples samples from a .NET $(dotnet --version) process ($(wc -c < "$trace") bytes)"
+# The instants at which both conversions are read.
+"$dump" --format json --filter 'Microsoft-DotNETCore-SampleProfiler/*' "$trace" > "$work/samples.jsonl" ||
+  { echo "FAIL: clretw-dump --format json of the samples"; exit 1; }
+
+fail=0
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+# The reference: dotnet-trace convert.
+if ! timeout 300 dotnet tool install --tool-path "$work/tools" dotnet-trace > "$work/tool.log" 2>&1; then
+  echo "SKIPPED (part): dotnet-trace could not be installed as a dotnet tool: $(tail -n 1 "$work/tool.log")"
+  exit 0
+fi
+version=$("$work/tools/dotnet-trace" --version 2>/dev/null | head -n 1)
+start=$(date +%s.%N)
+if ! timeout 300 "$work/tools/dotnet-trace" convert --format Speedscope "$trace" -o "$work/theirs" > "$work/convert.log" 2>&1 ||
+   [ ! -s "$work/theirs.speedscope.json" ]; then
+  cat "$work/convert.log"
+  echo "FAIL: dotnet-trace $version convert --format Speedscope"
+  exit 1
+fi
+echo "stacks_check: dotnet-trace $version converted it in $(elapsed "$start") s"
+# The bench is worth comparing only if the reference sees the workload's methods.
+for method in 'workload!Cpu.LeafA(int32)' 'workload!Cpu.LeafB(int32)' 'workload!Cpu.Middle(int32)' 'CPU_TIME'; do
+  grep -qF "\"$method\"" "$work/theirs.speedscope.json" || { echo "FAIL: dotnet-trace's conversion has no frame $method"; fail=1; }
+done
+[ "$fail" -eq 0 ] || exit 1
+
+# Ours.
+if ! "$dump" --help 2>&1 | grep -q speedscope; then
+  echo "SKIPPED (part): clretw-dump has no speedscope format yet"
+  exit 0
+fi
+start=$(date +%s.%N)
+"$dump" --format speedscope "$trace" > "$work/ours.speedscope.json" 2> "$work/ours.err"
+status=$?
+[ "$status" -eq 0 ] || { cat "$work/ours.err"; echo "FAIL: clretw-dump --format speedscope exited $status"; exit 1; }
+cat "$work/ours.err"  # its summary: samples, threads, how frames were named
+echo "stacks_check: clretw-dump converted it in $(elapsed "$start") s"
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIPPED (part): python3 is not on the PATH; the conversions were not compared"
+  exit 0
+fi
+python3 "$src/tests/dotnet/compare_speedscope.py" "$work/theirs.speedscope.json" "$work/ours.speedscope.json" \
+        "$work/samples.jsonl" || fail=1
+exit $fail
