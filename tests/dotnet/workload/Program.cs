@@ -195,6 +195,14 @@ static class Workload {
     })).ToList();
     threads.ForEach(t => t.Start());
     threads.ForEach(t => t.Join());
+    // Those threads may never overlap on a busy machine; this one asks for the lock while it is held
+    // for 50 ms, long past the spinning, so the runtime always reports contention.
+    var waiter = new Thread(() => { lock (Gate) counter++; });
+    lock (Gate) {
+      waiter.Start();
+      Thread.Sleep(50);
+    }
+    waiter.Join();
     lock (Gate) Monitor.Wait(Gate, 5);  // a wait the runtime reports
     using var signal = new ManualResetEvent(false);
     var setter = new Thread(() => { Thread.Sleep(5); signal.Set(); });
