@@ -240,6 +240,15 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
   std::uint64_t in_file = 0, shown = 0, decoded = 0, unknown = 0, malformed = 0, trailing = 0, undescribed = 0, stacks = 0;
   Progress progress(!o.no_progress && CLRETW_ISATTY(2));
   std::string line;
+  // --filter: "Provider/Name" matches one of the globs.
+  auto filtered_in = [&](const Described& described) {
+    key.assign(described.provider_name);
+    key += '/';
+    key += described.name;
+    for (const std::string& f : o.filters)
+      if (glob_match(f, key)) return true;
+    return false;
+  };
   if (format == LineFormat::csv && first && !o.stats) std::cout << csv_header() << "\n";
   int status = 0;
   for (;;) {
@@ -271,12 +280,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
       // ticks, exceptions...), stack or not.
       if (!o.filters.empty()) {
         describer->describe(*r, d);
-        key.assign(d.provider_name);
-        key += '/';
-        key += d.name;
-        bool match = false;
-        for (const std::string& f : o.filters) match |= glob_match(f, key);
-        if (!match) continue;
+        if (!filtered_in(d)) continue;
       } else if (o.ids.empty() && !is_cpu_sample(*r)) {
         continue;
       }
@@ -288,14 +292,7 @@ int print_events(TraceSource& reader, const std::string& path, const PrintOption
     line.clear();
     if (o.stats || o.quiet) describer->describe(*r, d);
     else format_event(*r, *describer, ms, format, line, &d);
-    if (!o.filters.empty()) {
-      key.assign(d.provider_name);
-      key += '/';
-      key += d.name;
-      bool match = false;
-      for (const std::string& f : o.filters) match |= glob_match(f, key);
-      if (!match) continue;
-    }
+    if (!o.filters.empty() && !filtered_in(d)) continue;
     ++shown;
     stacks += !r->stack.empty();
     switch (d.kind) {

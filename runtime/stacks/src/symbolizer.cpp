@@ -62,35 +62,17 @@ struct Symbolizer::Impl {
 
   Impl() {
     // Methods, with or without names, from the runtime and rundown providers.
+    ranges<rt::MethodLoad>(MethodSource::load);
+    named<rt::MethodLoadVerbose>(MethodSource::load);
+    ranges<rd::MethodDCStart>(MethodSource::rundown);
+    ranges<rd::MethodDCEnd>(MethodSource::rundown);
+    named<rd::MethodDCStartVerbose>(MethodSource::rundown);
+    named<rd::MethodDCEndVerbose>(MethodSource::rundown);
     auto method = [this](std::uint64_t id, std::uint64_t module, std::uint64_t start, std::uint64_t size,
                          std::string name, MethodSource source) {
       used = true;
       add_method(id, module, start, size, std::move(name), source);
     };
-    dispatcher.on<rt::MethodLoad>([method](const rt::MethodLoadView& v, const EventRecord&) {
-      method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(), {}, MethodSource::load);
-    });
-    dispatcher.on<rt::MethodLoadVerbose>([method](const rt::MethodLoadVerboseView& v, const EventRecord&) {
-      method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(),
-             method_display_name(utf8(v.MethodNamespace()), utf8(v.MethodName()), utf8(v.MethodSignature())),
-             MethodSource::load);
-    });
-    dispatcher.on<rd::MethodDCStart>([method](const rd::MethodDCStartView& v, const EventRecord&) {
-      method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(), {}, MethodSource::rundown);
-    });
-    dispatcher.on<rd::MethodDCEnd>([method](const rd::MethodDCEndView& v, const EventRecord&) {
-      method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(), {}, MethodSource::rundown);
-    });
-    dispatcher.on<rd::MethodDCStartVerbose>([method](const rd::MethodDCStartVerboseView& v, const EventRecord&) {
-      method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(),
-             method_display_name(utf8(v.MethodNamespace()), utf8(v.MethodName()), utf8(v.MethodSignature())),
-             MethodSource::rundown);
-    });
-    dispatcher.on<rd::MethodDCEndVerbose>([method](const rd::MethodDCEndVerboseView& v, const EventRecord&) {
-      method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(),
-             method_display_name(utf8(v.MethodNamespace()), utf8(v.MethodName()), utf8(v.MethodSignature())),
-             MethodSource::rundown);
-    });
     dispatcher.on<rt::R2RGetEntryPoint>([method](const rt::R2RGetEntryPointView& v, const EventRecord&) {
       method(v.MethodID(), 0, v.EntryPoint(), 0,
              method_display_name(utf8(v.MethodNamespace()), utf8(v.MethodName()), utf8(v.MethodSignature())),
@@ -165,6 +147,23 @@ struct Symbolizer::Impl {
       now = saved;
     });
     dispatcher.on_malformed([this](const EventRecord&, const Error&) { ++counts.malformed; });
+  }
+
+  // A method event with a range only, or with names too (the Verbose events).
+  template <class E>
+  void ranges(MethodSource source) {
+    dispatcher.on<E>([this, source](const typename E::View& v, const EventRecord&) {
+      used = true;
+      add_method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(), {}, source);
+    });
+  }
+  template <class E>
+  void named(MethodSource source) {
+    dispatcher.on<E>([this, source](const typename E::View& v, const EventRecord&) {
+      used = true;
+      add_method(v.MethodID(), v.ModuleID(), v.MethodStartAddress(), v.MethodSize(),
+                 method_display_name(utf8(v.MethodNamespace()), utf8(v.MethodName()), utf8(v.MethodSignature())), source);
+    });
   }
 
   void add_method(std::uint64_t id, std::uint64_t module, std::uint64_t start, std::uint64_t size, std::string name,
