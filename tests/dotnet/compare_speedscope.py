@@ -217,18 +217,22 @@ def main():
         ts = instants.get(tid, [])
         ours_at, mode, elsewhere = None, "multiset", 0
         if ts and tid in theirs.timelines and tid not in theirs.multisets:
-            if tid in ours.timelines and tid not in ours.multisets:
+            # In order first: when our samples (runs expanded by their whole weights) are as many as the
+            # trace's instants, the k-th is the k-th. Pairing by time is the fallback: with weights of the
+            # nominal interval, a timeline of merged runs drifts from the real instants, and a few long runs
+            # would still seem to "line up".
+            if tid in ours.seq and len(ours.seq[tid]) in (len(ts), len(ts) - 1):
+                seq = ours.seq[tid]
+                ours_at = lambda k, t, seq=seq: seq[k] if k < len(seq) else None
+                mode = "per sample, in order" + (", ours one short" if len(seq) < len(ts) else "")
+            elif tid in ours.timelines and tid not in ours.multisets:
                 used = {i for i in (ours.at(tid, t)[1] for t in ts) if i is not None}
                 n = len(ours.timelines[tid][0])
-                # Our times must line up with the trace's instants (else: in order, or multisets).
+                # Our times must line up with the trace's instants (else: multisets).
                 if n and len(used) >= 0.9 * min(n, len(ts)):
                     ours_at, mode = (lambda k, t, tid=tid: ours.at(tid, t)[0]), "per sample, by time"
                     if tid in ours.seq:
                         elsewhere = n - len(used)
-            if ours_at is None and tid in ours.seq and len(ours.seq[tid]) in (len(ts), len(ts) - 1):
-                seq = ours.seq[tid]
-                ours_at = lambda k, t, seq=seq: seq[k] if k < len(seq) else None
-                mode = "per sample, in order" + (", ours one short" if len(seq) < len(ts) else "")
         if ours_at is not None:
             n_t = n_o = agree = counted = excluded = 0
             for k, t in enumerate(ts):
