@@ -7,9 +7,11 @@
 # speedscope converts it too; compare_speedscope.py reads both at each sample instant of the trace and
 # requires the same samples per thread with the same leaf method for at least 99% of them.
 # The GC keyword stays off: TraceEvent counts GC/AllocationTick events as CPU samples of their own.
-#   stacks_check.sh CLRETW_DUMP WORK_DIR SOURCE_DIR
+# With CLRETW_TRACE, the same workload is also sampled live: clretw-trace starts it, reads the session as
+# it comes and writes the folded stacks when it ends; the workload's methods must be named in them.
+#   stacks_check.sh CLRETW_DUMP WORK_DIR SOURCE_DIR [CLRETW_TRACE]
 set -u
-dump=$1 work=$2 src=$3
+dump=$1 work=$2 src=$3 ttool=${4:-}
 if ! command -v dotnet >/dev/null 2>&1; then
   echo "SKIPPED: dotnet is not on the PATH; no real runtime was sampled"
   exit 0
@@ -82,4 +84,22 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 python3 "$src/tests/dotnet/compare_speedscope.py" "$work/theirs.speedscope.json" "$work/ours.speedscope.json" \
         "$work/samples.jsonl" || fail=1
+
+# Live: the symbolizer on a session's stream, rundown arriving after the stop.
+if [ -n "$ttool" ]; then
+  timeout 120 "$ttool" collect --providers "Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x38:5" \
+    --format folded --no-progress -- dotnet "$work/bin/workload.dll" cpu > "$work/live.folded" 2> "$work/live.err"
+  status=$?
+  live=$(awk '{ s += $NF } END { print s + 0 }' "$work/live.folded")
+  if [ "$status" -ne 0 ] || [ "$live" -eq 0 ]; then
+    cat "$work/live.err"
+    echo "FAIL: clretw-trace collect --format folded exited $status with $live samples"
+    fail=1
+  else
+    for method in 'workload!Cpu.LeafA(int32)' 'workload!Cpu.LeafB(int32)' 'workload!Cpu.Middle(int32)'; do
+      grep -qF ";$method" "$work/live.folded" || { echo "FAIL: the live folded stacks name no $method"; fail=1; }
+    done
+    echo "stacks_check: live, clretw-trace: $live samples; $(sed -n 's/.*distinct stacks; //p' "$work/live.err")"
+  fi
+fi
 exit $fail
