@@ -95,9 +95,10 @@ class Symbolizer {
   // mapped image; "0x<address>" (lowercase hex) for unmanaged code.
   void append_name(const Frame& frame, std::string& out) const;
 
-  // Processes seen with at least one method; the number of unload events seen in `process` so far
-  // (profiles start a new tree when it changes, since addresses may then mean other code).
+  // The number of unload events seen in `process` so far (profiles start a new tree when it
+  // changes, since addresses may then mean other code).
   std::uint64_t unload_epoch(std::uint32_t process) const noexcept;
+  // What has been learnt, by kind.
   const Counts& counts() const noexcept;
 
  private:
