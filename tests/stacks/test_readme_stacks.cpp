@@ -23,8 +23,7 @@ int hot_methods(const std::string& path, std::ostream& out) {
     const clretw::EventRecord* r = *next;
     if (!r) break;
     symbols.observe(*r);
-    if (r->provider_name == "Microsoft-DotNETCore-SampleProfiler")
-      profile.add(*r, (*source)->milliseconds(r->timestamp), symbols);
+    if (clretw::is_cpu_sample(*r)) profile.add(*r, (*source)->milliseconds(r->timestamp), symbols);
   }
   profile.finish(symbols);  // rundown, at the trace's end, names what was jitted before it began
   profile.write_top(out, 10);

@@ -92,8 +92,7 @@ std::string folded(const Records& recs, StackProfile* keep = nullptr) {
   StackProfile profile;
   for (const EventRecord& r : recs.all()) {
     sym.observe(r);
-    if (r.id == sp::ThreadSample::id && r.provider_guid == sp::ThreadSample::provider_guid)
-      profile.add(r, static_cast<double>(r.timestamp) / 10'000.0, sym);
+    if (is_cpu_sample(r)) profile.add(r, static_cast<double>(r.timestamp) / 10'000.0, sym);
   }
   profile.finish(sym);
   std::ostringstream out;
@@ -291,6 +290,18 @@ TEST_CASE("profiles: every sample is counted once; paths merge by name; threads 
   CHECK(s.frames == 3 + 3 + 2 + 3 + 3 + 3);
   CHECK(s.method_frames == s.frames);
   CHECK(s.unique_stacks == 5);
+  CHECK(s.unique_frames == 4);  // Main, Work, Leaf, (no stack)
+
+  // Samples are known by the sample profiler's GUID, or by its name (EventPipe derives other GUIDs from it).
+  EventRecord by_name = recs.all().back();
+  CHECK(is_cpu_sample(by_name));
+  by_name.provider_guid = Guid{};
+  CHECK(!is_cpu_sample(by_name));
+  by_name.provider_name = "Microsoft-DotNETCore-SampleProfiler";
+  CHECK(is_cpu_sample(by_name));
+  by_name.id = 1;
+  CHECK(!is_cpu_sample(by_name));
+  CHECK(!is_cpu_sample(recs.all().front()));  // a ModuleLoad
 
   std::ostringstream top;
   profile.write_top(top, 3);

@@ -18,7 +18,6 @@
 #define CLRETW_ISATTY(fd) isatty(fd)
 #endif
 
-#include "clretw/dotnet_core_sample_profiler.h"
 #include "clretw/gen/frontend.h"
 #include "clretw/gen/loader.h"
 #include "clretw/profile.h"
@@ -165,13 +164,6 @@ class TraceManifests {
   std::vector<gen::LoadedManifest> loaded_;
   std::vector<const Catalog*> catalogs_;
 };
-
-// A CPU sample: EventPipe's sample profiler (a thread's stack every interval).
-bool is_cpu_sample(const EventRecord& r) {
-  using Sample = dotnet_core_sample_profiler::ThreadSample;
-  if (r.id != Sample::id) return false;
-  return r.provider_guid == Sample::provider_guid || r.provider_name == "Microsoft-DotNETCore-SampleProfiler";
-}
 
 // The named stack of a printed event (--resolve), innermost first: "frames" beside the addresses.
 void append_stack(const EventRecord& r, const Symbolizer& symbols, LineFormat format, std::string& line,

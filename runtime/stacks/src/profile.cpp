@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "clretw/dotnet_core_sample_profiler.h"
 #include "clretw/format.h"
 #include "clretw/text.h"
 
@@ -101,6 +102,12 @@ void append_percent(std::string& out, std::uint64_t part, std::uint64_t whole) {
 
 }  // namespace
 
+bool is_cpu_sample(const EventRecord& r) noexcept {
+  using Sample = dotnet_core_sample_profiler::ThreadSample;
+  if (r.id != Sample::id) return false;
+  return r.provider_guid == Sample::provider_guid || r.provider_name == "Microsoft-DotNETCore-SampleProfiler";
+}
+
 struct StackProfile::Impl {
   double interval;
   std::vector<RawNode> raw;
@@ -190,9 +197,7 @@ void StackProfile::add(const EventRecord& r, double ms, const Symbolizer& symbol
   if (!th.runs.empty() && th.runs.back().first == node) ++th.runs.back().second;
   else th.runs.emplace_back(node, 1);
   if (th.samples++ == 0) th.first_ms = ms;
-  if (p.summary.samples++ == 0) p.summary.first_ms = ms;
-  p.summary.first_ms = std::min(p.summary.first_ms, ms);
-  p.summary.last_ms = std::max(p.summary.last_ms, ms);
+  ++p.summary.samples;
 }
 
 void StackProfile::finish(const Symbolizer& symbols) {

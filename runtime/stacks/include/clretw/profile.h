@@ -5,7 +5,7 @@
 //   clretw::StackProfile profile;
 //   while (auto r = *source.next()) {
 //     sym.observe(*r);
-//     if (is_cpu_sample(*r)) profile.add(*r, source.milliseconds(r->timestamp), sym);
+//     if (clretw::is_cpu_sample(*r)) profile.add(*r, source.milliseconds(r->timestamp), sym);
 //   }
 //   profile.finish(sym);                // names every frame: rundown at the end counts too
 //   profile.write_folded(std::cout);
@@ -40,8 +40,11 @@ struct ProfileSummary {
   std::uint64_t unmanaged_frames = 0;    // nothing in the trace describes them
   std::uint64_t unique_stacks = 0;       // distinct (thread, named stack)
   std::uint64_t unique_frames = 0;       // distinct frame names
-  double first_ms = 0, last_ms = 0;
 };
+
+// A CPU sample: EventPipe's sample profiler's Thread/Sample (every managed thread's stack, about
+// once a millisecond), known by its provider's GUID or, where the source names providers, its name.
+bool is_cpu_sample(const EventRecord& record) noexcept;
 
 class StackProfile {
  public:
