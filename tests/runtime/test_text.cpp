@@ -86,3 +86,27 @@ TEST_CASE("Escaper: named characters, control characters with a prefix and suffi
   kXml.append(out, "x\x01&\n\xC3\xA9&");
   CHECK(out == "x\x01&amp;&#10;\xC3\xA9&amp;");
 }
+
+TEST_CASE("UTF-16 to UTF-8 across ASCII runs: every unit kind at every position of long strings") {
+  // The converter copies ASCII four units at a time; a non-ASCII unit (BMP, surrogate pair, lone
+  // surrogate) anywhere in a run must end the block there. Checked against equals(), which
+  // decodes code point by code point on its own path.
+  const char16_t kinds[][2] = {{u'A', 0}, {0x7F, 0}, {0x80, 0}, {0xE9, 0}, {0x4E2D, 0}, {0xD83D, 0xDE00},
+                               {0xD800, 0}, {0xDC00, 0}, {0xFFFF, 0}};
+  for (const auto& kind : kinds) {
+    for (std::size_t at = 0; at < 13; ++at) {
+      std::vector<char16_t> units(13, u'x');
+      units[at] = kind[0];
+      if (kind[1] && at + 1 < units.size()) units[at + 1] = kind[1];
+      std::vector<std::uint8_t> bytes;
+      for (char16_t u : units) bytes.push_back(static_cast<std::uint8_t>(u & 0xFF)), bytes.push_back(static_cast<std::uint8_t>(u >> 8));
+      const Utf16View v(bytes.data(), units.size());
+      const std::string utf8 = v.to_utf8();
+      CHECK_MESSAGE(v.equals(utf8), "unit ", static_cast<unsigned>(kind[0]), " at ", at);
+      std::string appended = "prefix:";
+      v.append_utf8(appended);
+      CHECK(appended == "prefix:" + utf8);
+    }
+  }
+  CHECK(Utf16View(nullptr, 0).to_utf8().empty());
+}

@@ -1,5 +1,7 @@
 #include "clretw/text.h"
 
+#include "clretw/bytes.h"
+
 namespace clretw {
 
 void append_utf8(std::string& out, char32_t cp) {
@@ -89,8 +91,48 @@ std::string Utf16View::to_utf8() const {
 }
 
 void Utf16View::append_utf8(std::string& out) const {
-  out.reserve(out.size() + units_);
-  for_each_code_point(*this, [&](char32_t cp) { clretw::append_utf8(out, cp); });
+  // Written in place: a UTF-16 unit takes at most 3 UTF-8 bytes (a surrogate pair, 2 units, takes 4).
+  const std::size_t start = out.size();
+  out.resize(start + 3 * units_);
+  char* w = out.data() + start;
+  auto put = [&w](char32_t cp) {
+    if (cp < 0x80) {
+      *w++ = static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      *w++ = static_cast<char>(0xC0 | (cp >> 6));
+      *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      *w++ = static_cast<char>(0xE0 | (cp >> 12));
+      *w++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      *w++ = static_cast<char>(0xF0 | (cp >> 18));
+      *w++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      *w++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  };
+  const std::size_t n = units_;
+  for (std::size_t i = 0; i < n;) {
+    // Runs of ASCII four units at a time (the common case: type, method and module names).
+    while (i + 4 <= n) {
+      const auto v = load_le<std::uint64_t>(data_ + 2 * i);
+      if (v & 0xFF80FF80FF80FF80u) break;
+      w[0] = static_cast<char>(v), w[1] = static_cast<char>(v >> 16);
+      w[2] = static_cast<char>(v >> 32), w[3] = static_cast<char>(v >> 48);
+      w += 4, i += 4;
+    }
+    if (i == n) break;
+    const char16_t u = (*this)[i];
+    if (is_high(u) && i + 1 < n && is_low((*this)[i + 1])) {
+      put(0x10000 + ((static_cast<char32_t>(u) - 0xD800) << 10) + ((*this)[i + 1] - 0xDC00));
+      i += 2;
+    } else {
+      put(is_high(u) || is_low(u) ? kReplacement : static_cast<char32_t>(u));
+      ++i;
+    }
+  }
+  out.resize(static_cast<std::size_t>(w - out.data()));
 }
 
 std::u16string Utf16View::to_u16string() const {
